@@ -1,0 +1,123 @@
+//! Entry digests: the revision 07-09 construction over an eight-member preimage, and the
+//! historical revision-06 construction over the bytes alone.
+
+use sha2::{Digest as _, Sha256};
+
+use crate::escape::push_json_string;
+use crate::hex;
+
+/// A SHA-256 value.
+pub type Hash32 = [u8; 32];
+
+/// The 64 `0` characters every chain starts from.
+pub const GENESIS_PREV_DIGEST: &str =
+    "0000000000000000000000000000000000000000000000000000000000000000";
+
+pub fn sha256(bytes: &[u8]) -> Hash32 {
+    Sha256::digest(bytes).into()
+}
+
+/// The digest construction a chain is checked under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Revision {
+    /// Revision 09 (the construction of 07, kept by 08 and 09): the current one.
+    #[serde(rename = "09")]
+    R09,
+    /// Revision 06: bytes only. Historical; results are always labelled so.
+    #[serde(rename = "06")]
+    R06,
+}
+
+impl Revision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::R09 => "09",
+            Revision::R06 => "06",
+        }
+    }
+
+    pub fn is_historical(self) -> bool {
+        matches!(self, Revision::R06)
+    }
+
+    pub fn parse(s: &str) -> Option<Revision> {
+        match s {
+            "09" => Some(Revision::R09),
+            "06" => Some(Revision::R06),
+            _ => None,
+        }
+    }
+}
+
+/// The members of an entry that the revision-09 preimage binds, already validated.
+#[derive(Clone, Copy, Debug)]
+pub struct PreimageFields<'a> {
+    pub close: bool,
+    pub id: &'a str,
+    pub job_id: &'a str,
+    /// SHA-256 of the decoded `canonical_bytes`, always recomputed, never copied from the entry.
+    pub output_hash: &'a Hash32,
+    pub prev_digest: &'a str,
+    pub provenance_class: &'a str,
+    /// `seq` as the decimal digits of an integer (1.0 is written as 1).
+    pub seq: &'a str,
+    pub tool: &'a str,
+}
+
+/// Writes the revision-09 preimage into `out` (cleared first): the eight members in code-point
+/// order, no whitespace, strings escaped as the kit escapes them, `output_hash` as bare hex.
+pub fn write_preimage(out: &mut Vec<u8>, f: &PreimageFields<'_>) {
+    out.clear();
+    out.extend_from_slice(b"{\"close\":");
+    out.extend_from_slice(if f.close { b"true" } else { b"false" });
+    out.extend_from_slice(b",\"id\":");
+    push_json_string(out, f.id);
+    out.extend_from_slice(b",\"job_id\":");
+    push_json_string(out, f.job_id);
+    out.extend_from_slice(b",\"output_hash\":\"");
+    hex::push_lower(out, f.output_hash);
+    out.extend_from_slice(b"\",\"prev_digest\":");
+    push_json_string(out, f.prev_digest);
+    out.extend_from_slice(b",\"provenance_class\":");
+    push_json_string(out, f.provenance_class);
+    out.extend_from_slice(b",\"seq\":");
+    out.extend_from_slice(f.seq.as_bytes());
+    out.extend_from_slice(b",\"tool\":");
+    push_json_string(out, f.tool);
+    out.push(b'}');
+}
+
+/// Revision-09 entry digest; `scratch` is reused between entries to avoid allocation.
+pub fn entry_digest_09(f: &PreimageFields<'_>, scratch: &mut Vec<u8>) -> Hash32 {
+    write_preimage(scratch, f);
+    sha256(scratch)
+}
+
+/// Revision-06 entry digest: SHA-256 of the decoded bytes, which is the output hash itself.
+pub fn entry_digest_06(output_hash: &Hash32) -> Hash32 {
+    *output_hash
+}
+
+/// Merkle root over workflow step receipt ids (Section 8): leaf = SHA-256(UTF-8 id),
+/// node = SHA-256(left || right), an odd level repeats its last digest, empty = SHA-256("").
+pub fn merkle_root<'a, I: IntoIterator<Item = &'a str>>(ids: I) -> Hash32 {
+    let mut level: Vec<Hash32> = ids.into_iter().map(|id| sha256(id.as_bytes())).collect();
+    if level.is_empty() {
+        return sha256(b"");
+    }
+    while level.len() > 1 {
+        if level.len() % 2 == 1 {
+            level.push(level[level.len() - 1]);
+        }
+        level = level
+            .chunks_exact(2)
+            .map(|pair| {
+                let mut h = Sha256::new();
+                h.update(pair[0]);
+                h.update(pair[1]);
+                h.finalize().into()
+            })
+            .collect();
+    }
+    level[0]
+}

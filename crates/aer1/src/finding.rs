@@ -1,0 +1,147 @@
+//! Findings: what a verifier reports, each naming one rule, and where.
+//!
+//! Every error enum of this crate implements [`RuleError`], whose `rule` is one exhaustive
+//! `match`: adding a variant without deciding its rule does not compile.
+
+use std::fmt;
+
+use agentconf_rules::Rule;
+use serde::Serialize;
+
+use crate::json::JsonError;
+
+/// An error that breaks exactly one catalogue rule.
+pub trait RuleError: fmt::Display {
+    /// The rule this error breaks.
+    fn rule(&self) -> Rule;
+    /// The member the error is about, where there is one.
+    fn member(&self) -> Option<String> {
+        None
+    }
+}
+
+/// One reported failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The catalogue id of the broken rule.
+    pub rule: Rule,
+    /// 0-based index of the timeline entry or workflow step, where there is one.
+    pub entry: Option<u64>,
+    /// The member concerned (a path such as `tool.name` for nested members).
+    pub member: Option<String>,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn from_error<E: RuleError + ?Sized>(error: &E, entry: Option<u64>) -> Finding {
+        Finding {
+            rule: error.rule(),
+            entry,
+            member: error.member(),
+            message: error.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.rule)?;
+        match (&self.entry, &self.member) {
+            (Some(e), Some(m)) => write!(f, " [entry {e}, {m}]")?,
+            (Some(e), None) => write!(f, " [entry {e}]")?,
+            (None, Some(m)) => write!(f, " [{m}]")?,
+            (None, None) => {}
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Findings collected up to a cap, so a hostile input with a failure in every one of millions of
+/// entries cannot grow memory without bound. Failures past the cap are counted, not kept.
+#[derive(Clone, Debug)]
+pub struct Findings {
+    list: Vec<Finding>,
+    omitted: u64,
+    cap: usize,
+}
+
+impl Findings {
+    pub fn new(cap: usize) -> Self {
+        Findings {
+            list: Vec::new(),
+            omitted: 0,
+            cap,
+        }
+    }
+
+    pub fn push(&mut self, finding: Finding) {
+        if self.list.len() < self.cap {
+            self.list.push(finding);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    pub fn report<E: RuleError + ?Sized>(&mut self, error: &E, entry: Option<u64>) {
+        if self.list.len() < self.cap {
+            self.list.push(Finding::from_error(error, entry));
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.omitted == 0
+    }
+
+    pub fn total(&self) -> u64 {
+        self.list.len() as u64 + self.omitted
+    }
+
+    pub fn list(&self) -> &[Finding] {
+        &self.list
+    }
+
+    /// The kept findings in the order they were found (document order), and the number omitted.
+    pub fn into_parts(self) -> (Vec<Finding>, u64) {
+        (self.list, self.omitted)
+    }
+}
+
+impl RuleError for JsonError {
+    fn rule(&self) -> Rule {
+        match self {
+            JsonError::Empty | JsonError::ByteOrderMark | JsonError::Syntax { .. } => {
+                Rule::Aer1JsonSyntax
+            }
+            JsonError::NotUtf8 { .. } => Rule::Aer1JsonUtf8,
+            JsonError::LoneSurrogate { .. } => Rule::Aer1JsonSurrogate,
+            JsonError::TooDeep => Rule::Aer1JsonDepth,
+            JsonError::NumberOutOfRange { .. } => Rule::Aer1JsonNumber,
+            JsonError::DuplicateMember { .. } => Rule::Aer1JsonDuplicate,
+            JsonError::TooLarge { .. } => Rule::Aer1JsonSize,
+        }
+    }
+
+    fn member(&self) -> Option<String> {
+        JsonError::member(self)
+    }
+}
+
+/// Valid or invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Valid,
+    Invalid,
+}
+
+impl Verdict {
+    pub fn from_findings(findings: &[Finding], omitted: u64) -> Verdict {
+        if findings.is_empty() && omitted == 0 {
+            Verdict::Valid
+        } else {
+            Verdict::Invalid
+        }
+    }
+}

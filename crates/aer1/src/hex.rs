@@ -1,0 +1,53 @@
+//! Lowercase hexadecimal, the only spelling the drafts use for digests.
+
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// Lowercase hex of `bytes`.
+pub fn lower(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0x0f)] as char);
+    }
+    out
+}
+
+/// Appends the lowercase hex of `bytes` to `out` without allocating.
+pub fn push_lower(out: &mut Vec<u8>, bytes: &[u8]) {
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 0x0f)]);
+    }
+}
+
+/// True when `s` is exactly `len` lowercase hex digits.
+pub fn is_lower_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// True when `s` equals the lowercase hex of `bytes`, compared without allocating.
+pub fn eq_lower(s: &str, bytes: &[u8]) -> bool {
+    let s = s.as_bytes();
+    s.len() == bytes.len() * 2
+        && bytes.iter().enumerate().all(|(i, b)| {
+            s[2 * i] == DIGITS[usize::from(b >> 4)] && s[2 * i + 1] == DIGITS[usize::from(b & 0x0f)]
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_and_compares() {
+        assert_eq!(lower(&[0x00, 0xab, 0xff]), "00abff");
+        assert!(eq_lower("00abff", &[0x00, 0xab, 0xff]));
+        assert!(!eq_lower("00ABFF", &[0x00, 0xab, 0xff]));
+        assert!(!eq_lower("00abf", &[0x00, 0xab, 0xff]));
+        assert!(is_lower_hex("0a", 2));
+        assert!(!is_lower_hex("0A", 2));
+        let mut v = Vec::new();
+        push_lower(&mut v, &[0x7f]);
+        assert_eq!(v, b"7f");
+    }
+}

@@ -1,0 +1,471 @@
+//! Strict reading of untrusted JSON documents.
+//!
+//! serde_json does the parsing; this module adds what the drafts' inputs need on top of it:
+//! duplicate member names are detected at every depth (serde_json silently keeps the last), the
+//! exact text of chosen numbers is kept (`seq`, `entry_count`: `1.0` and `1` must be told apart and
+//! integers past 64 bits must not be rounded), and every failure is a typed [`JsonError`] that maps
+//! to a rule. Nothing here panics on any input.
+
+pub mod split;
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// The deepest nesting accepted (serde_json's recursion limit of 128 allows 127 levels).
+pub const MAX_DEPTH: usize = 127;
+
+/// Why a document is not acceptable JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonError {
+    /// Nothing but whitespace.
+    Empty,
+    /// Starts with a UTF-8 byte order mark (RFC 8259 section 8.1 forbids adding one).
+    ByteOrderMark,
+    /// Malformed JSON, trailing data, or input ending early.
+    Syntax { detail: String },
+    /// The bytes are not UTF-8; `offset` is the first bad byte.
+    NotUtf8 { offset: u64 },
+    /// A `\uD800`-`\uDFFF` escape that is not part of a surrogate pair.
+    LoneSurrogate { escape: String },
+    /// Nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// A number outside the range of an IEEE 754 double, such as `1e400`.
+    NumberOutOfRange { detail: String },
+    /// Two members of one object share a name; `path` names the object member.
+    DuplicateMember { path: String },
+    /// The document is larger than a limit that applies to it.
+    TooLarge { limit: u64 },
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonError::Empty => f.write_str("input is empty"),
+            JsonError::ByteOrderMark => f.write_str("input starts with a UTF-8 byte order mark"),
+            JsonError::Syntax { detail } => write!(f, "malformed JSON: {detail}"),
+            JsonError::NotUtf8 { offset } => write!(f, "input is not UTF-8 (first bad byte at offset {offset})"),
+            JsonError::LoneSurrogate { escape } => {
+                write!(f, "string contains the unpaired surrogate escape {escape}")
+            }
+            JsonError::TooDeep => write!(f, "nesting is deeper than {MAX_DEPTH} levels"),
+            JsonError::NumberOutOfRange { detail } => {
+                write!(f, "number is outside the range of an IEEE 754 double ({detail})")
+            }
+            JsonError::DuplicateMember { path } => {
+                write!(f, "member name {path:?} appears more than once in one object")
+            }
+            JsonError::TooLarge { limit } => write!(f, "input is larger than the {limit}-byte limit"),
+        }
+    }
+}
+
+impl JsonError {
+    /// The member a duplicate-name error is about.
+    pub fn member(&self) -> Option<String> {
+        match self {
+            JsonError::DuplicateMember { path } => Some(path.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON number as the reader saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num<'a> {
+    /// Exact source text, kept for members named in `raw_keys`.
+    Text(&'a str),
+    U64(u64),
+    I64(i64),
+    /// A literal with a fraction or exponent, or an integer too large for 64 bits.
+    F64(f64),
+}
+
+/// A parsed JSON value that borrows unescaped strings from the input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node<'a> {
+    Null,
+    Bool(bool),
+    Number(Num<'a>),
+    String(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    Object(Object<'a>),
+}
+
+/// An object's members in document order, duplicates included.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Object<'a> {
+    pub members: Vec<(Cow<'a, str>, Node<'a>)>,
+}
+
+impl<'a> Object<'a> {
+    /// The member's value. With duplicate names, the last one wins, as in the kit's parser; the
+    /// duplicate itself is reported separately.
+    pub fn get(&self, name: &str) -> Option<&Node<'a>> {
+        self.members.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+impl<'a> Node<'a> {
+    /// A short name of the value's JSON type, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "a boolean",
+            Node::Number(_) => "a number",
+            Node::String(_) => "a string",
+            Node::Array(_) => "an array",
+            Node::Object(_) => "an object",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Node::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+/// A parsed document and the duplicate member names found in it.
+#[derive(Debug)]
+pub struct Parsed<'a> {
+    pub root: Node<'a>,
+    /// One [`JsonError::DuplicateMember`] per duplicated name, in document order.
+    pub duplicates: Vec<JsonError>,
+}
+
+/// Checks the byte-level envelope (UTF-8, no byte order mark) and returns the text.
+pub fn as_text(bytes: &[u8]) -> Result<&str, JsonError> {
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        return Err(JsonError::ByteOrderMark);
+    }
+    std::str::from_utf8(bytes).map_err(|e| JsonError::NotUtf8 {
+        offset: e.valid_up_to() as u64,
+    })
+}
+
+/// Parses one JSON text. The top-level object's members named in `raw_keys` keep the exact text
+/// of their numbers ([`Num::Text`]).
+pub fn parse<'a>(text: &'a str, raw_keys: &[&str]) -> Result<Parsed<'a>, JsonError> {
+    if text.trim_matches(is_json_ws).is_empty() {
+        return Err(JsonError::Empty);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut duplicates = Vec::new();
+    let seed = NodeSeed {
+        ctx: Ctx {
+            duplicates: &mut duplicates,
+            raw_keys,
+        },
+        path: &Path::Root,
+    };
+    let root = seed
+        .deserialize(&mut de)
+        .and_then(|root| de.end().map(|()| root))
+        .map_err(|e| classify(&e, text))?;
+    Ok(Parsed { root, duplicates })
+}
+
+fn is_json_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Turns a serde_json error into the rule-level cause. Unpaired surrogates are found by scanning
+/// the text (independent of serde_json's wording); depth and range by serde_json's message, which
+/// a test pins so that an upgrade changing it is noticed.
+fn classify(e: &serde_json::Error, text: &str) -> JsonError {
+    if let Some(escape) = find_lone_surrogate(text) {
+        return JsonError::LoneSurrogate { escape };
+    }
+    let message = e.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        return JsonError::TooDeep;
+    }
+    if message.starts_with("number out of range") {
+        return JsonError::NumberOutOfRange { detail: message };
+    }
+    if e.classify() == serde_json::error::Category::Eof {
+        return JsonError::Syntax {
+            detail: format!("input ends early ({message})"),
+        };
+    }
+    JsonError::Syntax { detail: message }
+}
+
+/// Finds the first `\uXXXX` escape in a string literal that encodes an unpaired surrogate.
+/// Only string contents are scanned, and escaped backslashes are skipped correctly.
+pub fn find_lone_surrogate(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    let hex4 = |at: usize| -> Option<u16> {
+        let s = b.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(s).ok()?, 16).ok()
+    };
+    while i < b.len() {
+        match (in_string, b[i]) {
+            (false, b'"') => in_string = true,
+            (true, b'"') => in_string = false,
+            (true, b'\\') => {
+                if b.get(i + 1) == Some(&b'u') {
+                    if let Some(unit) = hex4(i + 2) {
+                        let escape = &text[i..i + 6];
+                        if (0xdc00..=0xdfff).contains(&unit) {
+                            return Some(escape.to_string());
+                        }
+                        if (0xd800..=0xdbff).contains(&unit) {
+                            let paired = b.get(i + 6..i + 8) == Some(b"\\u")
+                                && hex4(i + 8).is_some_and(|lo| (0xdc00..=0xdfff).contains(&lo));
+                            if !paired {
+                                return Some(escape.to_string());
+                            }
+                            i += 12;
+                            continue;
+                        }
+                    }
+                    i += 6;
+                    continue;
+                }
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+// ------------------------------------------------------------------------------------------------
+// The strict visitor
+
+/// Where a value sits, for naming duplicate members (`tool.name`, `steps[2].receipt_id`).
+enum Path<'p> {
+    Root,
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        match self {
+            Path::Root => String::new(),
+            Path::Key(parent, key) => {
+                let p = parent.render();
+                if p.is_empty() {
+                    (*key).to_string()
+                } else {
+                    format!("{p}.{key}")
+                }
+            }
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+
+    fn is_root(&self) -> bool {
+        matches!(self, Path::Root)
+    }
+}
+
+struct Ctx<'c, 'k> {
+    duplicates: &'c mut Vec<JsonError>,
+    raw_keys: &'k [&'k str],
+}
+
+impl Ctx<'_, '_> {
+    fn reborrow(&mut self) -> Ctx<'_, '_> {
+        Ctx {
+            duplicates: self.duplicates,
+            raw_keys: self.raw_keys,
+        }
+    }
+}
+
+struct NodeSeed<'c, 'k, 'p> {
+    ctx: Ctx<'c, 'k>,
+    path: &'p Path<'p>,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_, '_> {
+    type Value = Node<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+        d.deserialize_any(NodeVisitor {
+            ctx: self.ctx,
+            path: self.path,
+        })
+    }
+}
+
+/// Captures a member's exact text, then reads it as a node (numbers keep their text).
+struct RawSeed<'c, 'k, 'p> {
+    ctx: Ctx<'c, 'k>,
+    path: &'p Path<'p>,
+}
+
+impl<'de> DeserializeSeed<'de> for RawSeed<'_, '_, '_> {
+    type Value = Node<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+        let raw: &'de RawValue = serde::Deserialize::deserialize(d)?;
+        let text = raw.get();
+        if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            return Ok(Node::Number(Num::Text(text)));
+        }
+        // Not a number: read it again as an ordinary value so duplicates and escapes inside it are
+        // still checked. The raw text borrows from the input, so the node can too.
+        let mut inner = serde_json::Deserializer::from_str(text);
+        NodeSeed {
+            ctx: self.ctx,
+            path: self.path,
+        }
+        .deserialize(&mut inner)
+        .map_err(de::Error::custom)
+    }
+}
+
+struct NodeVisitor<'c, 'k, 'p> {
+    ctx: Ctx<'c, 'k>,
+    path: &'p Path<'p>,
+}
+
+impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Bool(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(Num::U64(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(Num::I64(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(Num::F64(v)))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Owned(v)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let path = Path::Index(self.path, items.len());
+            let seed = NodeSeed {
+                ctx: self.ctx.reborrow(),
+                path: &path,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(item) => items.push(item),
+                None => return Ok(Node::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let mut members: Vec<(Cow<'de, str>, Node<'de>)> = Vec::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let path = Path::Key(self.path, &key);
+            if members.iter().any(|(k, _)| *k == key) {
+                self.ctx.duplicates.push(JsonError::DuplicateMember {
+                    path: path.render(),
+                });
+            }
+            let raw = self.path.is_root() && self.ctx.raw_keys.contains(&key.as_ref());
+            let value = if raw {
+                map.next_value_seed(RawSeed {
+                    ctx: self.ctx.reborrow(),
+                    path: &path,
+                })?
+            } else {
+                map.next_value_seed(NodeSeed {
+                    ctx: self.ctx.reborrow(),
+                    path: &path,
+                })?
+            };
+            members.push((key, value));
+        }
+        Ok(Node::Object(Object { members }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_are_found_at_every_depth_and_last_wins() {
+        let p = parse(r#"{"a":1,"b":{"c":1,"c":2},"a":[{"d":0,"d":0}]}"#, &[]).unwrap();
+        let paths: Vec<_> = p.duplicates.iter().filter_map(JsonError::member).collect();
+        assert_eq!(paths, ["b.c", "a", "a[0].d"]);
+        let root = p.root.as_object().unwrap();
+        assert!(matches!(root.get("a"), Some(Node::Array(_))));
+    }
+
+    #[test]
+    fn raw_keys_keep_number_text() {
+        let p = parse(r#"{"seq":1.0,"n":1.0,"big":18446744073709551616}"#, &["seq", "big"]).unwrap();
+        let o = p.root.as_object().unwrap();
+        assert_eq!(o.get("seq"), Some(&Node::Number(Num::Text("1.0"))));
+        assert_eq!(o.get("n"), Some(&Node::Number(Num::F64(1.0))));
+        assert_eq!(o.get("big"), Some(&Node::Number(Num::Text("18446744073709551616"))));
+        // A raw key holding something else is read as an ordinary value, still strictly.
+        let p = parse(r#"{"seq":{"x":1,"x":2}}"#, &["seq"]).unwrap();
+        assert_eq!(p.duplicates.len(), 1);
+    }
+
+    #[test]
+    fn envelope_errors() {
+        assert_eq!(as_text(b"\xef\xbb\xbf[]"), Err(JsonError::ByteOrderMark));
+        assert_eq!(as_text(b"[\"\xff\"]"), Err(JsonError::NotUtf8 { offset: 2 }));
+        assert_eq!(parse("", &[]).unwrap_err(), JsonError::Empty);
+        assert_eq!(parse(" \n\t", &[]).unwrap_err(), JsonError::Empty);
+    }
+
+    /// Pins the serde_json behaviour the classification relies on.
+    #[test]
+    fn classification_of_hostile_text() {
+        let surrogate = |s: &str| match parse(s, &[]) {
+            Err(JsonError::LoneSurrogate { escape }) => escape,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(surrogate(r#"["\ud800"]"#), r"\ud800");
+        assert_eq!(surrogate(r#"["\udc00"]"#), r"\udc00");
+        assert_eq!(surrogate(r#"["\uD800\u0041"]"#), r"\uD800");
+        assert_eq!(surrogate(r#"{"k\udfff":1}"#), r"\udfff");
+        assert!(parse(r#"["\ud83d\ude00", "\\ud800"]"#, &[]).is_ok());
+        assert_eq!(parse(&"[".repeat(200), &[]).unwrap_err(), JsonError::TooDeep);
+        assert!(matches!(parse("[1e400]", &[]), Err(JsonError::NumberOutOfRange { .. })));
+        assert!(matches!(parse("[1] x", &[]), Err(JsonError::Syntax { .. })));
+        assert!(matches!(parse("[1,", &[]), Err(JsonError::Syntax { .. })));
+        assert!(matches!(parse("{\"a\":\"\u{1}\"}", &[]), Err(JsonError::Syntax { .. })));
+        let depth_ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&depth_ok, &[]).is_ok());
+        let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert_eq!(parse(&too_deep, &[]).unwrap_err(), JsonError::TooDeep);
+    }
+}

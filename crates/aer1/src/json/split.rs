@@ -1,0 +1,307 @@
+//! Streams the elements of a top-level JSON array without holding the array.
+//!
+//! The splitter only finds where each element starts and ends (tracking strings, escapes and
+//! bracket depth); every element's bytes are then parsed by serde_json in full. This keeps memory
+//! bounded by the largest element, not the number of elements, and lets a malformed element be
+//! reported while the ones after it are still checked. serde_json's own reader parses an `io::Read`
+//! a byte at a time, which measured several times slower than splitting and parsing slices.
+
+use std::io::{self, Read};
+
+/// What the splitter found next.
+#[derive(Debug)]
+pub enum Piece<'b> {
+    /// One element's exact bytes and its byte offset in the input.
+    Element { bytes: &'b [u8], offset: u64 },
+    /// The closing `]` and nothing but whitespace after it.
+    End,
+}
+
+/// Why the input is not a JSON array the splitter can walk.
+#[derive(Debug)]
+pub enum SplitError {
+    /// Reading failed: not a property of the input's content.
+    Io(io::Error),
+    /// Nothing but whitespace.
+    Empty,
+    /// The first value is not an array; `first` is its first byte.
+    NotArray { first: u8 },
+    /// Bytes that cannot appear between array elements, or input ending inside the array.
+    Syntax { offset: u64, detail: String },
+    /// One element is larger than the limit.
+    ElementTooLarge { offset: u64, limit: usize },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    AfterOpen,
+    AfterComma,
+    AfterElement,
+    Done,
+    Finished,
+}
+
+/// Splits a reader's top-level array into elements.
+pub struct ArraySplitter<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Start of unconsumed bytes in `buf`.
+    pos: usize,
+    /// Input offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    state: State,
+    max_element: usize,
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl<R: Read> ArraySplitter<R> {
+    pub fn new(reader: R, max_element: usize) -> Self {
+        ArraySplitter {
+            reader,
+            buf: Vec::with_capacity(CHUNK),
+            pos: 0,
+            base: 0,
+            eof: false,
+            state: State::Start,
+            max_element,
+        }
+    }
+
+    /// The bytes read but not consumed, and the rest of the reader: used to read a non-array
+    /// document whole after [`SplitError::NotArray`].
+    pub fn into_rest(self) -> (Vec<u8>, R) {
+        (self.buf[self.pos..].to_vec(), self.reader)
+    }
+
+    /// Number of input bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Reads more input, keeping `buf[keep_from..]`. Returns false at end of input.
+    fn fill(&mut self, keep_from: usize) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if keep_from > 0 {
+            self.buf.drain(..keep_from);
+            self.base += keep_from as u64;
+            self.pos -= keep_from;
+        }
+        let old = self.buf.len();
+        self.buf.resize(old + CHUNK, 0);
+        let n = loop {
+            match self.reader.read(&mut self.buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.buf.truncate(old);
+                    return Err(e);
+                }
+            }
+        };
+        self.buf.truncate(old + n);
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(n > 0)
+    }
+
+    /// Skips JSON whitespace; returns the next byte without consuming it, or `None` at the end.
+    fn peek_non_ws(&mut self) -> Result<Option<u8>, SplitError> {
+        loop {
+            while let Some(&b) = self.buf.get(self.pos) {
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    self.pos += 1;
+                } else {
+                    return Ok(Some(b));
+                }
+            }
+            if !self.fill(self.pos).map_err(SplitError::Io)? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn syntax(&self, detail: impl Into<String>) -> SplitError {
+        SplitError::Syntax {
+            offset: self.offset(),
+            detail: detail.into(),
+        }
+    }
+
+    /// The next element, or the end of the array.
+    pub fn next_piece(&mut self) -> Result<Piece<'_>, SplitError> {
+        loop {
+            let next = self.peek_non_ws()?;
+            match (self.state, next) {
+                (State::Finished, _) => return Ok(Piece::End),
+                (State::Start, None) => return Err(SplitError::Empty),
+                (State::Start, Some(b'[')) => {
+                    self.pos += 1;
+                    self.state = State::AfterOpen;
+                }
+                (State::Start, Some(first)) => return Err(SplitError::NotArray { first }),
+                (State::AfterOpen, Some(b']')) | (State::AfterElement, Some(b']')) => {
+                    self.pos += 1;
+                    self.state = State::Done;
+                }
+                (State::AfterElement, Some(b',')) => {
+                    self.pos += 1;
+                    self.state = State::AfterComma;
+                }
+                (State::AfterElement, Some(b)) => {
+                    return Err(self.syntax(format!(
+                        "expected ',' or ']' after an array element, found {}",
+                        describe(b)
+                    )))
+                }
+                (State::AfterComma, Some(b']')) => {
+                    return Err(self.syntax("trailing comma before ']'"))
+                }
+                (State::AfterOpen | State::AfterComma, Some(_)) => {
+                    self.state = State::AfterElement;
+                    return self.element();
+                }
+                (State::AfterOpen | State::AfterComma | State::AfterElement, None) => {
+                    return Err(self.syntax("input ends inside the array"))
+                }
+                (State::Done, None) => {
+                    self.state = State::Finished;
+                    return Ok(Piece::End);
+                }
+                (State::Done, Some(b)) => {
+                    return Err(self.syntax(format!(
+                        "trailing data after the array: {}",
+                        describe(b)
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Finds the end of the element starting at `pos` and returns its bytes.
+    fn element(&mut self) -> Result<Piece<'_>, SplitError> {
+        let mut start = self.pos;
+        let mut scan = start;
+        let mut scanner = Scanner::new(self.buf[start]);
+        let end = loop {
+            if scan == self.buf.len() {
+                if scan - start > self.max_element {
+                    return Err(SplitError::ElementTooLarge {
+                        offset: self.base + start as u64,
+                        limit: self.max_element,
+                    });
+                }
+                // `fill` drops the bytes before `start`, so positions move down by `start`.
+                let more = self.fill(start).map_err(SplitError::Io)?;
+                scan -= start;
+                start = 0;
+                if !more {
+                    if scanner.is_scalar() {
+                        break scan; // a number or literal running to the end of input
+                    }
+                    return Err(SplitError::Syntax {
+                        offset: self.base,
+                        detail: "input ends inside an array element".into(),
+                    });
+                }
+                continue;
+            }
+            if let Some(end) = scanner.step(self.buf[scan], scan) {
+                break end;
+            }
+            scan += 1;
+        };
+        if end == start {
+            return Err(self.syntax(format!(
+                "expected an array element, found {}",
+                describe(self.buf[start])
+            )));
+        }
+        if end - start > self.max_element {
+            return Err(SplitError::ElementTooLarge {
+                offset: self.base + start as u64,
+                limit: self.max_element,
+            });
+        }
+        self.pos = end;
+        Ok(Piece::Element {
+            bytes: &self.buf[start..end],
+            offset: self.base + start as u64,
+        })
+    }
+}
+
+/// Tracks strings, escapes and bracket depth across one element.
+struct Scanner {
+    first: u8,
+    depth: u64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Scanner {
+    fn new(first: u8) -> Self {
+        Scanner {
+            first,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+        }
+    }
+
+    fn is_scalar(&self) -> bool {
+        !matches!(self.first, b'{' | b'[' | b'"')
+    }
+
+    /// Consumes the byte at index `at`; returns the element's end (exclusive) when this byte
+    /// completes it. Scalars end before the first byte that cannot belong to them.
+    fn step(&mut self, b: u8, at: usize) -> Option<usize> {
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = false;
+                if self.depth == 0 {
+                    return Some(at + 1); // a top-level string element ends at its closing quote
+                }
+            }
+            return None;
+        }
+        if self.is_scalar() {
+            // Whatever lies before the delimiter goes to serde_json, which rejects anything that
+            // is not a JSON value.
+            let delimiter = matches!(
+                b,
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'[' | b'{' | b'}' | b'"'
+            );
+            return delimiter.then_some(at);
+        }
+        match b {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+fn describe(b: u8) -> String {
+    if (0x21..0x7f).contains(&b) {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}

@@ -1,0 +1,133 @@
+//! Everything that can be wrong with a timeline, each variant mapped to one rule.
+
+use std::fmt;
+
+use agentconf_rules::Rule;
+
+use crate::finding::RuleError;
+use crate::formats::Base64Error;
+use crate::json::JsonError;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimelineError {
+    /// The document, or one entry of it, is not acceptable JSON.
+    Json(JsonError),
+    NotArray { found: &'static str },
+    Empty,
+    EntryNotObject { found: &'static str },
+    MissingMember { member: &'static str },
+    MemberNotString { member: &'static str, found: &'static str },
+    EmptyMember { member: &'static str },
+    Base64 { error: Base64Error },
+    BytesNotUtf8 { offset: usize },
+    StoredOutputHash { stored: String, computed: String },
+    ProvenanceClass { value: String },
+    SeqMissing,
+    SeqNotInteger { found: String },
+    SeqContiguity { found: String, expected: u64 },
+    MixedJob { found: String, first: String },
+    Genesis { found: String },
+    Link { found: String, expected: String },
+    CloseNotBoolean { found: &'static str },
+    CloseBeforeLast,
+    LastNotClosed,
+}
+
+impl RuleError for TimelineError {
+    fn rule(&self) -> Rule {
+        match self {
+            TimelineError::Json(e) => e.rule(),
+            TimelineError::NotArray { .. } | TimelineError::Empty => Rule::Aer1TlArray,
+            TimelineError::EntryNotObject { .. } => Rule::Aer1TlEntryObject,
+            TimelineError::MissingMember { .. }
+            | TimelineError::MemberNotString { .. }
+            | TimelineError::EmptyMember { .. } => Rule::Aer1TlMembers,
+            TimelineError::Base64 { .. } => Rule::Aer1TlB64,
+            TimelineError::BytesNotUtf8 { .. } => Rule::Aer1TlUtf8,
+            TimelineError::StoredOutputHash { .. } => Rule::Aer1TlOutputHash,
+            TimelineError::ProvenanceClass { .. } => Rule::Aer1TlProvenance,
+            TimelineError::SeqMissing | TimelineError::SeqNotInteger { .. } => Rule::Aer1TlSeqType,
+            TimelineError::SeqContiguity { .. } => Rule::Aer1TlSeq,
+            TimelineError::MixedJob { .. } => Rule::Aer1TlJob,
+            TimelineError::Genesis { .. } => Rule::Aer1TlGenesis,
+            TimelineError::Link { .. } => Rule::Aer1TlLink,
+            TimelineError::CloseNotBoolean { .. } => Rule::Aer1TlCloseType,
+            TimelineError::CloseBeforeLast => Rule::Aer1TlCloseEarly,
+            TimelineError::LastNotClosed => Rule::Aer1TlCloseLast,
+        }
+    }
+
+    fn member(&self) -> Option<String> {
+        let m = match self {
+            TimelineError::Json(e) => return e.member(),
+            TimelineError::NotArray { .. }
+            | TimelineError::Empty
+            | TimelineError::EntryNotObject { .. } => return None,
+            TimelineError::MissingMember { member }
+            | TimelineError::MemberNotString { member, .. }
+            | TimelineError::EmptyMember { member } => member,
+            TimelineError::Base64 { .. } | TimelineError::BytesNotUtf8 { .. } => "canonical_bytes",
+            TimelineError::StoredOutputHash { .. } => "output_hash",
+            TimelineError::ProvenanceClass { .. } => "provenance_class",
+            TimelineError::SeqMissing
+            | TimelineError::SeqNotInteger { .. }
+            | TimelineError::SeqContiguity { .. } => "seq",
+            TimelineError::MixedJob { .. } => "job_id",
+            TimelineError::Genesis { .. } | TimelineError::Link { .. } => "prev_digest",
+            TimelineError::CloseNotBoolean { .. }
+            | TimelineError::CloseBeforeLast
+            | TimelineError::LastNotClosed => "close",
+        };
+        Some(m.to_string())
+    }
+}
+
+impl fmt::Display for TimelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimelineError::Json(e) => e.fmt(f),
+            TimelineError::NotArray { found } => {
+                write!(f, "a timeline is a non-empty JSON array; this document is {found}")
+            }
+            TimelineError::Empty => f.write_str("a timeline is a non-empty JSON array; this one is empty"),
+            TimelineError::EntryNotObject { found } => write!(f, "the entry is {found}, not an object"),
+            TimelineError::MissingMember { member } => write!(f, "the entry has no {member} member"),
+            TimelineError::MemberNotString { member, found } => {
+                write!(f, "{member} must be a non-empty string, found {found}")
+            }
+            TimelineError::EmptyMember { member } => write!(f, "{member} must be a non-empty string, found \"\""),
+            TimelineError::Base64 { error } => write!(f, "canonical_bytes is not valid base64: {error}"),
+            TimelineError::BytesNotUtf8 { offset } => write!(
+                f,
+                "canonical_bytes decodes to bytes that are not UTF-8 (first bad byte at offset {offset})"
+            ),
+            TimelineError::StoredOutputHash { stored, computed } => write!(
+                f,
+                "the entry's output_hash {stored} is not sha256:{computed}, the hash of its bytes"
+            ),
+            TimelineError::ProvenanceClass { value } => write!(
+                f,
+                "provenance_class {value:?} is not EXECUTED BY <SYSTEM>, OBSERVED VIA GATEWAY or LOGGED BY AGENT"
+            ),
+            TimelineError::SeqMissing => f.write_str("the entry has no seq member"),
+            TimelineError::SeqNotInteger { found } => write!(f, "seq is not an integer: found {found}"),
+            TimelineError::SeqContiguity { found, expected } => {
+                write!(f, "seq {found} breaks contiguity (expected {expected})")
+            }
+            TimelineError::MixedJob { found, first } => write!(
+                f,
+                "job_id {found:?} differs from the first entry's {first:?} (one job per timeline)"
+            ),
+            TimelineError::Genesis { found } => {
+                write!(f, "the first entry's prev_digest must be 64 '0' characters, found {found:?}")
+            }
+            TimelineError::Link { found, expected } => write!(
+                f,
+                "prev_digest {found:?} does not match the recomputed digest of the entry before, {expected}"
+            ),
+            TimelineError::CloseNotBoolean { found } => write!(f, "close must be a boolean, found {found}"),
+            TimelineError::CloseBeforeLast => f.write_str("close: true on an entry that is not the last"),
+            TimelineError::LastNotClosed => f.write_str("the last entry does not carry close: true"),
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! Streaming verification of a job timeline (Section 7).
+//!
+//! Entries are read one at a time from any reader ([`crate::json::split`]); the checker keeps only
+//! what the next entry needs (the previous digest, the first job id, close state), so memory does
+//! not grow with the number of entries. Every failure is reported with its rule, entry and member,
+//! not just the first; stored links are never trusted, every digest is recomputed.
+
+mod error;
+mod seq;
+
+use std::io::{self, Read};
+
+pub use error::TimelineError;
+pub use seq::{seq_digits, NotInteger};
+
+use crate::commitment::{Commitment, CommitmentError};
+use crate::digest::{entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST};
+use crate::finding::{Finding, Findings, Verdict};
+use crate::formats::{decode_base64_into, provenance_class};
+use crate::hex;
+use crate::json::split::{ArraySplitter, Piece, SplitError};
+use crate::json::{self, JsonError, Node, Object};
+use crate::report::{TimelineReport, TruncationEvidence};
+use crate::text::clip;
+
+/// Default cap on kept findings; the rest are counted in `failures_omitted`.
+pub const DEFAULT_MAX_FAILURES: usize = 10_000;
+/// Default limit on one entry's size in bytes.
+pub const DEFAULT_MAX_ENTRY_BYTES: usize = 256 * 1024 * 1024;
+/// Default limit on a document read whole (a non-array top-level value, a receipt, ...).
+pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// How to verify a timeline.
+#[derive(Clone, Debug)]
+pub struct TimelineOptions {
+    pub revision: Revision,
+    /// A well-formed commitment to check the chain against (revision 09 only).
+    pub commitment: Option<Commitment>,
+    /// Findings from reading the commitment file, reported with the chain's.
+    pub commitment_findings: Vec<Finding>,
+    pub max_failures: usize,
+    pub max_entry_bytes: usize,
+}
+
+impl Default for TimelineOptions {
+    fn default() -> Self {
+        TimelineOptions {
+            revision: Revision::R09,
+            commitment: None,
+            commitment_findings: Vec::new(),
+            max_failures: DEFAULT_MAX_FAILURES,
+            max_entry_bytes: DEFAULT_MAX_ENTRY_BYTES,
+        }
+    }
+}
+
+/// What the checker knows about one entry once it has been read, handed to an observer (the
+/// `digest` command prints these).
+#[derive(Debug)]
+pub struct EntryDigest<'a> {
+    pub index: u64,
+    /// The entry digest under the chosen revision, when the entry could be digested.
+    pub digest: Option<Hash32>,
+    /// The revision-09 preimage bytes, when computed.
+    pub preimage: Option<&'a [u8]>,
+}
+
+/// Verifies a timeline read from `reader`. `Err` only for I/O failures of the reader itself;
+/// everything about the content is in the report.
+pub fn verify_timeline<R: Read>(reader: R, options: &TimelineOptions) -> io::Result<TimelineReport> {
+    verify_timeline_observed(reader, options, &mut |_| {})
+}
+
+/// As [`verify_timeline`], calling `observe` once per entry in order.
+pub fn verify_timeline_observed<R: Read>(
+    reader: R,
+    options: &TimelineOptions,
+    observe: &mut dyn FnMut(&EntryDigest<'_>),
+) -> io::Result<TimelineReport> {
+    let mut chain = Chain::new(options);
+    let mut splitter = ArraySplitter::new(reader, options.max_entry_bytes);
+    loop {
+        match splitter.next_piece() {
+            Ok(Piece::Element { bytes, offset }) => chain.entry(bytes, offset, observe),
+            Ok(Piece::End) => break,
+            Err(SplitError::Io(e)) => return Err(e),
+            Err(SplitError::Empty) => {
+                chain.fatal(TimelineError::Json(JsonError::Empty), None);
+                break;
+            }
+            Err(SplitError::NotArray { .. }) => {
+                let error = read_non_array(splitter)?;
+                chain.fatal(error, None);
+                break;
+            }
+            Err(SplitError::Syntax { offset, detail }) => {
+                let entry = chain.count.checked_sub(1);
+                let detail = format!("{detail} (byte offset {offset})");
+                chain.fatal(TimelineError::Json(JsonError::Syntax { detail }), entry);
+                break;
+            }
+            Err(SplitError::ElementTooLarge { limit, .. }) => {
+                let entry = Some(chain.count);
+                chain.fatal(
+                    TimelineError::Json(JsonError::TooLarge {
+                        limit: limit as u64,
+                    }),
+                    entry,
+                );
+                break;
+            }
+        }
+    }
+    Ok(chain.finish())
+}
+
+/// The document is not an array: read it whole (up to a limit) to say whether it is malformed
+/// JSON or well-formed JSON of the wrong type.
+fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineError> {
+    let (mut bytes, reader) = splitter.into_rest();
+    let limit = DEFAULT_MAX_DOCUMENT_BYTES;
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(TimelineError::NotArray {
+            found: "a value that is not an array (too large to read whole)",
+        });
+    }
+    let text = match json::as_text(&bytes) {
+        Ok(t) => t,
+        Err(e) => return Ok(TimelineError::Json(e)),
+    };
+    Ok(match json::parse(text, &[]) {
+        Ok(parsed) => TimelineError::NotArray {
+            found: parsed.root.kind(),
+        },
+        Err(e) => TimelineError::Json(e),
+    })
+}
+
+/// What the next entry needs to know about the one before it.
+#[derive(Clone, Copy, Debug)]
+struct Previous {
+    /// Digest under the chosen revision.
+    digest: Option<Hash32>,
+    /// Revision-06 digest (the output hash), to notice a historical chain checked as current.
+    digest_06: Option<Hash32>,
+    /// `Some(true)` when the entry carried close: true; `None` when unknown.
+    close: Option<bool>,
+}
+
+/// State carried across entries.
+struct Chain<'o> {
+    options: &'o TimelineOptions,
+    findings: Findings,
+    count: u64,
+    previous: Option<Previous>,
+    first_job: Option<String>,
+    /// The array could not be read to its end: end-of-chain rules are not judged.
+    incomplete: bool,
+    /// Every link checked so far also holds under the revision-06 construction.
+    links_hold_under_06: bool,
+    links_checked: u64,
+    /// Entries whose job differs from the commitment's: first index, its job, and how many.
+    commitment_job_mismatch: Option<(u64, String, u64)>,
+    last_digest: Option<Hash32>,
+    bytes_scratch: Vec<u8>,
+    preimage_scratch: Vec<u8>,
+}
+
+/// The members of one entry that are well-formed, pulled out for checking.
+struct Members<'e> {
+    canonical_bytes: Option<&'e str>,
+    prev_digest: Option<&'e str>,
+    job_id: Option<&'e str>,
+    id: Option<&'e str>,
+    tool: Option<&'e str>,
+    provenance_class: Option<&'e str>,
+}
+
+impl<'o> Chain<'o> {
+    fn new(options: &'o TimelineOptions) -> Self {
+        let mut findings = Findings::new(options.max_failures);
+        for f in &options.commitment_findings {
+            findings.push(f.clone());
+        }
+        Chain {
+            options,
+            findings,
+            count: 0,
+            previous: None,
+            first_job: None,
+            incomplete: false,
+            links_hold_under_06: true,
+            links_checked: 0,
+            commitment_job_mismatch: None,
+            last_digest: None,
+            bytes_scratch: Vec::new(),
+            preimage_scratch: Vec::new(),
+        }
+    }
+
+    fn report(&mut self, error: TimelineError, entry: u64) {
+        self.findings.report(&error, Some(entry));
+    }
+
+    fn fatal(&mut self, error: TimelineError, entry: Option<u64>) {
+        self.findings.report(&error, entry);
+        self.incomplete = true;
+    }
+
+    fn entry(&mut self, bytes: &[u8], offset: u64, observe: &mut dyn FnMut(&EntryDigest<'_>)) {
+        let index = self.count;
+        self.count += 1;
+        // An entry following one that carried close: true proves that one was not the last.
+        if let Some(Previous { close: Some(true), .. }) = self.previous {
+            self.report(TimelineError::CloseBeforeLast, index - 1);
+        }
+        let previous = self.previous.take();
+        let current = self.check_entry(bytes, offset, index, previous.as_ref());
+        self.last_digest = current.digest;
+        observe(&EntryDigest {
+            index,
+            digest: current.digest,
+            preimage: match (self.options.revision, current.digest) {
+                (Revision::R09, Some(_)) => Some(&self.preimage_scratch),
+                _ => None,
+            },
+        });
+        self.previous = Some(current);
+    }
+
+    fn check_entry(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> Previous {
+        let unknown = Previous {
+            digest: None,
+            digest_06: None,
+            close: None,
+        };
+        let text = match json::as_text(bytes) {
+            Ok(text) => text,
+            Err(JsonError::NotUtf8 { offset: at }) => {
+                let e = JsonError::NotUtf8 { offset: offset + at };
+                self.report(TimelineError::Json(e), index);
+                return unknown;
+            }
+            Err(e) => {
+                self.report(TimelineError::Json(e), index);
+                return unknown;
+            }
+        };
+        let parsed = match json::parse(text, &["seq"]) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                self.report(TimelineError::Json(e), index);
+                return unknown;
+            }
+        };
+        for duplicate in parsed.duplicates {
+            self.report(TimelineError::Json(duplicate), index);
+        }
+        let Node::Object(entry) = &parsed.root else {
+            self.report(
+                TimelineError::EntryNotObject {
+                    found: parsed.root.kind(),
+                },
+                index,
+            );
+            return unknown;
+        };
+        self.check_object(entry, index, previous)
+    }
+
+    fn string_member<'e>(&mut self, entry: &'e Object<'_>, member: &'static str, index: u64) -> Option<&'e str> {
+        match entry.get(member) {
+            None => self.report(TimelineError::MissingMember { member }, index),
+            Some(Node::String(s)) if s.is_empty() => self.report(TimelineError::EmptyMember { member }, index),
+            Some(Node::String(s)) => return Some(s),
+            Some(other) => self.report(
+                TimelineError::MemberNotString {
+                    member,
+                    found: other.kind(),
+                },
+                index,
+            ),
+        }
+        None
+    }
+
+    fn check_object(&mut self, entry: &Object<'_>, index: u64, previous: Option<&Previous>) -> Previous {
+        let m = Members {
+            canonical_bytes: self.string_member(entry, "canonical_bytes", index),
+            prev_digest: self.string_member(entry, "prev_digest", index),
+            job_id: self.string_member(entry, "job_id", index),
+            id: self.string_member(entry, "id", index),
+            tool: self.string_member(entry, "tool", index),
+            provenance_class: self.string_member(entry, "provenance_class", index),
+        };
+
+        let output_hash = m.canonical_bytes.and_then(|b64| self.check_bytes(b64, index));
+        if let (Some(hash), Some(stored)) = (&output_hash, entry.get("output_hash")) {
+            if self.options.revision == Revision::R09 {
+                self.check_stored_output_hash(stored, hash, index);
+            }
+        }
+        if let Some(class) = m.provenance_class {
+            if provenance_class(class).is_none() {
+                self.report(
+                    TimelineError::ProvenanceClass {
+                        value: clip(class, 80),
+                    },
+                    index,
+                );
+            }
+        }
+
+        let seq = self.check_seq(entry.get("seq"), index);
+        self.check_job(m.job_id, index);
+
+        let close = match entry.get("close") {
+            None => Some(false),
+            Some(Node::Bool(b)) => Some(*b),
+            Some(other) => {
+                self.report(TimelineError::CloseNotBoolean { found: other.kind() }, index);
+                None
+            }
+        };
+
+        // The digest needs every bound member well-formed; otherwise the next link is unjudged.
+        let digest = match self.options.revision {
+            Revision::R06 => output_hash.as_ref().map(entry_digest_06),
+            Revision::R09 => match (m.id, m.job_id, &output_hash, m.prev_digest, m.provenance_class, &seq, m.tool, close) {
+                (Some(id), Some(job_id), Some(output_hash), Some(prev_digest), Some(provenance_class), Some(seq), Some(tool), Some(close)) => {
+                    write_preimage(
+                        &mut self.preimage_scratch,
+                        &PreimageFields { close, id, job_id, output_hash, prev_digest, provenance_class, seq, tool },
+                    );
+                    Some(sha256(&self.preimage_scratch))
+                }
+                _ => None,
+            },
+        };
+
+        if let Some(prev_digest) = m.prev_digest {
+            self.check_link(prev_digest, index, previous);
+        }
+        Previous {
+            digest,
+            digest_06: output_hash,
+            close,
+        }
+    }
+
+    /// Decodes `canonical_bytes` and returns the SHA-256 of the bytes.
+    fn check_bytes(&mut self, b64: &str, index: u64) -> Option<Hash32> {
+        let mut bytes = std::mem::take(&mut self.bytes_scratch);
+        let result = match decode_base64_into(b64, &mut bytes) {
+            Err(error) => {
+                self.report(TimelineError::Base64 { error }, index);
+                None
+            }
+            Ok(()) => {
+                if let Err(e) = std::str::from_utf8(&bytes) {
+                    self.report(TimelineError::BytesNotUtf8 { offset: e.valid_up_to() }, index);
+                }
+                Some(sha256(&bytes))
+            }
+        };
+        self.bytes_scratch = bytes;
+        result
+    }
+
+    fn check_stored_output_hash(&mut self, stored: &Node<'_>, hash: &Hash32, index: u64) {
+        let ok = stored
+            .as_str()
+            .and_then(|s| s.strip_prefix("sha256:"))
+            .is_some_and(|h| hex::eq_lower(h, hash));
+        if !ok {
+            let stored = match stored {
+                Node::String(s) => format!("{:?}", clip(s, 80)),
+                other => other.kind().to_string(),
+            };
+            self.report(
+                TimelineError::StoredOutputHash {
+                    stored,
+                    computed: hex::lower(hash),
+                },
+                index,
+            );
+        }
+    }
+
+    fn check_seq(&mut self, seq: Option<&Node<'_>>, index: u64) -> Option<String> {
+        let Some(node) = seq else {
+            self.report(TimelineError::SeqMissing, index);
+            return None;
+        };
+        match seq_digits(node) {
+            Err(NotInteger { found }) => {
+                self.report(TimelineError::SeqNotInteger { found }, index);
+                None
+            }
+            Ok(digits) => {
+                let expected = index + 1;
+                if digits != expected.to_string() {
+                    self.report(
+                        TimelineError::SeqContiguity {
+                            found: clip(&digits, 40),
+                            expected,
+                        },
+                        index,
+                    );
+                }
+                Some(digits)
+            }
+        }
+    }
+
+    fn check_job(&mut self, job_id: Option<&str>, index: u64) {
+        let Some(job) = job_id else { return };
+        match &self.first_job {
+            None if index == 0 => self.first_job = Some(job.to_string()),
+            Some(first) if first != job => {
+                let e = TimelineError::MixedJob {
+                    found: clip(job, 80),
+                    first: clip(first, 80),
+                };
+                self.report(e, index);
+            }
+            _ => {}
+        }
+        if let Some(c) = &self.options.commitment {
+            if c.job_id != job {
+                match &mut self.commitment_job_mismatch {
+                    None => self.commitment_job_mismatch = Some((index, clip(job, 80), 1)),
+                    Some((_, _, n)) => *n += 1,
+                }
+            }
+        }
+    }
+
+    fn check_link(&mut self, prev_digest: &str, index: u64, previous: Option<&Previous>) {
+        if index == 0 {
+            if prev_digest != GENESIS_PREV_DIGEST {
+                self.report(
+                    TimelineError::Genesis {
+                        found: clip(prev_digest, 80),
+                    },
+                    index,
+                );
+            }
+            return;
+        }
+        let Some(previous) = previous else { return };
+        if let Some(d06) = &previous.digest_06 {
+            self.links_checked += 1;
+            if !hex::eq_lower(prev_digest, d06) {
+                self.links_hold_under_06 = false;
+            }
+        } else {
+            self.links_hold_under_06 = false;
+        }
+        if let Some(expected) = &previous.digest {
+            if !hex::eq_lower(prev_digest, expected) {
+                self.report(
+                    TimelineError::Link {
+                        found: clip(prev_digest, 80),
+                        expected: hex::lower(expected),
+                    },
+                    index,
+                );
+            }
+        }
+    }
+
+    fn finish(mut self) -> TimelineReport {
+        let revision = self.options.revision;
+        let mut notes = Vec::new();
+        if !self.incomplete {
+            if self.count == 0 {
+                self.findings.report(&TimelineError::Empty, None);
+            } else if let Some(Previous { close: Some(false), .. }) = self.previous {
+                self.report(TimelineError::LastNotClosed, self.count - 1);
+            }
+        }
+        let commitment_ok = self.check_commitment();
+
+        let only_link_failures = !self.findings.is_empty()
+            && self.findings.list().iter().all(|f| f.rule == agentconf_rules::Rule::Aer1TlLink);
+        if revision == Revision::R09 && only_link_failures && self.links_hold_under_06 && self.links_checked > 0 {
+            notes.push(
+                "every link holds under the revision-06 construction (digest of the bytes alone): \
+                 this looks like a historical revision-06 chain. It does not verify under revision 09; \
+                 check it with --revision 06 for a result labelled historical."
+                    .to_string(),
+            );
+        }
+        let (failures, failures_omitted) = self.findings.into_parts();
+        let verdict = Verdict::from_findings(&failures, failures_omitted);
+        let truncation_evidence = if verdict == Verdict::Valid && commitment_ok {
+            TruncationEvidence::CommitmentVerified
+        } else {
+            TruncationEvidence::None
+        };
+        TimelineReport {
+            revision,
+            historical: revision.is_historical(),
+            verdict,
+            entry_count: self.count,
+            job_id: self.first_job,
+            final_entry_digest: if self.incomplete { None } else { self.last_digest.map(|d| hex::lower(&d)) },
+            truncation_evidence,
+            commitment: self.options.commitment.clone(),
+            failures,
+            failures_omitted,
+            notes,
+        }
+    }
+
+    /// Compares the chain with the commitment; true when one was given and everything matched.
+    fn check_commitment(&mut self) -> bool {
+        let Some(c) = &self.options.commitment else { return false };
+        if self.incomplete {
+            return false;
+        }
+        let mut errors = Vec::new();
+        if c.entry_count != self.count.to_string() {
+            errors.push(CommitmentError::CountMismatch {
+                committed: clip(&c.entry_count, 40),
+                actual: self.count,
+            });
+        }
+        if let Some((first_entry, found, mismatching)) = self.commitment_job_mismatch.take() {
+            errors.push(CommitmentError::JobMismatch {
+                first_entry,
+                mismatching,
+                found,
+                committed: clip(&c.job_id, 80),
+            });
+        }
+        match &self.last_digest {
+            Some(d) if hex::eq_lower(&c.final_entry_digest, d) => {}
+            Some(d) => errors.push(CommitmentError::FinalMismatch {
+                committed: c.final_entry_digest.clone(),
+                computed: hex::lower(d),
+            }),
+            None => errors.push(CommitmentError::FinalUnavailable {
+                last_entry: self.count.saturating_sub(1),
+            }),
+        }
+        let ok = errors.is_empty();
+        for e in &errors {
+            self.findings.report(e, None);
+        }
+        ok
+    }
+}

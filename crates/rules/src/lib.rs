@@ -1,0 +1,204 @@
+//! The rule catalogue of agentconf.
+//!
+//! Two halves that tests keep in lock-step:
+//! - [`Rule`], a closed enum with one variant per rule id. Error enums elsewhere map every variant
+//!   to a `Rule` through one exhaustive `match`, so a new error cannot go unmapped.
+//! - [`Catalogue`], the records in `spec-notes/rules.toml` (title, draft, revisions, section,
+//!   level, basis), embedded at build time so the tool works from any directory.
+//!
+//! The tests in this crate prove that every `Rule` has exactly one record and every record is a
+//! `Rule`, and that every rule is explained in its family's notes file.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The catalogue file, embedded so the binary needs no files at run time.
+pub const CATALOGUE_TOML: &str = include_str!("../../../spec-notes/rules.toml");
+
+macro_rules! rules {
+    ($($variant:ident => $id:literal,)*) => {
+        /// One rule of one draft, named by its stable catalogue id.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule {
+            $(#[doc = $id] $variant,)*
+        }
+
+        impl Rule {
+            /// Every rule, in catalogue order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant,)*];
+
+            /// The stable id, e.g. `AER1-TL-GENESIS`.
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => $id,)*
+                }
+            }
+
+            /// The rule with this id, if there is one.
+            pub fn from_id(id: &str) -> Option<Rule> {
+                match id {
+                    $($id => Some(Rule::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+rules! {
+    Aer1JsonSyntax => "AER1-JSON-SYNTAX",
+    Aer1JsonUtf8 => "AER1-JSON-UTF8",
+    Aer1JsonSurrogate => "AER1-JSON-SURROGATE",
+    Aer1JsonDuplicate => "AER1-JSON-DUPLICATE",
+    Aer1JsonDepth => "AER1-JSON-DEPTH",
+    Aer1JsonNumber => "AER1-JSON-NUMBER",
+    Aer1JsonSize => "AER1-JSON-SIZE",
+    Aer1RcMembers => "AER1-RC-MEMBERS",
+    Aer1RcId => "AER1-RC-ID",
+    Aer1RcIdStrict => "AER1-RC-ID-STRICT",
+    Aer1RcSchemaVersion => "AER1-RC-SCHEMA-VERSION",
+    Aer1RcCreatedAt => "AER1-RC-CREATED-AT",
+    Aer1RcTool => "AER1-RC-TOOL",
+    Aer1RcProvenance => "AER1-RC-PROVENANCE",
+    Aer1RcB64 => "AER1-RC-B64",
+    Aer1RcUtf8 => "AER1-RC-UTF8",
+    Aer1RcHashFormat => "AER1-RC-HASH-FORMAT",
+    Aer1RcHashMatch => "AER1-RC-HASH-MATCH",
+    Aer1RcStatus => "AER1-RC-STATUS",
+    Aer1TlArray => "AER1-TL-ARRAY",
+    Aer1TlEntryObject => "AER1-TL-ENTRY-OBJECT",
+    Aer1TlMembers => "AER1-TL-MEMBERS",
+    Aer1TlB64 => "AER1-TL-B64",
+    Aer1TlUtf8 => "AER1-TL-UTF8",
+    Aer1TlOutputHash => "AER1-TL-OUTPUT-HASH",
+    Aer1TlProvenance => "AER1-TL-PROVENANCE",
+    Aer1TlSeqType => "AER1-TL-SEQ-TYPE",
+    Aer1TlSeq => "AER1-TL-SEQ",
+    Aer1TlJob => "AER1-TL-JOB",
+    Aer1TlGenesis => "AER1-TL-GENESIS",
+    Aer1TlLink => "AER1-TL-LINK",
+    Aer1TlCloseType => "AER1-TL-CLOSE-TYPE",
+    Aer1TlCloseEarly => "AER1-TL-CLOSE-EARLY",
+    Aer1TlCloseLast => "AER1-TL-CLOSE-LAST",
+    Aer1TlVersioning => "AER1-TL-VERSIONING",
+    Aer1CmMembers => "AER1-CM-MEMBERS",
+    Aer1CmJobFormat => "AER1-CM-JOB-FORMAT",
+    Aer1CmDigestFormat => "AER1-CM-DIGEST-FORMAT",
+    Aer1CmCountFormat => "AER1-CM-COUNT-FORMAT",
+    Aer1CmPublishedAt => "AER1-CM-PUBLISHED-AT",
+    Aer1CmCount => "AER1-CM-COUNT",
+    Aer1CmJob => "AER1-CM-JOB",
+    Aer1CmFinal => "AER1-CM-FINAL",
+    Aer1WfFormat => "AER1-WF-FORMAT",
+    Aer1WfDuplicate => "AER1-WF-DUPLICATE",
+    Aer1WfRoot => "AER1-WF-ROOT",
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        Rule::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rule id {id:?}")))
+    }
+}
+
+/// MUST or SHOULD, as the suite grades the rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Level {
+    #[serde(rename = "MUST")]
+    Must,
+    #[serde(rename = "SHOULD")]
+    Should,
+}
+
+/// Where a rule comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The draft's own text (revisions 06-08, unchanged in 09).
+    Text,
+    /// Text that revision 09 added.
+    #[serde(rename = "text-09")]
+    Text09,
+    /// Behaviour of the draft author's reference kit.
+    Kit,
+    /// This project's interpretation, written down in the family notes.
+    Interp,
+}
+
+/// One catalogue record.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleRecord {
+    pub id: String,
+    pub title: String,
+    pub family: String,
+    pub draft: String,
+    pub revisions: Vec<String>,
+    pub section: String,
+    pub level: Level,
+    pub basis: Basis,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogueFile {
+    rule: Vec<RuleRecord>,
+}
+
+/// The parsed catalogue.
+#[derive(Clone, Debug)]
+pub struct Catalogue {
+    records: Vec<RuleRecord>,
+}
+
+impl Catalogue {
+    /// Parses catalogue text; used on the embedded file and by tests on edited copies.
+    pub fn parse(text: &str) -> Result<Catalogue, String> {
+        let file: CatalogueFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        Ok(Catalogue {
+            records: file.rule,
+        })
+    }
+
+    /// The catalogue embedded in this build.
+    pub fn embedded() -> &'static Catalogue {
+        static CATALOGUE: std::sync::OnceLock<Catalogue> = std::sync::OnceLock::new();
+        CATALOGUE.get_or_init(|| {
+            // The embedded file is checked by this crate's tests; failing here is a build defect,
+            // never a reaction to user input.
+            Catalogue::parse(CATALOGUE_TOML).expect("embedded spec-notes/rules.toml parses")
+        })
+    }
+
+    pub fn records(&self) -> &[RuleRecord] {
+        &self.records
+    }
+
+    pub fn get(&self, rule: Rule) -> Option<&RuleRecord> {
+        self.records.iter().find(|r| r.id == rule.id())
+    }
+}
+
+impl Rule {
+    /// This rule's catalogue record.
+    pub fn record(self) -> &'static RuleRecord {
+        // Bijection between `Rule` and the catalogue is a tested invariant.
+        Catalogue::embedded()
+            .get(self)
+            .expect("every Rule has a catalogue record (tested)")
+    }
+}
