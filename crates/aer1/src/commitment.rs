@@ -152,6 +152,18 @@ impl fmt::Display for CommitmentError {
     }
 }
 
+/// Reads a commitment document of at most `limit` bytes. The outer `Err` is an I/O failure; the
+/// inner one carries every format failure, for the report.
+pub fn read_commitment<R: std::io::Read>(
+    reader: R,
+    limit: u64,
+) -> std::io::Result<Result<Commitment, Vec<Finding>>> {
+    Ok(match json::read_limited(reader, limit)? {
+        Ok(bytes) => parse_commitment(&bytes),
+        Err(e) => Err(vec![Finding::from_error(&CommitmentError::Json(e), None)]),
+    })
+}
+
 /// Reads a commitment document. `Err` carries every format failure, for the report.
 pub fn parse_commitment(bytes: &[u8]) -> Result<Commitment, Vec<Finding>> {
     let fail = |e: CommitmentError| vec![Finding::from_error(&e, None)];

@@ -190,10 +190,30 @@ impl fmt::Display for ReceiptError {
     }
 }
 
+/// Reads and verifies one receipt document of at most `limit` bytes. `Err` only when reading fails.
+pub fn verify_receipt_reader<R: std::io::Read>(
+    reader: R,
+    tier: IdTier,
+    limit: u64,
+) -> std::io::Result<ReceiptReport> {
+    Ok(match json::read_limited(reader, limit)? {
+        Ok(bytes) => verify_receipt(&bytes, tier),
+        Err(e) => {
+            let mut findings = Findings::new(usize::MAX);
+            findings.report(&ReceiptError::Json(e), None);
+            finish(tier, None, findings)
+        }
+    })
+}
+
 /// Verifies one receipt document (the whole file's bytes).
 pub fn verify_receipt(bytes: &[u8], tier: IdTier) -> ReceiptReport {
     let mut findings = Findings::new(usize::MAX);
     let computed = check_receipt(bytes, tier, &mut findings);
+    finish(tier, computed, findings)
+}
+
+fn finish(tier: IdTier, computed: Option<[u8; 32]>, findings: Findings) -> ReceiptReport {
     let (failures, omitted) = findings.into_parts();
     ReceiptReport {
         id_tier: tier.as_str(),

@@ -63,10 +63,26 @@ impl fmt::Display for WorkflowError {
     }
 }
 
+/// Reads and verifies a workflow document of at most `limit` bytes. `Err` only when reading fails.
+pub fn verify_workflow_reader<R: std::io::Read>(reader: R, limit: u64) -> std::io::Result<WorkflowReport> {
+    Ok(match json::read_limited(reader, limit)? {
+        Ok(bytes) => verify_workflow(&bytes),
+        Err(e) => {
+            let mut findings = Findings::new(usize::MAX);
+            findings.report(&WorkflowError::Json(e), None);
+            finish(0, None, findings)
+        }
+    })
+}
+
 /// Verifies a workflow document.
 pub fn verify_workflow(bytes: &[u8]) -> WorkflowReport {
     let mut findings = Findings::new(usize::MAX);
     let (steps, computed) = check_workflow(bytes, &mut findings);
+    finish(steps, computed, findings)
+}
+
+fn finish(steps: u64, computed: Option<String>, findings: Findings) -> WorkflowReport {
     let (failures, omitted) = findings.into_parts();
     WorkflowReport {
         verdict: Verdict::from_findings(&failures, omitted),

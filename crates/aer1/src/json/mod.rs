@@ -144,6 +144,20 @@ pub struct Parsed<'a> {
     pub duplicates: Vec<JsonError>,
 }
 
+/// Reads a whole document of at most `limit` bytes. The outer `Err` is an I/O failure (the input
+/// could not be read); the inner one says the document is over the limit, a property of the input.
+pub fn read_limited<R: std::io::Read>(
+    reader: R,
+    limit: u64,
+) -> std::io::Result<Result<Vec<u8>, JsonError>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut reader.take(limit.saturating_add(1)), &mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Err(JsonError::TooLarge { limit }));
+    }
+    Ok(Ok(bytes))
+}
+
 /// Checks the byte-level envelope (UTF-8, no byte order mark) and returns the text.
 pub fn as_text(bytes: &[u8]) -> Result<&str, JsonError> {
     if bytes.starts_with(b"\xef\xbb\xbf") {

@@ -26,8 +26,9 @@ pub enum SplitError {
     Empty,
     /// The first value is not an array; `first` is its first byte.
     NotArray { first: u8 },
-    /// Bytes that cannot appear between array elements, or input ending inside the array.
-    Syntax { offset: u64, detail: String },
+    /// Bytes that cannot appear between array elements, or input ending inside the array;
+    /// `in_element` when the input ended inside an element (the next one).
+    Syntax { offset: u64, detail: String, in_element: bool },
     /// One element is larger than the limit.
     ElementTooLarge { offset: u64, limit: usize },
 }
@@ -45,7 +46,10 @@ enum State {
 /// Splits a reader's top-level array into elements.
 pub struct ArraySplitter<R> {
     reader: R,
+    /// Read buffer; `buf[..filled]` holds data. Its length only grows (zeroed once), so a reader
+    /// that returns a few bytes per call does not cost a buffer clear per call.
     buf: Vec<u8>,
+    filled: usize,
     /// Start of unconsumed bytes in `buf`.
     pos: usize,
     /// Input offset of `buf[0]`.
@@ -61,7 +65,8 @@ impl<R: Read> ArraySplitter<R> {
     pub fn new(reader: R, max_element: usize) -> Self {
         ArraySplitter {
             reader,
-            buf: Vec::with_capacity(CHUNK),
+            buf: vec![0; CHUNK],
+            filled: 0,
             pos: 0,
             base: 0,
             eof: false,
@@ -73,7 +78,7 @@ impl<R: Read> ArraySplitter<R> {
     /// The bytes read but not consumed, and the rest of the reader: used to read a non-array
     /// document whole after [`SplitError::NotArray`].
     pub fn into_rest(self) -> (Vec<u8>, R) {
-        (self.buf[self.pos..].to_vec(), self.reader)
+        (self.buf[self.pos..self.filled].to_vec(), self.reader)
     }
 
     /// Number of input bytes consumed so far.
@@ -81,29 +86,29 @@ impl<R: Read> ArraySplitter<R> {
         self.base + self.pos as u64
     }
 
-    /// Reads more input, keeping `buf[keep_from..]`. Returns false at end of input.
+    /// Reads more input, keeping `buf[keep_from..filled]`. Returns false at end of input.
     fn fill(&mut self, keep_from: usize) -> io::Result<bool> {
         if self.eof {
             return Ok(false);
         }
         if keep_from > 0 {
-            self.buf.drain(..keep_from);
+            self.buf.copy_within(keep_from..self.filled, 0);
+            self.filled -= keep_from;
             self.base += keep_from as u64;
             self.pos -= keep_from;
         }
-        let old = self.buf.len();
-        self.buf.resize(old + CHUNK, 0);
+        if self.filled == self.buf.len() {
+            // An element larger than the buffer: grow (bounded by `max_element` in `element`).
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
         let n = loop {
-            match self.reader.read(&mut self.buf[old..]) {
+            match self.reader.read(&mut self.buf[self.filled..]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(old);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         };
-        self.buf.truncate(old + n);
+        self.filled += n;
         if n == 0 {
             self.eof = true;
         }
@@ -113,7 +118,7 @@ impl<R: Read> ArraySplitter<R> {
     /// Skips JSON whitespace; returns the next byte without consuming it, or `None` at the end.
     fn peek_non_ws(&mut self) -> Result<Option<u8>, SplitError> {
         loop {
-            while let Some(&b) = self.buf.get(self.pos) {
+            while let Some(&b) = self.buf[..self.filled].get(self.pos) {
                 if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
                     self.pos += 1;
                 } else {
@@ -130,6 +135,7 @@ impl<R: Read> ArraySplitter<R> {
         SplitError::Syntax {
             offset: self.offset(),
             detail: detail.into(),
+            in_element: false,
         }
     }
 
@@ -189,32 +195,30 @@ impl<R: Read> ArraySplitter<R> {
         let mut scan = start;
         let mut scanner = Scanner::new(self.buf[start]);
         let end = loop {
-            if scan == self.buf.len() {
-                if scan - start > self.max_element {
-                    return Err(SplitError::ElementTooLarge {
-                        offset: self.base + start as u64,
-                        limit: self.max_element,
-                    });
-                }
-                // `fill` drops the bytes before `start`, so positions move down by `start`.
-                let more = self.fill(start).map_err(SplitError::Io)?;
-                scan -= start;
-                start = 0;
-                if !more {
-                    if scanner.is_scalar() {
-                        break scan; // a number or literal running to the end of input
-                    }
-                    return Err(SplitError::Syntax {
-                        offset: self.base,
-                        detail: "input ends inside an array element".into(),
-                    });
-                }
-                continue;
+            match scanner.scan(&self.buf[..self.filled], scan) {
+                Ok(end) => break end,
+                Err(scanned_to) => scan = scanned_to,
             }
-            if let Some(end) = scanner.step(self.buf[scan], scan) {
-                break end;
+            if scan - start > self.max_element {
+                return Err(SplitError::ElementTooLarge {
+                    offset: self.base + start as u64,
+                    limit: self.max_element,
+                });
             }
-            scan += 1;
+            // `fill` drops the bytes before `start`, so positions move down by `start`.
+            let more = self.fill(start).map_err(SplitError::Io)?;
+            scan -= start;
+            start = 0;
+            if !more {
+                if scanner.is_scalar() {
+                    break scan; // a number or literal running to the end of input
+                }
+                return Err(SplitError::Syntax {
+                    offset: self.base,
+                    detail: "input ends inside an array element".into(),
+                    in_element: true,
+                });
+            }
         };
         if end == start {
             return Err(self.syntax(format!(
@@ -258,43 +262,56 @@ impl Scanner {
         !matches!(self.first, b'{' | b'[' | b'"')
     }
 
-    /// Consumes the byte at index `at`; returns the element's end (exclusive) when this byte
-    /// completes it. Scalars end before the first byte that cannot belong to them.
-    fn step(&mut self, b: u8, at: usize) -> Option<usize> {
-        if self.in_string {
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.in_string = false;
-                if self.depth == 0 {
-                    return Some(at + 1); // a top-level string element ends at its closing quote
+    /// Scans `buf` from `from`. `Ok(end)` is the element's end (exclusive); `Err(len)` means the
+    /// element goes on past the data, with the scanning state kept for the next call.
+    /// Inside strings it jumps to the next quote or backslash: entries are mostly string bytes.
+    fn scan(&mut self, buf: &[u8], from: usize) -> Result<usize, usize> {
+        let mut i = from;
+        while i < buf.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let Some(k) = memchr::memchr2(b'"', b'\\', &buf[i..]) else {
+                    return Err(buf.len());
+                };
+                i += k;
+                if buf[i] == b'\\' {
+                    self.escaped = true;
+                } else {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Ok(i + 1); // a top-level string element ends at its closing quote
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let b = buf[i];
+            if self.is_scalar() {
+                // Whatever lies before the delimiter goes to serde_json, which rejects anything
+                // that is not a JSON value.
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'[' | b'{' | b'}' | b'"') {
+                    return Ok(i);
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            return Ok(i + 1);
+                        }
+                    }
+                    _ => {}
                 }
             }
-            return None;
+            i += 1;
         }
-        if self.is_scalar() {
-            // Whatever lies before the delimiter goes to serde_json, which rejects anything that
-            // is not a JSON value.
-            let delimiter = matches!(
-                b,
-                b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'[' | b'{' | b'}' | b'"'
-            );
-            return delimiter.then_some(at);
-        }
-        match b {
-            b'"' => self.in_string = true,
-            b'{' | b'[' => self.depth += 1,
-            b'}' | b']' => {
-                self.depth = self.depth.saturating_sub(1);
-                if self.depth == 0 {
-                    return Some(at + 1);
-                }
-            }
-            _ => {}
-        }
-        None
+        Err(i)
     }
 }
 

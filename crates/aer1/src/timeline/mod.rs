@@ -93,8 +93,8 @@ pub fn verify_timeline_observed<R: Read>(
                 chain.fatal(error, None);
                 break;
             }
-            Err(SplitError::Syntax { offset, detail }) => {
-                let entry = chain.count.checked_sub(1);
+            Err(SplitError::Syntax { offset, detail, in_element }) => {
+                let entry = in_element.then_some(chain.count);
                 let detail = format!("{detail} (byte offset {offset})");
                 chain.fatal(TimelineError::Json(JsonError::Syntax { detail }), entry);
                 break;
@@ -117,14 +117,15 @@ pub fn verify_timeline_observed<R: Read>(
 /// The document is not an array: read it whole (up to a limit) to say whether it is malformed
 /// JSON or well-formed JSON of the wrong type.
 fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineError> {
-    let (mut bytes, reader) = splitter.into_rest();
-    let limit = DEFAULT_MAX_DOCUMENT_BYTES;
-    reader.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Ok(TimelineError::NotArray {
-            found: "a value that is not an array (too large to read whole)",
-        });
-    }
+    let (head, rest) = splitter.into_rest();
+    let bytes = match json::read_limited(head.as_slice().chain(rest), DEFAULT_MAX_DOCUMENT_BYTES)? {
+        Ok(bytes) => bytes,
+        Err(_too_large) => {
+            return Ok(TimelineError::NotArray {
+                found: "a value that is not an array (too large to read whole)",
+            })
+        }
+    };
     let text = match json::as_text(&bytes) {
         Ok(t) => t,
         Err(e) => return Ok(TimelineError::Json(e)),
@@ -144,7 +145,7 @@ struct Previous {
     digest: Option<Hash32>,
     /// Revision-06 digest (the output hash), to notice a historical chain checked as current.
     digest_06: Option<Hash32>,
-    /// `Some(true)` when the entry carried close: true; `None` when unknown.
+    /// Whether the entry carried `close: true`; `None` when the entry could not be read.
     close: Option<bool>,
 }
 
@@ -351,7 +352,8 @@ impl<'o> Chain<'o> {
         Previous {
             digest,
             digest_06: output_hash,
-            close,
+            // A close that is not a boolean is reported on its own rule; it is still not `true`.
+            close: Some(close == Some(true)),
         }
     }
 

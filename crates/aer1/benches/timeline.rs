@@ -1,0 +1,419 @@
+//! Timeline verification: throughput against SHA-256, and peak memory of streaming verification.
+//!
+//! What is measured:
+//!
+//! 1. Throughput. Timelines are built in memory with the reference producer and serialized once;
+//!    then, on those same file bytes, one SHA-256 pass and one streaming verification
+//!    ([`verify_timeline`] reading through `io::Read`) are timed, interleaved, several times. The
+//!    result is the ratio of the median times, verify / sha256: hashing the file once is the floor
+//!    any verifier pays (it must at least read every byte), so the ratio says how much the
+//!    verifier adds on top. Target: at most 3x, stretch 2x. Two shapes are measured, many small
+//!    entries like the draft's example and fewer 4 KiB entries, plus revision 06 for comparison.
+//! 2. Peak memory. A 1,000,000-entry timeline is streamed to a file (never held whole), then a
+//!    child process (this program re-executed with `AGENTCONF_BENCH_CHILD` set, so the parent's
+//!    own allocations do not count) verifies it from disk and reports its peak RSS (`VmHWM`),
+//!    next to a baseline child that does nothing. The same is done with 100,000 entries: the two
+//!    peaks should match, showing memory does not grow with entry count. Target: < 64 MiB.
+//!
+//! Why ratios: absolute MB/s depend on the machine and its load; a ratio of two measurements taken
+//! in the same run, interleaved, mostly cancels that noise. One machine property does not cancel:
+//! CPU SHA-256 instructions make the hash (the denominator) several times faster, so the header
+//! line says whether they are present; compare ratios only between machines that agree on it.
+//! Nothing here asserts a timing; the only assertions are that every verification returns Valid,
+//! so a broken verifier cannot be measured as a fast one.
+//!
+//! Run: `cargo bench -p agentconf-aer1 --bench timeline` (about 30-60 s on two cores, Linux only
+//! for the memory part). Without `--bench` (e.g. `cargo test --benches`) the same code runs once
+//! on tiny inputs as a smoke test.
+
+use std::env;
+use std::fs::{self, File};
+use std::hint::black_box;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agentconf_aer1::digest::{Revision, GENESIS_PREV_DIGEST};
+use agentconf_aer1::formats::encode_base64;
+use agentconf_aer1::hex;
+use agentconf_aer1::producer::{
+    build_timeline, digest_entry, timeline_json, v07_example_specs, CloseStyle, Entry, EntrySpec,
+};
+use agentconf_aer1::report::TimelineReport;
+use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
+use agentconf_aer1::Verdict;
+use sha2::{Digest as _, Sha256};
+
+/// Set in a child process to the job it runs: `baseline` or `verify:<entries>:<path>`.
+const CHILD_VAR: &str = "AGENTCONF_BENCH_CHILD";
+/// The draft example's job id.
+const JOB: &str = "job-7a1f";
+
+/// Sizes for one run.
+struct Config {
+    small_entries: usize,
+    large_entries: usize,
+    large_entry_bytes: usize,
+    repetitions: usize,
+    /// Entry counts of the on-disk timelines whose verification peak RSS is measured.
+    memory_entries: [usize; 2],
+}
+
+/// `cargo bench`: sizes large enough for stable medians, small enough for ~60 s on two cores.
+const FULL: Config = Config {
+    small_entries: 200_000,
+    large_entries: 5_000,
+    large_entry_bytes: 4096,
+    repetitions: 7,
+    memory_entries: [100_000, 1_000_000],
+};
+
+/// Anything else (`cargo test --benches`): exercise every path once, quickly.
+const SMOKE: Config = Config {
+    small_entries: 2_000,
+    large_entries: 50,
+    large_entry_bytes: 4096,
+    repetitions: 1,
+    memory_entries: [1_000, 10_000],
+};
+
+fn main() {
+    if let Ok(job) = env::var(CHILD_VAR) {
+        run_child(&job);
+        return;
+    }
+    // cargo passes `--bench` only under `cargo bench`.
+    let config = if env::args().any(|a| a == "--bench") {
+        FULL
+    } else {
+        SMOKE
+    };
+    if config.repetitions == 1 {
+        println!("smoke run (no --bench flag): tiny inputs, numbers are meaningless");
+    }
+    throughput(&config);
+    memory(&config);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Throughput
+
+/// One serialized timeline to measure.
+struct Case {
+    label: String,
+    entries: usize,
+    revision: Revision,
+    bytes: Vec<u8>,
+}
+
+/// Median times of one case.
+struct Timing {
+    sha: Duration,
+    verify: Duration,
+}
+
+fn throughput(config: &Config) {
+    let small = v07_example_specs(JOB, config.small_entries);
+    let large = large_specs(config.large_entries, config.large_entry_bytes);
+    let cases = [
+        case("small-entries", &small, Revision::R09),
+        case("large-entries", &large, Revision::R09),
+        case("small-entries revision-06", &small, Revision::R06),
+    ];
+    drop((small, large));
+
+    let timings = time_cases(&cases, config.repetitions);
+    println!(
+        "medians of {} interleaved runs, CPU SHA-256 instructions: {}; compare ratios, not MB/s",
+        config.repetitions,
+        sha_instructions()
+    );
+    for (case, timing) in cases.iter().zip(&timings) {
+        print_throughput(case, timing);
+    }
+}
+
+fn case(shape: &str, specs: &[EntrySpec], revision: Revision) -> Case {
+    let entries = build_timeline(JOB, specs, revision, CloseStyle::LastOnly);
+    Case {
+        label: shape.to_string(),
+        entries: entries.len(),
+        revision,
+        bytes: timeline_json(&entries).into_bytes(),
+    }
+}
+
+/// Specs of entries whose canonical bytes are `size`-byte JSON texts with a pseudo-random string
+/// member: deterministic, valid UTF-8, and not so repetitive that any stage could shortcut it.
+fn large_specs(n: usize, size: usize) -> Vec<EntrySpec> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..n)
+        .map(|i| {
+            let head = format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"blob\":\"");
+            let tail = "\"}";
+            let fill = size.saturating_sub(head.len() + tail.len());
+            let mut text = head.into_bytes();
+            text.extend((0..fill).map(|_| ALPHABET[(xorshift(&mut state) >> 58) as usize]));
+            text.extend_from_slice(tail.as_bytes());
+            EntrySpec {
+                bytes: text,
+                id: format!("r-{JOB}-{i}"),
+                tool: "fetch_document".to_string(),
+                provenance_class: "LOGGED BY AGENT".to_string(),
+            }
+        })
+        .collect()
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Runs every measurement `repetitions` times, interleaving cases and the two operations so that
+/// a slow phase of the machine (frequency scaling, a neighbour's burst) hits all of them alike.
+fn time_cases(cases: &[Case], repetitions: usize) -> Vec<Timing> {
+    let mut sha = vec![Vec::new(); cases.len()];
+    let mut verify = vec![Vec::new(); cases.len()];
+    for _ in 0..repetitions {
+        for (i, case) in cases.iter().enumerate() {
+            sha[i].push(time_sha(&case.bytes));
+            verify[i].push(time_verify(case));
+        }
+    }
+    sha.into_iter()
+        .zip(verify)
+        .map(|(s, v)| Timing {
+            sha: median(s),
+            verify: median(v),
+        })
+        .collect()
+}
+
+fn time_sha(bytes: &[u8]) -> Duration {
+    let start = Instant::now();
+    black_box(Sha256::digest(black_box(bytes)));
+    start.elapsed()
+}
+
+fn time_verify(case: &Case) -> Duration {
+    let options = TimelineOptions {
+        revision: case.revision,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let report = verify_timeline(black_box(case.bytes.as_slice()), &options);
+    let elapsed = start.elapsed();
+    let report = report.expect("reading from a slice cannot fail");
+    check_valid(&report, case.entries, &case.label);
+    elapsed
+}
+
+/// Not a timing assertion: a verifier that rejects the chain is not measuring the valid path.
+fn check_valid(report: &TimelineReport, entries: usize, what: &str) {
+    assert!(
+        report.verdict == Verdict::Valid && report.entry_count == entries as u64,
+        "{what}: expected a valid chain of {entries} entries, got {:?} with {} entries: {:?}",
+        report.verdict,
+        report.entry_count,
+        report.failures.first()
+    );
+}
+
+/// Whether sha2 can use SHA-256 CPU instructions here (it detects them at run time).
+fn sha_instructions() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    let present = Some(std::arch::is_x86_feature_detected!("sha"));
+    #[cfg(target_arch = "aarch64")]
+    let present = Some(std::arch::is_aarch64_feature_detected!("sha2"));
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let present = None;
+    match present {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    }
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn print_throughput(case: &Case, timing: &Timing) {
+    let mb = case.bytes.len() as f64 / 1e6;
+    let sha = mb / timing.sha.as_secs_f64();
+    let verify = mb / timing.verify.as_secs_f64();
+    let ratio = timing.verify.as_secs_f64() / timing.sha.as_secs_f64();
+    let target = match case.revision {
+        Revision::R09 => "target <= 3x, stretch 2x",
+        Revision::R06 => "historical construction, for comparison",
+    };
+    println!(
+        "timeline {} ({} entries, {mb:.1} MB): sha256 {sha:.0} MB/s, verify {verify:.0} MB/s, ratio {ratio:.2}x ({target})",
+        case.label, case.entries
+    );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Peak memory
+
+/// Peak RSS of one child process, in KiB.
+type Kib = u64;
+
+fn memory(config: &Config) {
+    check_streamed_matches_producer();
+    let baseline = run_measuring_child("baseline");
+    let mut peaks = Vec::new();
+    for &entries in &config.memory_entries {
+        let file = TempFile::new(entries);
+        write_timeline(
+            BufWriter::new(File::create(&file.0).expect("create temp file")),
+            entries,
+        )
+        .expect("write temp timeline");
+        let size = fs::metadata(&file.0).expect("stat temp file").len();
+        let peak = run_measuring_child(&format!("verify:{entries}:{}", file.0.display()));
+        println!(
+            "peak RSS verifying {entries} entries ({:.0} MB file): {} (baseline {}, difference {}; target < 64 MiB)",
+            size as f64 / 1e6,
+            mib(peak),
+            mib(baseline),
+            mib(peak.saturating_sub(baseline)),
+        );
+        peaks.push((entries, peak));
+    }
+    if let [(few, low), (many, high)] = peaks[..] {
+        let growth = high as i64 - low as i64;
+        println!("peak RSS change from {few} to {many} entries: {growth:+} KiB");
+    }
+}
+
+fn mib(kib: Kib) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+/// A file under cargo's scratch directory for benches, removed when dropped (also on panic).
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(entries: usize) -> Self {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        TempFile(dir.join(format!(
+            "timeline-bench-{}-{entries}.json",
+            std::process::id()
+        )))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+/// Writes the chain `build_timeline(JOB, &v07_example_specs(JOB, n), R09, LastOnly)` would give,
+/// serialized as `timeline_json` does, one entry at a time: the point is a file larger than the
+/// parent should hold in memory.
+fn write_timeline<W: Write>(mut out: W, n: usize) -> io::Result<()> {
+    out.write_all(b"[\n")?;
+    let mut prev = GENESIS_PREV_DIGEST.to_string();
+    let mut scratch = Vec::new();
+    for i in 0..n {
+        let last = i + 1 == n;
+        let entry = example_entry(i, prev, last);
+        serde_json::to_writer(&mut out, &entry)?;
+        out.write_all(if last { b"\n" } else { b",\n" })?;
+        prev = hex::lower(&digest_entry(&entry, Revision::R09, &mut scratch));
+    }
+    out.write_all(b"]\n")?;
+    out.flush()
+}
+
+/// Entry `i` of the example chain, as `v07_example_specs` and `build_timeline` make it.
+fn example_entry(i: usize, prev_digest: String, last: bool) -> Entry {
+    let bytes = format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}");
+    Entry {
+        canonical_bytes: encode_base64(bytes.as_bytes()),
+        prev_digest,
+        seq: i as u64 + 1,
+        job_id: JOB.to_string(),
+        id: format!("r-{JOB}-{i}"),
+        tool: "price_lookup".to_string(),
+        provenance_class: "LOGGED BY AGENT".to_string(),
+        close: last.then_some(true),
+    }
+}
+
+/// `example_entry` copies the producer's logic; fail loudly if the two ever drift apart.
+fn check_streamed_matches_producer() {
+    let n = 1000;
+    let mut streamed = Vec::new();
+    write_timeline(&mut streamed, n).expect("writing to a Vec cannot fail");
+    let built = build_timeline(
+        JOB,
+        &v07_example_specs(JOB, n),
+        Revision::R09,
+        CloseStyle::LastOnly,
+    );
+    assert!(
+        streamed == timeline_json(&built).into_bytes(),
+        "the streamed timeline differs from the reference producer's"
+    );
+}
+
+/// Re-executes this program with `job` in [`CHILD_VAR`] and returns the peak RSS it reports.
+fn run_measuring_child(job: &str) -> Kib {
+    let exe = env::current_exe().expect("path of the running bench");
+    let output = Command::new(exe)
+        .env(CHILD_VAR, job)
+        .output()
+        .expect("start child process");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "child {job:?} failed ({}): {stdout}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM ")?.parse().ok())
+        .unwrap_or_else(|| panic!("child {job:?} printed no peak RSS: {stdout}"))
+}
+
+/// The child side: do the job, then print `VmHWM <KiB>`.
+fn run_child(job: &str) {
+    if job != "baseline" {
+        let (entries, path) = job
+            .strip_prefix("verify:")
+            .and_then(|rest| rest.split_once(':'))
+            .unwrap_or_else(|| panic!("unknown {CHILD_VAR} job {job:?}"));
+        let entries: usize = entries.parse().expect("entry count");
+        let file = BufReader::new(File::open(path).expect("open timeline"));
+        let report = verify_timeline(file, &TimelineOptions::default()).expect("read timeline");
+        check_valid(&report, entries, path);
+    }
+    println!("VmHWM {}", peak_rss_kib());
+}
+
+/// Peak resident set size of this process, from Linux's `/proc/self/status`.
+fn peak_rss_kib() -> Kib {
+    let status =
+        fs::read_to_string("/proc/self/status").expect("read /proc/self/status (Linux only)");
+    status
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("VmHWM:")?
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .expect("VmHWM in /proc/self/status")
+}

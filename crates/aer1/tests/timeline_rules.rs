@@ -1,0 +1,388 @@
+//! Each timeline rule, broken on its own, is reported on that rule, at that entry and member —
+//! and nothing else is reported. Chains come from the reference producer and are mutated as JSON.
+
+use agentconf_aer1::commitment::{parse_commitment, Commitment};
+use agentconf_aer1::digest::Revision;
+use agentconf_aer1::producer::{build_timeline, relink, v07_example_specs, CloseStyle, Entry};
+use agentconf_aer1::report::TimelineReport;
+use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
+use agentconf_aer1::{TruncationEvidence, Verdict};
+use serde_json::{json, Value};
+
+fn entries(n: usize) -> Vec<Entry> {
+    build_timeline("job-7a1f", &v07_example_specs("job-7a1f", n), Revision::R09, CloseStyle::LastOnly)
+}
+
+fn values(entries: &[Entry]) -> Vec<Value> {
+    entries.iter().map(|e| serde_json::to_value(e).unwrap()).collect()
+}
+
+fn verify_text(text: &str, options: &TimelineOptions) -> TimelineReport {
+    verify_timeline(text.as_bytes(), options).unwrap()
+}
+
+fn verify(chain: &[Value]) -> TimelineReport {
+    verify_text(&serde_json::to_string(chain).unwrap(), &TimelineOptions::default())
+}
+
+/// (rule, entry, member) of every failure.
+fn failures(report: &TimelineReport) -> Vec<(String, Option<u64>, Option<String>)> {
+    report
+        .failures
+        .iter()
+        .map(|f| (f.rule.id().to_string(), f.entry, f.member.clone()))
+        .collect()
+}
+
+fn one(rule: &str, entry: Option<u64>, member: Option<&str>) -> Vec<(String, Option<u64>, Option<String>)> {
+    vec![(rule.to_string(), entry, member.map(str::to_string))]
+}
+
+fn assert_only(report: &TimelineReport, rule: &str, entry: Option<u64>, member: Option<&str>) {
+    assert_eq!(report.verdict, Verdict::Invalid);
+    assert_eq!(failures(report), one(rule, entry, member), "{:#?}", report.failures);
+}
+
+/// A digest of 64 hex characters for a value chosen by the test.
+fn commitment_for(report: &TimelineReport) -> Commitment {
+    parse_commitment(
+        json!({
+            "job_id": report.job_id.clone().unwrap(),
+            "final_entry_digest": report.final_entry_digest.clone().unwrap(),
+            "entry_count": report.entry_count,
+            "published_at": "2026-10-01T18:30:00Z",
+        })
+        .to_string()
+        .as_bytes(),
+    )
+    .unwrap()
+}
+
+fn with_commitment(c: &Commitment) -> TimelineOptions {
+    TimelineOptions {
+        commitment: Some(c.clone()),
+        ..TimelineOptions::default()
+    }
+}
+
+#[test]
+fn valid_chains_of_several_lengths_verify() {
+    for n in [1, 2, 5, 8, 100] {
+        let r = verify(&values(&entries(n)));
+        assert_eq!(r.verdict, Verdict::Valid, "n={n}: {:?}", r.failures);
+        assert_eq!(r.entry_count, n as u64);
+        assert_eq!(r.truncation_evidence, TruncationEvidence::None);
+    }
+    let explicit = build_timeline("j", &v07_example_specs("j", 4), Revision::R09, CloseStyle::Explicit);
+    assert_eq!(verify(&values(&explicit)).verdict, Verdict::Valid);
+}
+
+#[test]
+fn absent_and_explicit_false_close_digest_alike() {
+    let absent = entries(3);
+    let explicit = build_timeline("job-7a1f", &v07_example_specs("job-7a1f", 3), Revision::R09, CloseStyle::Explicit);
+    assert_eq!(absent[1].prev_digest, explicit[1].prev_digest);
+    assert_eq!(absent[2].prev_digest, explicit[2].prev_digest);
+}
+
+#[test]
+fn seq_written_as_float_is_accepted_and_digests_as_integer() {
+    let text = serde_json::to_string(&values(&entries(3))).unwrap().replace("\"seq\":2,", "\"seq\":2.0,");
+    assert!(text.contains("\"seq\":2.0"));
+    let r = verify_text(&text, &TimelineOptions::default());
+    assert_eq!(r.verdict, Verdict::Valid, "{:?}", r.failures);
+    let text = text.replace("\"seq\":2.0,", "\"seq\":2e0,");
+    assert_eq!(verify_text(&text, &TimelineOptions::default()).verdict, Verdict::Valid);
+}
+
+#[test]
+fn structure_rules_each_reported_alone() {
+    let base = values(&entries(5));
+    let mutate = |f: &dyn Fn(&mut Vec<Value>)| {
+        let mut chain = base.clone();
+        f(&mut chain);
+        verify(&chain)
+    };
+    // Genesis.
+    let r = mutate(&|c| c[0]["prev_digest"] = json!("1".repeat(64)));
+    // Entry 1's link is computed over entry 0's content, which now holds the bad prev_digest.
+    assert_eq!(
+        failures(&r),
+        [one("AER1-TL-GENESIS", Some(0), Some("prev_digest")), one("AER1-TL-LINK", Some(1), Some("prev_digest"))].concat()
+    );
+    // Mixed job on the last entry (the last entry is bound by nothing after it).
+    let r = mutate(&|c| c[4]["job_id"] = json!("job-other"));
+    assert_only(&r, "AER1-TL-JOB", Some(4), Some("job_id"));
+    // Seq type.
+    for bad in [json!(1.5), json!("5"), json!(true), Value::Null] {
+        let r = mutate(&|c| c[4]["seq"] = bad.clone());
+        assert_only(&r, "AER1-TL-SEQ-TYPE", Some(4), Some("seq"));
+    }
+    let r = mutate(&|c| {
+        c[4].as_object_mut().unwrap().remove("seq");
+    });
+    assert_only(&r, "AER1-TL-SEQ-TYPE", Some(4), Some("seq"));
+    // Seq contiguity on the last entry: 6 and a negative value.
+    for bad in [json!(6), json!(-5), json!(4)] {
+        let r = mutate(&|c| c[4]["seq"] = bad.clone());
+        assert_only(&r, "AER1-TL-SEQ", Some(4), Some("seq"));
+    }
+    // Close: not boolean on the last entry (also then not closed).
+    let r = mutate(&|c| c[4]["close"] = json!("true"));
+    assert_eq!(
+        failures(&r),
+        [one("AER1-TL-CLOSE-TYPE", Some(4), Some("close")), one("AER1-TL-CLOSE-LAST", Some(4), Some("close"))].concat()
+    );
+    // Last entry not closed.
+    let r = mutate(&|c| {
+        c[4].as_object_mut().unwrap().remove("close");
+    });
+    assert_only(&r, "AER1-TL-CLOSE-LAST", Some(4), Some("close"));
+    // Missing and mistyped members on the last entry.
+    for member in ["canonical_bytes", "prev_digest", "job_id", "id", "tool", "provenance_class"] {
+        let r = mutate(&|c| {
+            c[4].as_object_mut().unwrap().remove(member);
+        });
+        assert_only(&r, "AER1-TL-MEMBERS", Some(4), Some(member));
+        let r = mutate(&|c| c[4][member] = json!(7));
+        assert_only(&r, "AER1-TL-MEMBERS", Some(4), Some(member));
+        let r = mutate(&|c| c[4][member] = json!(""));
+        assert_only(&r, "AER1-TL-MEMBERS", Some(4), Some(member));
+    }
+    // Entry not an object.
+    let r = mutate(&|c| c[2] = json!([1]));
+    assert_only(&r, "AER1-TL-ENTRY-OBJECT", Some(2), None);
+}
+
+#[test]
+fn close_true_before_the_last_entry() {
+    let mut chain = entries(5);
+    chain[2].close = Some(true);
+    relink(&mut chain, Revision::R09);
+    let r = verify(&values(&chain));
+    assert_only(&r, "AER1-TL-CLOSE-EARLY", Some(2), Some("close"));
+}
+
+#[test]
+fn base64_variants_fail_the_chain() {
+    let base = values(&entries(3));
+    // Entry 0 bytes "eyJqb2IiOiJqb2ItN2ExZiIsImVudHJ5IjowLCJ0YWciOiJyIn0=" (padded).
+    let padded = base[2]["canonical_bytes"].as_str().unwrap().to_string();
+    for bad in [
+        padded.trim_end_matches('=').to_string(),
+        format!("{}\n{}", &padded[..8], &padded[8..]),
+        padded.replace('/', "_").replace('+', "-") + "-",
+        format!(" {padded}"),
+    ] {
+        let mut chain = base.clone();
+        chain[2]["canonical_bytes"] = json!(bad);
+        let r = verify(&chain);
+        assert_only(&r, "AER1-TL-B64", Some(2), Some("canonical_bytes"));
+    }
+}
+
+#[test]
+fn interpretation_rules() {
+    let mut chain = entries(3);
+    // Bytes that are not UTF-8 (the link is recomputed, so only the UTF-8 rule breaks).
+    chain[2].canonical_bytes = agentconf_aer1::formats::encode_base64(b"\xff\xfe");
+    relink(&mut chain, Revision::R09);
+    assert_only(&verify(&values(&chain)), "AER1-TL-UTF8", Some(2), Some("canonical_bytes"));
+
+    let mut chain = entries(3);
+    chain[1].provenance_class = "LOGGED BY AGENT\n".into();
+    relink(&mut chain, Revision::R09);
+    assert_only(&verify(&values(&chain)), "AER1-TL-PROVENANCE", Some(1), Some("provenance_class"));
+
+    // A stored output_hash must match the bytes; a matching one is fine.
+    let mut v = values(&entries(3));
+    v[1]["output_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    assert_only(&verify(&v), "AER1-TL-OUTPUT-HASH", Some(1), Some("output_hash"));
+    let mut v = values(&entries(3));
+    v[1]["output_hash"] =
+        json!("sha256:e7d5c2e8a6b0a77ba1e3deb4e9d01a31bf33e8bc82f2adc67b28bd6b3ca8ee14");
+    let r = verify(&v);
+    // That value is not the hash of entry 1's bytes either: computed independently below.
+    let bytes = b"{\"job\":\"job-7a1f\",\"entry\":1,\"tag\":\"r\"}";
+    let good = format!("sha256:{}", agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(bytes)));
+    assert_eq!(r.verdict, Verdict::Invalid);
+    v[1]["output_hash"] = json!(good);
+    assert_eq!(verify(&v).verdict, Verdict::Valid);
+}
+
+#[test]
+fn tampering_any_bound_member_breaks_the_next_link() {
+    let base = values(&entries(5));
+    let tampers: Vec<(&str, Value)> = vec![
+        ("tool", json!("price_lookup2")),
+        ("provenance_class", json!("OBSERVED VIA GATEWAY")),
+        ("id", json!("r-job-7a1f-x")),
+        ("canonical_bytes", json!("e30=")),
+    ];
+    for (member, value) in tampers {
+        let mut chain = base.clone();
+        chain[2][member] = value;
+        assert_only(&verify(&chain), "AER1-TL-LINK", Some(3), Some("prev_digest"));
+    }
+    // Job and seq are also caught by their own rules.
+    let mut chain = base.clone();
+    chain[2]["job_id"] = json!("job-x");
+    assert_eq!(
+        failures(&verify(&chain)),
+        [one("AER1-TL-JOB", Some(2), Some("job_id")), one("AER1-TL-LINK", Some(3), Some("prev_digest"))].concat()
+    );
+    let mut chain = base.clone();
+    chain[2]["close"] = json!(false);
+    // Explicit false digests like absent: no change.
+    assert_eq!(verify(&chain).verdict, Verdict::Valid);
+}
+
+#[test]
+fn one_broken_entry_does_not_cascade() {
+    let mut chain = values(&entries(5));
+    chain[1]["canonical_bytes"] = json!("not base64!");
+    // Entry 2's link cannot be judged (entry 1 has no digest): only the base64 failure.
+    assert_only(&verify(&chain), "AER1-TL-B64", Some(1), Some("canonical_bytes"));
+}
+
+#[test]
+fn all_failures_are_reported_not_just_the_first() {
+    let mut chain = values(&entries(6));
+    chain[1]["job_id"] = json!("other");
+    chain[3]["seq"] = json!(9);
+    // Entry 5 is last: changing it breaks no link, only the close rule.
+    chain[5].as_object_mut().unwrap().remove("close");
+    let rules: Vec<_> = failures(&verify(&chain)).into_iter().map(|(r, e, _)| (r, e)).collect();
+    assert_eq!(
+        rules,
+        [
+            ("AER1-TL-JOB".to_string(), Some(1)),
+            ("AER1-TL-LINK".to_string(), Some(2)),
+            ("AER1-TL-SEQ".to_string(), Some(3)),
+            ("AER1-TL-LINK".to_string(), Some(4)),
+            ("AER1-TL-CLOSE-LAST".to_string(), Some(5)),
+        ]
+    );
+}
+
+#[test]
+fn failures_beyond_the_cap_are_counted() {
+    let mut chain = values(&entries(50));
+    for e in &mut chain {
+        e["tool"] = json!(1);
+    }
+    let options = TimelineOptions { max_failures: 10, ..TimelineOptions::default() };
+    let r = verify_text(&serde_json::to_string(&chain).unwrap(), &options);
+    assert_eq!(r.failures.len(), 10);
+    assert_eq!(r.failures_omitted, 40);
+    assert_eq!(r.verdict, Verdict::Invalid);
+}
+
+#[test]
+fn empty_and_non_array_timelines() {
+    let d = TimelineOptions::default();
+    assert_only(&verify_text("[]", &d), "AER1-TL-ARRAY", None, None);
+    assert_only(&verify_text(" [ ] \n", &d), "AER1-TL-ARRAY", None, None);
+    assert_only(&verify_text("{\"a\":1}", &d), "AER1-TL-ARRAY", None, None);
+    assert_only(&verify_text("\"x\"", &d), "AER1-TL-ARRAY", None, None);
+    assert_only(&verify_text("", &d), "AER1-JSON-SYNTAX", None, None);
+    assert_only(&verify_text("{\"a\":", &d), "AER1-JSON-SYNTAX", None, None);
+}
+
+// ------------------------------------------------------------------------------------------------
+// What the chain proves and what it does not: the commitment cases.
+
+#[test]
+fn truncated_tail_without_reclosing_is_invalid() {
+    let mut chain = values(&entries(8));
+    chain.truncate(6);
+    assert_only(&verify(&chain), "AER1-TL-CLOSE-LAST", Some(5), Some("close"));
+}
+
+#[test]
+fn reclosed_chain_verifies_alone_and_fails_the_commitment() {
+    let original = entries(8);
+    let commitment = commitment_for(&verify(&values(&original)));
+    let mut cut = original[..6].to_vec();
+    cut[5].close = Some(true);
+    relink(&mut cut, Revision::R09);
+    let alone = verify(&values(&cut));
+    assert_eq!(alone.verdict, Verdict::Valid, "the honest limit: a re-closed chain passes");
+    assert_eq!(alone.truncation_evidence, TruncationEvidence::None);
+    let r = verify_text(&serde_json::to_string(&values(&cut)).unwrap(), &with_commitment(&commitment));
+    let rules: Vec<_> = r.failures.iter().map(|f| f.rule.id()).collect();
+    assert_eq!(rules, ["AER1-CM-COUNT", "AER1-CM-FINAL"]);
+    assert_eq!(r.truncation_evidence, TruncationEvidence::None);
+}
+
+#[test]
+fn dropped_prefix_renumbered_verifies_alone_and_fails_the_commitment() {
+    let original = entries(8);
+    let commitment = commitment_for(&verify(&values(&original)));
+    let mut cut = original[2..].to_vec();
+    for (i, e) in cut.iter_mut().enumerate() {
+        e.seq = i as u64 + 1;
+    }
+    relink(&mut cut, Revision::R09);
+    assert_eq!(verify(&values(&cut)).verdict, Verdict::Valid);
+    let r = verify_text(&serde_json::to_string(&values(&cut)).unwrap(), &with_commitment(&commitment));
+    let rules: Vec<_> = r.failures.iter().map(|f| f.rule.id()).collect();
+    assert_eq!(rules, ["AER1-CM-COUNT", "AER1-CM-FINAL"]);
+}
+
+#[test]
+fn substituted_final_entry_fails_the_commitment_on_the_final_digest_only() {
+    let original = entries(8);
+    let commitment = commitment_for(&verify(&values(&original)));
+    let mut swapped = original.clone();
+    swapped[7].canonical_bytes = agentconf_aer1::formats::encode_base64(b"{\"forged\":true}");
+    // No re-linking needed: nothing inside the chain binds the last entry.
+    let alone = verify(&values(&swapped));
+    assert_eq!(alone.verdict, Verdict::Valid);
+    let r = verify_text(&serde_json::to_string(&values(&swapped)).unwrap(), &with_commitment(&commitment));
+    assert_only(&r, "AER1-CM-FINAL", None, Some("commitment.final_entry_digest"));
+}
+
+#[test]
+fn commitment_from_another_job_and_matching_commitment() {
+    let chain = entries(5);
+    let report = verify(&values(&chain));
+    let good = commitment_for(&report);
+    let text = serde_json::to_string(&values(&chain)).unwrap();
+    let r = verify_text(&text, &with_commitment(&good));
+    assert_eq!(r.verdict, Verdict::Valid);
+    assert_eq!(r.truncation_evidence, TruncationEvidence::CommitmentVerified);
+    let other = Commitment { job_id: "job-other".into(), ..good };
+    let r = verify_text(&text, &with_commitment(&other));
+    assert_only(&r, "AER1-CM-JOB", None, Some("commitment.job_id"));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Revision 06.
+
+#[test]
+fn revision_06_chains_are_historical_and_never_current() {
+    let old = build_timeline("job-7a1f", &v07_example_specs("job-7a1f", 5), Revision::R06, CloseStyle::LastOnly);
+    let text = serde_json::to_string(&values(&old)).unwrap();
+    let as_06 = verify_text(&text, &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() });
+    assert_eq!(as_06.verdict, Verdict::Valid, "{:?}", as_06.failures);
+    assert!(as_06.historical);
+    let as_09 = verify_text(&text, &TimelineOptions::default());
+    assert_eq!(as_09.verdict, Verdict::Invalid);
+    assert!(!as_09.historical);
+    assert!(as_09.failures.iter().all(|f| f.rule.id() == "AER1-TL-LINK"));
+    assert_eq!(as_09.failures.len(), 4);
+    assert!(as_09.notes.iter().any(|n| n.contains("revision-06")), "{:?}", as_09.notes);
+    // A current chain checked under 06 fails its links too, and gets no such note.
+    let current = verify_text(
+        &serde_json::to_string(&values(&entries(5))).unwrap(),
+        &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() },
+    );
+    assert_eq!(current.verdict, Verdict::Invalid);
+    assert!(current.historical);
+    // Under 06, metadata is not bound: changing the tool of an inner entry goes unnoticed.
+    let mut v = values(&old);
+    v[2]["tool"] = json!("anything");
+    let r = verify_text(&serde_json::to_string(&v).unwrap(), &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() });
+    assert_eq!(r.verdict, Verdict::Valid);
+}

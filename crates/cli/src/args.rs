@@ -1,0 +1,139 @@
+//! Command-line arguments. This surface is a contract: the harness and users' scripts call it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "agentconf",
+    version,
+    about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09).",
+    long_about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09), an individual \
+                  Internet-Draft: not an RFC and not endorsed by the IETF.\n\n\
+                  Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable input. \
+                  FILE may be '-' for standard input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Verify a receipt, a timeline or a workflow.
+    #[command(subcommand)]
+    Verify(Verify),
+    /// Print each timeline entry's digest (and with --preimage, the bytes hashed).
+    Digest(DigestArgs),
+    /// Verify a timeline under revision 09 and print its external commitment artifact.
+    Commit(CommitArgs),
+    /// List the rule catalogue.
+    Rules(RulesArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Verify {
+    /// Verify a single receipt (Sections 3-6).
+    Receipt(ReceiptArgs),
+    /// Verify a job timeline (Section 7), optionally against an external commitment.
+    Timeline(TimelineArgs),
+    /// Verify a workflow's Merkle root over its steps' receipt ids (Section 8).
+    Workflow(WorkflowArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct Output {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RevisionArg {
+    /// Revision 09 (the construction of 07, kept by 08 and 09).
+    #[value(name = "09")]
+    R09,
+    /// Revision 06: historical chains only; results are labelled historical.
+    #[value(name = "06")]
+    R06,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IdTierArg {
+    /// Lowercase UUID shape, not nil.
+    Core,
+    /// Also UUID version 4 with the RFC 4122 variant.
+    Strict,
+}
+
+#[derive(Args, Debug)]
+pub struct ReceiptArgs {
+    /// The receipt file, or '-' for standard input.
+    pub file: PathBuf,
+    /// Receipt id tier to enforce.
+    #[arg(long, value_enum, default_value_t = IdTierArg::Core)]
+    pub id_tier: IdTierArg,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct TimelineArgs {
+    /// The timeline file (a JSON array of entries), or '-' for standard input.
+    pub file: PathBuf,
+    /// An external commitment to check the chain against (revision 09 only).
+    #[arg(long, value_name = "FILE")]
+    pub commitment: Option<PathBuf>,
+    /// The chain construction to verify under.
+    #[arg(long, value_enum, default_value_t = RevisionArg::R09)]
+    pub revision: RevisionArg,
+    /// Keep at most this many failures in the report; the rest are counted.
+    #[arg(long, default_value_t = agentconf_aer1::timeline::DEFAULT_MAX_FAILURES)]
+    pub max_failures: usize,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct WorkflowArgs {
+    /// The workflow file, or '-' for standard input.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct DigestArgs {
+    /// The timeline file, or '-' for standard input.
+    pub file: PathBuf,
+    /// The chain construction to digest under.
+    #[arg(long, value_enum, default_value_t = RevisionArg::R09)]
+    pub revision: RevisionArg,
+    /// Also print each entry's preimage (revision 09 only).
+    #[arg(long)]
+    pub preimage: bool,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct CommitArgs {
+    /// The timeline file, or '-' for standard input.
+    pub file: PathBuf,
+    /// When the witness publishes the commitment (RFC 3339, e.g. 2026-10-01T18:30:00Z).
+    #[arg(long, value_name = "RFC3339")]
+    pub published_at: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    #[command(flatten)]
+    pub output: Output,
+}

@@ -1,0 +1,70 @@
+//! One module per subcommand; each returns whether its input was valid.
+
+mod commit;
+mod digest;
+mod rules;
+mod verify;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use crate::args::{Cli, Command, RevisionArg, Verify};
+use agentconf_aer1::Revision;
+
+pub const EXIT_VALID: u8 = 0;
+pub const EXIT_INVALID: u8 = 1;
+/// Usage errors and unreadable input (clap uses the same code for bad arguments).
+pub const EXIT_USAGE: u8 = 2;
+
+/// The limit on documents read whole: receipts, workflows, commitments.
+pub const MAX_DOCUMENT_BYTES: u64 = agentconf_aer1::timeline::DEFAULT_MAX_DOCUMENT_BYTES;
+
+/// Whether the input was valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Valid,
+    Invalid,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> ExitCode {
+        ExitCode::from(match self {
+            Outcome::Valid => EXIT_VALID,
+            Outcome::Invalid => EXIT_INVALID,
+        })
+    }
+
+    fn from_verdict(v: agentconf_aer1::Verdict) -> Outcome {
+        match v {
+            agentconf_aer1::Verdict::Valid => Outcome::Valid,
+            agentconf_aer1::Verdict::Invalid => Outcome::Invalid,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<Outcome, String> {
+    match cli.command {
+        Command::Verify(Verify::Receipt(a)) => verify::receipt(&a),
+        Command::Verify(Verify::Timeline(a)) => verify::timeline(&a),
+        Command::Verify(Verify::Workflow(a)) => verify::workflow(&a),
+        Command::Digest(a) => digest::run(&a),
+        Command::Commit(a) => commit::run(&a),
+        Command::Rules(a) => rules::run(&a),
+    }
+}
+
+fn revision(arg: RevisionArg) -> Revision {
+    match arg {
+        RevisionArg::R09 => Revision::R09,
+        RevisionArg::R06 => Revision::R06,
+    }
+}
+
+/// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
+/// message instead of the panic `println!` would raise.
+fn emit(text: &str) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write output: {e}"))
+}

@@ -1,0 +1,66 @@
+//! `agentconf verify receipt|timeline|workflow`.
+
+use agentconf_aer1::commitment::read_commitment;
+use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
+use agentconf_aer1::workflow::verify_workflow_reader;
+use agentconf_aer1::{Report, Revision};
+
+use super::{emit, revision, Outcome, MAX_DOCUMENT_BYTES};
+use crate::args::{Format, IdTierArg, ReceiptArgs, TimelineArgs, WorkflowArgs};
+use crate::input::{open, read_error};
+use crate::render;
+
+pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
+    let tier = match args.id_tier {
+        IdTierArg::Core => IdTier::Core,
+        IdTierArg::Strict => IdTier::Strict,
+    };
+    let input = open(&args.file)?;
+    let report = verify_receipt_reader(input.reader, tier, MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(&input.name, &e))?;
+    show(&Report::Receipt(report), args.output.format, &input.name)
+}
+
+pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
+    let revision = revision(args.revision);
+    if args.commitment.is_some() && revision != Revision::R09 {
+        return Err(
+            "--commitment needs --revision 09: the external commitment is a revision-09 artifact"
+                .into(),
+        );
+    }
+    let mut options = TimelineOptions {
+        revision,
+        max_failures: args.max_failures,
+        ..TimelineOptions::default()
+    };
+    if let Some(path) = &args.commitment {
+        let input = open(path)?;
+        match read_commitment(input.reader, MAX_DOCUMENT_BYTES)
+            .map_err(|e| read_error(&input.name, &e))?
+        {
+            Ok(c) => options.commitment = Some(c),
+            Err(findings) => options.commitment_findings = findings,
+        }
+    }
+    let input = open(&args.file)?;
+    let report =
+        verify_timeline(input.reader, &options).map_err(|e| read_error(&input.name, &e))?;
+    show(&Report::Timeline(report), args.output.format, &input.name)
+}
+
+pub fn workflow(args: &WorkflowArgs) -> Result<Outcome, String> {
+    let input = open(&args.file)?;
+    let report = verify_workflow_reader(input.reader, MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(&input.name, &e))?;
+    show(&Report::Workflow(report), args.output.format, &input.name)
+}
+
+fn show(report: &Report, format: Format, source: &str) -> Result<Outcome, String> {
+    match format {
+        Format::Json => emit(&(render::json(report) + "\n"))?,
+        Format::Text => emit(&render::text(report, source))?,
+    }
+    Ok(Outcome::from_verdict(report.verdict()))
+}
