@@ -12,10 +12,16 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
+    // Most values (digests, ids, class names) need no escaping: one check, one copy.
+    if bytes.iter().all(|&b| is_plain(b)) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut run_start = 0;
     // Copy runs of printable ASCII in one go; everything else goes through `push_escaped`.
     for (i, &b) in bytes.iter().enumerate() {
-        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+        if is_plain(b) {
             continue;
         }
         if b >= 0x80 && !is_char_start(b) {
@@ -29,6 +35,11 @@ pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&bytes[run_start..]);
     out.push(b'"');
+}
+
+/// Printable ASCII other than the quote and the backslash: written as itself.
+fn is_plain(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\'
 }
 
 fn is_char_start(b: u8) -> bool {

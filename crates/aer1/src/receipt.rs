@@ -170,7 +170,7 @@ impl fmt::Display for ReceiptError {
             }
             ReceiptError::Provenance { value } => write!(
                 f,
-                "provenance_class {value:?} is not EXECUTED BY <SYSTEM>, OBSERVED VIA GATEWAY or LOGGED BY AGENT"
+                "provenance_class \"{value}\" is not EXECUTED BY <SYSTEM>, OBSERVED VIA GATEWAY or LOGGED BY AGENT"
             ),
             ReceiptError::Base64 { error } => write!(f, "canonical_bytes is not valid base64: {error}"),
             ReceiptError::BytesNotUtf8 { offset } => write!(

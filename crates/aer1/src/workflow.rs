@@ -40,7 +40,7 @@ impl RuleError for WorkflowError {
         match self {
             WorkflowError::Json(e) => e.member(),
             WorkflowError::Format { member, .. } => Some(member.clone()),
-            WorkflowError::DuplicateId { .. } => Some("receipt_id".into()),
+            WorkflowError::DuplicateId { step, .. } => Some(format!("steps[{step}].receipt_id")),
             WorkflowError::RootMismatch { .. } => Some("merkle_root".into()),
         }
     }
@@ -154,17 +154,17 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
         let id = match step.as_object().map(|o| o.get("receipt_id")) {
             Some(Some(Node::String(id))) => id,
             Some(Some(other)) => {
-                report(findings, format("receipt_id", format!("receipt_id must be a string, found {}", other.kind())), Some(i));
+                report(findings, format(&format!("steps[{i}].receipt_id"), format!("receipt_id must be a string, found {}", other.kind())), Some(i));
                 well_formed = false;
                 continue;
             }
             Some(None) => {
-                report(findings, format("receipt_id", "the step has no receipt_id member".into()), Some(i));
+                report(findings, format(&format!("steps[{i}].receipt_id"), "the step has no receipt_id member".into()), Some(i));
                 well_formed = false;
                 continue;
             }
             None => {
-                report(findings, format("steps", format!("a step must be an object, found {}", step.kind())), Some(i));
+                report(findings, format(&format!("steps[{i}]"), format!("a step must be an object, found {}", step.kind())), Some(i));
                 well_formed = false;
                 continue;
             }

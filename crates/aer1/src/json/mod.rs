@@ -171,23 +171,38 @@ pub fn as_text(bytes: &[u8]) -> Result<&str, JsonError> {
 /// Parses one JSON text. The top-level object's members named in `raw_keys` keep the exact text
 /// of their numbers ([`Num::Text`]).
 pub fn parse<'a>(text: &'a str, raw_keys: &[&str]) -> Result<Parsed<'a>, JsonError> {
+    parse_nested(text, raw_keys, 0)
+}
+
+/// As [`parse`], for a value that sits inside `enclosing` arrays or objects of a larger document
+/// (a timeline entry sits inside one), so the nesting limit applies to the whole document.
+pub fn parse_nested<'a>(
+    text: &'a str,
+    raw_keys: &[&str],
+    enclosing: usize,
+) -> Result<Parsed<'a>, JsonError> {
     if text.trim_matches(is_json_ws).is_empty() {
         return Err(JsonError::Empty);
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let mut duplicates = Vec::new();
+    let mut side = Side::default();
     let seed = NodeSeed {
         ctx: Ctx {
-            duplicates: &mut duplicates,
+            side: &mut side,
             raw_keys,
+            enclosing,
         },
         path: &Path::Root,
     };
-    let root = seed
-        .deserialize(&mut de)
-        .and_then(|root| de.end().map(|()| root))
-        .map_err(|e| classify(&e, text))?;
-    Ok(Parsed { root, duplicates })
+    let root = seed.deserialize(&mut de).and_then(|root| de.end().map(|()| root));
+    match root {
+        Ok(root) => Ok(Parsed {
+            root,
+            duplicates: side.duplicates,
+        }),
+        Err(_) if side.too_deep => Err(JsonError::TooDeep),
+        Err(e) => Err(classify(&e, text)),
+    }
 }
 
 fn is_json_ws(c: char) -> bool {
@@ -198,8 +213,11 @@ fn is_json_ws(c: char) -> bool {
 /// the text (independent of serde_json's wording); depth and range by serde_json's message, which
 /// a test pins so that an upgrade changing it is noticed.
 fn classify(e: &serde_json::Error, text: &str) -> JsonError {
-    if let Some(escape) = find_lone_surrogate(text) {
-        return JsonError::LoneSurrogate { escape };
+    if let Some((at, escape)) = find_lone_surrogate(text) {
+        // Only when the surrogate is where parsing stopped, not after an earlier error.
+        if at <= byte_offset(text, e.line(), e.column()) {
+            return JsonError::LoneSurrogate { escape };
+        }
     }
     let message = e.to_string();
     if message.starts_with("recursion limit exceeded") {
@@ -216,9 +234,19 @@ fn classify(e: &serde_json::Error, text: &str) -> JsonError {
     JsonError::Syntax { detail: message }
 }
 
-/// Finds the first `\uXXXX` escape in a string literal that encodes an unpaired surrogate.
-/// Only string contents are scanned, and escaped backslashes are skipped correctly.
-pub fn find_lone_surrogate(text: &str) -> Option<String> {
+/// The byte offset of serde_json's 1-based line and column.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    line_start + column.saturating_sub(1)
+}
+
+/// Finds the first `\uXXXX` escape in a string literal that encodes an unpaired surrogate, and
+/// its byte offset. Only string contents are scanned; escaped backslashes are skipped correctly.
+pub fn find_lone_surrogate(text: &str) -> Option<(usize, String)> {
     let b = text.as_bytes();
     let mut i = 0;
     let mut in_string = false;
@@ -235,13 +263,13 @@ pub fn find_lone_surrogate(text: &str) -> Option<String> {
                     if let Some(unit) = hex4(i + 2) {
                         let escape = &text[i..i + 6];
                         if (0xdc00..=0xdfff).contains(&unit) {
-                            return Some(escape.to_string());
+                            return Some((i, escape.to_string()));
                         }
                         if (0xd800..=0xdbff).contains(&unit) {
                             let paired = b.get(i + 6..i + 8) == Some(b"\\u")
                                 && hex4(i + 8).is_some_and(|lo| (0xdc00..=0xdfff).contains(&lo));
                             if !paired {
-                                return Some(escape.to_string());
+                                return Some((i, escape.to_string()));
                             }
                             i += 12;
                             continue;
@@ -291,17 +319,38 @@ impl Path<'_> {
     }
 }
 
+/// What the visitors report besides the value.
+#[derive(Default)]
+struct Side {
+    duplicates: Vec<JsonError>,
+    /// Set when the nesting limit stopped the parse.
+    too_deep: bool,
+}
+
 struct Ctx<'c, 'k> {
-    duplicates: &'c mut Vec<JsonError>,
+    side: &'c mut Side,
     raw_keys: &'k [&'k str],
+    /// Arrays and objects around the value being visited.
+    enclosing: usize,
 }
 
 impl Ctx<'_, '_> {
-    fn reborrow(&mut self) -> Ctx<'_, '_> {
+    /// The context for the members or elements of a container being visited.
+    fn inside(&mut self) -> Ctx<'_, '_> {
         Ctx {
-            duplicates: self.duplicates,
+            side: self.side,
             raw_keys: self.raw_keys,
+            enclosing: self.enclosing + 1,
         }
+    }
+
+    /// Opening a container at this point would exceed [`MAX_DEPTH`].
+    fn enter<E: de::Error>(&mut self) -> Result<(), E> {
+        if self.enclosing + 1 > MAX_DEPTH {
+            self.side.too_deep = true;
+            return Err(E::custom("nesting limit exceeded"));
+        }
+        Ok(())
     }
 }
 
@@ -386,11 +435,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        self.ctx.enter()?;
         let mut items = Vec::new();
         loop {
             let path = Path::Index(self.path, items.len());
             let seed = NodeSeed {
-                ctx: self.ctx.reborrow(),
+                ctx: self.ctx.inside(),
                 path: &path,
             };
             match seq.next_element_seed(seed)? {
@@ -401,23 +451,25 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let mut members: Vec<(Cow<'de, str>, Node<'de>)> = Vec::new();
+        self.ctx.enter()?;
+        // Timeline entries have eight members: one allocation instead of growing 4 -> 8.
+        let mut members: Vec<(Cow<'de, str>, Node<'de>)> = Vec::with_capacity(8);
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let path = Path::Key(self.path, &key);
             if members.iter().any(|(k, _)| *k == key) {
-                self.ctx.duplicates.push(JsonError::DuplicateMember {
+                self.ctx.side.duplicates.push(JsonError::DuplicateMember {
                     path: path.render(),
                 });
             }
             let raw = self.path.is_root() && self.ctx.raw_keys.contains(&key.as_ref());
             let value = if raw {
                 map.next_value_seed(RawSeed {
-                    ctx: self.ctx.reborrow(),
+                    ctx: self.ctx.inside(),
                     path: &path,
                 })?
             } else {
                 map.next_value_seed(NodeSeed {
-                    ctx: self.ctx.reborrow(),
+                    ctx: self.ctx.inside(),
                     path: &path,
                 })?
             };
@@ -481,5 +533,14 @@ mod tests {
         assert!(parse(&depth_ok, &[]).is_ok());
         let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert_eq!(parse(&too_deep, &[]).unwrap_err(), JsonError::TooDeep);
+        // Inside one enclosing array, one level less is left.
+        assert_eq!(parse_nested(&depth_ok, &[], 1).unwrap_err(), JsonError::TooDeep);
+        // Raw keys re-read their value, still within the same budget.
+        let deep_seq = format!("{{\"seq\":{}{}}}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        let seq_ok = format!("{{\"seq\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(parse(&seq_ok, &["seq"]).is_ok());
+        assert_eq!(parse(&deep_seq, &["seq"]).unwrap_err(), JsonError::TooDeep);
+        // A syntax error before a lone surrogate is reported as syntax.
+        assert!(matches!(parse(r#"[1 2, "\ud800"]"#, &[]), Err(JsonError::Syntax { .. })));
     }
 }

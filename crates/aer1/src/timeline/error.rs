@@ -107,7 +107,7 @@ impl fmt::Display for TimelineError {
             ),
             TimelineError::ProvenanceClass { value } => write!(
                 f,
-                "provenance_class {value:?} is not EXECUTED BY <SYSTEM>, OBSERVED VIA GATEWAY or LOGGED BY AGENT"
+                "provenance_class \"{value}\" is not EXECUTED BY <SYSTEM>, OBSERVED VIA GATEWAY or LOGGED BY AGENT"
             ),
             TimelineError::SeqMissing => f.write_str("the entry has no seq member"),
             TimelineError::SeqNotInteger { found } => write!(f, "seq is not an integer: found {found}"),

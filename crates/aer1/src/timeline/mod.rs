@@ -8,6 +8,7 @@
 mod error;
 mod seq;
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub use error::TimelineError;
@@ -72,11 +73,21 @@ pub fn verify_timeline<R: Read>(reader: R, options: &TimelineOptions) -> io::Res
 }
 
 /// As [`verify_timeline`], calling `observe` once per entry in order.
+///
+/// A commitment with a revision other than 09 is refused (`InvalidInput`): the commitment artifact
+/// is a revision-09 construct, and comparing it with a revision-06 digest would let a historical
+/// chain look committed under the current construction.
 pub fn verify_timeline_observed<R: Read>(
     reader: R,
     options: &TimelineOptions,
     observe: &mut dyn FnMut(&EntryDigest<'_>),
 ) -> io::Result<TimelineReport> {
+    if options.revision != Revision::R09 && options.commitment.is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an external commitment can only be checked under revision 09",
+        ));
+    }
     let mut chain = Chain::new(options);
     let mut splitter = ArraySplitter::new(reader, options.max_entry_bytes);
     loop {
@@ -117,6 +128,7 @@ pub fn verify_timeline_observed<R: Read>(
 /// The document is not an array: read it whole (up to a limit) to say whether it is malformed
 /// JSON or well-formed JSON of the wrong type.
 fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineError> {
+    let skipped = splitter.offset();
     let (head, rest) = splitter.into_rest();
     let bytes = match json::read_limited(head.as_slice().chain(rest), DEFAULT_MAX_DOCUMENT_BYTES)? {
         Ok(bytes) => bytes,
@@ -128,6 +140,10 @@ fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineErr
     };
     let text = match json::as_text(&bytes) {
         Ok(t) => t,
+        // Offsets count from the start of the input, including the whitespace already skipped.
+        Err(JsonError::NotUtf8 { offset }) => {
+            return Ok(TimelineError::Json(JsonError::NotUtf8 { offset: offset + skipped }))
+        }
         Err(e) => return Ok(TimelineError::Json(e)),
     };
     Ok(match json::parse(text, &[]) {
@@ -254,7 +270,8 @@ impl<'o> Chain<'o> {
                 return unknown;
             }
         };
-        let parsed = match json::parse(text, &["seq"]) {
+        // Entries sit inside the timeline array: one level of the nesting budget is used.
+        let parsed = match json::parse_nested(text, &["seq"], 1) {
             Ok(parsed) => parsed,
             Err(e) => {
                 self.report(TimelineError::Json(e), index);
@@ -396,7 +413,7 @@ impl<'o> Chain<'o> {
         }
     }
 
-    fn check_seq(&mut self, seq: Option<&Node<'_>>, index: u64) -> Option<String> {
+    fn check_seq<'e>(&mut self, seq: Option<&Node<'e>>, index: u64) -> Option<Cow<'e, str>> {
         let Some(node) = seq else {
             self.report(TimelineError::SeqMissing, index);
             return None;
@@ -408,7 +425,8 @@ impl<'o> Chain<'o> {
             }
             Ok(digits) => {
                 let expected = index + 1;
-                if digits != expected.to_string() {
+                // Integer literals carry no leading zeros, so equal values have equal digits.
+                if digits.parse::<u64>() != Ok(expected) {
                     self.report(
                         TimelineError::SeqContiguity {
                             found: clip(&digits, 40),
@@ -491,7 +509,9 @@ impl<'o> Chain<'o> {
         }
         let commitment_ok = self.check_commitment();
 
-        let only_link_failures = !self.findings.is_empty()
+        // Omitted findings are of unknown rules: no note then.
+        let only_link_failures = !self.findings.list().is_empty()
+            && self.findings.total() == self.findings.list().len() as u64
             && self.findings.list().iter().all(|f| f.rule == agentconf_rules::Rule::Aer1TlLink);
         if revision == Revision::R09 && only_link_failures && self.links_hold_under_06 && self.links_checked > 0 {
             notes.push(

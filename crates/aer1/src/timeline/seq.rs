@@ -1,5 +1,7 @@
 //! Reading `seq` the way the kit does: an integral JSON number, `1.0` accepted and written `1`.
 
+use std::borrow::Cow;
+
 use crate::json::{Node, Num};
 
 /// Why `seq` is not an integer.
@@ -12,7 +14,7 @@ pub struct NotInteger {
 /// The decimal digits of `seq` as the preimage writes them. Integer literals are taken exactly,
 /// whatever their size (no rounding through 64 bits); literals with a fraction or exponent are
 /// read as a double and accepted when its value is integral, as Python's `float.is_integer`.
-pub fn seq_digits(node: &Node<'_>) -> Result<String, NotInteger> {
+pub fn seq_digits<'a>(node: &Node<'a>) -> Result<Cow<'a, str>, NotInteger> {
     let num = match node {
         Node::Number(n) => *n,
         other => {
@@ -24,14 +26,14 @@ pub fn seq_digits(node: &Node<'_>) -> Result<String, NotInteger> {
     match num {
         Num::Text(text) if !text.contains(['.', 'e', 'E']) => Ok(normalise_integer(text)),
         Num::Text(text) => match text.parse::<f64>() {
-            Ok(v) if v.is_finite() && v.fract() == 0.0 => Ok(integral_to_decimal(v)),
+            Ok(v) if v.is_finite() && v.fract() == 0.0 => Ok(Cow::Owned(integral_to_decimal(v))),
             _ => Err(NotInteger {
                 found: clip_number(text),
             }),
         },
-        Num::U64(v) => Ok(v.to_string()),
-        Num::I64(v) => Ok(v.to_string()),
-        Num::F64(v) if v.is_finite() && v.fract() == 0.0 => Ok(integral_to_decimal(v)),
+        Num::U64(v) => Ok(Cow::Owned(v.to_string())),
+        Num::I64(v) => Ok(Cow::Owned(v.to_string())),
+        Num::F64(v) if v.is_finite() && v.fract() == 0.0 => Ok(Cow::Owned(integral_to_decimal(v))),
         Num::F64(v) => Err(NotInteger {
             found: v.to_string(),
         }),
@@ -43,11 +45,11 @@ fn clip_number(text: &str) -> String {
 }
 
 /// JSON integer literals have no leading zeros; only `-0` needs rewriting (Python: `int` is 0).
-fn normalise_integer(text: &str) -> String {
+fn normalise_integer(text: &str) -> Cow<'_, str> {
     if text == "-0" {
-        "0".to_string()
+        Cow::Borrowed("0")
     } else {
-        text.to_string()
+        Cow::Borrowed(text)
     }
 }
 
@@ -97,7 +99,7 @@ mod tests {
     use super::*;
 
     fn digits(text: &str) -> Result<String, NotInteger> {
-        seq_digits(&Node::Number(Num::Text(text)))
+        seq_digits(&Node::Number(Num::Text(text))).map(Cow::into_owned)
     }
 
     #[test]
