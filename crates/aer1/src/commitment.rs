@@ -28,11 +28,11 @@ pub struct Commitment {
 }
 
 fn serialize_count<S: serde::Serializer>(count: &str, s: S) -> Result<S::Ok, S::Error> {
-    // Counts produced or accepted here are JSON integer literals; emit them as numbers.
-    match count.parse::<u64>() {
-        Ok(n) => s.serialize_u64(n),
-        Err(_) => s.serialize_str(count),
-    }
+    // Counts are JSON integer literals, possibly beyond 64 bits: write the digits as they are,
+    // as a number (a string would not parse back as a commitment).
+    let raw = serde_json::value::RawValue::from_string(count.to_string())
+        .map_err(serde::ser::Error::custom)?;
+    serde::Serialize::serialize(&raw, s)
 }
 
 impl Commitment {
@@ -48,18 +48,46 @@ impl Commitment {
 pub enum CommitmentError {
     /// The commitment file is not acceptable JSON.
     Json(JsonError),
-    NotObject { found: &'static str },
-    MissingMember { member: &'static str },
-    JobFormat { found: String },
-    DigestFormat { found: String },
-    CountFormat { found: String },
-    PublishedAtType { found: &'static str },
-    PublishedAt { error: TimeError },
-    CountMismatch { committed: String, actual: u64 },
-    JobMismatch { first_entry: u64, mismatching: u64, found: String, committed: String },
-    FinalMismatch { committed: String, computed: String },
-    /// The last entry could not be digested, so the final digest cannot be compared.
-    FinalUnavailable { last_entry: u64 },
+    NotObject {
+        found: &'static str,
+    },
+    MissingMember {
+        member: &'static str,
+    },
+    JobFormat {
+        found: String,
+    },
+    DigestFormat {
+        found: String,
+    },
+    CountFormat {
+        found: String,
+    },
+    PublishedAtType {
+        found: &'static str,
+    },
+    PublishedAt {
+        error: TimeError,
+    },
+    CountMismatch {
+        committed: String,
+        actual: u64,
+    },
+    JobMismatch {
+        first_entry: u64,
+        mismatching: u64,
+        found: String,
+        committed: String,
+    },
+    FinalMismatch {
+        committed: String,
+        computed: String,
+    },
+    /// The last entry could not be digested (or there is none), so the final digest cannot be
+    /// compared.
+    FinalUnavailable {
+        last_entry: Option<u64>,
+    },
 }
 
 impl RuleError for CommitmentError {
@@ -114,7 +142,10 @@ impl fmt::Display for CommitmentError {
                 write!(f, "the commitment has no {member} member")
             }
             CommitmentError::JobFormat { found } => {
-                write!(f, "commitment job_id must be a non-empty string, found {found}")
+                write!(
+                    f,
+                    "commitment job_id must be a non-empty string, found {found}"
+                )
             }
             CommitmentError::DigestFormat { found } => write!(
                 f,
@@ -133,21 +164,34 @@ impl fmt::Display for CommitmentError {
                 "the commitment counts {committed} entries but the timeline has {actual} \
                  (entries dropped or added since the commitment was published)"
             ),
-            CommitmentError::JobMismatch { first_entry, mismatching, found, committed } => write!(
+            CommitmentError::JobMismatch {
+                first_entry,
+                mismatching,
+                found,
+                committed,
+            } => write!(
                 f,
                 "{mismatching} entries carry a job_id other than the commitment's {committed:?}; \
                  the first is entry {first_entry} with {found:?}"
             ),
-            CommitmentError::FinalMismatch { committed, computed } => write!(
+            CommitmentError::FinalMismatch {
+                committed,
+                computed,
+            } => write!(
                 f,
                 "the last entry digests to {computed}, the commitment publishes {committed} \
                  (the final entry was replaced, or the chain was re-closed or truncated)"
             ),
-            CommitmentError::FinalUnavailable { last_entry } => write!(
+            CommitmentError::FinalUnavailable {
+                last_entry: Some(last),
+            } => write!(
                 f,
-                "entry {last_entry}, the last, could not be digested, so final_entry_digest \
+                "entry {last}, the last, could not be digested, so final_entry_digest \
                  cannot be compared"
             ),
+            CommitmentError::FinalUnavailable { last_entry: None } => {
+                f.write_str("the timeline has no entries, so final_entry_digest cannot be compared")
+            }
         }
     }
 }
@@ -247,7 +291,9 @@ pub fn parse_commitment(bytes: &[u8]) -> Result<Commitment, Vec<Finding>> {
             }
         },
         Some(other) => {
-            report(CommitmentError::PublishedAtType { found: other.kind() });
+            report(CommitmentError::PublishedAtType {
+                found: other.kind(),
+            });
             None
         }
     };
@@ -277,14 +323,25 @@ fn describe(node: &Node<'_>) -> String {
     }
 }
 
-/// Builds the commitment for a chain that verified under revision 09.
+/// Builds the commitment for a chain that verified under revision 09. Every member is checked
+/// as [`parse_commitment`] would, so what this returns always reads back.
 pub fn make_commitment(
     job_id: &str,
     final_entry_digest: &str,
     entry_count: u64,
     published_at: &str,
-) -> Result<Commitment, TimeError> {
-    check_rfc3339(published_at)?;
+) -> Result<Commitment, CommitmentError> {
+    if job_id.is_empty() {
+        return Err(CommitmentError::JobFormat {
+            found: "\"\"".into(),
+        });
+    }
+    if !hex::is_lower_hex(final_entry_digest, 64) {
+        return Err(CommitmentError::DigestFormat {
+            found: format!("{:?}", clip(final_entry_digest, 80)),
+        });
+    }
+    check_rfc3339(published_at).map_err(|error| CommitmentError::PublishedAt { error })?;
     Ok(Commitment {
         job_id: job_id.to_string(),
         final_entry_digest: final_entry_digest.to_string(),
@@ -322,27 +379,49 @@ mod tests {
             .replace("2026-10-01T18", "2026-02-30T18");
         assert_eq!(
             rules_of(&doc),
-            [Rule::Aer1CmDigestFormat, Rule::Aer1CmCountFormat, Rule::Aer1CmPublishedAt]
+            [
+                Rule::Aer1CmDigestFormat,
+                Rule::Aer1CmCountFormat,
+                Rule::Aer1CmPublishedAt
+            ]
         );
         assert_eq!(
             rules_of(&GOOD.replace("\"79b1", "\"sha256:79b1")),
             [Rule::Aer1CmDigestFormat]
         );
-        assert_eq!(rules_of(&GOOD.replace("\"job-7a1f\"", "\"\"")), [Rule::Aer1CmJobFormat]);
+        assert_eq!(
+            rules_of(&GOOD.replace("\"job-7a1f\"", "\"\"")),
+            [Rule::Aer1CmJobFormat]
+        );
         assert_eq!(rules_of("[]"), [Rule::Aer1CmMembers]);
         assert_eq!(
             rules_of(r#"{"job_id":"j"}"#),
-            [Rule::Aer1CmMembers, Rule::Aer1CmMembers, Rule::Aer1CmMembers]
+            [
+                Rule::Aer1CmMembers,
+                Rule::Aer1CmMembers,
+                Rule::Aer1CmMembers
+            ]
         );
     }
 
     #[test]
-    fn huge_counts_are_kept_exactly() {
-        let c = parse_commitment(
-            GOOD.replace("\"entry_count\":5", "\"entry_count\":18446744073709551617")
-                .as_bytes(),
-        )
-        .unwrap();
-        assert_eq!(c.entry_count, "18446744073709551617");
+    fn huge_counts_are_kept_exactly_and_read_back() {
+        for count in ["18446744073709551617", "-3", "0"] {
+            let doc = GOOD.replace("\"entry_count\":5", &format!("\"entry_count\":{count}"));
+            let c = parse_commitment(doc.as_bytes()).unwrap();
+            assert_eq!(c.entry_count, count);
+            assert_eq!(c.to_json(), doc);
+            assert_eq!(parse_commitment(c.to_json().as_bytes()).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn made_commitments_read_back() {
+        let d = "79b1e2e26842e7a49f7d0c0606e795c08d84d3877bb95988492601b7451074b0";
+        let c = make_commitment("job-7a1f", d, 5, "2026-10-01T18:30:00Z").unwrap();
+        assert_eq!(c.to_json(), GOOD);
+        assert!(make_commitment("", d, 5, "2026-10-01T18:30:00Z").is_err());
+        assert!(make_commitment("j", "79B1", 5, "2026-10-01T18:30:00Z").is_err());
+        assert!(make_commitment("j", d, 5, "2026-10-01T18:30:60Z").is_err());
     }
 }

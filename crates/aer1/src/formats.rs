@@ -39,7 +39,9 @@ impl fmt::Display for Base64Error {
                  (no whitespace, no URL-safe '-' or '_')",
                 describe_byte(*byte)
             ),
-            Base64Error::Padding { offset } => write!(f, "misplaced '=' padding at offset {offset}"),
+            Base64Error::Padding { offset } => {
+                write!(f, "misplaced '=' padding at offset {offset}")
+            }
             Base64Error::TrailingBits { offset } => write!(
                 f,
                 "the symbol at offset {offset} has non-zero trailing bits (non-canonical encoding)"
@@ -63,7 +65,7 @@ fn describe_byte(b: u8) -> String {
 /// Rejects missing padding, whitespace, URL-safe characters and non-zero trailing bits.
 pub fn decode_base64_into(text: &str, out: &mut Vec<u8>) -> Result<(), Base64Error> {
     out.clear();
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         // The crate would report the length too, but naming the character first is more useful
         // when the cause is whitespace or a URL-safe symbol.
         if let Some((offset, byte)) = first_foreign_byte(text) {
@@ -102,7 +104,11 @@ pub enum TimeError {
     /// Does not have the `YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)` shape.
     Shape,
     Month(u32),
-    Day { year: u32, month: u32, day: u32 },
+    Day {
+        year: u32,
+        month: u32,
+        day: u32,
+    },
     Hour(u32),
     Minute(u32),
     /// Second 60 (leap seconds are rejected) or higher.
@@ -147,11 +153,8 @@ pub fn check_rfc3339(s: &str) -> Result<(), TimeError> {
             Err(TimeError::Shape)
         }
     };
-    let separators_ok = b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b'T'
-        && b[13] == b':'
-        && b[16] == b':';
+    let separators_ok =
+        b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
     if !separators_ok {
         return Err(TimeError::Shape);
     }
@@ -222,7 +225,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 }
 
 fn is_leap_year(year: u32) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -308,7 +311,9 @@ pub fn provenance_class(s: &str) -> Option<ProvenanceClass> {
             let (first, rest) = system.split_first()?;
             let first_ok = first.is_ascii_uppercase() || first.is_ascii_digit();
             let rest_ok = rest.iter().all(|c| {
-                c.is_ascii_uppercase() || c.is_ascii_digit() || matches!(c, b' ' | b'.' | b'_' | b'-')
+                c.is_ascii_uppercase()
+                    || c.is_ascii_digit()
+                    || matches!(c, b' ' | b'.' | b'_' | b'-')
             });
             (first_ok && rest_ok).then_some(ProvenanceClass::ExecutedBy)
         }
@@ -322,19 +327,43 @@ mod tests {
     #[test]
     fn base64_worked_value_and_variants() {
         let mut out = Vec::new();
-        decode_base64_into("eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=", &mut out)
-            .unwrap();
+        decode_base64_into(
+            "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=",
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(out, br#"{"inputs":{},"outputs":{"x":123},"tool":"t"}"#);
         assert!(matches!(
-            decode_base64_into("eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0", &mut out),
+            decode_base64_into(
+                "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0",
+                &mut out
+            ),
             Err(Base64Error::Length { .. })
         ));
-        assert!(matches!(decode_base64_into("Zm9v\nYmFy", &mut out), Err(Base64Error::Character { offset: 4, .. })));
-        assert!(matches!(decode_base64_into("Pz8_", &mut out), Err(Base64Error::Character { offset: 3, .. })));
-        assert!(matches!(decode_base64_into("Pz8-", &mut out), Err(Base64Error::Character { offset: 3, .. })));
-        assert!(matches!(decode_base64_into("Zm9=", &mut out), Err(Base64Error::TrailingBits { .. })));
-        assert!(matches!(decode_base64_into("Zg=a", &mut out), Err(Base64Error::Padding { .. }) | Err(Base64Error::Character { .. })));
-        assert!(matches!(decode_base64_into("=Zm9", &mut out), Err(Base64Error::Padding { .. })));
+        assert!(matches!(
+            decode_base64_into("Zm9v\nYmFy", &mut out),
+            Err(Base64Error::Character { offset: 4, .. })
+        ));
+        assert!(matches!(
+            decode_base64_into("Pz8_", &mut out),
+            Err(Base64Error::Character { offset: 3, .. })
+        ));
+        assert!(matches!(
+            decode_base64_into("Pz8-", &mut out),
+            Err(Base64Error::Character { offset: 3, .. })
+        ));
+        assert!(matches!(
+            decode_base64_into("Zm9=", &mut out),
+            Err(Base64Error::TrailingBits { .. })
+        ));
+        assert!(matches!(
+            decode_base64_into("Zg=a", &mut out),
+            Err(Base64Error::Padding { .. }) | Err(Base64Error::Character { .. })
+        ));
+        assert!(matches!(
+            decode_base64_into("=Zm9", &mut out),
+            Err(Base64Error::Padding { .. })
+        ));
         decode_base64_into("", &mut out).unwrap();
         assert!(out.is_empty());
         assert_eq!(encode_base64(b"fo"), "Zm8=");
@@ -357,13 +386,48 @@ mod tests {
     #[test]
     fn rfc3339_rejects_the_edge_cases() {
         let cases: &[(&str, TimeError)] = &[
-            ("2026-02-30T00:00:00Z", TimeError::Day { year: 2026, month: 2, day: 30 }),
-            ("1900-02-29T00:00:00Z", TimeError::Day { year: 1900, month: 2, day: 29 }),
-            ("2023-02-29T00:00:00Z", TimeError::Day { year: 2023, month: 2, day: 29 }),
-            ("2026-04-31T00:00:00Z", TimeError::Day { year: 2026, month: 4, day: 31 }),
+            (
+                "2026-02-30T00:00:00Z",
+                TimeError::Day {
+                    year: 2026,
+                    month: 2,
+                    day: 30,
+                },
+            ),
+            (
+                "1900-02-29T00:00:00Z",
+                TimeError::Day {
+                    year: 1900,
+                    month: 2,
+                    day: 29,
+                },
+            ),
+            (
+                "2023-02-29T00:00:00Z",
+                TimeError::Day {
+                    year: 2023,
+                    month: 2,
+                    day: 29,
+                },
+            ),
+            (
+                "2026-04-31T00:00:00Z",
+                TimeError::Day {
+                    year: 2026,
+                    month: 4,
+                    day: 31,
+                },
+            ),
             ("2026-13-01T00:00:00Z", TimeError::Month(13)),
             ("2026-00-01T00:00:00Z", TimeError::Month(0)),
-            ("2026-01-00T00:00:00Z", TimeError::Day { year: 2026, month: 1, day: 0 }),
+            (
+                "2026-01-00T00:00:00Z",
+                TimeError::Day {
+                    year: 2026,
+                    month: 1,
+                    day: 0,
+                },
+            ),
             ("2026-01-01T24:00:00Z", TimeError::Hour(24)),
             ("2026-01-01T00:60:00Z", TimeError::Minute(60)),
             ("2026-12-31T23:59:60Z", TimeError::Second(60)),
@@ -387,23 +451,67 @@ mod tests {
 
     #[test]
     fn uuid_tiers() {
-        assert_eq!(check_uuid_core("e80168eb-a6a1-4ec9-8478-ac108f9397ff"), Ok(()));
-        assert_eq!(check_uuid_strict("e80168eb-a6a1-4ec9-8478-ac108f9397ff"), Ok(()));
-        assert_eq!(check_uuid_core("E80168EB-A6A1-4EC9-8478-AC108F9397FF"), Err(IdError::Shape));
-        assert_eq!(check_uuid_core("00000000-0000-0000-0000-000000000000"), Err(IdError::Nil));
-        assert_eq!(check_uuid_core("e80168eba6a14ec98478ac108f9397ff"), Err(IdError::Shape));
-        assert_eq!(check_uuid_core("e80168eb-a6a1-1ec9-c478-ac108f9397ff"), Ok(()));
-        assert_eq!(check_uuid_strict("e80168eb-a6a1-1ec9-8478-ac108f9397ff"), Err(IdError::Version('1')));
-        assert_eq!(check_uuid_strict("e80168eb-a6a1-4ec9-c478-ac108f9397ff"), Err(IdError::Variant('c')));
+        assert_eq!(
+            check_uuid_core("e80168eb-a6a1-4ec9-8478-ac108f9397ff"),
+            Ok(())
+        );
+        assert_eq!(
+            check_uuid_strict("e80168eb-a6a1-4ec9-8478-ac108f9397ff"),
+            Ok(())
+        );
+        assert_eq!(
+            check_uuid_core("E80168EB-A6A1-4EC9-8478-AC108F9397FF"),
+            Err(IdError::Shape)
+        );
+        assert_eq!(
+            check_uuid_core("00000000-0000-0000-0000-000000000000"),
+            Err(IdError::Nil)
+        );
+        assert_eq!(
+            check_uuid_core("e80168eba6a14ec98478ac108f9397ff"),
+            Err(IdError::Shape)
+        );
+        assert_eq!(
+            check_uuid_core("e80168eb-a6a1-1ec9-c478-ac108f9397ff"),
+            Ok(())
+        );
+        assert_eq!(
+            check_uuid_strict("e80168eb-a6a1-1ec9-8478-ac108f9397ff"),
+            Err(IdError::Version('1'))
+        );
+        assert_eq!(
+            check_uuid_strict("e80168eb-a6a1-4ec9-c478-ac108f9397ff"),
+            Err(IdError::Variant('c'))
+        );
     }
 
     #[test]
     fn provenance_whole_string() {
-        assert_eq!(provenance_class("EXECUTED BY ZAMBO"), Some(ProvenanceClass::ExecutedBy));
-        assert_eq!(provenance_class("EXECUTED BY 9 A._-"), Some(ProvenanceClass::ExecutedBy));
-        assert_eq!(provenance_class("OBSERVED VIA GATEWAY"), Some(ProvenanceClass::ObservedViaGateway));
-        assert_eq!(provenance_class("LOGGED BY AGENT"), Some(ProvenanceClass::LoggedByAgent));
-        for bad in ["LOGGED BY AGENT\n", "logged by agent", "EXECUTED BY ", "EXECUTED BY zambo", "EXECUTED BY  X", "EXECUTED BY _X", "OBSERVED VIA GATEWAY "] {
+        assert_eq!(
+            provenance_class("EXECUTED BY ZAMBO"),
+            Some(ProvenanceClass::ExecutedBy)
+        );
+        assert_eq!(
+            provenance_class("EXECUTED BY 9 A._-"),
+            Some(ProvenanceClass::ExecutedBy)
+        );
+        assert_eq!(
+            provenance_class("OBSERVED VIA GATEWAY"),
+            Some(ProvenanceClass::ObservedViaGateway)
+        );
+        assert_eq!(
+            provenance_class("LOGGED BY AGENT"),
+            Some(ProvenanceClass::LoggedByAgent)
+        );
+        for bad in [
+            "LOGGED BY AGENT\n",
+            "logged by agent",
+            "EXECUTED BY ",
+            "EXECUTED BY zambo",
+            "EXECUTED BY  X",
+            "EXECUTED BY _X",
+            "OBSERVED VIA GATEWAY ",
+        ] {
             assert_eq!(provenance_class(bad), None, "{bad:?}");
         }
     }

@@ -14,9 +14,11 @@ pub fn lower(bytes: &[u8]) -> String {
 
 /// Appends the lowercase hex of `bytes` to `out` without allocating.
 pub fn push_lower(out: &mut Vec<u8>, bytes: &[u8]) {
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)]);
-        out.push(DIGITS[usize::from(b & 0x0f)]);
+    let start = out.len();
+    out.resize(start + bytes.len() * 2, 0);
+    for (pair, b) in out[start..].chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 0x0f)];
     }
 }
 

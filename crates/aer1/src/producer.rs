@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use crate::digest::{entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST};
+use crate::digest::{
+    entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST,
+};
 use crate::formats::encode_base64;
 use crate::hex;
 
@@ -74,7 +76,12 @@ pub fn digest_entry(entry: &Entry, revision: Revision, scratch: &mut Vec<u8>) ->
 }
 
 /// Builds a linked, closed chain for `job_id` from `specs` under `revision`.
-pub fn build_timeline(job_id: &str, specs: &[EntrySpec], revision: Revision, close: CloseStyle) -> Vec<Entry> {
+pub fn build_timeline(
+    job_id: &str,
+    specs: &[EntrySpec],
+    revision: Revision,
+    close: CloseStyle,
+) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(specs.len());
     let mut prev = GENESIS_PREV_DIGEST.to_string();
     let mut scratch = Vec::new();

@@ -93,28 +93,60 @@ impl ReceiptMember {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReceiptError {
     Json(JsonError),
-    NotObject { found: &'static str },
-    MissingMember { member: ReceiptMember },
+    NotObject {
+        found: &'static str,
+    },
+    MissingMember {
+        member: ReceiptMember,
+    },
     /// A member of the wrong JSON type; the rule is that member's own rule.
-    WrongType { member: ReceiptMember, expected: &'static str, found: &'static str },
-    Id { error: IdError },
-    IdStrict { error: IdError },
+    WrongType {
+        member: ReceiptMember,
+        expected: &'static str,
+        found: &'static str,
+    },
+    Id {
+        error: IdError,
+    },
+    IdStrict {
+        error: IdError,
+    },
     SchemaVersionEmpty,
-    CreatedAt { error: TimeError },
-    ToolMember { member: &'static str, found: String },
-    Provenance { value: String },
-    Base64 { error: Base64Error },
-    BytesNotUtf8 { offset: usize },
-    HashFormat { found: String },
-    HashMismatch { stored: String, computed: String },
-    Status { found: String },
+    CreatedAt {
+        error: TimeError,
+    },
+    ToolMember {
+        member: &'static str,
+        found: String,
+    },
+    Provenance {
+        value: String,
+    },
+    Base64 {
+        error: Base64Error,
+    },
+    BytesNotUtf8 {
+        offset: usize,
+    },
+    HashFormat {
+        found: String,
+    },
+    HashMismatch {
+        stored: String,
+        computed: String,
+    },
+    Status {
+        found: String,
+    },
 }
 
 impl RuleError for ReceiptError {
     fn rule(&self) -> Rule {
         match self {
             ReceiptError::Json(e) => e.rule(),
-            ReceiptError::NotObject { .. } | ReceiptError::MissingMember { .. } => Rule::Aer1RcMembers,
+            ReceiptError::NotObject { .. } | ReceiptError::MissingMember { .. } => {
+                Rule::Aer1RcMembers
+            }
             ReceiptError::WrongType { member, .. } => member.rule(),
             ReceiptError::Id { .. } => Rule::Aer1RcId,
             ReceiptError::IdStrict { .. } => Rule::Aer1RcIdStrict,
@@ -243,7 +275,9 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
         report(ReceiptError::Json(d));
     }
     let Node::Object(receipt) = &parsed.root else {
-        report(ReceiptError::NotObject { found: parsed.root.kind() });
+        report(ReceiptError::NotObject {
+            found: parsed.root.kind(),
+        });
         return None;
     };
     for member in ReceiptMember::ALL {
@@ -294,7 +328,9 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
     }
     if let Some(class) = string(receipt, ReceiptMember::ProvenanceClass, &mut report) {
         if provenance_class(class).is_none() {
-            report(ReceiptError::Provenance { value: clip(class, 80) });
+            report(ReceiptError::Provenance {
+                value: clip(class, 80),
+            });
         }
     }
     let computed = string(receipt, ReceiptMember::CanonicalBytes, &mut report).and_then(|b64| {
@@ -306,7 +342,9 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
             }
             Ok(()) => {
                 if let Err(e) = std::str::from_utf8(&decoded) {
-                    report(ReceiptError::BytesNotUtf8 { offset: e.valid_up_to() });
+                    report(ReceiptError::BytesNotUtf8 {
+                        offset: e.valid_up_to(),
+                    });
                 }
                 Some(sha256(&decoded))
             }

@@ -21,9 +21,19 @@ use crate::text::clip;
 pub enum WorkflowError {
     Json(JsonError),
     /// The document does not have the workflow shape; `member` names the part.
-    Format { member: String, detail: String },
-    DuplicateId { step: u64, first: u64, id: String },
-    RootMismatch { stored: String, computed: String },
+    Format {
+        member: String,
+        detail: String,
+    },
+    DuplicateId {
+        step: u64,
+        first: u64,
+        id: String,
+    },
+    RootMismatch {
+        stored: String,
+        computed: String,
+    },
 }
 
 impl RuleError for WorkflowError {
@@ -64,7 +74,10 @@ impl fmt::Display for WorkflowError {
 }
 
 /// Reads and verifies a workflow document of at most `limit` bytes. `Err` only when reading fails.
-pub fn verify_workflow_reader<R: std::io::Read>(reader: R, limit: u64) -> std::io::Result<WorkflowReport> {
+pub fn verify_workflow_reader<R: std::io::Read>(
+    reader: R,
+    limit: u64,
+) -> std::io::Result<WorkflowReport> {
     Ok(match json::read_limited(reader, limit)? {
         Ok(bytes) => verify_workflow(&bytes),
         Err(e) => {
@@ -93,7 +106,8 @@ fn finish(steps: u64, computed: Option<String>, findings: Findings) -> WorkflowR
 }
 
 fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>) {
-    let report = |findings: &mut Findings, e: WorkflowError, step: Option<u64>| findings.report(&e, step);
+    let report =
+        |findings: &mut Findings, e: WorkflowError, step: Option<u64>| findings.report(&e, step);
     let format = |member: &str, detail: String| WorkflowError::Format {
         member: member.to_string(),
         detail,
@@ -116,7 +130,13 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
         report(findings, WorkflowError::Json(d), None);
     }
     let Node::Object(doc) = &parsed.root else {
-        let e = format("workflow", format!("a workflow is a JSON object; this document is {}", parsed.root.kind()));
+        let e = format(
+            "workflow",
+            format!(
+                "a workflow is a JSON object; this document is {}",
+                parsed.root.kind()
+            ),
+        );
         report(findings, e, None);
         return (0, None);
     };
@@ -127,22 +147,47 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
                 Node::String(s) => format!("{:?}", clip(s, 80)),
                 _ => other.kind().to_string(),
             };
-            report(findings, format("merkle_root", format!("merkle_root must be 64 lowercase hex digits, found {found}")), None);
+            report(
+                findings,
+                format(
+                    "merkle_root",
+                    format!("merkle_root must be 64 lowercase hex digits, found {found}"),
+                ),
+                None,
+            );
             None
         }
         None => {
-            report(findings, format("merkle_root", "the workflow has no merkle_root member".into()), None);
+            report(
+                findings,
+                format(
+                    "merkle_root",
+                    "the workflow has no merkle_root member".into(),
+                ),
+                None,
+            );
             None
         }
     };
     let steps = match doc.get("steps") {
         Some(Node::Array(steps)) => steps,
         Some(other) => {
-            report(findings, format("steps", format!("steps must be an array, found {}", other.kind())), None);
+            report(
+                findings,
+                format(
+                    "steps",
+                    format!("steps must be an array, found {}", other.kind()),
+                ),
+                None,
+            );
             return (0, None);
         }
         None => {
-            report(findings, format("steps", "the workflow has no steps member".into()), None);
+            report(
+                findings,
+                format("steps", "the workflow has no steps member".into()),
+                None,
+            );
             return (0, None);
         }
     };
@@ -154,23 +199,48 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
         let id = match step.as_object().map(|o| o.get("receipt_id")) {
             Some(Some(Node::String(id))) => id,
             Some(Some(other)) => {
-                report(findings, format(&format!("steps[{i}].receipt_id"), format!("receipt_id must be a string, found {}", other.kind())), Some(i));
+                report(
+                    findings,
+                    format(
+                        &format!("steps[{i}].receipt_id"),
+                        format!("receipt_id must be a string, found {}", other.kind()),
+                    ),
+                    Some(i),
+                );
                 well_formed = false;
                 continue;
             }
             Some(None) => {
-                report(findings, format(&format!("steps[{i}].receipt_id"), "the step has no receipt_id member".into()), Some(i));
+                report(
+                    findings,
+                    format(
+                        &format!("steps[{i}].receipt_id"),
+                        "the step has no receipt_id member".into(),
+                    ),
+                    Some(i),
+                );
                 well_formed = false;
                 continue;
             }
             None => {
-                report(findings, format(&format!("steps[{i}]"), format!("a step must be an object, found {}", step.kind())), Some(i));
+                report(
+                    findings,
+                    format(
+                        &format!("steps[{i}]"),
+                        format!("a step must be an object, found {}", step.kind()),
+                    ),
+                    Some(i),
+                );
                 well_formed = false;
                 continue;
             }
         };
         if let Some(first) = first_seen.get(id.as_ref()) {
-            let e = WorkflowError::DuplicateId { step: i, first: *first, id: clip(id, 80) };
+            let e = WorkflowError::DuplicateId {
+                step: i,
+                first: *first,
+                id: clip(id, 80),
+            };
             report(findings, e, Some(i));
         } else {
             first_seen.insert(id, i);
@@ -184,7 +254,14 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
     let computed = hex::lower(&merkle_root(ids.iter().copied()));
     if let Some(stored) = stored_root {
         if stored != computed {
-            report(findings, WorkflowError::RootMismatch { stored, computed: computed.clone() }, None);
+            report(
+                findings,
+                WorkflowError::RootMismatch {
+                    stored,
+                    computed: computed.clone(),
+                },
+                None,
+            );
         }
     }
     (step_count, Some(computed))

@@ -3,7 +3,9 @@
 use std::io::Read;
 
 use agentconf_aer1::digest::Revision;
-use agentconf_aer1::producer::{build_timeline, relink, timeline_json, v07_example_specs, CloseStyle, Entry, EntrySpec};
+use agentconf_aer1::producer::{
+    build_timeline, relink, timeline_json, v07_example_specs, CloseStyle, Entry, EntrySpec,
+};
 use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::report::TimelineReport;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
@@ -11,7 +13,12 @@ use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::Verdict;
 
 fn chain(n: usize) -> String {
-    timeline_json(&build_timeline("job-7a1f", &v07_example_specs("job-7a1f", n), Revision::R09, CloseStyle::LastOnly))
+    timeline_json(&build_timeline(
+        "job-7a1f",
+        &v07_example_specs("job-7a1f", n),
+        Revision::R09,
+        CloseStyle::LastOnly,
+    ))
 }
 
 fn verify_bytes(bytes: &[u8]) -> TimelineReport {
@@ -37,7 +44,12 @@ fn duplicate_member_names() {
     assert_eq!(rules(&r), [("AER1-JSON-DUPLICATE", Some(1))]);
     assert_eq!(r.failures[0].member.as_deref(), Some("seq"));
     // Nested duplicates are found too, with their path.
-    let text = replace_in_entry(&chain(3), 2, "\"seq\":3,", "\"seq\":3,\"x\":{\"a\":[{\"b\":1,\"b\":2}]},");
+    let text = replace_in_entry(
+        &chain(3),
+        2,
+        "\"seq\":3,",
+        "\"seq\":3,\"x\":{\"a\":[{\"b\":1,\"b\":2}]},",
+    );
     let r = verify_bytes(text.as_bytes());
     assert_eq!(r.failures[0].member.as_deref(), Some("x.a[0].b"));
     assert_eq!(rules(&r), [("AER1-JSON-DUPLICATE", Some(2))]);
@@ -46,13 +58,23 @@ fn duplicate_member_names() {
 #[test]
 fn lone_surrogates() {
     for escape in ["\\ud800", "\\udfff", "\\uDBFF\\u0041"] {
-        let text = replace_in_entry(&chain(4), 2, "\"tool\":\"price_lookup\"", &format!("\"tool\":\"price{escape}\""));
+        let text = replace_in_entry(
+            &chain(4),
+            2,
+            "\"tool\":\"price_lookup\"",
+            &format!("\"tool\":\"price{escape}\""),
+        );
         let r = verify_bytes(text.as_bytes());
         // Entry 2 cannot be read, so entry 3's link is not judged: one failure.
         assert_eq!(rules(&r), [("AER1-JSON-SURROGATE", Some(2))], "{escape}");
     }
     // A correctly paired escape is fine (entry 3 is the last, so no link binds its tool).
-    let text = replace_in_entry(&chain(4), 3, "\"tool\":\"price_lookup\"", "\"tool\":\"p\\ud83d\\ude00\"");
+    let text = replace_in_entry(
+        &chain(4),
+        3,
+        "\"tool\":\"price_lookup\"",
+        "\"tool\":\"p\\ud83d\\ude00\"",
+    );
     assert_eq!(rules(&verify_bytes(text.as_bytes())), []);
 }
 
@@ -61,23 +83,44 @@ fn huge_numbers() {
     let text = replace_in_entry(&chain(3), 2, "\"seq\":3,", "\"seq\":18446744073709551619,");
     let r = verify_bytes(text.as_bytes());
     assert_eq!(rules(&r), [("AER1-TL-SEQ", Some(2))]);
-    assert!(r.failures[0].message.contains("18446744073709551619"), "{}", r.failures[0].message);
+    assert!(
+        r.failures[0].message.contains("18446744073709551619"),
+        "{}",
+        r.failures[0].message
+    );
     let text = replace_in_entry(&chain(3), 2, "\"seq\":3,", "\"seq\":1e400,");
-    assert_eq!(rules(&verify_bytes(text.as_bytes())), [("AER1-TL-SEQ-TYPE", Some(2))]);
+    assert_eq!(
+        rules(&verify_bytes(text.as_bytes())),
+        [("AER1-TL-SEQ-TYPE", Some(2))]
+    );
     let text = replace_in_entry(&chain(3), 1, "\"seq\":2,", "\"seq\":2,\"extra\":1e400,");
-    assert_eq!(rules(&verify_bytes(text.as_bytes())), [("AER1-JSON-NUMBER", Some(1))]);
+    assert_eq!(
+        rules(&verify_bytes(text.as_bytes())),
+        [("AER1-JSON-NUMBER", Some(1))]
+    );
 }
 
 #[test]
 fn deep_nesting() {
     let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
-    let text = replace_in_entry(&chain(3), 1, "\"seq\":2,", &format!("\"seq\":2,\"extra\":{deep},"));
-    assert_eq!(rules(&verify_bytes(text.as_bytes())), [("AER1-JSON-DEPTH", Some(1))]);
+    let text = replace_in_entry(
+        &chain(3),
+        1,
+        "\"seq\":2,",
+        &format!("\"seq\":2,\"extra\":{deep},"),
+    );
+    assert_eq!(
+        rules(&verify_bytes(text.as_bytes())),
+        [("AER1-JSON-DEPTH", Some(1))]
+    );
     // A whole document of a million open brackets: a clean syntax failure, no stack overflow.
     let r = verify_bytes("[".repeat(1_000_000).as_bytes());
     assert_eq!(rules(&r), [("AER1-JSON-SYNTAX", Some(0))]);
     let balanced = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
-    assert_eq!(rules(&verify_bytes(balanced.as_bytes())), [("AER1-JSON-DEPTH", Some(0))]);
+    assert_eq!(
+        rules(&verify_bytes(balanced.as_bytes())),
+        [("AER1-JSON-DEPTH", Some(0))]
+    );
 }
 
 #[test]
@@ -87,14 +130,21 @@ fn non_utf8_bom_empty() {
     bytes[at] = 0xff;
     let r = verify_bytes(&bytes);
     assert_eq!(rules(&r), [("AER1-JSON-UTF8", Some(1))]);
-    assert!(r.failures[0].message.contains(&format!("offset {at}")), "{}", r.failures[0].message);
+    assert!(
+        r.failures[0].message.contains(&format!("offset {at}")),
+        "{}",
+        r.failures[0].message
+    );
 
     let mut bom = b"\xef\xbb\xbf".to_vec();
     bom.extend_from_slice(chain(2).as_bytes());
     assert_eq!(rules(&verify_bytes(&bom)), [("AER1-JSON-SYNTAX", None)]);
     assert_eq!(rules(&verify_bytes(b"")), [("AER1-JSON-SYNTAX", None)]);
     assert_eq!(rules(&verify_bytes(b" \n ")), [("AER1-JSON-SYNTAX", None)]);
-    assert_eq!(rules(&verify_bytes(b"\xff\xfe")), [("AER1-JSON-UTF8", None)]);
+    assert_eq!(
+        rules(&verify_bytes(b"\xff\xfe")),
+        [("AER1-JSON-UTF8", None)]
+    );
 }
 
 #[test]
@@ -124,14 +174,26 @@ fn multi_megabyte_strings() {
         provenance_class: "LOGGED BY AGENT".into(),
     }];
     let entries = build_timeline("job", &specs, Revision::R09, CloseStyle::LastOnly);
-    assert_eq!(verify_bytes(timeline_json(&entries).as_bytes()).verdict, Verdict::Valid);
+    assert_eq!(
+        verify_bytes(timeline_json(&entries).as_bytes()).verdict,
+        Verdict::Valid
+    );
     // A multi-megabyte job_id that mismatches: the message stays short.
-    let mut entries: Vec<Entry> = build_timeline("job", &v07_example_specs("job", 2), Revision::R09, CloseStyle::LastOnly);
+    let mut entries: Vec<Entry> = build_timeline(
+        "job",
+        &v07_example_specs("job", 2),
+        Revision::R09,
+        CloseStyle::LastOnly,
+    );
     entries[1].job_id = "j".repeat(4 * 1024 * 1024);
     relink(&mut entries, Revision::R09);
     let r = verify_bytes(timeline_json(&entries).as_bytes());
     assert_eq!(rules(&r), [("AER1-TL-JOB", Some(1))]);
-    assert!(r.failures[0].message.len() < 400, "{}", r.failures[0].message.len());
+    assert!(
+        r.failures[0].message.len() < 400,
+        "{}",
+        r.failures[0].message.len()
+    );
 }
 
 #[test]
@@ -178,7 +240,12 @@ fn chunking_does_not_change_the_result() {
     let cases = [
         good.clone(),
         replace_in_entry(&good, 2, "\"seq\":3,", "\"seq\":3.5,"),
-        replace_in_entry(&good, 4, "\"tool\":\"price_lookup\"", "\"tool\":\"a\\\"b\\\\\""),
+        replace_in_entry(
+            &good,
+            4,
+            "\"tool\":\"price_lookup\"",
+            "\"tool\":\"a\\\"b\\\\\"",
+        ),
         good.replacen("},\n{", "}, {", 1),
         good[..good.len() - 10].to_string(),
         good.replace('\n', " \r\n\t "),
@@ -186,7 +253,14 @@ fn chunking_does_not_change_the_result() {
     for text in &cases {
         let whole = serde_json::to_string(&verify_bytes(text.as_bytes())).unwrap();
         for n in [1, 2, 7, 64, 4096] {
-            let r = verify_timeline(Trickle { data: text.as_bytes(), n }, &TimelineOptions::default()).unwrap();
+            let r = verify_timeline(
+                Trickle {
+                    data: text.as_bytes(),
+                    n,
+                },
+                &TimelineOptions::default(),
+            )
+            .unwrap();
             assert_eq!(serde_json::to_string(&r).unwrap(), whole, "chunk size {n}");
         }
     }

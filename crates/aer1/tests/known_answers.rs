@@ -3,7 +3,9 @@
 
 use agentconf_aer1::digest::{merkle_root, Revision};
 use agentconf_aer1::hex;
-use agentconf_aer1::producer::{build_timeline, digest_entry, timeline_json, v07_example_specs, CloseStyle};
+use agentconf_aer1::producer::{
+    build_timeline, digest_entry, timeline_json, v07_example_specs, CloseStyle,
+};
 use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, verify_timeline_observed, TimelineOptions};
 use agentconf_aer1::{Report, TruncationEvidence, Verdict};
@@ -26,26 +28,42 @@ const SHIPPED_COMMITMENT: &str = include_str!("../testdata/v07-valid-5.commitmen
 
 #[test]
 fn producer_reproduces_the_published_chain() {
-    let entries = build_timeline("job-7a1f", &v07_example_specs("job-7a1f", 5), Revision::R09, CloseStyle::LastOnly);
-    assert_eq!(entries[0].canonical_bytes, "eyJqb2IiOiJqb2ItN2ExZiIsImVudHJ5IjowLCJ0YWciOiJyIn0=");
+    let entries = build_timeline(
+        "job-7a1f",
+        &v07_example_specs("job-7a1f", 5),
+        Revision::R09,
+        CloseStyle::LastOnly,
+    );
+    assert_eq!(
+        entries[0].canonical_bytes,
+        "eyJqb2IiOiJqb2ItN2ExZiIsImVudHJ5IjowLCJ0YWciOiJyIn0="
+    );
     let mut scratch = Vec::new();
     for (entry, want) in entries.iter().zip(V07_VALID_5) {
-        assert_eq!(hex::lower(&digest_entry(entry, Revision::R09, &mut scratch)), want);
+        assert_eq!(
+            hex::lower(&digest_entry(entry, Revision::R09, &mut scratch)),
+            want
+        );
     }
-    assert_eq!(timeline_json(&entries), SHIPPED, "testdata/v07-valid-5.json is stale");
+    assert_eq!(
+        timeline_json(&entries),
+        SHIPPED,
+        "testdata/v07-valid-5.json is stale"
+    );
 }
 
 #[test]
 fn verifier_recomputes_the_published_digests_and_preimage() {
     let mut digests = Vec::new();
     let mut preimage0 = None;
-    let report = verify_timeline_observed(SHIPPED.as_bytes(), &TimelineOptions::default(), &mut |d| {
-        digests.push(hex::lower(&d.digest.expect("digestable")));
-        if d.index == 0 {
-            preimage0 = d.preimage.map(|p| String::from_utf8(p.to_vec()).unwrap());
-        }
-    })
-    .unwrap();
+    let report =
+        verify_timeline_observed(SHIPPED.as_bytes(), &TimelineOptions::default(), &mut |d| {
+            digests.push(hex::lower(&d.digest.expect("digestable")));
+            if d.index == 0 {
+                preimage0 = d.preimage.map(|p| String::from_utf8(p.to_vec()).unwrap());
+            }
+        })
+        .unwrap();
     assert_eq!(report.verdict, Verdict::Valid, "{:?}", report.failures);
     assert_eq!(digests, V07_VALID_5);
     assert_eq!(preimage0.as_deref(), Some(V07_ENTRY0_PREIMAGE));
@@ -56,12 +74,19 @@ fn verifier_recomputes_the_published_digests_and_preimage() {
 
 #[test]
 fn published_commitment_verifies() {
-    let commitment = agentconf_aer1::commitment::parse_commitment(SHIPPED_COMMITMENT.as_bytes()).unwrap();
+    let commitment =
+        agentconf_aer1::commitment::parse_commitment(SHIPPED_COMMITMENT.as_bytes()).unwrap();
     assert_eq!(commitment.final_entry_digest, V07_VALID_5[4]);
-    let options = TimelineOptions { commitment: Some(commitment), ..TimelineOptions::default() };
+    let options = TimelineOptions {
+        commitment: Some(commitment),
+        ..TimelineOptions::default()
+    };
     let report = verify_timeline(SHIPPED.as_bytes(), &options).unwrap();
     assert_eq!(report.verdict, Verdict::Valid, "{:?}", report.failures);
-    assert_eq!(report.truncation_evidence, TruncationEvidence::CommitmentVerified);
+    assert_eq!(
+        report.truncation_evidence,
+        TruncationEvidence::CommitmentVerified
+    );
 }
 
 #[test]
@@ -72,15 +97,24 @@ fn receipt_worked_value() {
         )
     };
     let hash = "sha256:65c8ba373c6115ce04b70e2aaa544f4374d0d5f8e73116a40d9856de5053dc50";
-    let good = receipt("eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=", hash);
+    let good = receipt(
+        "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=",
+        hash,
+    );
     let r = verify_receipt(good.as_bytes(), IdTier::Strict);
     assert_eq!(r.verdict, Verdict::Valid, "{:?}", r.failures);
     assert_eq!(r.computed_output_hash.as_deref(), Some(hash));
     // Without the padding it is invalid.
-    let unpadded = receipt("eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0", hash);
+    let unpadded = receipt(
+        "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0",
+        hash,
+    );
     let r = verify_receipt(unpadded.as_bytes(), IdTier::Core);
     assert_eq!(r.verdict, Verdict::Invalid);
-    assert_eq!(r.failures.iter().map(|f| f.rule.id()).collect::<Vec<_>>(), ["AER1-RC-B64"]);
+    assert_eq!(
+        r.failures.iter().map(|f| f.rule.id()).collect::<Vec<_>>(),
+        ["AER1-RC-B64"]
+    );
 }
 
 #[test]

@@ -41,7 +41,12 @@ fn nasty_chain() -> String {
         })
         .collect();
     let job = "job-\u{7f}-é-😀-\"-\\-\n";
-    let text = timeline_json(&build_timeline(job, &specs, Revision::R09, CloseStyle::Explicit));
+    let text = timeline_json(&build_timeline(
+        job,
+        &specs,
+        Revision::R09,
+        CloseStyle::Explicit,
+    ));
     // Write seq 2 as 2.0: the kit accepts it and digests it as 2.
     text.replacen("\"seq\":2,", "\"seq\":2.0,", 1)
 }
@@ -52,7 +57,12 @@ fn reference_digests(text: &str) -> Vec<String> {
         out.push(hex::lower(&d.digest.expect("every entry digests")));
     })
     .unwrap();
-    assert_eq!(report.verdict, agentconf_aer1::Verdict::Valid, "{:?}", report.failures);
+    assert_eq!(
+        report.verdict,
+        agentconf_aer1::Verdict::Valid,
+        "{:?}",
+        report.failures
+    );
     out
 }
 
@@ -66,7 +76,10 @@ fn rust_oracle_digests(text: &str) -> Vec<String> {
             decode_base64_into(e["canonical_bytes"].as_str().unwrap(), &mut bytes).unwrap();
             let seq = e["seq"].as_f64().unwrap() as u64;
             let mut p: BTreeMap<&str, Value> = BTreeMap::new();
-            p.insert("close", e.get("close").cloned().unwrap_or(Value::Bool(false)));
+            p.insert(
+                "close",
+                e.get("close").cloned().unwrap_or(Value::Bool(false)),
+            );
             for k in ["id", "job_id", "prev_digest", "provenance_class", "tool"] {
                 p.insert(k, e[k].clone());
             }
@@ -92,7 +105,10 @@ fn rust_oracle_digests(text: &str) -> Vec<String> {
 #[test]
 fn serde_json_escapes_controls_like_the_kit() {
     // The Rust oracle relies on this: serde_json's short escapes and lowercase \u00XX.
-    assert_eq!(serde_json::to_string("\u{8}\u{c}\n\r\t\u{1}\u{1f}").unwrap(), r#""\b\f\n\r\t\u0001\u001f""#);
+    assert_eq!(
+        serde_json::to_string("\u{8}\u{c}\n\r\t\u{1}\u{1f}").unwrap(),
+        r#""\b\f\n\r\t\u0001\u001f""#
+    );
 }
 
 #[test]
@@ -104,17 +120,29 @@ fn reference_agrees_with_the_rust_oracle() {
 #[test]
 fn reference_agrees_with_python_json_dumps() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/kit_digests.py");
-    for text in [nasty_chain(), include_str!("../testdata/v07-valid-5.json").to_string()] {
+    for text in [
+        nasty_chain(),
+        include_str!("../testdata/v07-valid-5.json").to_string(),
+    ] {
         let mut child = Command::new("python3")
             .arg(script)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .expect("python3 is required for the kit oracle (install python3)");
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "oracle failed: {out:?}");
-        let python: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+        let python: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
         assert_eq!(reference_digests(&text), python);
     }
 }

@@ -48,7 +48,14 @@ struct LazyChain {
 
 impl LazyChain {
     fn new(n: u64) -> Self {
-        LazyChain { n, next: 0, prev: GENESIS_PREV_DIGEST.into(), pending: b"[".to_vec(), at: 0, scratch: Vec::new() }
+        LazyChain {
+            n,
+            next: 0,
+            prev: GENESIS_PREV_DIGEST.into(),
+            pending: b"[".to_vec(),
+            at: 0,
+            scratch: Vec::new(),
+        }
     }
 
     fn refill(&mut self) {
@@ -111,7 +118,10 @@ fn heap_use_does_not_grow_with_entry_count() {
     let large = peak_while_verifying(100_000);
     // Both are dominated by the fixed 64 KiB read buffer and per-entry scratch space.
     assert!(small < 1024 * 1024, "1,000 entries peaked at {small} bytes");
-    assert!(large < 1024 * 1024, "100,000 entries peaked at {large} bytes");
+    assert!(
+        large < 1024 * 1024,
+        "100,000 entries peaked at {large} bytes"
+    );
     assert!(
         large <= small + 16 * 1024,
         "peak grew from {small} bytes (1,000 entries) to {large} bytes (100,000 entries)"

@@ -10,11 +10,19 @@ use agentconf_aer1::{TruncationEvidence, Verdict};
 use serde_json::{json, Value};
 
 fn entries(n: usize) -> Vec<Entry> {
-    build_timeline("job-7a1f", &v07_example_specs("job-7a1f", n), Revision::R09, CloseStyle::LastOnly)
+    build_timeline(
+        "job-7a1f",
+        &v07_example_specs("job-7a1f", n),
+        Revision::R09,
+        CloseStyle::LastOnly,
+    )
 }
 
 fn values(entries: &[Entry]) -> Vec<Value> {
-    entries.iter().map(|e| serde_json::to_value(e).unwrap()).collect()
+    entries
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect()
 }
 
 fn verify_text(text: &str, options: &TimelineOptions) -> TimelineReport {
@@ -22,7 +30,10 @@ fn verify_text(text: &str, options: &TimelineOptions) -> TimelineReport {
 }
 
 fn verify(chain: &[Value]) -> TimelineReport {
-    verify_text(&serde_json::to_string(chain).unwrap(), &TimelineOptions::default())
+    verify_text(
+        &serde_json::to_string(chain).unwrap(),
+        &TimelineOptions::default(),
+    )
 }
 
 /// (rule, entry, member) of every failure.
@@ -34,13 +45,22 @@ fn failures(report: &TimelineReport) -> Vec<(String, Option<u64>, Option<String>
         .collect()
 }
 
-fn one(rule: &str, entry: Option<u64>, member: Option<&str>) -> Vec<(String, Option<u64>, Option<String>)> {
+fn one(
+    rule: &str,
+    entry: Option<u64>,
+    member: Option<&str>,
+) -> Vec<(String, Option<u64>, Option<String>)> {
     vec![(rule.to_string(), entry, member.map(str::to_string))]
 }
 
 fn assert_only(report: &TimelineReport, rule: &str, entry: Option<u64>, member: Option<&str>) {
     assert_eq!(report.verdict, Verdict::Invalid);
-    assert_eq!(failures(report), one(rule, entry, member), "{:#?}", report.failures);
+    assert_eq!(
+        failures(report),
+        one(rule, entry, member),
+        "{:#?}",
+        report.failures
+    );
 }
 
 /// A digest of 64 hex characters for a value chosen by the test.
@@ -73,26 +93,41 @@ fn valid_chains_of_several_lengths_verify() {
         assert_eq!(r.entry_count, n as u64);
         assert_eq!(r.truncation_evidence, TruncationEvidence::None);
     }
-    let explicit = build_timeline("j", &v07_example_specs("j", 4), Revision::R09, CloseStyle::Explicit);
+    let explicit = build_timeline(
+        "j",
+        &v07_example_specs("j", 4),
+        Revision::R09,
+        CloseStyle::Explicit,
+    );
     assert_eq!(verify(&values(&explicit)).verdict, Verdict::Valid);
 }
 
 #[test]
 fn absent_and_explicit_false_close_digest_alike() {
     let absent = entries(3);
-    let explicit = build_timeline("job-7a1f", &v07_example_specs("job-7a1f", 3), Revision::R09, CloseStyle::Explicit);
+    let explicit = build_timeline(
+        "job-7a1f",
+        &v07_example_specs("job-7a1f", 3),
+        Revision::R09,
+        CloseStyle::Explicit,
+    );
     assert_eq!(absent[1].prev_digest, explicit[1].prev_digest);
     assert_eq!(absent[2].prev_digest, explicit[2].prev_digest);
 }
 
 #[test]
 fn seq_written_as_float_is_accepted_and_digests_as_integer() {
-    let text = serde_json::to_string(&values(&entries(3))).unwrap().replace("\"seq\":2,", "\"seq\":2.0,");
+    let text = serde_json::to_string(&values(&entries(3)))
+        .unwrap()
+        .replace("\"seq\":2,", "\"seq\":2.0,");
     assert!(text.contains("\"seq\":2.0"));
     let r = verify_text(&text, &TimelineOptions::default());
     assert_eq!(r.verdict, Verdict::Valid, "{:?}", r.failures);
     let text = text.replace("\"seq\":2.0,", "\"seq\":2e0,");
-    assert_eq!(verify_text(&text, &TimelineOptions::default()).verdict, Verdict::Valid);
+    assert_eq!(
+        verify_text(&text, &TimelineOptions::default()).verdict,
+        Verdict::Valid
+    );
 }
 
 #[test]
@@ -108,7 +143,11 @@ fn structure_rules_each_reported_alone() {
     // Entry 1's link is computed over entry 0's content, which now holds the bad prev_digest.
     assert_eq!(
         failures(&r),
-        [one("AER1-TL-GENESIS", Some(0), Some("prev_digest")), one("AER1-TL-LINK", Some(1), Some("prev_digest"))].concat()
+        [
+            one("AER1-TL-GENESIS", Some(0), Some("prev_digest")),
+            one("AER1-TL-LINK", Some(1), Some("prev_digest"))
+        ]
+        .concat()
     );
     // Mixed job on the last entry (the last entry is bound by nothing after it).
     let r = mutate(&|c| c[4]["job_id"] = json!("job-other"));
@@ -131,7 +170,11 @@ fn structure_rules_each_reported_alone() {
     let r = mutate(&|c| c[4]["close"] = json!("true"));
     assert_eq!(
         failures(&r),
-        [one("AER1-TL-CLOSE-TYPE", Some(4), Some("close")), one("AER1-TL-CLOSE-LAST", Some(4), Some("close"))].concat()
+        [
+            one("AER1-TL-CLOSE-TYPE", Some(4), Some("close")),
+            one("AER1-TL-CLOSE-LAST", Some(4), Some("close"))
+        ]
+        .concat()
     );
     // Last entry not closed.
     let r = mutate(&|c| {
@@ -139,7 +182,14 @@ fn structure_rules_each_reported_alone() {
     });
     assert_only(&r, "AER1-TL-CLOSE-LAST", Some(4), Some("close"));
     // Missing and mistyped members on the last entry.
-    for member in ["canonical_bytes", "prev_digest", "job_id", "id", "tool", "provenance_class"] {
+    for member in [
+        "canonical_bytes",
+        "prev_digest",
+        "job_id",
+        "id",
+        "tool",
+        "provenance_class",
+    ] {
         let r = mutate(&|c| {
             c[4].as_object_mut().unwrap().remove(member);
         });
@@ -187,24 +237,42 @@ fn interpretation_rules() {
     // Bytes that are not UTF-8 (the link is recomputed, so only the UTF-8 rule breaks).
     chain[2].canonical_bytes = agentconf_aer1::formats::encode_base64(b"\xff\xfe");
     relink(&mut chain, Revision::R09);
-    assert_only(&verify(&values(&chain)), "AER1-TL-UTF8", Some(2), Some("canonical_bytes"));
+    assert_only(
+        &verify(&values(&chain)),
+        "AER1-TL-UTF8",
+        Some(2),
+        Some("canonical_bytes"),
+    );
 
     let mut chain = entries(3);
     chain[1].provenance_class = "LOGGED BY AGENT\n".into();
     relink(&mut chain, Revision::R09);
-    assert_only(&verify(&values(&chain)), "AER1-TL-PROVENANCE", Some(1), Some("provenance_class"));
+    assert_only(
+        &verify(&values(&chain)),
+        "AER1-TL-PROVENANCE",
+        Some(1),
+        Some("provenance_class"),
+    );
 
     // A stored output_hash must match the bytes; a matching one is fine.
     let mut v = values(&entries(3));
     v[1]["output_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
-    assert_only(&verify(&v), "AER1-TL-OUTPUT-HASH", Some(1), Some("output_hash"));
+    assert_only(
+        &verify(&v),
+        "AER1-TL-OUTPUT-HASH",
+        Some(1),
+        Some("output_hash"),
+    );
     let mut v = values(&entries(3));
     v[1]["output_hash"] =
         json!("sha256:e7d5c2e8a6b0a77ba1e3deb4e9d01a31bf33e8bc82f2adc67b28bd6b3ca8ee14");
     let r = verify(&v);
     // That value is not the hash of entry 1's bytes either: computed independently below.
     let bytes = b"{\"job\":\"job-7a1f\",\"entry\":1,\"tag\":\"r\"}";
-    let good = format!("sha256:{}", agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(bytes)));
+    let good = format!(
+        "sha256:{}",
+        agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(bytes))
+    );
     assert_eq!(r.verdict, Verdict::Invalid);
     v[1]["output_hash"] = json!(good);
     assert_eq!(verify(&v).verdict, Verdict::Valid);
@@ -222,14 +290,23 @@ fn tampering_any_bound_member_breaks_the_next_link() {
     for (member, value) in tampers {
         let mut chain = base.clone();
         chain[2][member] = value;
-        assert_only(&verify(&chain), "AER1-TL-LINK", Some(3), Some("prev_digest"));
+        assert_only(
+            &verify(&chain),
+            "AER1-TL-LINK",
+            Some(3),
+            Some("prev_digest"),
+        );
     }
     // Job and seq are also caught by their own rules.
     let mut chain = base.clone();
     chain[2]["job_id"] = json!("job-x");
     assert_eq!(
         failures(&verify(&chain)),
-        [one("AER1-TL-JOB", Some(2), Some("job_id")), one("AER1-TL-LINK", Some(3), Some("prev_digest"))].concat()
+        [
+            one("AER1-TL-JOB", Some(2), Some("job_id")),
+            one("AER1-TL-LINK", Some(3), Some("prev_digest"))
+        ]
+        .concat()
     );
     let mut chain = base.clone();
     chain[2]["close"] = json!(false);
@@ -242,7 +319,12 @@ fn one_broken_entry_does_not_cascade() {
     let mut chain = values(&entries(5));
     chain[1]["canonical_bytes"] = json!("not base64!");
     // Entry 2's link cannot be judged (entry 1 has no digest): only the base64 failure.
-    assert_only(&verify(&chain), "AER1-TL-B64", Some(1), Some("canonical_bytes"));
+    assert_only(
+        &verify(&chain),
+        "AER1-TL-B64",
+        Some(1),
+        Some("canonical_bytes"),
+    );
 }
 
 #[test]
@@ -252,7 +334,10 @@ fn all_failures_are_reported_not_just_the_first() {
     chain[3]["seq"] = json!(9);
     // Entry 5 is last: changing it breaks no link, only the close rule.
     chain[5].as_object_mut().unwrap().remove("close");
-    let rules: Vec<_> = failures(&verify(&chain)).into_iter().map(|(r, e, _)| (r, e)).collect();
+    let rules: Vec<_> = failures(&verify(&chain))
+        .into_iter()
+        .map(|(r, e, _)| (r, e))
+        .collect();
     assert_eq!(
         rules,
         [
@@ -271,7 +356,10 @@ fn failures_beyond_the_cap_are_counted() {
     for e in &mut chain {
         e["tool"] = json!(1);
     }
-    let options = TimelineOptions { max_failures: 10, ..TimelineOptions::default() };
+    let options = TimelineOptions {
+        max_failures: 10,
+        ..TimelineOptions::default()
+    };
     let r = verify_text(&serde_json::to_string(&chain).unwrap(), &options);
     assert_eq!(r.failures.len(), 10);
     assert_eq!(r.failures_omitted, 40);
@@ -296,7 +384,12 @@ fn empty_and_non_array_timelines() {
 fn truncated_tail_without_reclosing_is_invalid() {
     let mut chain = values(&entries(8));
     chain.truncate(6);
-    assert_only(&verify(&chain), "AER1-TL-CLOSE-LAST", Some(5), Some("close"));
+    assert_only(
+        &verify(&chain),
+        "AER1-TL-CLOSE-LAST",
+        Some(5),
+        Some("close"),
+    );
 }
 
 #[test]
@@ -307,9 +400,16 @@ fn reclosed_chain_verifies_alone_and_fails_the_commitment() {
     cut[5].close = Some(true);
     relink(&mut cut, Revision::R09);
     let alone = verify(&values(&cut));
-    assert_eq!(alone.verdict, Verdict::Valid, "the honest limit: a re-closed chain passes");
+    assert_eq!(
+        alone.verdict,
+        Verdict::Valid,
+        "the honest limit: a re-closed chain passes"
+    );
     assert_eq!(alone.truncation_evidence, TruncationEvidence::None);
-    let r = verify_text(&serde_json::to_string(&values(&cut)).unwrap(), &with_commitment(&commitment));
+    let r = verify_text(
+        &serde_json::to_string(&values(&cut)).unwrap(),
+        &with_commitment(&commitment),
+    );
     let rules: Vec<_> = r.failures.iter().map(|f| f.rule.id()).collect();
     assert_eq!(rules, ["AER1-CM-COUNT", "AER1-CM-FINAL"]);
     assert_eq!(r.truncation_evidence, TruncationEvidence::None);
@@ -325,7 +425,10 @@ fn dropped_prefix_renumbered_verifies_alone_and_fails_the_commitment() {
     }
     relink(&mut cut, Revision::R09);
     assert_eq!(verify(&values(&cut)).verdict, Verdict::Valid);
-    let r = verify_text(&serde_json::to_string(&values(&cut)).unwrap(), &with_commitment(&commitment));
+    let r = verify_text(
+        &serde_json::to_string(&values(&cut)).unwrap(),
+        &with_commitment(&commitment),
+    );
     let rules: Vec<_> = r.failures.iter().map(|f| f.rule.id()).collect();
     assert_eq!(rules, ["AER1-CM-COUNT", "AER1-CM-FINAL"]);
 }
@@ -339,8 +442,16 @@ fn substituted_final_entry_fails_the_commitment_on_the_final_digest_only() {
     // No re-linking needed: nothing inside the chain binds the last entry.
     let alone = verify(&values(&swapped));
     assert_eq!(alone.verdict, Verdict::Valid);
-    let r = verify_text(&serde_json::to_string(&values(&swapped)).unwrap(), &with_commitment(&commitment));
-    assert_only(&r, "AER1-CM-FINAL", None, Some("commitment.final_entry_digest"));
+    let r = verify_text(
+        &serde_json::to_string(&values(&swapped)).unwrap(),
+        &with_commitment(&commitment),
+    );
+    assert_only(
+        &r,
+        "AER1-CM-FINAL",
+        None,
+        Some("commitment.final_entry_digest"),
+    );
 }
 
 #[test]
@@ -351,8 +462,14 @@ fn commitment_from_another_job_and_matching_commitment() {
     let text = serde_json::to_string(&values(&chain)).unwrap();
     let r = verify_text(&text, &with_commitment(&good));
     assert_eq!(r.verdict, Verdict::Valid);
-    assert_eq!(r.truncation_evidence, TruncationEvidence::CommitmentVerified);
-    let other = Commitment { job_id: "job-other".into(), ..good };
+    assert_eq!(
+        r.truncation_evidence,
+        TruncationEvidence::CommitmentVerified
+    );
+    let other = Commitment {
+        job_id: "job-other".into(),
+        ..good
+    };
     let r = verify_text(&text, &with_commitment(&other));
     assert_only(&r, "AER1-CM-JOB", None, Some("commitment.job_id"));
 }
@@ -362,9 +479,20 @@ fn commitment_from_another_job_and_matching_commitment() {
 
 #[test]
 fn revision_06_chains_are_historical_and_never_current() {
-    let old = build_timeline("job-7a1f", &v07_example_specs("job-7a1f", 5), Revision::R06, CloseStyle::LastOnly);
+    let old = build_timeline(
+        "job-7a1f",
+        &v07_example_specs("job-7a1f", 5),
+        Revision::R06,
+        CloseStyle::LastOnly,
+    );
     let text = serde_json::to_string(&values(&old)).unwrap();
-    let as_06 = verify_text(&text, &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() });
+    let as_06 = verify_text(
+        &text,
+        &TimelineOptions {
+            revision: Revision::R06,
+            ..TimelineOptions::default()
+        },
+    );
     assert_eq!(as_06.verdict, Verdict::Valid, "{:?}", as_06.failures);
     assert!(as_06.historical);
     let as_09 = verify_text(&text, &TimelineOptions::default());
@@ -372,17 +500,30 @@ fn revision_06_chains_are_historical_and_never_current() {
     assert!(!as_09.historical);
     assert!(as_09.failures.iter().all(|f| f.rule.id() == "AER1-TL-LINK"));
     assert_eq!(as_09.failures.len(), 4);
-    assert!(as_09.notes.iter().any(|n| n.contains("revision-06")), "{:?}", as_09.notes);
+    assert!(
+        as_09.notes.iter().any(|n| n.contains("revision-06")),
+        "{:?}",
+        as_09.notes
+    );
     // A current chain checked under 06 fails its links too, and gets no such note.
     let current = verify_text(
         &serde_json::to_string(&values(&entries(5))).unwrap(),
-        &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() },
+        &TimelineOptions {
+            revision: Revision::R06,
+            ..TimelineOptions::default()
+        },
     );
     assert_eq!(current.verdict, Verdict::Invalid);
     assert!(current.historical);
     // Under 06, metadata is not bound: changing the tool of an inner entry goes unnoticed.
     let mut v = values(&old);
     v[2]["tool"] = json!("anything");
-    let r = verify_text(&serde_json::to_string(&v).unwrap(), &TimelineOptions { revision: Revision::R06, ..TimelineOptions::default() });
+    let r = verify_text(
+        &serde_json::to_string(&v).unwrap(),
+        &TimelineOptions {
+            revision: Revision::R06,
+            ..TimelineOptions::default()
+        },
+    );
     assert_eq!(r.verdict, Verdict::Valid);
 }

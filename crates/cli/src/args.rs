@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09).",
     long_about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09), an individual \
                   Internet-Draft: not an RFC and not endorsed by the IETF.\n\n\
-                  Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable input. \
+                  Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable \
+                  output. \
                   FILE may be '-' for standard input."
 )]
 pub struct Cli {

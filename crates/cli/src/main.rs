@@ -1,6 +1,6 @@
 //! `agentconf`: verify AER-1 receipts, timelines and workflows; print digests and commitments.
 //!
-//! Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable input.
+//! Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable output.
 
 mod args;
 mod commands;
@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
         Err(error) => {
-            eprintln!("agentconf: {error}");
+            commands::to_stderr(&format!("agentconf: {error}\n"));
             ExitCode::from(commands::EXIT_USAGE)
         }
     }

@@ -117,7 +117,10 @@ fn verdict(out: &mut String, verdict: Verdict, failures: &[Finding], omitted: u6
                 let _ = writeln!(out, "  {}", finding(f));
             }
             if omitted > 0 {
-                let _ = writeln!(out, "  ... and {omitted} more (raise --max-failures to list them)");
+                let _ = writeln!(
+                    out,
+                    "  ... and {omitted} more (raise --max-failures to list them)"
+                );
             }
         }
     }

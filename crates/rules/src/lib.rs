@@ -169,9 +169,7 @@ impl Catalogue {
     /// Parses catalogue text; used on the embedded file and by tests on edited copies.
     pub fn parse(text: &str) -> Result<Catalogue, String> {
         let file: CatalogueFile = toml::from_str(text).map_err(|e| e.to_string())?;
-        Ok(Catalogue {
-            records: file.rule,
-        })
+        Ok(Catalogue { records: file.rule })
     }
 
     /// The catalogue embedded in this build.
@@ -190,6 +188,51 @@ impl Catalogue {
 
     pub fn get(&self, rule: Rule) -> Option<&RuleRecord> {
         self.records.iter().find(|r| r.id == rule.id())
+    }
+}
+
+impl Catalogue {
+    /// The catalogue as a Markdown table, grouped by draft and family: the generated file
+    /// `spec-notes/RULES.md`. A test regenerates it and fails on any difference; `cargo xtask
+    /// rules` rewrites it.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::from(
+            "<!-- Generated from spec-notes/rules.toml by `cargo xtask rules`. Do not edit. -->\n\n\
+             # Rule catalogue\n\n\
+             Every rule the suite grades, one row per rule. Both drafts are individual Internet-Drafts: \
+             not RFCs, not endorsed by the IETF. Basis: `text` the draft's text, `text-09` text added \
+             by revision 09, `kit` the draft author's reference kit, `interp` this project's \
+             interpretation (explained in the family notes).\n",
+        );
+        let mut family = "";
+        for r in &self.records {
+            if r.family != family {
+                family = &r.family;
+                out.push_str(&format!(
+                    "\n## {family} ([notes]({family}.md))\n\n\
+                     | id | level | basis | revisions | section | rule |\n\
+                     |---|---|---|---|---|---|\n"
+                ));
+            }
+            let level = match r.level {
+                Level::Must => "MUST",
+                Level::Should => "SHOULD",
+            };
+            let basis = match r.basis {
+                Basis::Text => "text",
+                Basis::Text09 => "text-09",
+                Basis::Kit => "kit",
+                Basis::Interp => "interp",
+            };
+            out.push_str(&format!(
+                "| `{}` | {level} | {basis} | {} | {} | {} |\n",
+                r.id,
+                r.revisions.join(", "),
+                r.section,
+                r.title.replace('|', "\\|")
+            ));
+        }
+        out
     }
 }
 

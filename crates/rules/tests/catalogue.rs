@@ -84,3 +84,15 @@ fn rule_ids_round_trip_through_serde() {
         assert_eq!(back, *rule);
     }
 }
+
+/// `spec-notes/RULES.md` is generated from the catalogue; regenerate with `cargo xtask rules`.
+#[test]
+fn generated_rules_table_is_up_to_date() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spec-notes/RULES.md");
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+    let fresh = Catalogue::embedded().to_markdown();
+    assert!(
+        on_disk == fresh,
+        "spec-notes/RULES.md is stale: run `cargo xtask rules`"
+    );
+}

@@ -46,18 +46,28 @@ impl fmt::Display for JsonError {
             JsonError::Empty => f.write_str("input is empty"),
             JsonError::ByteOrderMark => f.write_str("input starts with a UTF-8 byte order mark"),
             JsonError::Syntax { detail } => write!(f, "malformed JSON: {detail}"),
-            JsonError::NotUtf8 { offset } => write!(f, "input is not UTF-8 (first bad byte at offset {offset})"),
+            JsonError::NotUtf8 { offset } => {
+                write!(f, "input is not UTF-8 (first bad byte at offset {offset})")
+            }
             JsonError::LoneSurrogate { escape } => {
                 write!(f, "string contains the unpaired surrogate escape {escape}")
             }
             JsonError::TooDeep => write!(f, "nesting is deeper than {MAX_DEPTH} levels"),
             JsonError::NumberOutOfRange { detail } => {
-                write!(f, "number is outside the range of an IEEE 754 double ({detail})")
+                write!(
+                    f,
+                    "number is outside the range of an IEEE 754 double ({detail})"
+                )
             }
             JsonError::DuplicateMember { path } => {
-                write!(f, "member name {path:?} appears more than once in one object")
+                write!(
+                    f,
+                    "member name {path:?} appears more than once in one object"
+                )
             }
-            JsonError::TooLarge { limit } => write!(f, "input is larger than the {limit}-byte limit"),
+            JsonError::TooLarge { limit } => {
+                write!(f, "input is larger than the {limit}-byte limit")
+            }
         }
     }
 }
@@ -104,7 +114,11 @@ impl<'a> Object<'a> {
     /// The member's value. With duplicate names, the last one wins, as in the kit's parser; the
     /// duplicate itself is reported separately.
     pub fn get(&self, name: &str) -> Option<&Node<'a>> {
-        self.members.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.members
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
     }
 }
 
@@ -194,7 +208,9 @@ pub fn parse_nested<'a>(
         },
         path: &Path::Root,
     };
-    let root = seed.deserialize(&mut de).and_then(|root| de.end().map(|()| root));
+    let root = seed
+        .deserialize(&mut de)
+        .and_then(|root| de.end().map(|()| root));
     match root {
         Ok(root) => Ok(Parsed {
             root,
@@ -494,11 +510,18 @@ mod tests {
 
     #[test]
     fn raw_keys_keep_number_text() {
-        let p = parse(r#"{"seq":1.0,"n":1.0,"big":18446744073709551616}"#, &["seq", "big"]).unwrap();
+        let p = parse(
+            r#"{"seq":1.0,"n":1.0,"big":18446744073709551616}"#,
+            &["seq", "big"],
+        )
+        .unwrap();
         let o = p.root.as_object().unwrap();
         assert_eq!(o.get("seq"), Some(&Node::Number(Num::Text("1.0"))));
         assert_eq!(o.get("n"), Some(&Node::Number(Num::F64(1.0))));
-        assert_eq!(o.get("big"), Some(&Node::Number(Num::Text("18446744073709551616"))));
+        assert_eq!(
+            o.get("big"),
+            Some(&Node::Number(Num::Text("18446744073709551616")))
+        );
         // A raw key holding something else is read as an ordinary value, still strictly.
         let p = parse(r#"{"seq":{"x":1,"x":2}}"#, &["seq"]).unwrap();
         assert_eq!(p.duplicates.len(), 1);
@@ -507,7 +530,10 @@ mod tests {
     #[test]
     fn envelope_errors() {
         assert_eq!(as_text(b"\xef\xbb\xbf[]"), Err(JsonError::ByteOrderMark));
-        assert_eq!(as_text(b"[\"\xff\"]"), Err(JsonError::NotUtf8 { offset: 2 }));
+        assert_eq!(
+            as_text(b"[\"\xff\"]"),
+            Err(JsonError::NotUtf8 { offset: 2 })
+        );
         assert_eq!(parse("", &[]).unwrap_err(), JsonError::Empty);
         assert_eq!(parse(" \n\t", &[]).unwrap_err(), JsonError::Empty);
     }
@@ -524,23 +550,46 @@ mod tests {
         assert_eq!(surrogate(r#"["\uD800\u0041"]"#), r"\uD800");
         assert_eq!(surrogate(r#"{"k\udfff":1}"#), r"\udfff");
         assert!(parse(r#"["\ud83d\ude00", "\\ud800"]"#, &[]).is_ok());
-        assert_eq!(parse(&"[".repeat(200), &[]).unwrap_err(), JsonError::TooDeep);
-        assert!(matches!(parse("[1e400]", &[]), Err(JsonError::NumberOutOfRange { .. })));
+        assert_eq!(
+            parse(&"[".repeat(200), &[]).unwrap_err(),
+            JsonError::TooDeep
+        );
+        assert!(matches!(
+            parse("[1e400]", &[]),
+            Err(JsonError::NumberOutOfRange { .. })
+        ));
         assert!(matches!(parse("[1] x", &[]), Err(JsonError::Syntax { .. })));
         assert!(matches!(parse("[1,", &[]), Err(JsonError::Syntax { .. })));
-        assert!(matches!(parse("{\"a\":\"\u{1}\"}", &[]), Err(JsonError::Syntax { .. })));
+        assert!(matches!(
+            parse("{\"a\":\"\u{1}\"}", &[]),
+            Err(JsonError::Syntax { .. })
+        ));
         let depth_ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(parse(&depth_ok, &[]).is_ok());
         let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert_eq!(parse(&too_deep, &[]).unwrap_err(), JsonError::TooDeep);
         // Inside one enclosing array, one level less is left.
-        assert_eq!(parse_nested(&depth_ok, &[], 1).unwrap_err(), JsonError::TooDeep);
+        assert_eq!(
+            parse_nested(&depth_ok, &[], 1).unwrap_err(),
+            JsonError::TooDeep
+        );
         // Raw keys re-read their value, still within the same budget.
-        let deep_seq = format!("{{\"seq\":{}{}}}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        let seq_ok = format!("{{\"seq\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        let deep_seq = format!(
+            "{{\"seq\":{}{}}}",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        let seq_ok = format!(
+            "{{\"seq\":{}{}}}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
         assert!(parse(&seq_ok, &["seq"]).is_ok());
         assert_eq!(parse(&deep_seq, &["seq"]).unwrap_err(), JsonError::TooDeep);
         // A syntax error before a lone surrogate is reported as syntax.
-        assert!(matches!(parse(r#"[1 2, "\ud800"]"#, &[]), Err(JsonError::Syntax { .. })));
+        assert!(matches!(
+            parse(r#"[1 2, "\ud800"]"#, &[]),
+            Err(JsonError::Syntax { .. })
+        ));
     }
 }

@@ -28,7 +28,11 @@ pub enum SplitError {
     NotArray { first: u8 },
     /// Bytes that cannot appear between array elements, or input ending inside the array;
     /// `in_element` when the input ended inside an element (the next one).
-    Syntax { offset: u64, detail: String, in_element: bool },
+    Syntax {
+        offset: u64,
+        detail: String,
+        in_element: bool,
+    },
     /// One element is larger than the limit.
     ElementTooLarge { offset: u64, limit: usize },
 }
@@ -180,10 +184,9 @@ impl<R: Read> ArraySplitter<R> {
                     return Ok(Piece::End);
                 }
                 (State::Done, Some(b)) => {
-                    return Err(self.syntax(format!(
-                        "trailing data after the array: {}",
-                        describe(b)
-                    )))
+                    return Err(
+                        self.syntax(format!("trailing data after the array: {}", describe(b)))
+                    )
                 }
             }
         }
@@ -293,7 +296,10 @@ impl Scanner {
             if self.is_scalar() {
                 // Whatever lies before the delimiter goes to serde_json, which rejects anything
                 // that is not a JSON value.
-                if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'[' | b'{' | b'}' | b'"') {
+                if matches!(
+                    b,
+                    b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'[' | b'{' | b'}' | b'"'
+                ) {
                     return Ok(i);
                 }
             } else {

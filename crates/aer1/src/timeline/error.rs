@@ -12,23 +12,58 @@ use crate::json::JsonError;
 pub enum TimelineError {
     /// The document, or one entry of it, is not acceptable JSON.
     Json(JsonError),
-    NotArray { found: &'static str },
+    NotArray {
+        found: &'static str,
+    },
     Empty,
-    EntryNotObject { found: &'static str },
-    MissingMember { member: &'static str },
-    MemberNotString { member: &'static str, found: &'static str },
-    EmptyMember { member: &'static str },
-    Base64 { error: Base64Error },
-    BytesNotUtf8 { offset: usize },
-    StoredOutputHash { stored: String, computed: String },
-    ProvenanceClass { value: String },
+    EntryNotObject {
+        found: &'static str,
+    },
+    MissingMember {
+        member: &'static str,
+    },
+    MemberNotString {
+        member: &'static str,
+        found: &'static str,
+    },
+    EmptyMember {
+        member: &'static str,
+    },
+    Base64 {
+        error: Base64Error,
+    },
+    BytesNotUtf8 {
+        offset: usize,
+    },
+    StoredOutputHash {
+        stored: String,
+        computed: String,
+    },
+    ProvenanceClass {
+        value: String,
+    },
     SeqMissing,
-    SeqNotInteger { found: String },
-    SeqContiguity { found: String, expected: u64 },
-    MixedJob { found: String, first: String },
-    Genesis { found: String },
-    Link { found: String, expected: String },
-    CloseNotBoolean { found: &'static str },
+    SeqNotInteger {
+        found: String,
+    },
+    SeqContiguity {
+        found: String,
+        expected: u64,
+    },
+    MixedJob {
+        found: String,
+        first: String,
+    },
+    Genesis {
+        found: String,
+    },
+    Link {
+        found: String,
+        expected: String,
+    },
+    CloseNotBoolean {
+        found: &'static str,
+    },
     CloseBeforeLast,
     LastNotClosed,
 }

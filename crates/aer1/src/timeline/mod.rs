@@ -15,7 +15,9 @@ pub use error::TimelineError;
 pub use seq::{seq_digits, NotInteger};
 
 use crate::commitment::{Commitment, CommitmentError};
-use crate::digest::{entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST};
+use crate::digest::{
+    entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST,
+};
 use crate::finding::{Finding, Findings, Verdict};
 use crate::formats::{decode_base64_into, provenance_class};
 use crate::hex;
@@ -68,7 +70,10 @@ pub struct EntryDigest<'a> {
 
 /// Verifies a timeline read from `reader`. `Err` only for I/O failures of the reader itself;
 /// everything about the content is in the report.
-pub fn verify_timeline<R: Read>(reader: R, options: &TimelineOptions) -> io::Result<TimelineReport> {
+pub fn verify_timeline<R: Read>(
+    reader: R,
+    options: &TimelineOptions,
+) -> io::Result<TimelineReport> {
     verify_timeline_observed(reader, options, &mut |_| {})
 }
 
@@ -104,7 +109,11 @@ pub fn verify_timeline_observed<R: Read>(
                 chain.fatal(error, None);
                 break;
             }
-            Err(SplitError::Syntax { offset, detail, in_element }) => {
+            Err(SplitError::Syntax {
+                offset,
+                detail,
+                in_element,
+            }) => {
                 let entry = in_element.then_some(chain.count);
                 let detail = format!("{detail} (byte offset {offset})");
                 chain.fatal(TimelineError::Json(JsonError::Syntax { detail }), entry);
@@ -142,7 +151,9 @@ fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineErr
         Ok(t) => t,
         // Offsets count from the start of the input, including the whitespace already skipped.
         Err(JsonError::NotUtf8 { offset }) => {
-            return Ok(TimelineError::Json(JsonError::NotUtf8 { offset: offset + skipped }))
+            return Ok(TimelineError::Json(JsonError::NotUtf8 {
+                offset: offset + skipped,
+            }))
         }
         Err(e) => return Ok(TimelineError::Json(e)),
     };
@@ -229,7 +240,10 @@ impl<'o> Chain<'o> {
         let index = self.count;
         self.count += 1;
         // An entry following one that carried close: true proves that one was not the last.
-        if let Some(Previous { close: Some(true), .. }) = self.previous {
+        if let Some(Previous {
+            close: Some(true), ..
+        }) = self.previous
+        {
             self.report(TimelineError::CloseBeforeLast, index - 1);
         }
         let previous = self.previous.take();
@@ -261,7 +275,9 @@ impl<'o> Chain<'o> {
         let text = match json::as_text(bytes) {
             Ok(text) => text,
             Err(JsonError::NotUtf8 { offset: at }) => {
-                let e = JsonError::NotUtf8 { offset: offset + at };
+                let e = JsonError::NotUtf8 {
+                    offset: offset + at,
+                };
                 self.report(TimelineError::Json(e), index);
                 return unknown;
             }
@@ -293,10 +309,17 @@ impl<'o> Chain<'o> {
         self.check_object(entry, index, previous)
     }
 
-    fn string_member<'e>(&mut self, entry: &'e Object<'_>, member: &'static str, index: u64) -> Option<&'e str> {
+    fn string_member<'e>(
+        &mut self,
+        entry: &'e Object<'_>,
+        member: &'static str,
+        index: u64,
+    ) -> Option<&'e str> {
         match entry.get(member) {
             None => self.report(TimelineError::MissingMember { member }, index),
-            Some(Node::String(s)) if s.is_empty() => self.report(TimelineError::EmptyMember { member }, index),
+            Some(Node::String(s)) if s.is_empty() => {
+                self.report(TimelineError::EmptyMember { member }, index)
+            }
             Some(Node::String(s)) => return Some(s),
             Some(other) => self.report(
                 TimelineError::MemberNotString {
@@ -309,7 +332,12 @@ impl<'o> Chain<'o> {
         None
     }
 
-    fn check_object(&mut self, entry: &Object<'_>, index: u64, previous: Option<&Previous>) -> Previous {
+    fn check_object(
+        &mut self,
+        entry: &Object<'_>,
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> Previous {
         let m = Members {
             canonical_bytes: self.string_member(entry, "canonical_bytes", index),
             prev_digest: self.string_member(entry, "prev_digest", index),
@@ -319,7 +347,9 @@ impl<'o> Chain<'o> {
             provenance_class: self.string_member(entry, "provenance_class", index),
         };
 
-        let output_hash = m.canonical_bytes.and_then(|b64| self.check_bytes(b64, index));
+        let output_hash = m
+            .canonical_bytes
+            .and_then(|b64| self.check_bytes(b64, index));
         if let (Some(hash), Some(stored)) = (&output_hash, entry.get("output_hash")) {
             if self.options.revision == Revision::R09 {
                 self.check_stored_output_hash(stored, hash, index);
@@ -343,7 +373,12 @@ impl<'o> Chain<'o> {
             None => Some(false),
             Some(Node::Bool(b)) => Some(*b),
             Some(other) => {
-                self.report(TimelineError::CloseNotBoolean { found: other.kind() }, index);
+                self.report(
+                    TimelineError::CloseNotBoolean {
+                        found: other.kind(),
+                    },
+                    index,
+                );
                 None
             }
         };
@@ -351,11 +386,38 @@ impl<'o> Chain<'o> {
         // The digest needs every bound member well-formed; otherwise the next link is unjudged.
         let digest = match self.options.revision {
             Revision::R06 => output_hash.as_ref().map(entry_digest_06),
-            Revision::R09 => match (m.id, m.job_id, &output_hash, m.prev_digest, m.provenance_class, &seq, m.tool, close) {
-                (Some(id), Some(job_id), Some(output_hash), Some(prev_digest), Some(provenance_class), Some(seq), Some(tool), Some(close)) => {
+            Revision::R09 => match (
+                m.id,
+                m.job_id,
+                &output_hash,
+                m.prev_digest,
+                m.provenance_class,
+                &seq,
+                m.tool,
+                close,
+            ) {
+                (
+                    Some(id),
+                    Some(job_id),
+                    Some(output_hash),
+                    Some(prev_digest),
+                    Some(provenance_class),
+                    Some(seq),
+                    Some(tool),
+                    Some(close),
+                ) => {
                     write_preimage(
                         &mut self.preimage_scratch,
-                        &PreimageFields { close, id, job_id, output_hash, prev_digest, provenance_class, seq, tool },
+                        &PreimageFields {
+                            close,
+                            id,
+                            job_id,
+                            output_hash,
+                            prev_digest,
+                            provenance_class,
+                            seq,
+                            tool,
+                        },
                     );
                     Some(sha256(&self.preimage_scratch))
                 }
@@ -384,7 +446,12 @@ impl<'o> Chain<'o> {
             }
             Ok(()) => {
                 if let Err(e) = std::str::from_utf8(&bytes) {
-                    self.report(TimelineError::BytesNotUtf8 { offset: e.valid_up_to() }, index);
+                    self.report(
+                        TimelineError::BytesNotUtf8 {
+                            offset: e.valid_up_to(),
+                        },
+                        index,
+                    );
                 }
                 Some(sha256(&bytes))
             }
@@ -503,7 +570,10 @@ impl<'o> Chain<'o> {
         if !self.incomplete {
             if self.count == 0 {
                 self.findings.report(&TimelineError::Empty, None);
-            } else if let Some(Previous { close: Some(false), .. }) = self.previous {
+            } else if let Some(Previous {
+                close: Some(false), ..
+            }) = self.previous
+            {
                 self.report(TimelineError::LastNotClosed, self.count - 1);
             }
         }
@@ -512,8 +582,16 @@ impl<'o> Chain<'o> {
         // Omitted findings are of unknown rules: no note then.
         let only_link_failures = !self.findings.list().is_empty()
             && self.findings.total() == self.findings.list().len() as u64
-            && self.findings.list().iter().all(|f| f.rule == agentconf_rules::Rule::Aer1TlLink);
-        if revision == Revision::R09 && only_link_failures && self.links_hold_under_06 && self.links_checked > 0 {
+            && self
+                .findings
+                .list()
+                .iter()
+                .all(|f| f.rule == agentconf_rules::Rule::Aer1TlLink);
+        if revision == Revision::R09
+            && only_link_failures
+            && self.links_hold_under_06
+            && self.links_checked > 0
+        {
             notes.push(
                 "every link holds under the revision-06 construction (digest of the bytes alone): \
                  this looks like a historical revision-06 chain. It does not verify under revision 09; \
@@ -534,7 +612,11 @@ impl<'o> Chain<'o> {
             verdict,
             entry_count: self.count,
             job_id: self.first_job,
-            final_entry_digest: if self.incomplete { None } else { self.last_digest.map(|d| hex::lower(&d)) },
+            final_entry_digest: if self.incomplete {
+                None
+            } else {
+                self.last_digest.map(|d| hex::lower(&d))
+            },
             truncation_evidence,
             commitment: self.options.commitment.clone(),
             failures,
@@ -545,7 +627,9 @@ impl<'o> Chain<'o> {
 
     /// Compares the chain with the commitment; true when one was given and everything matched.
     fn check_commitment(&mut self) -> bool {
-        let Some(c) = &self.options.commitment else { return false };
+        let Some(c) = &self.options.commitment else {
+            return false;
+        };
         if self.incomplete {
             return false;
         }
@@ -571,7 +655,7 @@ impl<'o> Chain<'o> {
                 computed: hex::lower(d),
             }),
             None => errors.push(CommitmentError::FinalUnavailable {
-                last_entry: self.count.saturating_sub(1),
+                last_entry: self.count.checked_sub(1),
             }),
         }
         let ok = errors.is_empty();

@@ -111,7 +111,10 @@ mod tests {
         assert_eq!(digits("-0").unwrap(), "0");
         assert_eq!(digits("-0.0").unwrap(), "0");
         assert_eq!(digits("-3").unwrap(), "-3");
-        assert_eq!(digits("18446744073709551616").unwrap(), "18446744073709551616");
+        assert_eq!(
+            digits("18446744073709551616").unwrap(),
+            "18446744073709551616"
+        );
         assert_eq!(digits("1e20").unwrap(), "100000000000000000000");
         // Python: int(1e23) == 99999999999999991611392
         assert_eq!(digits("1e23").unwrap(), "99999999999999991611392");

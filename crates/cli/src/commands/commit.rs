@@ -5,7 +5,7 @@ use agentconf_aer1::formats::check_rfc3339;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::{Report, Verdict};
 
-use super::{emit, Outcome};
+use super::{emit, to_stderr, Outcome};
 use crate::args::CommitArgs;
 use crate::input::{open, read_error};
 use crate::render;
@@ -19,17 +19,18 @@ pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
     let parts = (&report.job_id, &report.final_entry_digest);
     match (report.verdict, parts) {
         (Verdict::Valid, (Some(job_id), Some(digest))) => {
-            let commitment = make_commitment(job_id, digest, report.entry_count, &args.published_at)
-                .map_err(|e| format!("--published-at: {e}"))?;
+            let commitment =
+                make_commitment(job_id, digest, report.entry_count, &args.published_at)
+                    .map_err(|e| format!("cannot build the commitment: {e}"))?;
             emit(&(commitment.to_json() + "\n"))?;
             Ok(Outcome::Valid)
         }
         _ => {
             // Nothing on standard output: a commitment is only ever printed for a valid chain.
-            eprint!(
+            to_stderr(&format!(
                 "agentconf: no commitment: the timeline does not verify under revision 09\n{}",
                 render::text(&Report::Timeline(report), &input.name)
-            );
+            ));
             Ok(Outcome::Invalid)
         }
     }

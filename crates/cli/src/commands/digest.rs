@@ -7,7 +7,7 @@ use agentconf_aer1::timeline::{verify_timeline_observed, EntryDigest, TimelineOp
 use agentconf_aer1::{Revision, Verdict};
 use serde_json::json;
 
-use super::{revision, Outcome};
+use super::{revision, to_stderr, Outcome};
 use crate::args::{DigestArgs, Format};
 use crate::input::{open, read_error};
 use crate::render;
@@ -28,7 +28,8 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
     let json = args.output.format == Format::Json;
     if json {
         let head = format!(
-            "{{\"tool\":\"agentconf\",\"draft\":\"{}\",\"revision\":\"{}\",\"historical\":{},\"entries\":[",
+            "{{\"tool\":\"agentconf\",\"tool_version\":\"{}\",\"draft\":\"{}\",\"kind\":\"aer1-digest\",\"revision\":\"{}\",\"historical\":{},\"entries\":[",
+            env!("CARGO_PKG_VERSION"),
             agentconf_aer1::report::DRAFT,
             revision.as_str(),
             revision.is_historical()
@@ -68,17 +69,22 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
         .map_err(|e| format!("cannot write output: {e}"))?;
     if !json && report.verdict == Verdict::Invalid {
         // Failures go to standard error so the digest lines stay easy to parse.
-        let mut err = io::stderr().lock();
-        let _ = writeln!(err, "the timeline does not verify under revision {}:", revision.as_str());
+        let mut text = format!(
+            "the timeline does not verify under revision {}:\n",
+            revision.as_str()
+        );
         for f in &report.failures {
-            let _ = writeln!(err, "  {}", render::finding(f));
+            text.push_str(&format!("  {}\n", render::finding(f)));
         }
+        to_stderr(&text);
     }
     Ok(Outcome::from_verdict(report.verdict))
 }
 
 fn entry_text(d: &EntryDigest<'_>, preimage: bool) -> String {
-    let digest = d.digest.map_or_else(|| "unavailable".to_string(), |h| hex::lower(&h));
+    let digest = d
+        .digest
+        .map_or_else(|| "unavailable".to_string(), |h| hex::lower(&h));
     let mut line = format!("{} {digest}\n", d.index);
     if preimage {
         if let Some(p) = d.preimage {

@@ -13,7 +13,8 @@ use agentconf_aer1::Revision;
 
 pub const EXIT_VALID: u8 = 0;
 pub const EXIT_INVALID: u8 = 1;
-/// Usage errors and unreadable input (clap uses the same code for bad arguments).
+/// Usage errors, unreadable input and unwritable output (clap uses the same code for bad
+/// arguments).
 pub const EXIT_USAGE: u8 = 2;
 
 /// The limit on documents read whole: receipts, workflows, commitments.
@@ -58,6 +59,12 @@ fn revision(arg: RevisionArg) -> Revision {
         RevisionArg::R09 => Revision::R09,
         RevisionArg::R06 => Revision::R06,
     }
+}
+
+/// Writes a message to standard error. A closed or full standard error is ignored: the exit code
+/// still says what happened, and `eprintln!` would panic instead.
+pub fn to_stderr(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
