@@ -38,7 +38,8 @@ use agentconf_aer1::digest::{Revision, GENESIS_PREV_DIGEST};
 use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::hex;
 use agentconf_aer1::producer::{
-    build_timeline, digest_entry, timeline_json, v07_example_specs, CloseStyle, Entry, EntrySpec,
+    build_timeline, digest_entry, example_chain, timeline_json, v07_example_specs, CloseStyle,
+    Entry, EntrySpec,
 };
 use agentconf_aer1::report::TimelineReport;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
@@ -354,12 +355,7 @@ fn check_streamed_matches_producer() {
     let n = 1000;
     let mut streamed = Vec::new();
     write_timeline(&mut streamed, n).expect("writing to a Vec cannot fail");
-    let built = build_timeline(
-        JOB,
-        &v07_example_specs(JOB, n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    );
+    let built = example_chain(JOB, n, Revision::R09);
     assert!(
         streamed == timeline_json(&built).into_bytes(),
         "the streamed timeline differs from the reference producer's"

@@ -131,6 +131,18 @@ pub fn v07_example_specs(job_id: &str, n: usize) -> Vec<EntrySpec> {
         .collect()
 }
 
+/// A chain shaped like the draft's published example `v07-valid-5` (bytes
+/// `{"job":…,"entry":i,"tag":"r"}`, ids `r-<job>-<i>`, tool `price_lookup`, `LOGGED BY AGENT`),
+/// with `n` entries, under `revision`, `close` only on the last entry.
+pub fn example_chain(job_id: &str, n: usize, revision: Revision) -> Vec<Entry> {
+    build_timeline(
+        job_id,
+        &v07_example_specs(job_id, n),
+        revision,
+        CloseStyle::LastOnly,
+    )
+}
+
 /// Writes entries as a JSON array, one entry per line.
 pub fn timeline_json(entries: &[Entry]) -> String {
     let mut out = String::from("[\n");

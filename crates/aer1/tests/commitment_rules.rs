@@ -7,7 +7,7 @@ use std::io::ErrorKind;
 use agentconf_aer1::commitment::{parse_commitment, read_commitment, Commitment};
 use agentconf_aer1::digest::Revision;
 use agentconf_aer1::finding::Finding;
-use agentconf_aer1::producer::{build_timeline, relink, v07_example_specs, CloseStyle, Entry};
+use agentconf_aer1::producer::{example_chain, relink, Entry};
 use agentconf_aer1::report::TimelineReport;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::{TruncationEvidence, Verdict};
@@ -369,12 +369,7 @@ fn input_level_failures() {
 // Comparisons with a chain.
 
 fn entries(n: usize) -> Vec<Entry> {
-    build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    )
+    example_chain("job-7a1f", n, Revision::R09)
 }
 
 fn text_of(entries: &[Entry]) -> String {
@@ -481,12 +476,7 @@ fn final_digest_mismatch_only() {
 #[test]
 fn all_three_mismatches_together() {
     // Another job's three-entry chain checked against job-7a1f's five-entry commitment.
-    let other = build_timeline(
-        "job-b",
-        &v07_example_specs("job-b", 3),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    );
+    let other = example_chain("job-b", 3, Revision::R09);
     let r = verify_with(&text_of(&other), &commitment(&good()));
     assert_chain_failures(
         &r,
@@ -568,12 +558,7 @@ fn commitment_file_findings_are_carried_into_the_report() {
 
 #[test]
 fn a_commitment_under_revision_06_is_refused() {
-    let old = build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", 5),
-        Revision::R06,
-        CloseStyle::LastOnly,
-    );
+    let old = example_chain("job-7a1f", 5, Revision::R06);
     let options = TimelineOptions {
         revision: Revision::R06,
         commitment: Some(commitment(&good())),

@@ -4,7 +4,7 @@ use std::io::Read;
 
 use agentconf_aer1::digest::Revision;
 use agentconf_aer1::producer::{
-    build_timeline, relink, timeline_json, v07_example_specs, CloseStyle, Entry, EntrySpec,
+    build_timeline, example_chain, relink, timeline_json, CloseStyle, Entry, EntrySpec,
 };
 use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::report::TimelineReport;
@@ -13,12 +13,7 @@ use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::Verdict;
 
 fn chain(n: usize) -> String {
-    timeline_json(&build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    ))
+    timeline_json(&example_chain("job-7a1f", n, Revision::R09))
 }
 
 fn verify_bytes(bytes: &[u8]) -> TimelineReport {
@@ -179,12 +174,7 @@ fn multi_megabyte_strings() {
         Verdict::Valid
     );
     // A multi-megabyte job_id that mismatches: the message stays short.
-    let mut entries: Vec<Entry> = build_timeline(
-        "job",
-        &v07_example_specs("job", 2),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    );
+    let mut entries: Vec<Entry> = example_chain("job", 2, Revision::R09);
     entries[1].job_id = "j".repeat(4 * 1024 * 1024);
     relink(&mut entries, Revision::R09);
     let r = verify_bytes(timeline_json(&entries).as_bytes());

@@ -3,9 +3,7 @@
 
 use agentconf_aer1::digest::{merkle_root, Revision};
 use agentconf_aer1::hex;
-use agentconf_aer1::producer::{
-    build_timeline, digest_entry, timeline_json, v07_example_specs, CloseStyle,
-};
+use agentconf_aer1::producer::{digest_entry, example_chain, timeline_json};
 use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, verify_timeline_observed, TimelineOptions};
 use agentconf_aer1::{Report, TruncationEvidence, Verdict};
@@ -28,12 +26,7 @@ const SHIPPED_COMMITMENT: &str = include_str!("../testdata/v07-valid-5.commitmen
 
 #[test]
 fn producer_reproduces_the_published_chain() {
-    let entries = build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", 5),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    );
+    let entries = example_chain("job-7a1f", 5, Revision::R09);
     assert_eq!(
         entries[0].canonical_bytes,
         "eyJqb2IiOiJqb2ItN2ExZiIsImVudHJ5IjowLCJ0YWciOiJyIn0="

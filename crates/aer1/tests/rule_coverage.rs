@@ -19,7 +19,7 @@ use agentconf_aer1::commitment::{parse_commitment, read_commitment, Commitment};
 use agentconf_aer1::digest::Revision;
 use agentconf_aer1::finding::Finding;
 use agentconf_aer1::formats::encode_base64;
-use agentconf_aer1::producer::{build_timeline, relink, v07_example_specs, CloseStyle, Entry};
+use agentconf_aer1::producer::{example_chain, relink, Entry};
 use agentconf_aer1::receipt::{verify_receipt, verify_receipt_reader, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::{verify_workflow, verify_workflow_reader};
@@ -68,12 +68,7 @@ fn receipt_text() -> String {
 }
 
 fn chain(n: usize) -> Vec<Entry> {
-    build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    )
+    example_chain("job-7a1f", n, Revision::R09)
 }
 
 fn chain_values(n: usize) -> Vec<Value> {
@@ -627,12 +622,7 @@ fn every_case_names_a_catalogue_rule_and_every_rule_has_a_named_case() {
 
 #[test]
 fn versioning_is_shown_by_labelling() {
-    let old = build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", 5),
-        Revision::R06,
-        CloseStyle::LastOnly,
-    );
+    let old = example_chain("job-7a1f", 5, Revision::R06);
     let bytes = entries_bytes(&old);
     let r06 = TimelineOptions {
         revision: Revision::R06,
@@ -664,12 +654,7 @@ fn versioning_is_shown_by_labelling() {
     let r = verify_timeline(&current[..], &r06).unwrap();
     assert!(r.historical);
     // A one-entry chain has no link, so it verifies under both: the label is what tells them apart.
-    let one_06 = build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", 1),
-        Revision::R06,
-        CloseStyle::LastOnly,
-    );
+    let one_06 = example_chain("job-7a1f", 1, Revision::R06);
     let bytes = entries_bytes(&one_06);
     let a = verify_timeline(&bytes[..], &r06).unwrap();
     let b = verify_timeline(&bytes[..], &TimelineOptions::default()).unwrap();

@@ -3,19 +3,16 @@
 
 use agentconf_aer1::commitment::{parse_commitment, Commitment};
 use agentconf_aer1::digest::Revision;
-use agentconf_aer1::producer::{build_timeline, relink, v07_example_specs, CloseStyle, Entry};
+use agentconf_aer1::producer::{
+    build_timeline, example_chain, relink, v07_example_specs, CloseStyle, Entry,
+};
 use agentconf_aer1::report::TimelineReport;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::{TruncationEvidence, Verdict};
 use serde_json::{json, Value};
 
 fn entries(n: usize) -> Vec<Entry> {
-    build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    )
+    example_chain("job-7a1f", n, Revision::R09)
 }
 
 fn values(entries: &[Entry]) -> Vec<Value> {
@@ -479,12 +476,7 @@ fn commitment_from_another_job_and_matching_commitment() {
 
 #[test]
 fn revision_06_chains_are_historical_and_never_current() {
-    let old = build_timeline(
-        "job-7a1f",
-        &v07_example_specs("job-7a1f", 5),
-        Revision::R06,
-        CloseStyle::LastOnly,
-    );
+    let old = example_chain("job-7a1f", 5, Revision::R06);
     let text = serde_json::to_string(&values(&old)).unwrap();
     let as_06 = verify_text(
         &text,

@@ -128,10 +128,7 @@ fn verdict(out: &mut String, verdict: Verdict, failures: &[Finding], omitted: u6
 
 /// One failure line: rule, level, place, message.
 pub fn finding(f: &Finding) -> String {
-    let level = match f.rule.record().level {
-        agentconf_rules::Level::Must => "MUST",
-        agentconf_rules::Level::Should => "SHOULD",
-    };
+    let level = f.rule.record().level.as_str();
     let place = match (&f.entry, &f.member) {
         (Some(e), Some(m)) => format!("entry {e}, {m}: "),
         (Some(e), None) => format!("entry {e}: "),

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use agentconf_aer1::digest::sha256;
 use agentconf_aer1::formats::{decode_base64_into, encode_base64};
 use agentconf_aer1::hex;
-use agentconf_aer1::producer::{build_timeline, timeline_json, v07_example_specs, CloseStyle};
+use agentconf_aer1::producer::{example_chain, timeline_json};
 use agentconf_aer1::Revision;
 use agentconf_rules::Rule;
 use serde_json::{json, Value};
@@ -312,12 +312,7 @@ fn entries_json(entries: &[Value]) -> String {
 /// A revision-06 chain built by the reference producer, checked against the revision-06
 /// definition independently: each prev_digest is the SHA-256 of the previous entry's bytes.
 fn rev06_chain(n: usize) -> String {
-    let entries = build_timeline(
-        "job-06",
-        &v07_example_specs("job-06", n),
-        Revision::R06,
-        CloseStyle::LastOnly,
-    );
+    let entries = example_chain("job-06", n, Revision::R06);
     assert_eq!(
         entries[0].prev_digest,
         "0".repeat(64),
@@ -336,12 +331,7 @@ fn rev06_chain(n: usize) -> String {
 }
 
 fn rev09_chain(job: &str, n: usize) -> String {
-    let entries = build_timeline(
-        job,
-        &v07_example_specs(job, n),
-        Revision::R09,
-        CloseStyle::LastOnly,
-    );
+    let entries = example_chain(job, n, Revision::R09);
     timeline_json(&entries)
 }
 

@@ -124,6 +124,15 @@ pub enum Level {
     Should,
 }
 
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+        }
+    }
+}
+
 /// Where a rule comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -137,6 +146,17 @@ pub enum Basis {
     Kit,
     /// This project's interpretation, written down in the family notes.
     Interp,
+}
+
+impl Basis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Text => "text",
+            Basis::Text09 => "text-09",
+            Basis::Kit => "kit",
+            Basis::Interp => "interp",
+        }
+    }
 }
 
 /// One catalogue record.
@@ -214,16 +234,7 @@ impl Catalogue {
                      |---|---|---|---|---|---|\n"
                 ));
             }
-            let level = match r.level {
-                Level::Must => "MUST",
-                Level::Should => "SHOULD",
-            };
-            let basis = match r.basis {
-                Basis::Text => "text",
-                Basis::Text09 => "text-09",
-                Basis::Kit => "kit",
-                Basis::Interp => "interp",
-            };
+            let (level, basis) = (r.level.as_str(), r.basis.as_str());
             out.push_str(&format!(
                 "| `{}` | {level} | {basis} | {} | {} | {} |\n",
                 r.id,

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use agentconf_rules::{Basis, Catalogue, Level};
+use agentconf_rules::Catalogue;
 
 use super::{emit, Outcome};
 use crate::args::{Format, RulesArgs};
@@ -14,16 +14,7 @@ pub fn run(args: &RulesArgs) -> Result<Outcome, String> {
         Format::Text => {
             let mut out = String::new();
             for r in records {
-                let level = match r.level {
-                    Level::Must => "MUST",
-                    Level::Should => "SHOULD",
-                };
-                let basis = match r.basis {
-                    Basis::Text => "text",
-                    Basis::Text09 => "text-09",
-                    Basis::Kit => "kit",
-                    Basis::Interp => "interp",
-                };
+                let (level, basis) = (r.level.as_str(), r.basis.as_str());
                 let _ = writeln!(
                     out,
                     "{:<24} {:<6} {:<7} §{:<10} {}",
