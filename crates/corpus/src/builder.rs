@@ -1,0 +1,236 @@
+//! A small API for writing generators: one call chain per vector.
+//!
+//! ```ignore
+//! family.vector("drop-2-of-8")
+//!     .revisions(R09_COMMITMENT)
+//!     .describe("…why it must fail…")
+//!     .timeline(&entries)
+//!     .commitment(&commitment_json)
+//!     .invalid(&[Rule::Aer1CmCount, Rule::Aer1CmFinal])
+//!     .derived_from("aer1/timeline/valid/example-8", "dropped entries 7 and 8, re-closed 6, re-linked")
+//!     .push();
+//! ```
+//!
+//! Expectations are declared by the generator's author, never computed by running the reference:
+//! the self-test then checks the reference against them.
+
+use agentconf_aer1::producer::{timeline_json, Entry};
+use agentconf_rules::{Level, Rule};
+use sha2::{Digest as _, Sha256};
+
+use crate::model::{Derivation, Encoding, Expectation, Flag, Input, Options, Suite, Vector};
+
+/// Revisions whose chain construction is the one revision 07 introduced.
+pub const R07_09: &[&str] = &["07", "08", "09"];
+/// Revision 09 only (the external commitment, the strict id tier).
+pub const R09: &[&str] = &["09"];
+/// Revision 06 only (the historical construction).
+pub const R06: &[&str] = &["06"];
+/// Every revision the suite knows.
+pub const ALL_REVISIONS: &[&str] = &["06", "07", "08", "09"];
+
+/// Collects the vectors of one family.
+pub struct Family<'a> {
+    suite: Suite,
+    family: &'static str,
+    out: &'a mut Vec<Vector>,
+}
+
+impl<'a> Family<'a> {
+    pub fn new(out: &'a mut Vec<Vector>, suite: Suite, family: &'static str) -> Self {
+        Family { suite, family, out }
+    }
+
+    /// Starts the vector `<suite prefix>/<family>/<name>`.
+    pub fn vector(&mut self, name: &str) -> VectorBuilder<'_> {
+        VectorBuilder {
+            out: self.out,
+            vector: Vector {
+                id: format!("{}/{}/{name}", self.suite.id_prefix(), self.family),
+                suite: self.suite,
+                family: self.family.to_string(),
+                revisions: Vec::new(),
+                description: String::new(),
+                rules: Vec::new(),
+                level: String::new(),
+                expectation: Expectation::Valid,
+                expected_rules: Vec::new(),
+                flags: Vec::new(),
+                options: Options::default(),
+                inputs: Vec::new(),
+                derivation: None,
+            },
+            expectation_set: false,
+        }
+    }
+
+    /// The id a vector of this family with this name has (for derivations).
+    pub fn id_of(&self, name: &str) -> String {
+        format!("{}/{}/{name}", self.suite.id_prefix(), self.family)
+    }
+}
+
+/// One vector under construction.
+pub struct VectorBuilder<'a> {
+    out: &'a mut Vec<Vector>,
+    vector: Vector,
+    expectation_set: bool,
+}
+
+impl VectorBuilder<'_> {
+    pub fn revisions(mut self, revisions: &[&str]) -> Self {
+        self.vector.revisions = revisions.iter().map(|r| r.to_string()).collect();
+        self
+    }
+
+    pub fn describe(mut self, text: &str) -> Self {
+        self.vector.description = text.to_string();
+        self
+    }
+
+    /// Rules the vector exercises beyond those of its expectation (for valid vectors: the rules
+    /// it shows being satisfied).
+    pub fn exercises(mut self, rules: &[Rule]) -> Self {
+        for r in rules {
+            self.add_rule(*r);
+        }
+        self
+    }
+
+    pub fn valid(mut self) -> Self {
+        self.vector.expectation = Expectation::Valid;
+        self.expectation_set = true;
+        self
+    }
+
+    /// Must be rejected, citing every one of `rules` under strict grading.
+    pub fn invalid(mut self, rules: &[Rule]) -> Self {
+        self.vector.expectation = Expectation::Invalid;
+        self.set_expected(rules);
+        self
+    }
+
+    /// Either verdict conforms for the reasons in `flags`; a rejection cites `rules`.
+    pub fn acceptable(mut self, rules: &[Rule], flags: &[Flag]) -> Self {
+        self.vector.expectation = Expectation::Acceptable;
+        self.set_expected(rules);
+        let mut flags = flags.to_vec();
+        flags.sort();
+        self.vector.flags = flags;
+        self
+    }
+
+    fn set_expected(&mut self, rules: &[Rule]) {
+        self.vector.expected_rules = rules.iter().map(|r| r.id().to_string()).collect();
+        for r in rules {
+            self.add_rule(*r);
+        }
+        self.expectation_set = true;
+    }
+
+    fn add_rule(&mut self, rule: Rule) {
+        let id = rule.id().to_string();
+        if !self.vector.rules.contains(&id) {
+            self.vector.rules.push(id);
+        }
+    }
+
+    pub fn id_tier(mut self, tier: &str) -> Self {
+        self.vector.options.id_tier = Some(tier.to_string());
+        self
+    }
+
+    pub fn derived_from(mut self, source: &str, mutation: &str) -> Self {
+        self.vector.derivation = Some(Derivation {
+            source: source.to_string(),
+            mutation: mutation.to_string(),
+        });
+        self
+    }
+
+    /// Adds an input file from bytes: stored as text when they are UTF-8, else as base64.
+    pub fn input(mut self, role: &str, file: &str, bytes: &[u8]) -> Self {
+        let sha256 = agentconf_aer1::hex::lower(&Sha256::digest(bytes));
+        let (encoding, content) = match std::str::from_utf8(bytes) {
+            Ok(text) => (Encoding::Utf8, text.to_string()),
+            Err(_) => (
+                Encoding::Base64,
+                agentconf_aer1::formats::encode_base64(bytes),
+            ),
+        };
+        self.vector.inputs.push(Input {
+            role: role.to_string(),
+            file: file.to_string(),
+            encoding,
+            content,
+            sha256,
+        });
+        self
+    }
+
+    /// The timeline input as raw text (for vectors that are not well-formed entry lists).
+    pub fn timeline_text(self, text: &str) -> Self {
+        self.timeline_bytes(text.as_bytes())
+    }
+
+    pub fn timeline_bytes(self, bytes: &[u8]) -> Self {
+        self.input("timeline", "timeline.json", bytes)
+    }
+
+    /// The timeline input from producer entries, one entry per line.
+    pub fn timeline(self, entries: &[Entry]) -> Self {
+        self.timeline_text(&timeline_json(entries))
+    }
+
+    /// The timeline input from JSON values (mutated entries), one entry per line.
+    pub fn timeline_values(self, entries: &[serde_json::Value]) -> Self {
+        self.timeline_text(&values_json(entries))
+    }
+
+    pub fn commitment(self, text: &str) -> Self {
+        self.input("commitment", "commitment.json", text.as_bytes())
+    }
+
+    pub fn receipt_text(self, text: &str) -> Self {
+        self.input("receipt", "receipt.json", text.as_bytes())
+    }
+
+    pub fn workflow_text(self, text: &str) -> Self {
+        self.input("workflow", "workflow.json", text.as_bytes())
+    }
+
+    /// Finishes the vector. Generator mistakes (a missing description, no revision, no rule, no
+    /// expectation, no input) stop generation: they are bugs in this crate, not input problems.
+    pub fn push(mut self) {
+        let v = &mut self.vector;
+        assert!(!v.description.is_empty(), "{}: no description", v.id);
+        assert!(!v.revisions.is_empty(), "{}: no revisions", v.id);
+        assert!(!v.rules.is_empty(), "{}: exercises no rule", v.id);
+        assert!(self.expectation_set, "{}: no expectation", v.id);
+        assert!(!v.inputs.is_empty(), "{}: no input", v.id);
+        let must = v.rules.iter().any(|id| {
+            Rule::from_id(id).is_some_and(|r| r.record().level == Level::Must)
+        });
+        v.level = if must { "MUST" } else { "SHOULD" }.to_string();
+        self.out.push(self.vector);
+    }
+}
+
+/// JSON values as a timeline array, one entry per line (the producer's layout).
+pub fn values_json(entries: &[serde_json::Value]) -> String {
+    let mut out = String::from("[\n");
+    for (i, e) in entries.iter().enumerate() {
+        out.push_str(&e.to_string());
+        out.push_str(if i + 1 == entries.len() { "\n" } else { ",\n" });
+    }
+    out.push_str("]\n");
+    out
+}
+
+/// Producer entries as JSON values, for mutation.
+pub fn to_values(entries: &[Entry]) -> Vec<serde_json::Value> {
+    entries
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap_or_default())
+        .collect()
+}

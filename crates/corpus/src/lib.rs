@@ -1,0 +1,27 @@
+//! The agentconf test-vector corpus.
+//!
+//! Vectors are written as code (one generator function per family, x509-limbo style), with ids
+//! derived from the suite, family and name, and expectations declared by hand, never computed by
+//! running the reference. [`corpus`] builds every vector in memory; [`writer`] turns them into
+//! the files under `vectors/` byte for byte the same on every run. The `agentconf` binary links
+//! this crate, so the corpus travels inside the tool: a test proves the in-memory corpus equals
+//! the committed files.
+
+pub mod aer1;
+pub mod builder;
+pub mod model;
+pub mod writer;
+
+use model::Vector;
+
+/// Ids that were published once and withdrawn. They are never used again, so skip lists and
+/// citations that name them stay unambiguous.
+pub const RETIRED_IDS: &[&str] = &[];
+
+/// Every vector, sorted by id.
+pub fn corpus() -> Vec<Vector> {
+    let mut out = Vec::new();
+    aer1::generate(&mut out);
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}

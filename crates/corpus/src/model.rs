@@ -1,0 +1,190 @@
+//! The vector model: what one vector file holds, and the manifest.
+//!
+//! A vector separates inputs (handed to an implementation) from answers (kept by the harness):
+//! `inputs` are the files; everything else is metadata and expectation.
+
+use serde::{Deserialize, Serialize};
+
+/// What the vector operates on; also the first directory under `vectors/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Suite {
+    #[serde(rename = "aer1-receipt")]
+    Aer1Receipt,
+    #[serde(rename = "aer1-timeline")]
+    Aer1Timeline,
+    #[serde(rename = "aer1-workflow")]
+    Aer1Workflow,
+}
+
+impl Suite {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Suite::Aer1Receipt => "aer1-receipt",
+            Suite::Aer1Timeline => "aer1-timeline",
+            Suite::Aer1Workflow => "aer1-workflow",
+        }
+    }
+
+    /// The id prefix of this suite's vectors, e.g. `aer1/timeline`.
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Suite::Aer1Receipt => "aer1/receipt",
+            Suite::Aer1Timeline => "aer1/timeline",
+            Suite::Aer1Workflow => "aer1/workflow",
+        }
+    }
+
+    pub const ALL: [Suite; 3] = [Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
+}
+
+/// What a conforming implementation must do with the vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expectation {
+    /// Must accept.
+    Valid,
+    /// Must reject; strict grading also requires every rule in `expected_rules` to be reported.
+    Invalid,
+    /// Either verdict conforms (`flags` say why); a rejection should cite `expected_rules`, and
+    /// strict grading treats the vector as `invalid`.
+    Acceptable,
+}
+
+/// Why an `acceptable` vector accepts either verdict (Wycheproof-style flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flag {
+    /// The broken rule is graded SHOULD.
+    ShouldLevel,
+    /// The rule is this project's interpretation, not draft text.
+    Interpretation,
+    /// The draft author's reference kit accepts this input.
+    KitAccepts,
+    /// RFC 8259 lets a parser ignore or accept this (e.g. a byte order mark).
+    ParserLatitude,
+}
+
+/// How an input file's bytes are stored in the vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// `content` is the file's text (the file is UTF-8).
+    Utf8,
+    /// `content` is standard base64 of the file's bytes (for bytes that are not UTF-8).
+    Base64,
+}
+
+/// One input file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// What the file is: `receipt`, `timeline`, `commitment`, `workflow`.
+    pub role: String,
+    /// File name to use when the input is written to disk.
+    pub file: String,
+    pub encoding: Encoding,
+    pub content: String,
+    /// SHA-256 (lowercase hex) of the file's bytes.
+    pub sha256: String,
+}
+
+/// How a mutant was derived from another vector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derivation {
+    /// The id of the vector it was derived from.
+    pub source: String,
+    /// What was changed, in words.
+    pub mutation: String,
+}
+
+/// Options of the operation, beyond the input files.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Receipts only: the id tier the vector is meant for (`core` or `strict`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub id_tier: Option<String>,
+}
+
+impl Options {
+    pub fn is_empty(&self) -> bool {
+        self.id_tier.is_none()
+    }
+}
+
+/// One test vector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    /// Stable id, e.g. `aer1/timeline/reclosed/drop-2-of-8`; never renamed or reused.
+    pub id: String,
+    pub suite: Suite,
+    pub family: String,
+    /// The draft revisions under which the expectation holds.
+    pub revisions: Vec<String>,
+    /// Why it must pass or fail.
+    pub description: String,
+    /// The rules the vector exercises.
+    pub rules: Vec<String>,
+    /// MUST when any exercised rule is MUST, else SHOULD.
+    pub level: String,
+    pub expectation: Expectation,
+    /// For `invalid` and `acceptable`: the rules a rejection must (strict) cite.
+    pub expected_rules: Vec<String>,
+    /// For `acceptable`: why either verdict is fine.
+    pub flags: Vec<Flag>,
+    #[serde(skip_serializing_if = "Options::is_empty", default)]
+    pub options: Options,
+    pub inputs: Vec<Input>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub derivation: Option<Derivation>,
+}
+
+impl Vector {
+    /// `vectors/`-relative path: `<suite>/<family>/<name>.json`.
+    pub fn path(&self) -> String {
+        let name = self.id.rsplit('/').next().unwrap_or(&self.id);
+        format!("{}/{}/{name}.json", self.suite.as_str(), self.family)
+    }
+
+    /// The bytes of the input with this role, decoded.
+    pub fn input_bytes(&self, role: &str) -> Option<Vec<u8>> {
+        let input = self.inputs.iter().find(|i| i.role == role)?;
+        match input.encoding {
+            Encoding::Utf8 => Some(input.content.clone().into_bytes()),
+            Encoding::Base64 => {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .decode(&input.content)
+                    .ok()
+            }
+        }
+    }
+}
+
+/// One manifest line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestEntry {
+    pub id: String,
+    pub path: String,
+    /// SHA-256 of the vector file's bytes.
+    pub sha256: String,
+    pub suite: Suite,
+    pub family: String,
+    pub revisions: Vec<String>,
+    pub rules: Vec<String>,
+    pub expectation: Expectation,
+    pub level: String,
+}
+
+/// `vectors/manifest.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// SHA-256 over the sorted lines `<id> <file sha256>\n`: one value to cite for the corpus.
+    pub corpus_digest: String,
+    pub vector_count: usize,
+    pub vectors: Vec<ManifestEntry>,
+}
