@@ -1,12 +1,20 @@
 //! `cargo xtask …`: chores for maintainers and spec authors.
 //!
-//! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` from `spec-notes/rules.toml`
-//!   (with `--check`, fail if it is stale instead of writing).
+//! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` from `spec-notes/rules.toml`.
+//! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
+//!   in `crates/corpus`.
+//!
+//! With `--check`, nothing is written: the command fails if a regeneration would change anything.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agentconf_rules::Catalogue;
+
+const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check]
+  rules     regenerate spec-notes/RULES.md from spec-notes/rules.toml
+  vectors   regenerate vectors/ (vector files and manifest.json) from crates/corpus
+  --check   change nothing; fail if the files are stale";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -14,10 +22,9 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["rules"] => rules(false),
         ["rules", "--check"] => rules(true),
-        _ => Err(
-            "usage: cargo xtask rules [--check]\n  rules   regenerate spec-notes/RULES.md from spec-notes/rules.toml"
-                .to_string(),
-        ),
+        ["vectors"] => vectors(false),
+        ["vectors", "--check"] => vectors(true),
+        _ => Err(USAGE.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -35,27 +42,56 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Writes (or checks) a generated file.
-fn generate(relative: &str, contents: &str, check: bool) -> Result<(), String> {
-    let path = workspace_root().join(relative);
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    if current == contents {
-        println!("{relative}: up to date");
-        return Ok(());
-    }
-    if check {
-        return Err(format!("{relative} is stale: run `cargo xtask rules`"));
-    }
-    std::fs::write(&path, contents).map_err(|e| format!("cannot write {relative}: {e}"))?;
-    println!("{relative}: written");
-    Ok(())
-}
-
 fn rules(check: bool) -> Result<(), String> {
     // Parse the file on disk, not the copy embedded at build time, so edits show immediately.
     let path = workspace_root().join("spec-notes/rules.toml");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let catalogue = Catalogue::parse(&text)?;
-    generate("spec-notes/RULES.md", &catalogue.to_markdown(), check)
+    let relative = "spec-notes/RULES.md";
+    let target = workspace_root().join(relative);
+    let fresh = catalogue.to_markdown();
+    if std::fs::read_to_string(&target).unwrap_or_default() == fresh {
+        println!("{relative}: up to date");
+        return Ok(());
+    }
+    if check {
+        return Err(format!("{relative} is stale: run `cargo xtask rules`"));
+    }
+    std::fs::write(&target, fresh).map_err(|e| format!("cannot write {relative}: {e}"))?;
+    println!("{relative}: written");
+    Ok(())
+}
+
+fn vectors(check: bool) -> Result<(), String> {
+    let dir = workspace_root().join("vectors");
+    let corpus = agentconf_corpus::corpus();
+    let manifest = agentconf_corpus::writer::manifest(&corpus);
+    if check {
+        let problems = agentconf_corpus::writer::check(&dir, &corpus)
+            .map_err(|e| format!("cannot read vectors/: {e}"))?;
+        if !problems.is_empty() {
+            return Err(format!(
+                "vectors/ is stale ({} problems; run `cargo xtask vectors`):\n  {}",
+                problems.len(),
+                problems.join("\n  ")
+            ));
+        }
+        println!(
+            "vectors/: up to date ({} vectors, corpus digest {})",
+            manifest.vector_count, manifest.corpus_digest
+        );
+        return Ok(());
+    }
+    let summary = agentconf_corpus::writer::write(&dir, &corpus)
+        .map_err(|e| format!("cannot write vectors/: {e}"))?;
+    println!(
+        "vectors/: {} files, {} written, {} stale removed; {} vectors, corpus digest {}",
+        summary.total,
+        summary.written,
+        summary.removed,
+        manifest.vector_count,
+        manifest.corpus_digest
+    );
+    Ok(())
 }

@@ -148,6 +148,13 @@ impl RuleError for ReceiptError {
                 Rule::Aer1RcMembers
             }
             ReceiptError::WrongType { member, .. } => member.rule(),
+            // The nil UUID has the core shape; revision 09 rules it out separately.
+            ReceiptError::Id {
+                error: IdError::Nil,
+            }
+            | ReceiptError::IdStrict {
+                error: IdError::Nil,
+            } => Rule::Aer1RcIdNil,
             ReceiptError::Id { .. } => Rule::Aer1RcId,
             ReceiptError::IdStrict { .. } => Rule::Aer1RcIdStrict,
             ReceiptError::SchemaVersionEmpty => Rule::Aer1RcSchemaVersion,

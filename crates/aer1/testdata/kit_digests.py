@@ -1,6 +1,7 @@
 """Independent oracle: entry digests computed the way the draft's reference kit computes them.
 
-Reads a timeline (JSON array) on stdin and prints one lowercase hex digest per entry. Written in
+Reads a timeline (JSON array) on stdin and prints one lowercase hex digest per entry. With
+--batch, reads a JSON array of timelines and prints a JSON array of digest arrays. Written in
 Python on purpose: the kit's preimage is Python's json.dumps(sort_keys=True, compact separators,
 ensure_ascii), so this is the behaviour itself, not a re-implementation of it.
 """
@@ -9,7 +10,8 @@ import hashlib
 import json
 import sys
 
-for entry in json.load(sys.stdin):
+
+def entry_digest(entry):
     seq = entry["seq"]
     if isinstance(seq, float):
         seq = int(seq)
@@ -24,4 +26,12 @@ for entry in json.load(sys.stdin):
         "tool": entry["tool"],
     }
     text = json.dumps(preimage, sort_keys=True, separators=(",", ":"))
-    print(hashlib.sha256(text.encode("ascii")).hexdigest())
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+if "--batch" in sys.argv[1:]:
+    timelines = json.load(sys.stdin)
+    print(json.dumps([[entry_digest(e) for e in t] for t in timelines]))
+else:
+    for entry in json.load(sys.stdin):
+        print(entry_digest(entry))

@@ -247,14 +247,13 @@ fn a_member_of_the_wrong_type_fails_its_own_rule() {
 }
 
 // ------------------------------------------------------------------------------------------------
-// AER1-RC-ID and AER1-RC-ID-STRICT
+// AER1-RC-ID, AER1-RC-ID-NIL and AER1-RC-ID-STRICT
 
 #[test]
 fn id_core_tier() {
     let bad = [
         "E80168EB-A6A1-4EC9-8478-AC108F9397FF",   // uppercase
         "e80168eb-a6a1-4ec9-8478-AC108F9397FF",   // partly uppercase
-        "00000000-0000-0000-0000-000000000000",   // nil
         "e80168eba6a14ec98478ac108f9397ff",       // no hyphens
         "{e80168eb-a6a1-4ec9-8478-ac108f9397ff}", // braces
         "e80168eb-a6a1-4ec9-8478-ac108f9397f",    // 35 characters
@@ -271,12 +270,19 @@ fn id_core_tier() {
             assert_only(&r, "AER1-RC-ID", Some("id"));
         }
     }
-    let nil = core(&with("id", json!("00000000-0000-0000-0000-000000000000")));
-    assert!(
-        nil.failures[0].message.contains("nil"),
-        "{}",
-        nil.failures[0].message
-    );
+    // The nil UUID has the core shape; it breaks its own rule, under both tiers.
+    for tier in [IdTier::Core, IdTier::Strict] {
+        let nil = verify(
+            &with("id", json!("00000000-0000-0000-0000-000000000000")),
+            tier,
+        );
+        assert_only(&nil, "AER1-RC-ID-NIL", Some("id"));
+        assert!(
+            nil.failures[0].message.contains("nil"),
+            "{}",
+            nil.failures[0].message
+        );
+    }
 }
 
 #[test]

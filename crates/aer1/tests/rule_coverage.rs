@@ -274,7 +274,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
         ),
         (
             "nil id",
-            vec!["AER1-RC-ID"],
+            vec!["AER1-RC-ID-NIL"],
             core(receipt_with(
                 "id",
                 json!("00000000-0000-0000-0000-000000000000"),

@@ -31,6 +31,57 @@ pub enum Command {
     Commit(CommitArgs),
     /// List the rule catalogue.
     Rules(RulesArgs),
+    /// The embedded test-vector corpus: list, show and export vectors.
+    #[command(subcommand)]
+    Vectors(Vectors),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Vectors {
+    /// List vectors, optionally filtered; ends with the count and the corpus digest.
+    List(VectorsListArgs),
+    /// Print one vector file, or with --input one of its input files (raw bytes).
+    Show(VectorsShowArgs),
+    /// Write the vectors that apply to one revision into a directory, with a manifest of that
+    /// subset and every input as a plain file under inputs/.
+    Export(VectorsExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct VectorsListArgs {
+    /// Only this suite (aer1-receipt, aer1-timeline, aer1-workflow).
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Only this family (valid, truncated, structure, ...).
+    #[arg(long)]
+    pub family: Option<String>,
+    /// Only vectors exercising this rule id.
+    #[arg(long)]
+    pub rule: Option<String>,
+    /// Only vectors that apply to this draft revision.
+    #[arg(long)]
+    pub revision: Option<String>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct VectorsShowArgs {
+    /// The vector id, e.g. aer1/timeline/reclosed/drop-2-of-8.
+    pub id: String,
+    /// Print the input file with this role instead of the vector (the first input when no role
+    /// is given).
+    #[arg(long, value_name = "ROLE", num_args = 0..=1, default_missing_value = "")]
+    pub input: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct VectorsExportArgs {
+    /// The draft revision to export (06, 07, 08 or 09).
+    #[arg(long)]
+    pub revision: String,
+    /// The directory to write; it must not exist or be empty.
+    pub dir: std::path::PathBuf,
 }
 
 #[derive(Subcommand, Debug)]

@@ -1297,7 +1297,7 @@ fn receipt_strict_id_tier_rejects_a_non_v4_id_that_core_accepts() {
     );
     let r = run(&["verify", "receipt", p(&path), "--format", "json"]);
     r.expect_code(EXIT_INVALID);
-    assert!(has_failure(&r.json(), "AER1-RC-ID", None, Some("id")));
+    assert!(has_failure(&r.json(), "AER1-RC-ID-NIL", None, Some("id")));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1626,4 +1626,141 @@ fn closed_stderr_does_not_panic() {
             "{args:?}: exit {code:?} with a closed stderr"
         );
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The embedded corpus: `agentconf vectors …`.
+
+/// The committed manifest, read from the repository (the binary must agree with it).
+fn committed_manifest() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/manifest.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("vectors/manifest.json")).unwrap()
+}
+
+#[test]
+fn vectors_list_reports_the_committed_corpus_digest() {
+    let manifest = committed_manifest();
+    let digest = manifest["corpus_digest"].as_str().unwrap();
+    let listing = run(&["vectors", "list"]).expect_code(0).out();
+    assert!(listing.trim_end().ends_with(digest), "{listing}");
+    let json = run(&["vectors", "list", "--format", "json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(json["corpus_digest"], digest);
+    assert_eq!(json["selected"], manifest["vector_count"]);
+    assert_eq!(json["vectors"], manifest["vectors"]);
+}
+
+#[test]
+fn vectors_list_filters() {
+    let json = |args: &[&str]| {
+        let mut all = vec!["vectors", "list", "--format", "json"];
+        all.extend_from_slice(args);
+        run(&all).expect_code(0).json()
+    };
+    let reclosed = json(&["--family", "reclosed"]);
+    assert!(reclosed["selected"].as_u64().unwrap() > 0);
+    for v in reclosed["vectors"].as_array().unwrap() {
+        assert_eq!(v["family"], "reclosed");
+    }
+    for v in json(&["--rule", "AER1-TL-GENESIS"])["vectors"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(v["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "AER1-TL-GENESIS"));
+    }
+    for v in json(&["--revision", "06"])["vectors"].as_array().unwrap() {
+        assert!(v["revisions"].as_array().unwrap().iter().any(|r| r == "06"));
+    }
+    for v in json(&["--suite", "aer1-receipt"])["vectors"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(v["suite"], "aer1-receipt");
+    }
+    run(&["vectors", "list", "--revision", "10"]).expect_code(2);
+}
+
+#[test]
+fn vectors_show_prints_the_committed_file_and_its_inputs() {
+    let manifest = committed_manifest();
+    let vectors_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors");
+    for entry in manifest["vectors"].as_array().unwrap().iter().step_by(7) {
+        let id = entry["id"].as_str().unwrap();
+        let shown = run(&["vectors", "show", id]).expect_code(0).stdout.clone();
+        let on_disk = std::fs::read(vectors_dir.join(entry["path"].as_str().unwrap())).unwrap();
+        assert!(
+            shown == on_disk,
+            "{id}: `vectors show` differs from the committed file (run `cargo xtask vectors`)"
+        );
+        let vector: Value = serde_json::from_slice(&on_disk).unwrap();
+        for input in vector["inputs"].as_array().unwrap() {
+            let role = input["role"].as_str().unwrap();
+            let bytes = run(&["vectors", "show", id, "--input", role])
+                .expect_code(0)
+                .stdout
+                .clone();
+            let sha = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
+            assert_eq!(sha, input["sha256"].as_str().unwrap(), "{id} input {role}");
+        }
+    }
+    run(&["vectors", "show", "aer1/timeline/valid/no-such-vector"]).expect_code(2);
+    run(&[
+        "vectors",
+        "show",
+        "aer1/timeline/valid/example-5",
+        "--input",
+        "receipt",
+    ])
+    .expect_code(2);
+}
+
+#[test]
+fn a_shown_input_verifies_as_the_vector_expects() {
+    let dir = TempDir::new("shown-input");
+    let id = "aer1/timeline/valid/example-5-with-commitment";
+    let timeline = dir.write(
+        "t.json",
+        run(&["vectors", "show", id, "--input", "timeline"]).stdout,
+    );
+    let commitment = dir.write(
+        "c.json",
+        run(&["vectors", "show", id, "--input", "commitment"]).stdout,
+    );
+    run(&[
+        "verify",
+        "timeline",
+        p(&timeline),
+        "--commitment",
+        p(&commitment),
+    ])
+    .expect_code(0);
+}
+
+#[test]
+fn vectors_export_writes_one_revision_and_never_overwrites() {
+    let dir = TempDir::new("export");
+    let out = dir.path().join("rev06");
+    run(&["vectors", "export", "--revision", "06", p(&out)]).expect_code(0);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let vectors = manifest["vectors"].as_array().unwrap();
+    assert!(!vectors.is_empty());
+    for v in vectors {
+        assert!(
+            v["revisions"].as_array().unwrap().iter().any(|r| r == "06"),
+            "{v}"
+        );
+        assert!(out.join(v["path"].as_str().unwrap()).is_file());
+    }
+    assert!(out.join("schema/vector.schema.json").is_file());
+    assert!(out.join("inputs").is_dir());
+    // A second export into the same, now non-empty, directory is refused and changes nothing.
+    let before = std::fs::read(out.join("manifest.json")).unwrap();
+    run(&["vectors", "export", "--revision", "09", p(&out)]).expect_code(2);
+    assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before);
 }

@@ -208,9 +208,10 @@ impl VectorBuilder<'_> {
         assert!(!v.rules.is_empty(), "{}: exercises no rule", v.id);
         assert!(self.expectation_set, "{}: no expectation", v.id);
         assert!(!v.inputs.is_empty(), "{}: no input", v.id);
-        let must = v.rules.iter().any(|id| {
-            Rule::from_id(id).is_some_and(|r| r.record().level == Level::Must)
-        });
+        let must = v
+            .rules
+            .iter()
+            .any(|id| Rule::from_id(id).is_some_and(|r| r.record().level == Level::Must));
         v.level = if must { "MUST" } else { "SHOULD" }.to_string();
         self.out.push(self.vector);
     }

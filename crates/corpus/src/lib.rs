@@ -14,6 +14,11 @@ pub mod writer;
 
 use model::Vector;
 
+/// The JSON Schema of a vector file (`vectors/schema/vector.schema.json`).
+pub const VECTOR_SCHEMA: &str = include_str!("../../../vectors/schema/vector.schema.json");
+/// The JSON Schema of the manifest (`vectors/schema/manifest.schema.json`).
+pub const MANIFEST_SCHEMA: &str = include_str!("../../../vectors/schema/manifest.schema.json");
+
 /// Ids that were published once and withdrawn. They are never used again, so skip lists and
 /// citations that name them stay unambiguous.
 pub const RETIRED_IDS: &[&str] = &[];

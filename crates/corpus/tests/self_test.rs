@@ -93,11 +93,9 @@ fn compare(v: &Vector, verdict: Verdict, failures: &[Finding], label: &str) -> R
     };
     match (v.expectation, verdict) {
         (Expectation::Valid, Verdict::Valid) => Ok(()),
-        (Expectation::Valid, Verdict::Invalid) => Err(format!(
-            "expected valid, the reference rejected{label}:{}",
-            detail()
-        )
-        .into()),
+        (Expectation::Valid, Verdict::Invalid) => {
+            Err(format!("expected valid, the reference rejected{label}:{}", detail()).into())
+        }
         (Expectation::Invalid | Expectation::Acceptable, Verdict::Valid) => Err(format!(
             "expected a rejection citing {expected:?}, the reference accepted{label}"
         )

@@ -3,6 +3,7 @@
 mod commit;
 mod digest;
 mod rules;
+mod vectors;
 mod verify;
 
 use std::io::{self, Write};
@@ -51,6 +52,9 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Digest(a) => digest::run(&a),
         Command::Commit(a) => commit::run(&a),
         Command::Rules(a) => rules::run(&a),
+        Command::Vectors(crate::args::Vectors::List(a)) => vectors::list(&a),
+        Command::Vectors(crate::args::Vectors::Show(a)) => vectors::show(&a),
+        Command::Vectors(crate::args::Vectors::Export(a)) => vectors::export(&a),
     }
 }
 

@@ -23,12 +23,15 @@ pub fn generate(out: &mut Vec<Vector>) {
     for n in [1usize, 2, 5, 8, 100] {
         let what = match n {
             1 => "A single entry that is both genesis and closed.".to_string(),
-            5 => "The draft's published example v07-valid-5: five entries, close only on the last.".to_string(),
+            5 => "The draft's published example v07-valid-5: five entries, close only on the last."
+                .to_string(),
             _ => format!("{n} entries shaped like the draft's example, close only on the last."),
         };
         f.vector(&format!("example-{n}"))
             .revisions(R07_09)
-            .describe(&format!("{what} Every link is the recomputed digest of the entry before; must verify."))
+            .describe(&format!(
+                "{what} Every link is the recomputed digest of the entry before; must verify."
+            ))
             .timeline(&example(n))
             .exercises(CHAIN_RULES)
             .valid()
@@ -73,14 +76,26 @@ pub fn generate(out: &mut Vec<Vector>) {
     // Strings that exercise every escaping path of the preimage.
     let strings: [(&str, &str, &str); 6] = [
         ("non-ascii-job-id", "job_id", "jöb-ü-€-7a1f"),
-        ("control-characters-in-id", "id", "r\u{0}\u{1}\u{8}\t\n\u{b}\u{c}\r\u{1f}-0"),
+        (
+            "control-characters-in-id",
+            "id",
+            "r\u{0}\u{1}\u{8}\t\n\u{b}\u{c}\r\u{1f}-0",
+        ),
         ("u007f-in-tool", "tool", "price\u{7f}lookup"),
         ("non-bmp-in-tool", "tool", "price_lookup_😀_𝄞"),
         ("quote-backslash-slash-in-id", "id", "r\"q\\b/s"),
-        ("mixed-unicode-everywhere", "all", "x\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}"),
+        (
+            "mixed-unicode-everywhere",
+            "all",
+            "x\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}",
+        ),
     ];
     for (name, member, value) in strings {
-        let job = if member == "job_id" || member == "all" { value.to_string() } else { JOB.to_string() };
+        let job = if member == "job_id" || member == "all" {
+            value.to_string()
+        } else {
+            JOB.to_string()
+        };
         let specs = specs_with(3, |s| {
             if member == "id" || member == "all" {
                 s.id = format!("{value}-{}", s.id);
@@ -117,7 +132,12 @@ pub fn generate(out: &mut Vec<Vector>) {
         .derived_from(&source, "every seq N written as N.0")
         .push();
 
-    let explicit = build_timeline(JOB, &super::common_specs(5), Revision::R09, CloseStyle::Explicit);
+    let explicit = build_timeline(
+        JOB,
+        &super::common_specs(5),
+        Revision::R09,
+        CloseStyle::Explicit,
+    );
     f.vector("close-false-explicit")
         .revisions(R07_09)
         .describe(

@@ -1,0 +1,186 @@
+//! `agentconf vectors list|show|export`: the corpus embedded in the binary.
+//!
+//! The binary links the generators, so "embedded" means generated in memory by the same code
+//! that wrote `vectors/`; a test proves the two are byte-identical.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+use agentconf_corpus::model::Vector;
+use agentconf_corpus::writer;
+
+use super::{emit, Outcome};
+use crate::args::{Format, VectorsExportArgs, VectorsListArgs, VectorsShowArgs};
+
+const REVISIONS: [&str; 4] = ["06", "07", "08", "09"];
+
+pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
+    if let Some(r) = &args.revision {
+        check_revision(r)?;
+    }
+    let corpus = agentconf_corpus::corpus();
+    let manifest = writer::manifest(&corpus);
+    let keep = |v: &Vector| {
+        args.suite.as_deref().is_none_or(|s| v.suite.as_str() == s)
+            && args.family.as_deref().is_none_or(|f| v.family == f)
+            && args
+                .rule
+                .as_deref()
+                .is_none_or(|r| v.rules.iter().any(|x| x == r))
+            && args
+                .revision
+                .as_deref()
+                .is_none_or(|r| v.revisions.iter().any(|x| x == r))
+    };
+    let selected: Vec<_> = manifest
+        .vectors
+        .iter()
+        .zip(&corpus)
+        .filter(|(_, v)| keep(v))
+        .map(|(entry, _)| entry)
+        .collect();
+    let text = match args.output.format {
+        Format::Json => {
+            let value = serde_json::json!({
+                "corpus_digest": manifest.corpus_digest,
+                "vector_count": manifest.vector_count,
+                "selected": selected.len(),
+                "vectors": selected,
+            });
+            value.to_string() + "\n"
+        }
+        Format::Text => {
+            let mut out = String::new();
+            for e in &selected {
+                let expectation = serde_json::to_value(e.expectation)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{:<64} {:<10} {}",
+                    e.id,
+                    expectation,
+                    e.rules.join(",")
+                );
+            }
+            let _ = writeln!(
+                out,
+                "{} of {} vectors; corpus digest {}",
+                selected.len(),
+                manifest.vector_count,
+                manifest.corpus_digest
+            );
+            out
+        }
+    };
+    emit(&text)?;
+    Ok(Outcome::Valid)
+}
+
+pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
+    let corpus = agentconf_corpus::corpus();
+    let vector = corpus.iter().find(|v| v.id == args.id).ok_or_else(|| {
+        format!(
+            "no vector with id {:?} (see `agentconf vectors list`)",
+            args.id
+        )
+    })?;
+    match &args.input {
+        None => emit(&writer::vector_file(vector))?,
+        Some(role) => {
+            let input = if role.is_empty() {
+                vector.inputs.first()
+            } else {
+                vector.inputs.iter().find(|i| &i.role == role)
+            };
+            let input = input.ok_or_else(|| {
+                let roles: Vec<&str> = vector.inputs.iter().map(|i| i.role.as_str()).collect();
+                format!(
+                    "{} has no input {role:?}; its inputs: {}",
+                    vector.id,
+                    roles.join(", ")
+                )
+            })?;
+            let bytes = vector.input_bytes(&input.role).unwrap_or_default();
+            let mut out = io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write output: {e}"))?;
+        }
+    }
+    Ok(Outcome::Valid)
+}
+
+pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
+    check_revision(&args.revision)?;
+    let dir = &args.dir;
+    if dir.exists() {
+        let empty = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(format!(
+                "{} exists and is not empty: nothing written (export never overwrites)",
+                dir.display()
+            ));
+        }
+    }
+    let subset: Vec<Vector> = agentconf_corpus::corpus()
+        .into_iter()
+        .filter(|v| v.revisions.contains(&args.revision))
+        .collect();
+    let write = |rel: &str, bytes: &[u8]| -> Result<(), String> {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    for (rel, contents) in writer::files(&subset) {
+        write(&rel, contents.as_bytes())?;
+    }
+    write(
+        "schema/vector.schema.json",
+        agentconf_corpus::VECTOR_SCHEMA.as_bytes(),
+    )?;
+    write(
+        "schema/manifest.schema.json",
+        agentconf_corpus::MANIFEST_SCHEMA.as_bytes(),
+    )?;
+    for v in &subset {
+        let stem = v.path();
+        let stem = stem.trim_end_matches(".json");
+        for input in &v.inputs {
+            let bytes = v.input_bytes(&input.role).unwrap_or_default();
+            write(&format!("inputs/{stem}/{}", input.file), &bytes)?;
+        }
+    }
+    let manifest = writer::manifest(&subset);
+    emit(&format!(
+        "exported {} vectors for revision {} to {} (subset corpus digest {})\n",
+        subset.len(),
+        args.revision,
+        display(dir),
+        manifest.corpus_digest
+    ))?;
+    Ok(Outcome::Valid)
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn check_revision(r: &str) -> Result<(), String> {
+    if REVISIONS.contains(&r) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown revision {r:?}: expected one of {}",
+            REVISIONS.join(", ")
+        ))
+    }
+}

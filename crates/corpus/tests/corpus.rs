@@ -1,0 +1,277 @@
+//! The corpus as files: deterministic, committed, schema-valid, and complete.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use agentconf_corpus::model::{Expectation, Manifest, Suite};
+use agentconf_corpus::{corpus, writer, RETIRED_IDS};
+use agentconf_rules::Rule;
+use serde_json::Value;
+
+fn vectors_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+}
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = vectors_dir().join("schema").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("{name} is not a valid schema: {e}"))
+}
+
+#[test]
+fn generation_is_deterministic() {
+    assert_eq!(writer::files(&corpus()), writer::files(&corpus()));
+}
+
+#[test]
+fn committed_vectors_match_the_generators() {
+    let problems = writer::check(&vectors_dir(), &corpus()).unwrap();
+    assert!(
+        problems.is_empty(),
+        "vectors/ differs from the generators; run `cargo xtask vectors`:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn every_file_is_valid_against_its_schema() {
+    let vector_schema = schema("vector.schema.json");
+    let manifest_schema = schema("manifest.schema.json");
+    for (path, text) in writer::files(&corpus()) {
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let validator = if path == writer::MANIFEST {
+            &manifest_schema
+        } else {
+            &vector_schema
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{path}: {errors:#?}");
+    }
+}
+
+#[test]
+fn the_schemas_reject_broken_files() {
+    let vector_schema = schema("vector.schema.json");
+    let first = writer::vector_file(&corpus()[0]);
+    let mut v: Value = serde_json::from_str(&first).unwrap();
+    assert!(vector_schema.is_valid(&v));
+    v.as_object_mut().unwrap().remove("id");
+    assert!(
+        !vector_schema.is_valid(&v),
+        "a vector without an id passed the schema"
+    );
+    let mut v: Value = serde_json::from_str(&first).unwrap();
+    v["expectation"] = Value::from("maybe");
+    assert!(!vector_schema.is_valid(&v));
+    let mut v: Value = serde_json::from_str(&first).unwrap();
+    v["expectation"] = Value::from("invalid");
+    v["expected_rules"] = Value::Array(vec![]);
+    assert!(
+        !vector_schema.is_valid(&v),
+        "an invalid vector citing no rule passed the schema"
+    );
+}
+
+#[test]
+fn ids_are_unique_well_formed_and_never_retired() {
+    let vectors = corpus();
+    let mut ids = BTreeSet::new();
+    let mut paths = BTreeSet::new();
+    for v in &vectors {
+        assert!(ids.insert(v.id.clone()), "duplicate id {}", v.id);
+        assert!(paths.insert(v.path()), "duplicate path {}", v.path());
+        let prefix = format!("{}/{}/", v.suite.id_prefix(), v.family);
+        assert!(
+            v.id.starts_with(&prefix),
+            "{} does not start with {prefix}",
+            v.id
+        );
+        assert!(
+            !RETIRED_IDS.contains(&v.id.as_str()),
+            "{} is a retired id",
+            v.id
+        );
+    }
+}
+
+#[test]
+fn derivations_name_existing_vectors() {
+    let vectors = corpus();
+    let ids: BTreeSet<&str> = vectors.iter().map(|v| v.id.as_str()).collect();
+    for v in &vectors {
+        if let Some(d) = &v.derivation {
+            assert!(
+                ids.contains(d.source.as_str()),
+                "{} derives from unknown {}",
+                v.id,
+                d.source
+            );
+            assert_ne!(d.source, v.id, "{} derives from itself", v.id);
+        }
+    }
+}
+
+#[test]
+fn rules_are_catalogue_rules_and_expectations_are_consistent() {
+    for v in corpus() {
+        for id in v.rules.iter().chain(&v.expected_rules) {
+            assert!(Rule::from_id(id).is_some(), "{}: unknown rule {id}", v.id);
+        }
+        for id in &v.expected_rules {
+            assert!(
+                v.rules.contains(id),
+                "{}: expected rule {id} not among its rules",
+                v.id
+            );
+        }
+        match v.expectation {
+            Expectation::Valid => assert!(
+                v.expected_rules.is_empty() && v.flags.is_empty(),
+                "{}",
+                v.id
+            ),
+            Expectation::Invalid => assert!(
+                !v.expected_rules.is_empty() && v.flags.is_empty(),
+                "{}",
+                v.id
+            ),
+            Expectation::Acceptable => assert!(
+                !v.expected_rules.is_empty() && !v.flags.is_empty(),
+                "{}",
+                v.id
+            ),
+        }
+        for input in &v.inputs {
+            let bytes = v.input_bytes(&input.role).unwrap();
+            assert_eq!(
+                agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes)),
+                input.sha256,
+                "{}",
+                v.id
+            );
+        }
+    }
+}
+
+/// Rules no committed vector can exercise, each with the reason and where it is tested instead.
+const WITHOUT_VECTORS: &[(&str, &str)] = &[(
+    "AER1-JSON-SIZE",
+    "a resource limit of the reference (256 MiB per document or entry): a vector over it cannot be \
+     committed; crates/aer1/tests/rule_coverage.rs triggers it with a small limit",
+)];
+
+/// Every AER-1 rule is exercised by at least one vector (except the listed resource limits), and
+/// every rule that can be broken appears in the expected rules of at least one negative vector.
+#[test]
+fn every_rule_has_a_vector() {
+    let vectors = corpus();
+    let exercised: BTreeSet<&str> = vectors
+        .iter()
+        .flat_map(|v| v.rules.iter().map(String::as_str))
+        .collect();
+    let expected: BTreeSet<&str> = vectors
+        .iter()
+        .flat_map(|v| v.expected_rules.iter().map(String::as_str))
+        .collect();
+    let exempt: BTreeSet<&str> = WITHOUT_VECTORS.iter().map(|(id, _)| *id).collect();
+    let aer1 = Rule::ALL
+        .iter()
+        .map(|r| r.id())
+        .filter(|id| id.starts_with("AER1-") && !exempt.contains(id));
+    let missing: Vec<&str> = aer1.clone().filter(|id| !exercised.contains(id)).collect();
+    assert!(missing.is_empty(), "rules without a vector: {missing:?}");
+    // AER1-TL-VERSIONING is a reporting rule: shown by labelling, never cited as a failure.
+    let never_broken: Vec<&str> = aer1
+        .filter(|id| *id != "AER1-TL-VERSIONING" && !expected.contains(id))
+        .collect();
+    assert!(
+        never_broken.is_empty(),
+        "rules no negative vector expects: {never_broken:?}"
+    );
+    for (id, _) in WITHOUT_VECTORS {
+        assert!(
+            Rule::from_id(id).is_some(),
+            "exempt rule {id} is not in the catalogue"
+        );
+    }
+}
+
+#[test]
+fn the_corpus_is_large_enough_and_every_suite_is_present() {
+    let vectors = corpus();
+    let aer1 = vectors.iter().filter(|v| v.id.starts_with("aer1/")).count();
+    assert!(aer1 >= 150, "only {aer1} AER-1 vectors");
+    for suite in Suite::ALL {
+        assert!(
+            vectors.iter().any(|v| v.suite == suite),
+            "no {} vector",
+            suite.as_str()
+        );
+    }
+    let mut families: BTreeMap<(Suite, &str), usize> = BTreeMap::new();
+    for v in &vectors {
+        *families.entry((v.suite, v.family.as_str())).or_default() += 1;
+    }
+    for family in [
+        "valid",
+        "truncated",
+        "reclosed",
+        "substituted",
+        "revision06",
+        "tamper",
+        "structure",
+        "hostile",
+    ] {
+        assert!(
+            families.contains_key(&(Suite::Aer1Timeline, family)),
+            "no timeline family {family}"
+        );
+    }
+}
+
+#[test]
+fn the_manifest_digest_can_be_recomputed_from_the_manifest_alone() {
+    let files = writer::files(&corpus());
+    let manifest: Manifest = serde_json::from_str(&files[writer::MANIFEST]).unwrap();
+    let mut lines: Vec<String> = manifest
+        .vectors
+        .iter()
+        .map(|e| format!("{} {}\n", e.id, e.sha256))
+        .collect();
+    lines.sort();
+    let digest =
+        agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(lines.concat().as_bytes()));
+    assert_eq!(digest, manifest.corpus_digest);
+    assert_eq!(manifest.vector_count, manifest.vectors.len());
+    for e in &manifest.vectors {
+        let text = &files[&e.path];
+        assert_eq!(
+            agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(text.as_bytes())),
+            e.sha256,
+            "{}",
+            e.id
+        );
+    }
+}
+
+/// A vector only exercises rules that exist in at least one of its revisions.
+#[test]
+fn exercised_rules_apply_to_the_vectors_revisions() {
+    for v in corpus() {
+        for id in &v.rules {
+            let record = Rule::from_id(id).unwrap().record();
+            assert!(
+                v.revisions.iter().any(|r| record.revisions.contains(r)),
+                "{}: rule {id} applies to revisions {:?}, the vector to {:?}",
+                v.id,
+                record.revisions,
+                v.revisions
+            );
+        }
+    }
+}
