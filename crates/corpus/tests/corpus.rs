@@ -40,6 +40,9 @@ fn every_file_is_valid_against_its_schema() {
     let vector_schema = schema("vector.schema.json");
     let manifest_schema = schema("manifest.schema.json");
     for (path, text) in writer::files(&corpus()) {
+        if !path.ends_with(".json") {
+            continue;
+        }
         let value: Value = serde_json::from_str(&text).unwrap();
         let validator = if path == writer::MANIFEST {
             &manifest_schema
@@ -274,4 +277,19 @@ fn exercised_rules_apply_to_the_vectors_revisions() {
             );
         }
     }
+}
+
+/// README quotes the corpus digest and size; they must be the current ones.
+#[test]
+fn readme_cites_the_current_corpus() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let manifest = writer::manifest(&corpus());
+    assert!(
+        readme.contains(&manifest.corpus_digest),
+        "README.md does not quote the current corpus digest {}",
+        manifest.corpus_digest
+    );
+    let size = format!("{} AER-1 test vectors", manifest.vector_count);
+    assert!(readme.contains(&size), "README.md does not say {size:?}");
 }
