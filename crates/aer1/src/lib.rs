@@ -15,13 +15,15 @@ pub mod escape;
 pub mod finding;
 pub mod formats;
 pub mod hex;
-pub mod json;
 pub mod producer;
 pub mod receipt;
 pub mod report;
 pub mod text;
 pub mod timeline;
 pub mod workflow;
+
+/// Strict JSON reading, shared with the GRP reference (crate `agentconf-json`).
+pub use agentconf_json as json;
 
 pub use digest::Revision;
 pub use finding::{Finding, RuleError, Verdict};

@@ -34,6 +34,68 @@ pub enum Command {
     /// The embedded test-vector corpus: list, show and export vectors.
     #[command(subcommand)]
     Vectors(Vectors),
+    /// GRP (draft-sato-soos-grp) change-event admission: the reference receiver and tools.
+    #[command(subcommand)]
+    Grp(Grp),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Grp {
+    /// Admit change events read as JSON lines on standard input; write one decision per line.
+    Admit(GrpAdmitArgs),
+    /// Sign a change event with an Ed25519 key (the project's JWS profile); prints the event.
+    Sign(GrpSignArgs),
+    /// Print the deterministic test key derived from a vector id and label (public test keys).
+    Key(GrpKeyArgs),
+    /// Close a session: delete its admitted pairs from a store.
+    Close(GrpCloseArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GrpAdmitArgs {
+    /// The session context (session id, nonce, clock, registered publishers and keys).
+    pub session: PathBuf,
+    /// Where admitted pairs are kept: `memory` (gone on exit) or `sqlite:PATH` (durable, shareable
+    /// between processes).
+    #[arg(long, default_value = "memory")]
+    pub store: String,
+    /// The draft revision to implement: 01 has the duplicate check, 00 does not.
+    #[arg(long, default_value = "01", value_parser = ["00", "01"])]
+    pub revision: String,
+}
+
+#[derive(Args, Debug)]
+pub struct GrpSignArgs {
+    /// The event to sign (JSON object; any publisher_signature is replaced), or '-'.
+    pub event: PathBuf,
+    /// The key id to put in the protected header.
+    #[arg(long)]
+    pub kid: String,
+    /// The Ed25519 private key seed, 64 hex digits.
+    #[arg(long)]
+    pub seed: String,
+}
+
+#[derive(Args, Debug)]
+pub struct GrpKeyArgs {
+    /// The vector id the key belongs to.
+    #[arg(long)]
+    pub vector_id: String,
+    /// The key's label within the vector (e.g. a publisher id).
+    #[arg(long)]
+    pub label: String,
+    /// The kid to put in the printed public JWK.
+    #[arg(long)]
+    pub kid: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct GrpCloseArgs {
+    /// The session context whose session is closed.
+    pub session: PathBuf,
+    /// The store: `sqlite:PATH`.
+    #[arg(long)]
+    pub store: String,
 }
 
 #[derive(Subcommand, Debug)]

@@ -94,6 +94,34 @@ rules! {
     Aer1WfFormat => "AER1-WF-FORMAT",
     Aer1WfDuplicate => "AER1-WF-DUPLICATE",
     Aer1WfRoot => "AER1-WF-ROOT",
+    GrpJsonSyntax => "GRP-JSON-SYNTAX",
+    GrpJsonDuplicate => "GRP-JSON-DUPLICATE",
+    GrpJsonSurrogate => "GRP-JSON-SURROGATE",
+    GrpJsonLimits => "GRP-JSON-LIMITS",
+    GrpEvMembers => "GRP-EV-MEMBERS",
+    GrpEvPublisherType => "GRP-EV-PUBLISHER-TYPE",
+    GrpEvChangeClass => "GRP-EV-CHANGE-CLASS",
+    GrpEvSeverity => "GRP-EV-SEVERITY",
+    GrpEvTimestamp => "GRP-EV-TIMESTAMP",
+    GrpPubKnown => "GRP-PUB-KNOWN",
+    GrpPubType => "GRP-PUB-TYPE",
+    GrpPubRevoked => "GRP-PUB-REVOKED",
+    GrpPubWindow => "GRP-PUB-WINDOW",
+    GrpPubEventType => "GRP-PUB-EVENT-TYPE",
+    GrpSigFormat => "GRP-SIG-FORMAT",
+    GrpSigAlg => "GRP-SIG-ALG",
+    GrpSigKey => "GRP-SIG-KEY",
+    GrpSigVerify => "GRP-SIG-VERIFY",
+    GrpSigPayload => "GRP-SIG-PAYLOAD",
+    GrpNonce => "GRP-NONCE",
+    GrpDupEvent => "GRP-DUP-EVENT",
+    GrpDupOrder => "GRP-DUP-ORDER",
+    GrpDupPair => "GRP-DUP-PAIR",
+    GrpDupAdmittedOnly => "GRP-DUP-ADMITTED-ONLY",
+    GrpDupSession => "GRP-DUP-SESSION",
+    GrpRev00NoDedup => "GRP-REV00-NO-DEDUP",
+    GrpProfileDurable => "GRP-PROFILE-DURABLE",
+    GrpProfileAtomic => "GRP-PROFILE-ATOMIC",
 }
 
 impl fmt::Display for Rule {
@@ -138,11 +166,14 @@ impl Level {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
-    /// The draft's own text (revisions 06-08, unchanged in 09).
+    /// The draft's own text, in the revisions the rule lists.
     Text,
-    /// Text that revision 09 added.
+    /// Text that AER-1 revision 09 added.
     #[serde(rename = "text-09")]
     Text09,
+    /// Text that GRP revision 01 added.
+    #[serde(rename = "text-01")]
+    Text01,
     /// Behaviour of the draft author's reference kit.
     Kit,
     /// This project's interpretation, written down in the family notes.
@@ -154,6 +185,7 @@ impl Basis {
         match self {
             Basis::Text => "text",
             Basis::Text09 => "text-09",
+            Basis::Text01 => "text-01",
             Basis::Kit => "kit",
             Basis::Interp => "interp",
         }

@@ -2,6 +2,7 @@
 
 mod commit;
 mod digest;
+mod grp;
 mod rules;
 mod vectors;
 mod verify;
@@ -55,6 +56,10 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Vectors(crate::args::Vectors::List(a)) => vectors::list(&a),
         Command::Vectors(crate::args::Vectors::Show(a)) => vectors::show(&a),
         Command::Vectors(crate::args::Vectors::Export(a)) => vectors::export(&a),
+        Command::Grp(crate::args::Grp::Admit(a)) => grp::admit(&a),
+        Command::Grp(crate::args::Grp::Sign(a)) => grp::sign(&a),
+        Command::Grp(crate::args::Grp::Key(a)) => grp::key(&a),
+        Command::Grp(crate::args::Grp::Close(a)) => grp::close(&a),
     }
 }
 

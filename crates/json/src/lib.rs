@@ -1,4 +1,4 @@
-//! Strict reading of untrusted JSON documents.
+//! Strict reading of untrusted JSON documents, shared by the AER-1 and GRP references.
 //!
 //! serde_json does the parsing; this module adds what the drafts' inputs need on top of it:
 //! duplicate member names are detected at every depth (serde_json silently keeps the last), the

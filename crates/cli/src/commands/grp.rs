@@ -1,0 +1,155 @@
+//! `agentconf grp admit|sign|key|close`: the GRP reference receiver and tools for spec authors.
+//!
+//! `admit` reads change events as JSON lines on standard input and writes exactly one decision
+//! line per input line, flushed as it goes (a harness can drive it interactively). A malformed
+//! line gets a rejected decision and the stream goes on. Exit 0 when the stream was processed;
+//! 2 for a usage error, an unreadable session, or a store failure (nothing is admitted then).
+
+use std::io::{self, BufRead, Read, Write};
+use std::path::Path;
+
+use agentconf_grp::admission::{Receiver, Revision};
+use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
+use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
+use agentconf_grp::session::SessionContext;
+use agentconf_grp::store::{AdmissionStore, MemoryStore, SqliteStore};
+
+use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
+use crate::args::{GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpSignArgs};
+use crate::input::{open, read_error};
+
+/// The longest event line read; longer lines are rejected (and skipped) without being held.
+pub const MAX_EVENT_LINE: usize = 1024 * 1024;
+
+fn read_session(path: &Path) -> Result<SessionContext, String> {
+    let input = open(path)?;
+    let bytes = match agentconf_json::read_limited(input.reader, MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(&input.name, &e))?
+    {
+        Ok(b) => b,
+        Err(e) => return Err(format!("{}: {e}", input.name)),
+    };
+    SessionContext::from_json(&bytes).map_err(|e| format!("{}: {e}", input.name))
+}
+
+enum Store {
+    Memory(MemoryStore),
+    Sqlite(SqliteStore),
+}
+
+fn open_store(spec: &str) -> Result<Store, String> {
+    if spec == "memory" {
+        return Ok(Store::Memory(MemoryStore::new()));
+    }
+    match spec.strip_prefix("sqlite:") {
+        Some(path) if !path.is_empty() => SqliteStore::open(Path::new(path))
+            .map(Store::Sqlite)
+            .map_err(|e| format!("--store {spec}: {e}")),
+        _ => Err(format!("--store {spec:?}: expected `memory` or `sqlite:PATH`")),
+    }
+}
+
+pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
+    let session = read_session(&args.session)?;
+    let revision = Revision::parse(&args.revision).ok_or("--revision: expected 00 or 01")?;
+    match open_store(&args.store)? {
+        Store::Memory(s) => run_stream(Receiver::new(session, revision, s)),
+        Store::Sqlite(s) => run_stream(Receiver::new(session, revision, s)),
+    }
+}
+
+fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = read_line_limited(&mut input, &mut line).map_err(|e| format!("cannot read standard input: {e}"))?;
+        let decision = match read {
+            LineRead::End => break,
+            LineRead::Line => receiver.deliver(trim_newline(&line)),
+            LineRead::TooLong => receiver.deliver_oversized(MAX_EVENT_LINE),
+        }
+        .map_err(|e| e.to_string())?;
+        let text = serde_json::to_string(&decision).map_err(|e| e.to_string())?;
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    Ok(Outcome::Valid)
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    End,
+}
+
+/// Reads one line (up to `\n`) of at most [`MAX_EVENT_LINE`] bytes; a longer line is consumed
+/// to its end without being kept.
+fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+    let n = input.by_ref().take(MAX_EVENT_LINE as u64 + 1).read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(LineRead::End);
+    }
+    if line.len() > MAX_EVENT_LINE && line.last() != Some(&b'\n') {
+        // Skip the rest of the over-long line.
+        let mut sink = Vec::new();
+        loop {
+            sink.clear();
+            let k = input.by_ref().take(64 * 1024).read_until(b'\n', &mut sink)?;
+            if k == 0 || sink.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(LineRead::TooLong);
+    }
+    Ok(LineRead::Line)
+}
+
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {
+    let key = signing_key_from_hex(&args.seed).map_err(|e| format!("--seed: {e}"))?;
+    let input = open(&args.event)?;
+    let bytes = match agentconf_json::read_limited(input.reader, MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(&input.name, &e))?
+    {
+        Ok(b) => b,
+        Err(e) => return Err(format!("{}: {e}", input.name)),
+    };
+    let mut event: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: not a JSON object: {e}", input.name))?;
+    event.remove(SIGNATURE_MEMBER);
+    let token = sign_event(&event, &args.kid, &key);
+    event.insert(SIGNATURE_MEMBER.to_string(), serde_json::Value::String(token));
+    emit(&(serde_json::Value::Object(event).to_string() + "\n"))?;
+    Ok(Outcome::Valid)
+}
+
+pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
+    let key = derive_signing_key(&args.vector_id, &args.label);
+    let kid = args.kid.clone().unwrap_or_else(|| args.label.clone());
+    let jwk = public_jwk(&kid, &key.verifying_key());
+    let value = serde_json::json!({
+        "note": "a public test key derived from the vector id: never use it for anything real",
+        "seed": seed_hex(&key),
+        "public_jwk": jwk,
+    });
+    emit(&(value.to_string() + "\n"))?;
+    Ok(Outcome::Valid)
+}
+
+pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
+    let session = read_session(&args.session)?;
+    let n = match open_store(&args.store)? {
+        Store::Memory(_) => return Err("--store memory has nothing to close: it ends with the process".into()),
+        Store::Sqlite(s) => s.close_session(&session.session_id).map_err(|e| e.to_string())?,
+    };
+    emit(&format!("closed session {:?}: {n} admitted pairs deleted\n", session.session_id))?;
+    Ok(Outcome::Valid)
+}

@@ -1,0 +1,266 @@
+//! Admission stores: the set of `(publisher_id, event_id)` pairs admitted in a session.
+//!
+//! Semantics (spec-notes/grp-admission.md): admitting a pair is one atomic insert under the
+//! unique key (session, publisher, event) that commits *before* the event is handed on; the row
+//! records whether the hand-off completed. After a crash, a row still marked pending is a
+//! hand-off to *resume* (the first admission happened; its measure may not have run), while a
+//! re-delivery of a pair that exists is a *duplicate* and is rejected. A closed session's pairs
+//! are deleted.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// What an attempt to admit a pair found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// This call recorded the pair: the caller hands the event on, then calls `handed_off`.
+    Admitted,
+    /// The pair was already recorded in this session.
+    Duplicate,
+}
+
+/// A store failure. The receiver fails closed: nothing is handed on.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "admission store: {}", self.0)
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// The admitted set of one or more sessions.
+pub trait AdmissionStore {
+    /// Atomically records the pair unless present.
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError>;
+    /// Records that the admitted pair's hand-off completed.
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError>;
+    /// Pairs admitted but not yet handed off (after a crash: the hand-offs to resume).
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError>;
+    /// Number of pairs recorded for the session.
+    fn count(&self, session: &str) -> Result<u64, StoreError>;
+    /// Ends the session: its pairs are deleted. Returns how many.
+    fn close_session(&self, session: &str) -> Result<u64, StoreError>;
+    /// Whether the admitted set survives a restart of the receiver process.
+    fn is_durable(&self) -> bool;
+}
+
+type Key = (String, String, String);
+
+/// An in-memory store: correct within one process, gone on restart (not `durable`).
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    /// Pair -> handed off.
+    pairs: Mutex<HashMap<Key, bool>>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<Key, bool>>, StoreError> {
+        self.pairs
+            .lock()
+            .map_err(|_| StoreError("in-memory store poisoned by a panic".into()))
+    }
+}
+
+fn key(session: &str, publisher: &str, event: &str) -> Key {
+    (session.to_string(), publisher.to_string(), event.to_string())
+}
+
+impl AdmissionStore for MemoryStore {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        let mut pairs = self.lock()?;
+        let k = key(session, publisher, event);
+        if pairs.contains_key(&k) {
+            return Ok(Admission::Duplicate);
+        }
+        pairs.insert(k, false);
+        Ok(Admission::Admitted)
+    }
+
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
+        if let Some(done) = self.lock()?.get_mut(&key(session, publisher, event)) {
+            *done = true;
+        }
+        Ok(())
+    }
+
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let mut out: Vec<(String, String)> = self
+            .lock()?
+            .iter()
+            .filter(|((s, _, _), done)| s == session && !**done)
+            .map(|((_, p, e), _)| (p.clone(), e.clone()))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn count(&self, session: &str) -> Result<u64, StoreError> {
+        Ok(self.lock()?.keys().filter(|(s, _, _)| s == session).count() as u64)
+    }
+
+    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+        let mut pairs = self.lock()?;
+        let before = pairs.len();
+        pairs.retain(|(s, _, _), _| s != session);
+        Ok((before - pairs.len()) as u64)
+    }
+
+    fn is_durable(&self) -> bool {
+        false
+    }
+}
+
+/// A durable store on SQLite (WAL). Several receiver processes may share one file: the unique
+/// key makes exactly one of any number of concurrent inserts of a pair succeed.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS admitted (
+    session_id   TEXT NOT NULL,
+    publisher_id TEXT NOT NULL,
+    event_id     TEXT NOT NULL,
+    handed_off   INTEGER NOT NULL DEFAULT 0 CHECK (handed_off IN (0, 1)),
+    PRIMARY KEY (session_id, publisher_id, event_id)
+) WITHOUT ROWID;
+";
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path`.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let conn = Connection::open(path)?;
+        // Writers from several processes wait for each other instead of failing at once.
+        conn.busy_timeout(Duration::from_secs(30))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // The insert must be on disk before the event is handed on.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
+        self.conn
+            .lock()
+            .map_err(|_| StoreError("SQLite connection poisoned by a panic".into()))
+    }
+}
+
+impl AdmissionStore for SqliteStore {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        let conn = self.conn()?;
+        // One statement, one implicit transaction: the unique key decides, atomically.
+        let inserted = conn.execute(
+            "INSERT INTO admitted (session_id, publisher_id, event_id) VALUES (?1, ?2, ?3)
+             ON CONFLICT DO NOTHING",
+            params![session, publisher, event],
+        )?;
+        Ok(if inserted == 1 {
+            Admission::Admitted
+        } else {
+            Admission::Duplicate
+        })
+    }
+
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "UPDATE admitted SET handed_off = 1
+             WHERE session_id = ?1 AND publisher_id = ?2 AND event_id = ?3",
+            params![session, publisher, event],
+        )?;
+        Ok(())
+    }
+
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT publisher_id, event_id FROM admitted
+             WHERE session_id = ?1 AND handed_off = 0 ORDER BY publisher_id, event_id",
+        )?;
+        let rows = stmt.query_map(params![session], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn count(&self, session: &str) -> Result<u64, StoreError> {
+        let n: Option<i64> = self
+            .conn()?
+            .query_row(
+                "SELECT COUNT(*) FROM admitted WHERE session_id = ?1",
+                params![session],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+        let n = self.conn()?.execute(
+            "DELETE FROM admitted WHERE session_id = ?1",
+            params![session],
+        )?;
+        Ok(n as u64)
+    }
+
+    fn is_durable(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise(store: &dyn AdmissionStore) {
+        assert_eq!(store.admit("s1", "p", "e").unwrap(), Admission::Admitted);
+        assert_eq!(store.admit("s1", "p", "e").unwrap(), Admission::Duplicate);
+        // The key is the pair, within a session.
+        assert_eq!(store.admit("s1", "q", "e").unwrap(), Admission::Admitted);
+        assert_eq!(store.admit("s2", "p", "e").unwrap(), Admission::Admitted);
+        assert_eq!(store.pending("s1").unwrap().len(), 2);
+        store.handed_off("s1", "p", "e").unwrap();
+        assert_eq!(store.pending("s1").unwrap(), [("q".to_string(), "e".to_string())]);
+        assert_eq!(store.count("s1").unwrap(), 2);
+        assert_eq!(store.close_session("s1").unwrap(), 2);
+        assert_eq!(store.count("s1").unwrap(), 0);
+        assert_eq!(store.admit("s1", "p", "e").unwrap(), Admission::Admitted);
+        assert_eq!(store.count("s2").unwrap(), 1);
+    }
+
+    #[test]
+    fn memory_store() {
+        exercise(&MemoryStore::new());
+    }
+
+    #[test]
+    fn sqlite_store_and_reopening() {
+        let dir = std::env::temp_dir().join(format!("agentconf-grp-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("admitted.sqlite");
+        exercise(&SqliteStore::open(&path).unwrap());
+        // A new connection (a restarted receiver) sees what the first admitted.
+        let again = SqliteStore::open(&path).unwrap();
+        assert_eq!(again.admit("s1", "p", "e").unwrap(), Admission::Duplicate);
+        assert_eq!(again.admit("s2", "p", "e").unwrap(), Admission::Duplicate);
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
