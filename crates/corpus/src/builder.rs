@@ -26,8 +26,14 @@ pub const R07_09: &[&str] = &["07", "08", "09"];
 pub const R09: &[&str] = &["09"];
 /// Revision 06 only (the historical construction).
 pub const R06: &[&str] = &["06"];
-/// Every revision the suite knows.
+/// Every AER-1 revision the suite knows.
 pub const ALL_REVISIONS: &[&str] = &["06", "07", "08", "09"];
+/// GRP revision 01 (the duplicate check).
+pub const GRP_R01: &[&str] = &["01"];
+/// GRP revision 00 (no duplicate check).
+pub const GRP_R00: &[&str] = &["00"];
+/// Both GRP revisions (expectations that do not depend on the duplicate check).
+pub const GRP_ALL: &[&str] = &["00", "01"];
 
 /// Collects the vectors of one family.
 pub struct Family<'a> {
@@ -59,6 +65,9 @@ impl<'a> Family<'a> {
                 options: Options::default(),
                 inputs: Vec::new(),
                 derivation: None,
+                requires: Vec::new(),
+                scenario: None,
+                expected_decisions: Vec::new(),
             },
             expectation_set: false,
         }
@@ -135,6 +144,35 @@ impl VectorBuilder<'_> {
         }
     }
 
+    /// GRP: the scenario steps and, for each deliver/concurrent step, its expected decision.
+    /// The vector's expectation is derived: `valid` when every delivery is admitted, else
+    /// `invalid` citing the rules of the expected rejections.
+    pub fn scenario(mut self, steps: Vec<crate::model::Step>, expected: Vec<crate::model::ExpectedDecision>) -> Self {
+        let mut rules: Vec<Rule> = Vec::new();
+        for e in &expected {
+            if let Some(r) = e.rule.as_deref().and_then(Rule::from_id) {
+                if !rules.contains(&r) {
+                    rules.push(r);
+                }
+            }
+        }
+        self.vector.scenario = Some(crate::model::Scenario { steps });
+        self.vector.expected_decisions = expected;
+        if rules.is_empty() {
+            self.vector.expectation = Expectation::Valid;
+            self.expectation_set = true;
+            self
+        } else {
+            self.invalid(&rules)
+        }
+    }
+
+    /// GRP: a capability profile the scenario needs (`durable`, `atomic`).
+    pub fn requires(mut self, profile: &str) -> Self {
+        self.vector.requires.push(profile.to_string());
+        self
+    }
+
     pub fn id_tier(mut self, tier: &str) -> Self {
         self.vector.options.id_tier = Some(tier.to_string());
         self
@@ -189,6 +227,16 @@ impl VectorBuilder<'_> {
 
     pub fn commitment(self, text: &str) -> Self {
         self.input("commitment", "commitment.json", text.as_bytes())
+    }
+
+    /// GRP: a session context file (`session.json`, or another name for a second session).
+    pub fn session_file(self, file: &str, text: &str) -> Self {
+        self.input("session", file, text.as_bytes())
+    }
+
+    /// GRP: the event lines.
+    pub fn events_text(self, text: &str) -> Self {
+        self.input("events", "events.jsonl", text.as_bytes())
     }
 
     pub fn receipt_text(self, text: &str) -> Self {

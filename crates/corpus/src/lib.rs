@@ -9,6 +9,7 @@
 
 pub mod aer1;
 pub mod builder;
+pub mod grp;
 pub mod model;
 pub mod writer;
 
@@ -27,6 +28,7 @@ pub const RETIRED_IDS: &[&str] = &[];
 pub fn corpus() -> Vec<Vector> {
     let mut out = Vec::new();
     aer1::generate(&mut out);
+    grp::generate(&mut out);
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
 }

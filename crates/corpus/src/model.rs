@@ -14,6 +14,8 @@ pub enum Suite {
     Aer1Timeline,
     #[serde(rename = "aer1-workflow")]
     Aer1Workflow,
+    #[serde(rename = "grp-admission")]
+    GrpAdmission,
 }
 
 impl Suite {
@@ -22,6 +24,7 @@ impl Suite {
             Suite::Aer1Receipt => "aer1-receipt",
             Suite::Aer1Timeline => "aer1-timeline",
             Suite::Aer1Workflow => "aer1-workflow",
+            Suite::GrpAdmission => "grp-admission",
         }
     }
 
@@ -31,10 +34,16 @@ impl Suite {
             Suite::Aer1Receipt => "aer1/receipt",
             Suite::Aer1Timeline => "aer1/timeline",
             Suite::Aer1Workflow => "aer1/workflow",
+            Suite::GrpAdmission => "grp/admission",
         }
     }
 
-    pub const ALL: [Suite; 3] = [Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
+    pub const ALL: [Suite; 4] = [
+        Suite::Aer1Receipt,
+        Suite::Aer1Timeline,
+        Suite::Aer1Workflow,
+        Suite::GrpAdmission,
+    ];
 }
 
 /// What a conforming implementation must do with the vector.
@@ -113,6 +122,50 @@ impl Options {
     }
 }
 
+/// One step of a GRP admission scenario, run by the harness in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Step {
+    /// Deliver line `event` (0-based) of the `events` input to the running receiver.
+    Deliver { event: usize },
+    /// Stop the receiver and start a new one on the same state (a new process, same store).
+    Restart,
+    /// Start `copies` receivers sharing the state and deliver line `event` to all at once.
+    Concurrent { event: usize, copies: usize },
+    /// Stop the receiver and start one for the session context in input file `file`, same state.
+    Session { file: String },
+}
+
+/// What must come of one `deliver` step (or of every copy of a `concurrent` step).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedDecision {
+    /// Index of the step in `scenario` this expectation belongs to.
+    pub step: usize,
+    /// `admitted` or `rejected`; for `concurrent`: how many copies are admitted is `admitted`.
+    pub outcome: String,
+    /// For rejections: the ALE-064 rejection_reason.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rejection_reason: Option<String>,
+    /// Whether the draft itself names the reason (else any reason is accepted unless strict).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason_named_by_draft: Option<bool>,
+    /// For rejections: the rule a strict grader expects.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rule: Option<String>,
+    /// For `concurrent` steps: exactly this many copies are admitted (the others rejected as
+    /// duplicates).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub admitted_copies: Option<usize>,
+}
+
+/// A GRP admission scenario: the steps (inputs for the harness) and the decisions (answers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub steps: Vec<Step>,
+}
+
 /// One test vector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,6 +192,16 @@ pub struct Vector {
     pub inputs: Vec<Input>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub derivation: Option<Derivation>,
+    /// GRP: capability profiles the scenario needs (`durable`, `atomic`); an implementation that
+    /// does not claim them reports the vector as unsupported, not failed.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub requires: Vec<String>,
+    /// GRP: the steps to run (part of the inputs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub scenario: Option<Scenario>,
+    /// GRP: the decision each `deliver`/`concurrent` step must produce (answers).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub expected_decisions: Vec<ExpectedDecision>,
 }
 
 impl Vector {

@@ -51,6 +51,7 @@ fn check(v: &Vector) -> Result<(), Failed> {
             let report = verify_workflow(&input(v, "workflow")?);
             compare(v, report.verdict, &report.failures, "")
         }
+        Suite::GrpAdmission => grp::run(v),
         Suite::Aer1Timeline => {
             let timeline = input(v, "timeline")?;
             for revision in constructions(v) {
@@ -73,6 +74,136 @@ fn check(v: &Vector) -> Result<(), Failed> {
                 compare(v, report.verdict, &report.failures, &label)?;
             }
             Ok(())
+        }
+    }
+}
+
+/// GRP scenarios, run through the reference receiver in-process on a SQLite store in a fresh
+/// directory: `restart` reopens the store, `concurrent` opens one connection per copy on threads
+/// released together, `session` starts a receiver for another session context on the same store.
+mod grp {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Barrier};
+
+    use agentconf_corpus::model::{ExpectedDecision, Step, Vector};
+    use agentconf_grp::admission::{Decision, Outcome, Receiver, Revision};
+    use agentconf_grp::session::SessionContext;
+    use agentconf_grp::store::SqliteStore;
+    use libtest_mimic::Failed;
+
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(id: &str) -> Scratch {
+        let name: String = id.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        let dir = std::env::temp_dir().join(format!("agentconf-selftest-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::create_dir_all(&dir);
+        Scratch(dir)
+    }
+
+    fn session(v: &Vector, file: &str) -> Result<SessionContext, Failed> {
+        let input = v
+            .inputs
+            .iter()
+            .find(|i| i.file == file)
+            .ok_or_else(|| format!("no input file {file}"))?;
+        let bytes = v.input_bytes(&input.role).ok_or("unreadable session input")?;
+        Ok(SessionContext::from_json(&bytes)?)
+    }
+
+    fn receiver(ctx: &SessionContext, revision: Revision, db: &Path) -> Result<Receiver<SqliteStore>, Failed> {
+        let store = SqliteStore::open(db).map_err(|e| e.to_string())?;
+        Ok(Receiver::new(ctx.clone(), revision, store))
+    }
+
+    pub fn run(v: &Vector) -> Result<(), Failed> {
+        let scenario = v.scenario.as_ref().ok_or("a grp-admission vector without a scenario")?;
+        let events_text = v.input_bytes("events").ok_or("no events input")?;
+        let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
+        let first = v.inputs.iter().find(|i| i.role == "session").ok_or("no session input")?.file.clone();
+        for rev in &v.revisions {
+            let revision = Revision::parse(rev).ok_or_else(|| format!("revision {rev}?"))?;
+            let dir = scratch(&format!("{}-{rev}", v.id));
+            let db = dir.0.join("state.sqlite");
+            let mut ctx = session(v, &first)?;
+            let mut current = receiver(&ctx, revision, &db)?;
+            for (index, step) in scenario.steps.iter().enumerate() {
+                let expected = v.expected_decisions.iter().find(|e| e.step == index);
+                let event = |n: usize| events.get(n).copied().ok_or_else(|| format!("step {index}: no event line {n}"));
+                match step {
+                    Step::Deliver { event: n } => {
+                        let d = current.deliver(event(*n)?).map_err(|e| e.to_string())?;
+                        let e = expected.ok_or_else(|| format!("step {index}: no expected decision"))?;
+                        compare(index, rev, &d, e)?;
+                    }
+                    Step::Restart => current = receiver(&ctx, revision, &db)?,
+                    Step::Session { file } => {
+                        ctx = session(v, file)?;
+                        current = receiver(&ctx, revision, &db)?;
+                    }
+                    Step::Concurrent { event: n, copies } => {
+                        let line = event(*n)?.to_vec();
+                        let barrier = Arc::new(Barrier::new(*copies));
+                        let handles: Vec<_> = (0..*copies)
+                            .map(|_| {
+                                let (ctx, db, line, barrier) = (ctx.clone(), db.clone(), line.clone(), barrier.clone());
+                                std::thread::spawn(move || -> Result<Decision, String> {
+                                    let store = SqliteStore::open(&db).map_err(|e| e.to_string())?;
+                                    let r = Receiver::new(ctx, revision, store);
+                                    barrier.wait();
+                                    r.deliver(&line).map_err(|e| e.to_string())
+                                })
+                            })
+                            .collect();
+                        let mut admitted = 0;
+                        for h in handles {
+                            let d = h.join().map_err(|_| "a concurrent receiver panicked")??;
+                            if d.outcome == Outcome::Admitted {
+                                admitted += 1;
+                            } else if d.rejection_reason != Some("duplicate_event_id") {
+                                return Err(format!("step {index}: a concurrent copy was rejected as {:?}", d.rejection_reason).into());
+                            }
+                        }
+                        let e = expected.ok_or_else(|| format!("step {index}: no expected decision"))?;
+                        let want = e.admitted_copies.ok_or_else(|| format!("step {index}: no admitted_copies"))?;
+                        if admitted != want {
+                            return Err(format!("step {index} (revision {rev}): {admitted} of {copies} concurrent copies admitted, expected {want}").into());
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compare(index: usize, rev: &str, d: &Decision, e: &ExpectedDecision) -> Result<(), Failed> {
+        let outcome = match d.outcome {
+            Outcome::Admitted => "admitted",
+            Outcome::Rejected => "rejected",
+        };
+        let rule = d.rule.map(|r| r.id().to_string());
+        let ok = outcome == e.outcome
+            && (e.outcome == "admitted"
+                || (d.rejection_reason.map(str::to_string) == e.rejection_reason && rule == e.rule));
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "step {index} (revision {rev}): expected {} {:?} {:?}, the reference decided {outcome} {:?} {:?}: {}",
+                e.outcome,
+                e.rejection_reason,
+                e.rule,
+                d.rejection_reason,
+                rule,
+                d.message.clone().unwrap_or_default()
+            )
+            .into())
         }
     }
 }

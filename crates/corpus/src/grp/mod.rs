@@ -1,0 +1,12 @@
+//! Generators for the GRP admission suite (`grp/admission/<family>/<name>`).
+
+pub mod common;
+mod admission;
+mod duplicate;
+
+use crate::model::Vector;
+
+pub fn generate(out: &mut Vec<Vector>) {
+    duplicate::generate(out);
+    admission::generate(out);
+}
