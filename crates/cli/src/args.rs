@@ -49,6 +49,9 @@ pub enum Grp {
     Key(GrpKeyArgs),
     /// Close a session: delete its admitted pairs from a store.
     Close(GrpCloseArgs),
+    /// After a crash, with no receiver running for the session: resume the hand-offs of pairs
+    /// that were admitted but not handed on (printed one JSON line each, then marked done).
+    Recover(GrpCloseArgs),
 }
 
 #[derive(Args, Debug)]

@@ -211,9 +211,21 @@ impl Vector {
         format!("{}/{}/{name}.json", self.suite.as_str(), self.family)
     }
 
-    /// The bytes of the input with this role, decoded.
+    /// The bytes of the (first) input with this role, decoded.
     pub fn input_bytes(&self, role: &str) -> Option<Vec<u8>> {
-        let input = self.inputs.iter().find(|i| i.role == role)?;
+        self.inputs.iter().find(|i| i.role == role)?.bytes()
+    }
+
+    /// The bytes of the input with this file name, decoded.
+    pub fn input_file_bytes(&self, file: &str) -> Option<Vec<u8>> {
+        self.inputs.iter().find(|i| i.file == file)?.bytes()
+    }
+}
+
+impl Input {
+    /// The file's bytes, decoded from the vector's encoding.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        let input = self;
         match input.encoding {
             Encoding::Utf8 => Some(input.content.clone().into_bytes()),
             Encoding::Base64 => {

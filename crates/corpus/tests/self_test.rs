@@ -108,12 +108,7 @@ mod grp {
     }
 
     fn session(v: &Vector, file: &str) -> Result<SessionContext, Failed> {
-        let input = v
-            .inputs
-            .iter()
-            .find(|i| i.file == file)
-            .ok_or_else(|| format!("no input file {file}"))?;
-        let bytes = v.input_bytes(&input.role).ok_or("unreadable session input")?;
+        let bytes = v.input_file_bytes(file).ok_or_else(|| format!("no readable input file {file}"))?;
         Ok(SessionContext::from_json(&bytes)?)
     }
 

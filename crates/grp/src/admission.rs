@@ -16,6 +16,9 @@ use crate::jws::{verify_event_signature, SignatureError};
 use crate::session::{instant, SessionContext};
 use crate::store::{Admission, AdmissionStore, StoreError};
 
+/// The largest event (one line) a receiver reads; larger ones are rejected unread.
+pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
+
 /// The ALE code of every rejection in scope.
 pub const ALE_064: &str = "ALE-064";
 
@@ -245,6 +248,9 @@ impl<S: AdmissionStore> Receiver<S> {
         line: &[u8],
         hand_off: impl FnOnce(&Decision),
     ) -> Result<Decision, StoreError> {
+        if line.len() > MAX_EVENT_BYTES {
+            return self.deliver_oversized(MAX_EVENT_BYTES);
+        }
         let (identity, parsed) = parse_event(line);
         let reject = |error: RejectError| Decision {
             event_id: identity.event_id.clone(),

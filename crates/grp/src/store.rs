@@ -264,3 +264,32 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[cfg(test)]
+mod crash_tests {
+    use super::*;
+
+    /// A receiver that dies after admitting a pair and before handing it on leaves the pair
+    /// pending: recovery resumes it, and a re-delivered copy is still a duplicate.
+    #[test]
+    fn pending_hand_off_is_resumed_not_duplicated() {
+        let dir = std::env::temp_dir().join(format!("agentconf-grp-crash-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("admitted.sqlite");
+        {
+            let crashed = SqliteStore::open(&path).unwrap();
+            assert_eq!(crashed.admit("s", "p", "e1").unwrap(), Admission::Admitted);
+            crashed.handed_off("s", "p", "e1").unwrap();
+            assert_eq!(crashed.admit("s", "p", "e2").unwrap(), Admission::Admitted);
+            // The process dies here: e2 was admitted, its hand-off never completed.
+        }
+        let recovered = SqliteStore::open(&path).unwrap();
+        assert_eq!(recovered.pending("s").unwrap(), [("p".to_string(), "e2".to_string())]);
+        assert_eq!(recovered.admit("s", "p", "e2").unwrap(), Admission::Duplicate);
+        recovered.handed_off("s", "p", "e2").unwrap();
+        assert!(recovered.pending("s").unwrap().is_empty());
+        drop(recovered);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -254,7 +254,7 @@ impl Catalogue {
              # Rule catalogue\n\n\
              Every rule the suite grades, one row per rule. Both drafts are individual Internet-Drafts: \
              not RFCs, not endorsed by the IETF. Basis: `text` the draft's text, `text-09` text added \
-             by revision 09, `kit` the draft author's reference kit, `interp` this project's \
+             by AER-1 revision 09, `text-01` text added by GRP revision 01, `kit` the draft author's reference kit, `interp` this project's \
              interpretation (explained in the family notes).\n",
         );
         let mut family = "";

@@ -19,7 +19,7 @@ use crate::args::{GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpSignArgs};
 use crate::input::{open, read_error};
 
 /// The longest event line read; longer lines are rejected (and skipped) without being held.
-pub const MAX_EVENT_LINE: usize = 1024 * 1024;
+pub const MAX_EVENT_LINE: usize = agentconf_grp::admission::MAX_EVENT_BYTES;
 
 fn read_session(path: &Path) -> Result<SessionContext, String> {
     let input = open(path)?;
@@ -65,19 +65,37 @@ fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, Strin
     let mut line = Vec::new();
     loop {
         line.clear();
-        let read = read_line_limited(&mut input, &mut line).map_err(|e| format!("cannot read standard input: {e}"))?;
+        let read = read_line_limited(&mut input, &mut line)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        // The admitted decision is the hand-off: it is written after the pair committed and
+        // before the store marks the hand-off done, so a crash in between leaves the pair pending
+        // (recoverable with `agentconf grp recover`), never lost.
+        let mut handed_off: Option<io::Result<()>> = None;
         let decision = match read {
             LineRead::End => break,
-            LineRead::Line => receiver.deliver(trim_newline(&line)),
+            LineRead::Line => receiver.deliver_then(trim_newline(&line), |d| {
+                handed_off = Some(write_decision(&mut out, d));
+            }),
             LineRead::TooLong => receiver.deliver_oversized(MAX_EVENT_LINE),
+        };
+        match handed_off {
+            Some(Err(e)) => return Err(format!("cannot write output: {e}")),
+            Some(Ok(())) => {
+                decision.map_err(|e| e.to_string())?;
+            }
+            None => {
+                let decision = decision.map_err(|e| e.to_string())?;
+                write_decision(&mut out, &decision).map_err(|e| format!("cannot write output: {e}"))?;
+            }
         }
-        .map_err(|e| e.to_string())?;
-        let text = serde_json::to_string(&decision).map_err(|e| e.to_string())?;
-        writeln!(out, "{text}")
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write output: {e}"))?;
     }
     Ok(Outcome::Valid)
+}
+
+fn write_decision(out: &mut impl Write, d: &agentconf_grp::Decision) -> io::Result<()> {
+    let text = serde_json::to_string(d).map_err(io::Error::other)?;
+    writeln!(out, "{text}")?;
+    out.flush()
 }
 
 enum LineRead {
@@ -153,3 +171,29 @@ pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
     emit(&format!("closed session {:?}: {n} admitted pairs deleted\n", session.session_id))?;
     Ok(Outcome::Valid)
 }
+
+pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
+    let session = read_session(&args.session)?;
+    let store = match open_store(&args.store)? {
+        Store::Memory(_) => return Err("--store memory keeps nothing across a crash: nothing to recover".into()),
+        Store::Sqlite(s) => s,
+    };
+    let sid = &session.session_id;
+    let mut text = String::new();
+    for (publisher_id, event_id) in store.pending(sid).map_err(|e| e.to_string())? {
+        // Impact assessment is outside the suite: resuming means recording the hand-off as done
+        // and saying so; a re-delivered copy stays a duplicate either way.
+        store.handed_off(sid, &publisher_id, &event_id).map_err(|e| e.to_string())?;
+        let line = serde_json::json!({
+            "session_id": sid,
+            "publisher_id": publisher_id,
+            "event_id": event_id,
+            "action": "resume-hand-off",
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    emit(&text)?;
+    Ok(Outcome::Valid)
+}
+

@@ -60,6 +60,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Grp(crate::args::Grp::Sign(a)) => grp::sign(&a),
         Command::Grp(crate::args::Grp::Key(a)) => grp::key(&a),
         Command::Grp(crate::args::Grp::Close(a)) => grp::close(&a),
+        Command::Grp(crate::args::Grp::Recover(a)) => grp::recover(&a),
     }
 }
 

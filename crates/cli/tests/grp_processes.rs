@@ -1,0 +1,593 @@
+//! GRP admission with real receiver processes (`agentconf grp admit`), the operational proof
+//! GRP.md §4 asks for beyond what the draft states:
+//!
+//! - `durable`: a receiver killed mid-session (SIGKILL, not a clean exit) and restarted on the
+//!   same SQLite file still rejects copies of what it admitted before the crash; the in-memory
+//!   store, by contrast, admits them again (that is why `durable` is a capability);
+//! - `atomic`: many receiver processes sharing one SQLite file and handed the same signed event
+//!   at the same moment admit it exactly once;
+//! - revision 00 has no duplicate check, and `grp close` ends a session (its pairs are deleted);
+//! - malformed lines (garbage, an empty line, a 2 MiB line) each get one rejected decision and the
+//!   stream goes on.
+//!
+//! Every test works in its own temporary directory, removed at the end; every process started
+//! here is killed and reaped if a test fails half-way. Decisions are read line by line while the
+//! receiver runs (it flushes one decision per input line), through a reader thread so that a hung
+//! receiver fails the test after a timeout instead of hanging it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use agentconf_corpus::grp::common::{session_json, Fixture, P1_ID, P3_ID, SESSION_ID};
+use agentconf_grp::event::PublisherType;
+use serde_json::Value;
+
+/// How long a decision may take before the receiver is considered hung.
+const DECISION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The vector id the fixture's test keys are derived from (public test keys).
+const VECTOR_ID: &str = "grp-processes";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// A fresh directory per test, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!(
+            "agentconf-grp-processes-{}-{n}-{label}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The session file, the SQLite store spec and the signed events of one scenario.
+struct Scenario {
+    dir: TempDir,
+    fixture: Fixture,
+    session: PathBuf,
+}
+
+impl Scenario {
+    fn new(label: &str) -> Scenario {
+        let dir = TempDir::new(label);
+        let fixture = Fixture::new(VECTOR_ID);
+        let session = dir.path().join("session.json");
+        std::fs::write(&session, session_json(&fixture.session())).expect("write session");
+        Scenario {
+            dir,
+            fixture,
+            session,
+        }
+    }
+
+    /// `--store sqlite:<dir>/<name>`.
+    fn sqlite(&self, name: &str) -> String {
+        format!("sqlite:{}", self.dir.path().join(name).display())
+    }
+
+    /// A signed event line (no newline) of the P-TYPE-3 example publisher.
+    fn event(&self, event_id: &str) -> String {
+        self.event_of(event_id, P3_ID, PublisherType::WellKnown)
+    }
+
+    fn event_of(&self, event_id: &str, publisher: &str, ptype: PublisherType) -> String {
+        self.fixture
+            .signed(&self.fixture.event(event_id, publisher, ptype))
+    }
+
+    /// Starts `agentconf grp admit SESSION --store STORE --revision REVISION`.
+    fn receiver(&self, store: &str, revision: &str) -> Proc {
+        Proc::spawn(&self.session, store, revision, self.dir.path())
+    }
+
+    /// Runs `agentconf grp close SESSION --store STORE` and returns the number of pairs it says
+    /// it deleted.
+    fn close(&self, store: &str) -> u64 {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["grp", "close"])
+            .arg(&self.session)
+            .args(["--store", store])
+            .output()
+            .expect("run agentconf grp close");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "grp close --store {store}: stdout {stdout:?}, stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let prefix = format!("closed session {SESSION_ID:?}: ");
+        let rest = stdout
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(" admitted pairs deleted\n"))
+            .unwrap_or_else(|| panic!("unexpected grp close output {stdout:?}"));
+        rest.parse()
+            .unwrap_or_else(|_| panic!("unexpected grp close output {stdout:?}"))
+    }
+}
+
+/// A running receiver: its stdin, a channel of its stdout lines (filled by a reader thread), and
+/// its stderr in a file of the test directory.
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: PathBuf,
+    what: String,
+}
+
+impl Proc {
+    fn spawn(session: &Path, store: &str, revision: &str, dir: &Path) -> Proc {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let stderr = dir.join(format!("receiver-{n}.stderr"));
+        let what = format!("receiver #{n} (grp admit --store {store} --revision {revision})");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["grp", "admit"])
+            .arg(session)
+            .args(["--store", store, "--revision", revision])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("create stderr file"))
+            .spawn()
+            .expect("spawn agentconf grp admit");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        Proc {
+            child,
+            stdin,
+            lines,
+            stderr,
+            what,
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Writes one line (a newline is appended) without waiting for the decision.
+    fn write(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+        if let Err(e) = stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
+            panic!(
+                "{}: cannot write: {e}; stderr {:?}",
+                self.what,
+                self.stderr_text()
+            );
+        }
+    }
+
+    /// Reads the next decision line.
+    fn read(&mut self) -> Value {
+        match self.lines.recv_timeout(DECISION_TIMEOUT) {
+            Ok(line) => serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("{}: decision is not JSON ({e}): {line:?}", self.what)),
+            Err(e) => panic!(
+                "{}: no decision ({e}); exit {:?}; stderr {:?}",
+                self.what,
+                self.child.try_wait().ok().flatten(),
+                self.stderr_text()
+            ),
+        }
+    }
+
+    /// Delivers one line and returns its decision.
+    fn send(&mut self, line: &str) -> Value {
+        self.write(line.as_bytes());
+        self.read()
+    }
+
+    /// Simulates a crash: SIGKILL, no chance to finish anything.
+    fn kill(mut self) {
+        self.child.kill().expect("kill receiver");
+        let status = self.child.wait().expect("reap receiver");
+        assert!(
+            !status.success(),
+            "{}: a killed receiver exits unsuccessfully",
+            self.what
+        );
+    }
+
+    /// Closes stdin and expects a clean exit 0 with no further decision lines.
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().expect("wait for receiver");
+        let extra: Vec<String> = self.lines.try_iter().collect();
+        assert!(
+            status.success(),
+            "{}: exit {status}; stderr {:?}",
+            self.what,
+            self.stderr_text()
+        );
+        assert!(
+            extra.is_empty(),
+            "{}: unexpected output {extra:?}",
+            self.what
+        );
+        assert!(
+            !self.stderr_text().contains("panicked"),
+            "{}: {}",
+            self.what,
+            self.stderr_text()
+        );
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        // Only when a test failed half-way: do not leave receivers running.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn outcome(d: &Value) -> &str {
+    d["outcome"].as_str().unwrap_or("<none>")
+}
+
+fn assert_admitted(d: &Value, event_id: &str) {
+    assert_eq!(outcome(d), "admitted", "{event_id}: {d}");
+    assert_eq!(d["event_id"], event_id, "{d}");
+    assert!(d["ale"].is_null() && d["rejection_reason"].is_null(), "{d}");
+}
+
+fn assert_rejected(d: &Value, reason: &str) {
+    assert_eq!(outcome(d), "rejected", "expected {reason}: {d}");
+    assert_eq!(d["ale"], "ALE-064", "{d}");
+    assert_eq!(d["rejection_reason"], reason, "{d}");
+}
+
+fn assert_duplicate(d: &Value, event_id: &str) {
+    assert_rejected(d, "duplicate_event_id");
+    assert_eq!(d["event_id"], event_id, "{d}");
+    assert_eq!(d["publisher_id"], P3_ID, "{d}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// a. Restart mid-scenario (durable) and the in-memory contrast
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn sqlite_store_survives_a_killed_receiver() {
+    let s = Scenario::new("restart-sqlite");
+    let store = s.sqlite("admitted.sqlite");
+    let (e1, e2, e3, e4) = (
+        s.event("evt-1"),
+        s.event("evt-2"),
+        s.event("evt-3"),
+        s.event("evt-4"),
+    );
+
+    let mut first = s.receiver(&store, "01");
+    assert_admitted(&first.send(&e1), "evt-1");
+    assert_admitted(&first.send(&e2), "evt-2");
+    // Within the process the copy is already a duplicate.
+    assert_duplicate(&first.send(&e1), "evt-1");
+    first.kill();
+
+    let mut second = s.receiver(&store, "01");
+    assert_duplicate(&second.send(&e1), "evt-1");
+    assert_admitted(&second.send(&e3), "evt-3");
+    assert_duplicate(&second.send(&e2), "evt-2");
+    assert_duplicate(&second.send(&e3), "evt-3");
+
+    // A crash with a line in flight: the publisher never saw a decision for evt-4 and
+    // re-delivers it to the next receiver. Whether or not the killed one got to admit it, the
+    // pair is admitted at most once over both processes (checked with the row count below).
+    let mut third = s.receiver(&store, "01");
+    third.write(e4.as_bytes());
+    third.kill();
+    let mut fourth = s.receiver(&store, "01");
+    let d4 = fourth.send(&e4);
+    match outcome(&d4) {
+        "admitted" => assert_admitted(&d4, "evt-4"),
+        _ => assert_duplicate(&d4, "evt-4"),
+    }
+    assert_duplicate(&fourth.send(&e4), "evt-4");
+    for e in [&e1, &e2, &e3] {
+        assert_eq!(outcome(&fourth.send(e)), "rejected");
+    }
+    fourth.finish();
+
+    // Exactly one row per distinct pair: evt-1..evt-4.
+    assert_eq!(s.close(&store), 4);
+}
+
+#[test]
+fn memory_store_forgets_on_restart() {
+    let s = Scenario::new("restart-memory");
+    let (e1, e2, e3) = (s.event("evt-1"), s.event("evt-2"), s.event("evt-3"));
+
+    let mut first = s.receiver("memory", "01");
+    assert_admitted(&first.send(&e1), "evt-1");
+    assert_admitted(&first.send(&e2), "evt-2");
+    assert_duplicate(&first.send(&e1), "evt-1");
+    first.kill();
+
+    // The same scenario as on SQLite: the restarted in-memory receiver admits e1 and e2 a second
+    // time (the replay window reopened), so the memory store must not claim `durable`.
+    let mut second = s.receiver("memory", "01");
+    assert_admitted(&second.send(&e1), "evt-1");
+    assert_admitted(&second.send(&e3), "evt-3");
+    assert_admitted(&second.send(&e2), "evt-2");
+    // It still deduplicates within its own lifetime.
+    assert_duplicate(&second.send(&e1), "evt-1");
+    second.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// b. Concurrent receivers sharing one SQLite file (atomic)
+// ---------------------------------------------------------------------------------------------
+
+/// Hands `line` to every receiver (all writes first, then all reads) and returns the decisions.
+fn deliver_to_all(procs: &mut [Proc], line: &str) -> Vec<Value> {
+    for p in procs.iter_mut() {
+        p.write(line.as_bytes());
+    }
+    procs.iter_mut().map(Proc::read).collect()
+}
+
+fn assert_exactly_one_admission(decisions: &[Value], event_id: &str, round: &str) {
+    let admitted = decisions
+        .iter()
+        .filter(|d| outcome(d) == "admitted")
+        .count();
+    assert_eq!(
+        admitted,
+        1,
+        "{round}: {event_id} admitted {admitted} times by {} receivers: {decisions:#?}",
+        decisions.len()
+    );
+    for d in decisions {
+        if outcome(d) == "admitted" {
+            assert_admitted(d, event_id);
+        } else {
+            assert_duplicate(d, event_id);
+        }
+    }
+}
+
+const RECEIVERS: usize = 12;
+const ROUNDS: usize = 20;
+
+#[test]
+fn concurrent_receivers_admit_exactly_once() {
+    let s = Scenario::new("concurrent");
+    let store = s.sqlite("shared.sqlite");
+
+    // Cold round: the file does not exist yet; every receiver creates the schema and switches
+    // to WAL while the others do the same, and the event is written to each as soon as it is
+    // spawned.
+    let cold = s.event("evt-cold");
+    let mut procs: Vec<Proc> = (0..RECEIVERS).map(|_| s.receiver(&store, "01")).collect();
+    let decisions = deliver_to_all(&mut procs, &cold);
+    assert_exactly_one_admission(&decisions, "evt-cold", "cold start");
+
+    // Warm rounds: every receiver is up with the store open; a new event id per round.
+    for round in 0..ROUNDS {
+        let id = format!("evt-round-{round}");
+        let decisions = deliver_to_all(&mut procs, &s.event(&id));
+        assert_exactly_one_admission(&decisions, &id, &format!("round {round}"));
+    }
+
+    // The same event id from another publisher is a different pair: admitted once, too.
+    let other = s.event_of("evt-round-0", P1_ID, PublisherType::Principal);
+    let decisions = deliver_to_all(&mut procs, &other);
+    let admitted: Vec<&Value> = decisions
+        .iter()
+        .filter(|d| outcome(d) == "admitted")
+        .collect();
+    assert_eq!(admitted.len(), 1, "{decisions:#?}");
+    assert_eq!(admitted[0]["publisher_id"], P1_ID);
+    assert!(decisions
+        .iter()
+        .filter(|d| outcome(d) != "admitted")
+        .all(|d| d["rejection_reason"] == "duplicate_event_id" && d["publisher_id"] == P1_ID));
+
+    for p in procs {
+        p.finish();
+    }
+    // One row per distinct pair: the cold event, the warm rounds and the P-TYPE-1 pair.
+    assert_eq!(s.close(&store), (1 + ROUNDS + 1) as u64);
+}
+
+#[test]
+fn concurrent_cold_starts_on_fresh_files() {
+    // Several fresh files, each raced by receivers started together: the schema creation and
+    // the switch to WAL must not make any receiver fail, and exactly one admits.
+    let s = Scenario::new("cold-starts");
+    for attempt in 0..3 {
+        let store = s.sqlite(&format!("fresh-{attempt}.sqlite"));
+        let id = format!("evt-fresh-{attempt}");
+        let line = s.event(&id);
+        let mut procs: Vec<Proc> = (0..RECEIVERS).map(|_| s.receiver(&store, "01")).collect();
+        let decisions = deliver_to_all(&mut procs, &line);
+        assert_exactly_one_admission(&decisions, &id, &format!("fresh file {attempt}"));
+        for p in procs {
+            p.finish();
+        }
+        assert_eq!(s.close(&store), 1);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// c. Revision 00, and closing a session
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn revision_00_admits_the_copy_again() {
+    let s = Scenario::new("rev00");
+    let e1 = s.event("evt-1");
+    for store in ["memory".to_string(), s.sqlite("rev00.sqlite")] {
+        let mut r = s.receiver(&store, "00");
+        assert_admitted(&r.send(&e1), "evt-1");
+        assert_admitted(&r.send(&e1), "evt-1");
+        assert_admitted(&r.send(&e1), "evt-1");
+        r.finish();
+    }
+    // A revision-00 receiver records nothing: there is nothing to close.
+    assert_eq!(s.close(&s.sqlite("rev00.sqlite")), 0);
+
+    // The same copies under revision 01 (the suite's point: vectors carry their revision).
+    let mut r = s.receiver("memory", "01");
+    assert_admitted(&r.send(&e1), "evt-1");
+    assert_duplicate(&r.send(&e1), "evt-1");
+    r.finish();
+}
+
+#[test]
+fn closing_a_session_empties_it() {
+    let s = Scenario::new("close");
+    let store = s.sqlite("admitted.sqlite");
+    let (e1, e2) = (s.event("evt-1"), s.event("evt-2"));
+
+    let mut r = s.receiver(&store, "01");
+    assert_admitted(&r.send(&e1), "evt-1");
+    assert_admitted(&r.send(&e2), "evt-2");
+    r.finish();
+
+    // Still in the session: a new process rejects the copy.
+    let mut r = s.receiver(&store, "01");
+    assert_duplicate(&r.send(&e1), "evt-1");
+    r.finish();
+
+    assert_eq!(s.close(&store), 2);
+    assert_eq!(s.close(&store), 0, "closing twice deletes nothing more");
+
+    // After the close the same event is admitted again, once, by a new process.
+    let mut r = s.receiver(&store, "01");
+    assert_admitted(&r.send(&e1), "evt-1");
+    assert_duplicate(&r.send(&e1), "evt-1");
+    r.finish();
+    assert_eq!(s.close(&store), 1);
+
+    // The memory store has nothing to close: a usage error, not a silent success.
+    let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["grp", "close"])
+        .arg(&s.session)
+        .args(["--store", "memory"])
+        .output()
+        .expect("run grp close");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// d. Malformed lines
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn malformed_lines_each_get_one_rejection_and_the_stream_continues() {
+    let s = Scenario::new("malformed");
+    let store = s.sqlite("admitted.sqlite");
+    let e1 = s.event("evt-1");
+    let mut r = s.receiver(&store, "01");
+
+    assert_admitted(&r.send(&e1), "evt-1");
+
+    let two_mib = format!("{{\"event_id\":\"{}\"}}", "x".repeat(2 * 1024 * 1024));
+    let lines: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage", b"this is not JSON at all".to_vec()),
+        ("empty line", Vec::new()),
+        ("whitespace only", b"   \t ".to_vec()),
+        ("carriage return only", b"\r".to_vec()),
+        ("truncated event", e1.as_bytes()[..e1.len() / 2].to_vec()),
+        ("JSON array", b"[1,2,3]".to_vec()),
+        ("empty object", b"{}".to_vec()),
+        ("invalid UTF-8", b"{\"event_id\":\"\xff\xfe\"}".to_vec()),
+        ("NUL bytes", b"\0\0\0".to_vec()),
+        ("2 MiB line", two_mib.into_bytes()),
+        ("2 MiB of garbage", vec![b'#'; 2 * 1024 * 1024 + 17]),
+    ];
+    for (what, line) in &lines {
+        r.write(line);
+        let d = r.read();
+        assert_eq!(outcome(&d), "rejected", "{what}: {d}");
+        assert_eq!(d["ale"], "ALE-064", "{what}: {d}");
+        assert_eq!(d["rejection_reason"], "malformed_event", "{what}: {d}");
+        // The over-long line is never parsed, so no identity is read from it.
+        if what.starts_with("2 MiB") {
+            assert!(d["event_id"].is_null(), "{what}: {d}");
+        }
+        // The stream goes on: a valid copy is still judged (a duplicate), and the next new
+        // event is admitted.
+        assert_duplicate(&r.send(&e1), "evt-1");
+    }
+    let e2 = s.event("evt-2");
+    assert_admitted(&r.send(&e2), "evt-2");
+
+    // Many malformed lines in one write: one decision each, in order.
+    let mut batch = Vec::new();
+    for (_, line) in &lines {
+        batch.extend_from_slice(line);
+        batch.push(b'\n');
+    }
+    batch.extend_from_slice(s.event("evt-3").as_bytes());
+    r.write(&batch);
+    for (what, _) in &lines {
+        let d = r.read();
+        assert_eq!(d["rejection_reason"], "malformed_event", "{what}: {d}");
+    }
+    assert_admitted(&r.read(), "evt-3");
+    r.finish();
+
+    // Rejected lines record nothing: only evt-1, evt-2 and evt-3 are in the store.
+    assert_eq!(s.close(&store), 3);
+}
+
+#[test]
+fn a_final_line_without_newline_gets_its_decision() {
+    let s = Scenario::new("no-final-newline");
+    let mut r = s.receiver("memory", "01");
+    let e1 = s.event("evt-1");
+    {
+        let stdin = r.stdin.as_mut().expect("stdin");
+        stdin.write_all(e1.as_bytes()).expect("write");
+    }
+    drop(r.stdin.take());
+    assert_admitted(&r.read(), "evt-1");
+    r.finish();
+}
