@@ -197,6 +197,20 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
     for (i, step) in steps.iter().enumerate() {
         let i = i as u64;
         let id = match step.as_object().map(|o| o.get("receipt_id")) {
+            // An empty id hashes to SHA-256(""), the root of an empty workflow: without domain
+            // separation a one-step workflow with id "" would collide with no steps at all.
+            Some(Some(Node::String(id))) if id.is_empty() => {
+                report(
+                    findings,
+                    format(
+                        &format!("steps[{i}].receipt_id"),
+                        "receipt_id must not be empty".to_string(),
+                    ),
+                    Some(i),
+                );
+                well_formed = false;
+                continue;
+            }
             Some(Some(Node::String(id))) => id,
             Some(Some(other)) => {
                 report(

@@ -10,7 +10,7 @@
 //! - `AER1-TL-VERSIONING` has no error of its own: it is honoured by labelling (a revision-06
 //!   chain verifies only under 06, and that result is `historical`). `versioning_is_shown_by_labelling`
 //!   checks that instead.
-//! - `AER1-JSON-SIZE` needs an input over the 256 MiB default; it is triggered through the
+//! - `AER1-JSON-SIZE` needs an input over the 64 MiB default; it is triggered through the
 //!   reader entry points with a small limit.
 
 use std::collections::BTreeSet;

@@ -16,16 +16,16 @@ struct Envelope<'a> {
     report: &'a Report,
 }
 
-/// The report as one line of JSON.
-pub fn json(report: &Report) -> String {
+/// The report as one line of JSON. A failure here would be a defect (reports hold only strings,
+/// numbers, booleans and options); it is an error, never an empty line with a verdict exit code.
+pub fn json(report: &Report) -> Result<String, String> {
     let envelope = Envelope {
         tool: "agentconf",
         tool_version: env!("CARGO_PKG_VERSION"),
         draft: DRAFT,
         report,
     };
-    // Reports hold only strings, numbers, booleans and options: serialization cannot fail.
-    serde_json::to_string(&envelope).unwrap_or_default()
+    serde_json::to_string(&envelope).map_err(|e| format!("cannot serialize the report: {e}"))
 }
 
 const DRAFT_NOTE: &str =

@@ -3,9 +3,11 @@
 //!
 //! - `durable`: a receiver killed mid-session (SIGKILL, not a clean exit) and restarted on the
 //!   same SQLite file still rejects copies of what it admitted before the crash; the in-memory
-//!   store, by contrast, admits them again (that is why `durable` is a capability);
+//!   store, by contrast, admits them again (that is why `durable` is a capability); a crash with
+//!   a line in flight admits that event at most once, and `grp recover` resumes it at most once;
 //! - `atomic`: many receiver processes sharing one SQLite file and handed the same signed event
-//!   at the same moment admit it exactly once;
+//!   at the same moment admit it exactly once, also when they all start on a file that does not
+//!   exist yet;
 //! - revision 00 has no duplicate check, and `grp close` ends a session (its pairs are deleted);
 //! - malformed lines (garbage, an empty line, a 2 MiB line) each get one rejected decision and the
 //!   stream goes on.
@@ -101,6 +103,50 @@ impl Scenario {
     /// Starts `agentconf grp admit SESSION --store STORE --revision REVISION`.
     fn receiver(&self, store: &str, revision: &str) -> Proc {
         Proc::spawn(&self.session, store, revision, self.dir.path())
+    }
+
+    /// Starts `n` receivers at once: one thread each, released together by a barrier, so that
+    /// their start-up (opening the store) overlaps as much as the machine allows.
+    fn receivers_together(&self, n: usize, store: &str, revision: &str) -> Vec<Proc> {
+        let barrier = std::sync::Barrier::new(n);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        self.receiver(store, revision)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("spawning thread"))
+                .collect()
+        })
+    }
+
+    /// Runs `agentconf grp recover SESSION --store STORE` and returns its JSON lines.
+    fn recover(&self, store: &str) -> Vec<Value> {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["grp", "recover"])
+            .arg(&self.session)
+            .args(["--store", store])
+            .output()
+            .expect("run agentconf grp recover");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "grp recover --store {store}: stdout {stdout:?}, stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("grp recover line is not JSON ({e}): {l:?}"))
+            })
+            .collect()
     }
 
     /// Runs `agentconf grp close SESSION --store STORE` and returns the number of pairs it says
@@ -321,6 +367,19 @@ fn sqlite_store_survives_a_killed_receiver() {
     let mut third = s.receiver(&store, "01");
     third.write(e4.as_bytes());
     third.kill();
+    // If the killed receiver admitted evt-4 but died before marking its hand-off done, the pair
+    // is pending: `grp recover` resumes it (and only it), once.
+    let resumed = s.recover(&store);
+    assert!(resumed.len() <= 1, "{resumed:?}");
+    for r in &resumed {
+        assert_eq!(r["event_id"], "evt-4", "{r}");
+        assert_eq!(r["publisher_id"], P3_ID, "{r}");
+        assert_eq!(r["action"], "resume-hand-off", "{r}");
+    }
+    assert!(
+        s.recover(&store).is_empty(),
+        "a resumed hand-off is resumed once"
+    );
     let mut fourth = s.receiver(&store, "01");
     let d4 = fourth.send(&e4);
     match outcome(&d4) {
@@ -398,14 +457,16 @@ const ROUNDS: usize = 20;
 fn concurrent_receivers_admit_exactly_once() {
     let s = Scenario::new("concurrent");
     let store = s.sqlite("shared.sqlite");
+    // The store file exists (schema, WAL mode) before the receivers race on it: racing the
+    // creation of a fresh file is `concurrent_cold_starts_on_fresh_files`.
+    s.receiver(&store, "01").finish();
 
-    // Cold round: the file does not exist yet; every receiver creates the schema and switches
-    // to WAL while the others do the same, and the event is written to each as soon as it is
-    // spawned.
-    let cold = s.event("evt-cold");
-    let mut procs: Vec<Proc> = (0..RECEIVERS).map(|_| s.receiver(&store, "01")).collect();
-    let decisions = deliver_to_all(&mut procs, &cold);
-    assert_exactly_one_admission(&decisions, "evt-cold", "cold start");
+    // First round while the receivers are still starting: the event is written to each as
+    // soon as it is spawned.
+    let first = s.event("evt-start");
+    let mut procs = s.receivers_together(RECEIVERS, &store, "01");
+    let decisions = deliver_to_all(&mut procs, &first);
+    assert_exactly_one_admission(&decisions, "evt-start", "start-up round");
 
     // Warm rounds: every receiver is up with the store open; a new event id per round.
     for round in 0..ROUNDS {
@@ -431,20 +492,26 @@ fn concurrent_receivers_admit_exactly_once() {
     for p in procs {
         p.finish();
     }
-    // One row per distinct pair: the cold event, the warm rounds and the P-TYPE-1 pair.
+    // One row per distinct pair: the start-up event, the warm rounds and the P-TYPE-1 pair.
     assert_eq!(s.close(&store), (1 + ROUNDS + 1) as u64);
 }
 
+/// Fresh store files raced by [`RECEIVERS`] receivers each; enough of them that a failure which
+/// hits one file in a handful shows on (almost) every run instead of now and then.
+const FRESH_FILES: usize = 100;
+
 #[test]
 fn concurrent_cold_starts_on_fresh_files() {
-    // Several fresh files, each raced by receivers started together: the schema creation and
-    // the switch to WAL must not make any receiver fail, and exactly one admits.
+    // Receivers started together on a store file that does not exist yet: every one creates the
+    // schema and switches the file to WAL while the others do the same. None may fail to start
+    // (`--store sqlite:PATH` promises a file shareable between processes), and exactly one
+    // admits.
     let s = Scenario::new("cold-starts");
-    for attempt in 0..3 {
+    for attempt in 0..FRESH_FILES {
         let store = s.sqlite(&format!("fresh-{attempt}.sqlite"));
         let id = format!("evt-fresh-{attempt}");
         let line = s.event(&id);
-        let mut procs: Vec<Proc> = (0..RECEIVERS).map(|_| s.receiver(&store, "01")).collect();
+        let mut procs = s.receivers_together(RECEIVERS, &store, "01");
         let decisions = deliver_to_all(&mut procs, &line);
         assert_exactly_one_admission(&decisions, &id, &format!("fresh file {attempt}"));
         for p in procs {

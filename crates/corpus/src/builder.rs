@@ -147,10 +147,24 @@ impl VectorBuilder<'_> {
     /// GRP: the scenario steps and, for each deliver/concurrent step, its expected decision.
     /// The vector's expectation is derived: `valid` when every delivery is admitted, else
     /// `invalid` citing the rules of the expected rejections.
-    pub fn scenario(mut self, steps: Vec<crate::model::Step>, expected: Vec<crate::model::ExpectedDecision>) -> Self {
+    pub fn scenario(
+        mut self,
+        steps: Vec<crate::model::Step>,
+        expected: Vec<crate::model::ExpectedDecision>,
+    ) -> Self {
         let mut rules: Vec<Rule> = Vec::new();
         for e in &expected {
-            if let Some(r) = e.rule.as_deref().and_then(Rule::from_id) {
+            let mut rule = e.rule.as_deref().and_then(Rule::from_id);
+            // A concurrent step that admits fewer copies than it sends rejects the rest as
+            // duplicates, even though its expectation names no rule.
+            if let (Some(admitted), Some(crate::model::Step::Concurrent { copies, .. })) =
+                (e.admitted_copies, steps.get(e.step))
+            {
+                if admitted < *copies {
+                    rule = Some(Rule::GrpDupEvent);
+                }
+            }
+            if let Some(r) = rule {
                 if !rules.contains(&r) {
                     rules.push(r);
                 }

@@ -100,28 +100,47 @@ mod grp {
     }
 
     fn scratch(id: &str) -> Scratch {
-        let name: String = id.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-        let dir = std::env::temp_dir().join(format!("agentconf-selftest-{}-{name}", std::process::id()));
+        let name: String = id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let dir =
+            std::env::temp_dir().join(format!("agentconf-selftest-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::create_dir_all(&dir);
         Scratch(dir)
     }
 
     fn session(v: &Vector, file: &str) -> Result<SessionContext, Failed> {
-        let bytes = v.input_file_bytes(file).ok_or_else(|| format!("no readable input file {file}"))?;
+        let bytes = v
+            .input_file_bytes(file)
+            .ok_or_else(|| format!("no readable input file {file}"))?;
         Ok(SessionContext::from_json(&bytes)?)
     }
 
-    fn receiver(ctx: &SessionContext, revision: Revision, db: &Path) -> Result<Receiver<SqliteStore>, Failed> {
+    fn receiver(
+        ctx: &SessionContext,
+        revision: Revision,
+        db: &Path,
+    ) -> Result<Receiver<SqliteStore>, Failed> {
         let store = SqliteStore::open(db).map_err(|e| e.to_string())?;
         Ok(Receiver::new(ctx.clone(), revision, store))
     }
 
     pub fn run(v: &Vector) -> Result<(), Failed> {
-        let scenario = v.scenario.as_ref().ok_or("a grp-admission vector without a scenario")?;
+        let scenario = v
+            .scenario
+            .as_ref()
+            .ok_or("a grp-admission vector without a scenario")?;
         let events_text = v.input_bytes("events").ok_or("no events input")?;
         let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
-        let first = v.inputs.iter().find(|i| i.role == "session").ok_or("no session input")?.file.clone();
+        let first = v
+            .inputs
+            .iter()
+            .find(|i| i.role == "session")
+            .ok_or("no session input")?
+            .file
+            .clone();
         for rev in &v.revisions {
             let revision = Revision::parse(rev).ok_or_else(|| format!("revision {rev}?"))?;
             let dir = scratch(&format!("{}-{rev}", v.id));
@@ -130,11 +149,17 @@ mod grp {
             let mut current = receiver(&ctx, revision, &db)?;
             for (index, step) in scenario.steps.iter().enumerate() {
                 let expected = v.expected_decisions.iter().find(|e| e.step == index);
-                let event = |n: usize| events.get(n).copied().ok_or_else(|| format!("step {index}: no event line {n}"));
+                let event = |n: usize| {
+                    events
+                        .get(n)
+                        .copied()
+                        .ok_or_else(|| format!("step {index}: no event line {n}"))
+                };
                 match step {
                     Step::Deliver { event: n } => {
                         let d = current.deliver(event(*n)?).map_err(|e| e.to_string())?;
-                        let e = expected.ok_or_else(|| format!("step {index}: no expected decision"))?;
+                        let e = expected
+                            .ok_or_else(|| format!("step {index}: no expected decision"))?;
                         compare(index, rev, &d, e)?;
                     }
                     Step::Restart => current = receiver(&ctx, revision, &db)?,
@@ -147,9 +172,11 @@ mod grp {
                         let barrier = Arc::new(Barrier::new(*copies));
                         let handles: Vec<_> = (0..*copies)
                             .map(|_| {
-                                let (ctx, db, line, barrier) = (ctx.clone(), db.clone(), line.clone(), barrier.clone());
+                                let (ctx, db, line, barrier) =
+                                    (ctx.clone(), db.clone(), line.clone(), barrier.clone());
                                 std::thread::spawn(move || -> Result<Decision, String> {
-                                    let store = SqliteStore::open(&db).map_err(|e| e.to_string())?;
+                                    let store =
+                                        SqliteStore::open(&db).map_err(|e| e.to_string())?;
                                     let r = Receiver::new(ctx, revision, store);
                                     barrier.wait();
                                     r.deliver(&line).map_err(|e| e.to_string())
@@ -162,11 +189,18 @@ mod grp {
                             if d.outcome == Outcome::Admitted {
                                 admitted += 1;
                             } else if d.rejection_reason != Some("duplicate_event_id") {
-                                return Err(format!("step {index}: a concurrent copy was rejected as {:?}", d.rejection_reason).into());
+                                return Err(format!(
+                                    "step {index}: a concurrent copy was rejected as {:?}",
+                                    d.rejection_reason
+                                )
+                                .into());
                             }
                         }
-                        let e = expected.ok_or_else(|| format!("step {index}: no expected decision"))?;
-                        let want = e.admitted_copies.ok_or_else(|| format!("step {index}: no admitted_copies"))?;
+                        let e = expected
+                            .ok_or_else(|| format!("step {index}: no expected decision"))?;
+                        let want = e
+                            .admitted_copies
+                            .ok_or_else(|| format!("step {index}: no admitted_copies"))?;
                         if admitted != want {
                             return Err(format!("step {index} (revision {rev}): {admitted} of {copies} concurrent copies admitted, expected {want}").into());
                         }
@@ -185,7 +219,8 @@ mod grp {
         let rule = d.rule.map(|r| r.id().to_string());
         let ok = outcome == e.outcome
             && (e.outcome == "admitted"
-                || (d.rejection_reason.map(str::to_string) == e.rejection_reason && rule == e.rule));
+                || (d.rejection_reason.map(str::to_string) == e.rejection_reason
+                    && rule == e.rule));
         if ok {
             Ok(())
         } else {

@@ -1,1 +1,453 @@
-fn main() {}
+//! Admission throughput of the GRP reference receiver, as RATIOS measured in one run.
+//!
+//! What: (i) the bare Ed25519 verification rate (`verify_strict` of one signature over one JWS
+//! signing input, per second) — the floor any signed-event receiver pays; (ii) admissions per
+//! second through [`Receiver::deliver`] with every check on (parse, publisher, signature,
+//! nonce, duplicate pair, admission, hand-off mark), with the in-memory store and with the SQLite
+//! store on a fresh temporary file, each as a ratio to (i); (iii) the cost of the duplicate
+//! lookup when the session already holds 1,000,000 admitted pairs, against the same probes on a
+//! table holding only the probed pairs, for SQLite (duplicates and new pairs) and for the
+//! in-memory store (duplicates).
+//!
+//! Why: revision 01 puts a lookup in front of every admission. The suite's claim is that the
+//! check is cheap next to the signature it follows (target: SQLite admissions ≥ 0.5 × the bare
+//! verification rate) and that it does not degrade as a session accumulates pairs. The SQLite
+//! store runs with `synchronous=FULL` in WAL mode so that an admitted pair is on disk before the
+//! event is handed on: every admission is a commit, and so is the hand-off mark after it. On
+//! most disks that fsync, not the lookup, sets the SQLite rate; the output says so with a
+//! store-only line (the same commits without parsing or signatures). Nothing here asserts a
+//! time: the numbers depend on the machine and above all on its disk.
+//!
+//! How: `cargo bench -p agentconf-grp --bench admission` (about 30 s on two cores once built;
+//! temporary files go under the system temp directory, `TMPDIR` to move them, and are removed at
+//! the end).
+//! Without `--bench` on the command line (`cargo test --benches`) a smoke version runs in well
+//! under a second with tiny counts, checking only that every path still works.
+//!
+//! Keys are the project's derived **public test keys** (`derive_signing_key("bench", …)`); the
+//! session is built like the corpus fixture (`crates/corpus/src/grp/common.rs`), copied here
+//! because the bench cannot depend on the corpus crate.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::event::{PublisherType, CHANGE_CLASSES};
+use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
+use agentconf_grp::keys::derive_signing_key;
+use agentconf_grp::session::{Publisher, SessionContext};
+use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore};
+use ed25519_dalek::{Signature, Signer, SigningKey};
+use serde_json::{json, Map, Value};
+
+const SESSION_ID: &str = "ses-aep-session-001";
+const NONCE: &str = "ses-nonce-aep-session-001";
+const CLOCK: &str = "2026-07-14T10:30:00Z";
+const PUBLISHER: &str = "ponyhouse.myauberge.jp";
+const KID: &str = "ponyhouse.myauberge.jp#k1";
+
+/// Sizes and time budgets of one run.
+struct Plan {
+    full: bool,
+    /// Time spent on each rate measurement.
+    budget: Duration,
+    /// Pairs already admitted for the lookup measurements.
+    big: usize,
+    /// Duplicate probes per lookup measurement.
+    dup_probes: usize,
+    /// Upper bound of new-pair probes (each one a commit on SQLite).
+    new_probes: usize,
+    /// Upper bound of pre-signed events for the admission rates.
+    max_events: usize,
+}
+
+impl Plan {
+    fn from_args() -> Plan {
+        if std::env::args().any(|a| a == "--bench") {
+            Plan {
+                full: true,
+                budget: Duration::from_secs(3),
+                big: 1_000_000,
+                dup_probes: 50_000,
+                new_probes: 2_000,
+                max_events: 200_000,
+            }
+        } else {
+            Plan {
+                full: false,
+                budget: Duration::from_millis(20),
+                big: 1_000,
+                dup_probes: 100,
+                new_probes: 20,
+                max_events: 200,
+            }
+        }
+    }
+}
+
+fn key() -> SigningKey {
+    derive_signing_key("bench", PUBLISHER)
+}
+
+/// The P-TYPE-3 example publisher and session of the corpus fixture.
+fn session() -> SessionContext {
+    SessionContext {
+        session_id: SESSION_ID.into(),
+        session_nonce: NONCE.into(),
+        clock: CLOCK.into(),
+        publishers: vec![Publisher {
+            publisher_id: PUBLISHER.into(),
+            publisher_type: PublisherType::WellKnown,
+            keys: vec![public_jwk(KID, &key().verifying_key())],
+            revoked: false,
+            not_before: None,
+            not_after: Some("2026-12-31T23:59:59Z".into()),
+            event_types: Some(CHANGE_CLASSES.iter().map(|c| c.to_string()).collect()),
+            publisher_name: Some("Ponyhouse (example)".into()),
+        }],
+    }
+}
+
+/// The draft's example event (revision 00 Appendix A) with `event_id`, unsigned.
+fn event(event_id: &str) -> Map<String, Value> {
+    match json!({
+        "event_id": event_id,
+        "publisher_id": PUBLISHER,
+        "publisher_type": "P-TYPE-3",
+        "session_nonce": NONCE,
+        "event_timestamp": "2026-07-14T10:23:00Z",
+        "change_class": "RESOURCE_STATE",
+        "affected_component": "rgp-resource-horse-trek-001",
+        "change_severity": "MEDIUM",
+        "remediation_hint": "FALLBACK",
+    }) {
+        Value::Object(m) => m,
+        _ => unreachable!("a JSON object literal"),
+    }
+}
+
+/// The signed event as one line.
+fn signed_line(key: &SigningKey, event_id: &str) -> Vec<u8> {
+    let mut e = event(event_id);
+    let token = sign_event(&e, KID, key);
+    e.insert(SIGNATURE_MEMBER.into(), Value::String(token));
+    Value::Object(e).to_string().into_bytes()
+}
+
+/// Runs `op(i)` for i = 0, 1, … until `budget` has passed or `limit` calls were made; returns
+/// (calls, calls per second).
+fn rate(budget: Duration, limit: usize, mut op: impl FnMut(usize)) -> (usize, f64) {
+    let start = Instant::now();
+    let mut n = 0;
+    while n < limit {
+        // Check the clock every few calls only.
+        for _ in 0..16 {
+            if n == limit {
+                break;
+            }
+            op(n);
+            n += 1;
+        }
+        if start.elapsed() >= budget {
+            break;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    (n, n as f64 / secs)
+}
+
+/// Mean seconds per call of `op` over `n` calls.
+fn per_call(n: usize, mut op: impl FnMut(usize)) -> f64 {
+    let start = Instant::now();
+    for i in 0..n {
+        op(i);
+    }
+    start.elapsed().as_secs_f64() / n.max(1) as f64
+}
+
+/// A temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let dir = std::env::temp_dir().join(format!("agentconf-grp-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the bench's temp dir");
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn event_id(i: usize) -> String {
+    format!("grp-evt-{i:08}")
+}
+
+/// Inserts pairs `grp-evt-{from..to}` into the store file's `admitted` table through a separate
+/// connection, in one transaction (the table and its schema are created by `SqliteStore::open`).
+fn fill_sqlite(path: &Path, from: usize, to: usize) {
+    let mut conn = rusqlite::Connection::open(path).expect("open the store file");
+    let tx = conn.transaction().expect("begin");
+    {
+        let mut stmt = tx
+            .prepare(
+                "INSERT INTO admitted (session_id, publisher_id, event_id, handed_off)
+                 VALUES (?1, ?2, ?3, 1)",
+            )
+            .expect("prepare");
+        for i in from..to {
+            stmt.execute(rusqlite::params![SESSION_ID, PUBLISHER, event_id(i)])
+                .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
+
+/// A probe order that jumps around the key space instead of walking it (`big` is never a
+/// multiple of the odd stride's factors used here, so the map is one-to-one over 0..big).
+fn scattered(i: usize, big: usize) -> usize {
+    (i.wrapping_mul(7_919) + 13) % big
+}
+
+fn main() {
+    let plan = Plan::from_args();
+    let tmp = TempDir::new();
+    let key = key();
+    println!(
+        "GRP admission bench ({} run; draft-sato-soos-grp rev 01 is an individual \
+         Internet-Draft, not a standard)",
+        if plan.full { "full" } else { "smoke" }
+    );
+    if !plan.full {
+        println!("smoke: tiny counts, numbers meaningless; `cargo bench` for the real run");
+    }
+
+    // (i) Bare Ed25519 verification of the JWS signing input of one event.
+    let token = sign_event(&event("grp-evt-bare"), KID, &key);
+    let signing_input = token
+        .rsplit_once('.')
+        .map(|(input, _)| input.to_string())
+        .expect("a compact JWS");
+    let signature: Signature = key.sign(signing_input.as_bytes());
+    let verifying = key.verifying_key();
+    let (_, verify_rate) = rate(plan.budget, usize::MAX, |_| {
+        verifying
+            .verify_strict(black_box(signing_input.as_bytes()), black_box(&signature))
+            .expect("the signature verifies");
+    });
+    println!(
+        "(i)   bare Ed25519 verify_strict:               {verify_rate:>12.0} /s  (ratio 1.00)"
+    );
+
+    // (ii) Admissions through Receiver::deliver, every check on, new event ids.
+    let n_events =
+        ((verify_rate * plan.budget.as_secs_f64() * 1.1) as usize).clamp(16, plan.max_events);
+    let lines: Vec<Vec<u8>> = (0..n_events)
+        .map(|i| signed_line(&key, &event_id(i)))
+        .collect();
+    let admit_all = |receiver: &dyn Fn(&[u8]) -> Outcome, budget: Duration| {
+        rate(budget, lines.len(), |i| {
+            assert_eq!(receiver(&lines[i]), Outcome::Admitted, "event {i} admitted");
+        })
+    };
+
+    let memory = Receiver::new(session(), Revision::R01, MemoryStore::new());
+    let (n_mem, mem_rate) = admit_all(
+        &|l| memory.deliver(l).expect("memory store").outcome,
+        plan.budget,
+    );
+    // A copy of an admitted event: every check, then the duplicate lookup.
+    let (_, mem_dup_rate) = rate(plan.budget, usize::MAX, |i| {
+        let d = memory.deliver(&lines[i % n_mem]).expect("memory store");
+        assert_eq!(d.rejection_reason, Some("duplicate_event_id"));
+    });
+    println!(
+        "(ii)  admissions, MemoryStore:                   {mem_rate:>12.0} /s  (ratio {:.2}; {n_mem} events)",
+        mem_rate / verify_rate
+    );
+    println!(
+        "      duplicate copies rejected, MemoryStore:    {mem_dup_rate:>12.0} /s  (ratio {:.2})",
+        mem_dup_rate / verify_rate
+    );
+
+    let sqlite_path = tmp.file("admission-rate.sqlite");
+    let sqlite = Receiver::new(
+        session(),
+        Revision::R01,
+        SqliteStore::open(&sqlite_path).expect("open the SQLite store"),
+    );
+    let (n_sql, sql_rate) = admit_all(
+        &|l| sqlite.deliver(l).expect("SQLite store").outcome,
+        plan.budget,
+    );
+    let sql_ratio = sql_rate / verify_rate;
+    println!(
+        "      admissions, SqliteStore (synchronous=FULL):{sql_rate:>12.0} /s  (ratio {sql_ratio:.2}; {n_sql} events; target >= 0.50: {})",
+        if sql_ratio >= 0.5 { "met" } else { "NOT met" }
+    );
+    let (_, sql_dup_rate) = rate(plan.budget, usize::MAX, |i| {
+        let d = sqlite.deliver(&lines[i % n_sql]).expect("SQLite store");
+        assert_eq!(d.rejection_reason, Some("duplicate_event_id"));
+    });
+    println!(
+        "      duplicate copies rejected, SqliteStore:    {sql_dup_rate:>12.0} /s  (ratio {:.2})",
+        sql_dup_rate / verify_rate
+    );
+    // Where the SQLite time goes: the two commits of an admission (insert, hand-off mark)
+    // without parsing or signatures.
+    let store_only = SqliteStore::open(&tmp.file("store-only.sqlite")).expect("open");
+    let (_, store_rate) = rate(plan.budget, usize::MAX, |i| {
+        let id = event_id(i);
+        assert_eq!(
+            store_only.admit(SESSION_ID, PUBLISHER, &id).expect("admit"),
+            Admission::Admitted
+        );
+        store_only
+            .handed_off(SESSION_ID, PUBLISHER, &id)
+            .expect("hand-off mark");
+    });
+    println!(
+        "      SqliteStore alone (admit + hand-off mark, 2 commits each, no checks): {store_rate:.0} /s"
+    );
+    drop(store_only);
+    drop(sqlite);
+    drop(memory);
+
+    // (iii) Duplicate lookups with `big` pairs admitted, against a table holding only the probes.
+    let big = plan.big;
+    let probes = plan.dup_probes.min(big);
+    let big_path = tmp.file("big.sqlite");
+    let big_store = SqliteStore::open(&big_path).expect("open");
+    let fill_start = Instant::now();
+    fill_sqlite(&big_path, 0, big);
+    let fill_secs = fill_start.elapsed().as_secs_f64();
+    assert_eq!(big_store.count(SESSION_ID).expect("count"), big as u64);
+
+    let small_path = tmp.file("small.sqlite");
+    let small_store = SqliteStore::open(&small_path).expect("open");
+    // The small table holds exactly the pairs the duplicate probes will ask for.
+    {
+        let mut conn = rusqlite::Connection::open(&small_path).expect("open");
+        let tx = conn.transaction().expect("begin");
+        {
+            let mut stmt = tx
+                .prepare(
+                    "INSERT INTO admitted (session_id, publisher_id, event_id, handed_off)
+                     VALUES (?1, ?2, ?3, 1)",
+                )
+                .expect("prepare");
+            for i in 0..probes {
+                stmt.execute(rusqlite::params![
+                    SESSION_ID,
+                    PUBLISHER,
+                    event_id(scattered(i, big))
+                ])
+                .expect("insert");
+            }
+        }
+        tx.commit().expect("commit");
+    }
+    let dup_ids: Vec<String> = (0..probes).map(|i| event_id(scattered(i, big))).collect();
+    let dup = |store: &SqliteStore| {
+        per_call(probes, |i| {
+            assert_eq!(
+                store
+                    .admit(SESSION_ID, PUBLISHER, &dup_ids[i])
+                    .expect("admit"),
+                Admission::Duplicate
+            );
+        })
+    };
+    // Warm both once (page cache), then measure.
+    dup(&big_store);
+    dup(&small_store);
+    let dup_big = dup(&big_store);
+    let dup_small = dup(&small_store);
+
+    // New pairs: each is a commit (fsync), whose time varies with whatever else the disk is
+    // doing; the two stores are therefore probed alternately, so that both see the same disk.
+    // The number of probes is bounded by the time budget.
+    let (mut new_big_secs, mut new_small_secs) = (0.0f64, 0.0f64);
+    let (new_n, _) = rate(plan.budget, plan.new_probes, |i| {
+        // Spread over the key space: ids that sort between existing ones.
+        let big_id = format!("{}-new", event_id(scattered(i, big)));
+        let small_id = format!("{}-new", event_id(scattered(i, big)));
+        let t = Instant::now();
+        let a = big_store.admit(SESSION_ID, PUBLISHER, &big_id);
+        new_big_secs += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let b = small_store.admit(SESSION_ID, PUBLISHER, &small_id);
+        new_small_secs += t.elapsed().as_secs_f64();
+        assert_eq!(a.expect("admit"), Admission::Admitted);
+        assert_eq!(b.expect("admit"), Admission::Admitted);
+    });
+    let new_big = new_big_secs / new_n.max(1) as f64;
+    let new_small = new_small_secs / new_n.max(1) as f64;
+    println!(
+        "(iii) SQLite, {big} pairs admitted (filled in {fill_secs:.1} s in one transaction), vs {probes} pairs:"
+    );
+    println!(
+        "      duplicate lookup (admit of a present pair): {:>8.2} us vs {:>8.2} us  (ratio {:.2}; {probes} probes)",
+        dup_big * 1e6,
+        dup_small * 1e6,
+        dup_big / dup_small
+    );
+    println!(
+        "      admit of a new pair (one commit):          {:>8.2} us vs {:>8.2} us  (ratio {:.2}; {new_n} probes)",
+        new_big * 1e6,
+        new_small * 1e6,
+        new_big / new_small
+    );
+    println!(
+        "      duplicate lookup / bare verify:            {:.3} (one lookup costs that fraction of a signature check)",
+        dup_big * verify_rate
+    );
+    drop(big_store);
+    drop(small_store);
+
+    // The in-memory store with `big` pairs.
+    let big_mem = MemoryStore::new();
+    for i in 0..big {
+        big_mem
+            .admit(SESSION_ID, PUBLISHER, &event_id(i))
+            .expect("admit");
+    }
+    let small_mem = MemoryStore::new();
+    for id in &dup_ids {
+        small_mem.admit(SESSION_ID, PUBLISHER, id).expect("admit");
+    }
+    let mem_dup = |store: &MemoryStore| {
+        per_call(probes, |i| {
+            assert_eq!(
+                store
+                    .admit(SESSION_ID, PUBLISHER, &dup_ids[i])
+                    .expect("admit"),
+                Admission::Duplicate
+            );
+        })
+    };
+    mem_dup(&big_mem);
+    mem_dup(&small_mem);
+    let mem_big = mem_dup(&big_mem);
+    let mem_small = mem_dup(&small_mem);
+    println!(
+        "      MemoryStore duplicate lookup, {big} vs {probes} pairs: {:.3} us vs {:.3} us  (ratio {:.2})",
+        mem_big * 1e6,
+        mem_small * 1e6,
+        mem_big / mem_small
+    );
+    println!(
+        "note: SQLite rates are bound by the disk's fsync (synchronous=FULL, every admission \
+         and every hand-off mark is a commit); temp files in {}",
+        std::env::temp_dir().display()
+    );
+}

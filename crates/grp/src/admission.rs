@@ -47,13 +47,29 @@ impl Revision {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RejectError {
     Event(EventError),
-    UnknownPublisher { publisher_id: String },
-    TypeMismatch { declared: PublisherType, registered: PublisherType },
+    UnknownPublisher {
+        publisher_id: String,
+    },
+    TypeMismatch {
+        declared: PublisherType,
+        registered: PublisherType,
+    },
     Revoked,
-    NotYetValid { not_before: String, clock: String },
-    Expired { not_after: String, clock: String },
-    EventTypeNotPermitted { change_class: String },
-    Signature { publisher_type: PublisherType, error: SignatureError },
+    NotYetValid {
+        not_before: String,
+        clock: String,
+    },
+    Expired {
+        not_after: String,
+        clock: String,
+    },
+    EventTypeNotPermitted {
+        change_class: String,
+    },
+    Signature {
+        publisher_type: PublisherType,
+        error: SignatureError,
+    },
     NonceMismatch,
     Duplicate,
 }
@@ -156,7 +172,10 @@ impl fmt::Display for RejectError {
                 f,
                 "publisher {publisher_id:?} is not registered for this session"
             ),
-            RejectError::TypeMismatch { declared, registered } => write!(
+            RejectError::TypeMismatch {
+                declared,
+                registered,
+            } => write!(
                 f,
                 "the event declares {} but the publisher is registered as {}",
                 declared.as_str(),
@@ -321,12 +340,11 @@ impl<S: AdmissionStore> Receiver<S> {
 
     /// Publisher authority, signature and nonce, in that order.
     fn pre_admission(&self, event: &crate::event::ChangeEvent) -> Result<(), RejectError> {
-        let publisher = self
-            .session
-            .publisher(&event.publisher_id)
-            .ok_or_else(|| RejectError::UnknownPublisher {
+        let publisher = self.session.publisher(&event.publisher_id).ok_or_else(|| {
+            RejectError::UnknownPublisher {
                 publisher_id: agentconf_aer1::text::clip(&event.publisher_id, 80),
-            })?;
+            }
+        })?;
         if publisher.publisher_type != event.publisher_type {
             return Err(RejectError::TypeMismatch {
                 declared: event.publisher_type,
@@ -359,7 +377,7 @@ impl<S: AdmissionStore> Receiver<S> {
                     }
                 }
                 if let Some(types) = &publisher.event_types {
-                    if !types.iter().any(|t| *t == event.change_class) {
+                    if !types.contains(&event.change_class) {
                         return Err(RejectError::EventTypeNotPermitted {
                             change_class: event.change_class.clone(),
                         });

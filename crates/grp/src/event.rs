@@ -64,14 +64,31 @@ pub const REQUIRED: [&str; 9] = [
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventError {
     Json(JsonError),
-    NotObject { found: &'static str },
-    MissingMember { member: &'static str },
-    NotString { member: &'static str, found: &'static str },
-    EmptyMember { member: &'static str },
-    PublisherType { value: String },
-    ChangeClass { value: String },
-    Severity { value: String },
-    Timestamp { error: TimeError },
+    NotObject {
+        found: &'static str,
+    },
+    MissingMember {
+        member: &'static str,
+    },
+    NotString {
+        member: &'static str,
+        found: &'static str,
+    },
+    EmptyMember {
+        member: &'static str,
+    },
+    PublisherType {
+        value: String,
+    },
+    ChangeClass {
+        value: String,
+    },
+    Severity {
+        value: String,
+    },
+    Timestamp {
+        error: TimeError,
+    },
 }
 
 impl fmt::Display for EventError {
@@ -150,8 +167,14 @@ pub fn parse_event(line: &[u8]) -> (Identity, Result<ChangeEvent, EventError>) {
         return (Identity::default(), Err(EventError::NotObject { found }));
     };
     let identity = Identity {
-        event_id: obj.get("event_id").and_then(Node::as_str).map(str::to_string),
-        publisher_id: obj.get("publisher_id").and_then(Node::as_str).map(str::to_string),
+        event_id: obj
+            .get("event_id")
+            .and_then(Node::as_str)
+            .map(str::to_string),
+        publisher_id: obj
+            .get("publisher_id")
+            .and_then(Node::as_str)
+            .map(str::to_string),
     };
     if let Some(d) = parsed.duplicates.into_iter().next() {
         return (identity, Err(EventError::Json(d)));
@@ -164,32 +187,60 @@ fn check_members(obj: &Object<'_>, text: &str) -> Result<ChangeEvent, EventError
     for member in REQUIRED {
         match obj.get(member) {
             None => return Err(EventError::MissingMember { member }),
-            Some(Node::String(s)) if s.is_empty() => return Err(EventError::EmptyMember { member }),
+            Some(Node::String(s)) if s.is_empty() => {
+                return Err(EventError::EmptyMember { member })
+            }
             Some(Node::String(s)) => strings.push(s.to_string()),
-            Some(other) => return Err(EventError::NotString { member, found: other.kind() }),
+            Some(other) => {
+                return Err(EventError::NotString {
+                    member,
+                    found: other.kind(),
+                })
+            }
         }
     }
     if let Some(hint) = obj.get("remediation_hint") {
         if hint.as_str().is_none() {
-            return Err(EventError::NotString { member: "remediation_hint", found: hint.kind() });
+            return Err(EventError::NotString {
+                member: "remediation_hint",
+                found: hint.kind(),
+            });
         }
     }
     let [event_id, publisher_id, publisher_type, _signature, session_nonce, timestamp, change_class, _component, severity] =
-        <[String; 9]>::try_from(strings).map_err(|_| EventError::NotObject { found: "an object" })?;
+        <[String; 9]>::try_from(strings)
+            .map_err(|_| EventError::NotObject { found: "an object" })?;
     let publisher_type =
-        PublisherType::parse(&publisher_type).ok_or(EventError::PublisherType { value: clip(&publisher_type) })?;
+        PublisherType::parse(&publisher_type).ok_or(EventError::PublisherType {
+            value: clip(&publisher_type),
+        })?;
     if !CHANGE_CLASSES.contains(&change_class.as_str()) {
-        return Err(EventError::ChangeClass { value: clip(&change_class) });
+        return Err(EventError::ChangeClass {
+            value: clip(&change_class),
+        });
     }
     if !SEVERITIES.contains(&severity.as_str()) {
-        return Err(EventError::Severity { value: clip(&severity) });
+        return Err(EventError::Severity {
+            value: clip(&severity),
+        });
     }
     check_rfc3339(&timestamp).map_err(|error| EventError::Timestamp { error })?;
     // The strict reading above succeeded, so serde_json reads the same text; `Map` keeps the last
     // of duplicated names, but duplicates were rejected already.
-    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)
-        .map_err(|e| EventError::Json(JsonError::Syntax { detail: e.to_string() }))?;
-    Ok(ChangeEvent { event_id, publisher_id, publisher_type, session_nonce, change_class, object })
+    let object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| {
+            EventError::Json(JsonError::Syntax {
+                detail: e.to_string(),
+            })
+        })?;
+    Ok(ChangeEvent {
+        event_id,
+        publisher_id,
+        publisher_type,
+        session_nonce,
+        change_class,
+        object,
+    })
 }
 
 fn clip(s: &str) -> String {

@@ -60,7 +60,11 @@ impl SessionContext {
                 })?;
             }
         }
-        let mut ids: Vec<&str> = s.publishers.iter().map(|p| p.publisher_id.as_str()).collect();
+        let mut ids: Vec<&str> = s
+            .publishers
+            .iter()
+            .map(|p| p.publisher_id.as_str())
+            .collect();
         ids.sort_unstable();
         if ids.windows(2).any(|w| w[0] == w[1]) {
             return Err("session context: a publisher_id is registered twice".into());
@@ -79,7 +83,8 @@ pub fn instant(s: &str) -> Option<i128> {
     agentconf_aer1::formats::check_rfc3339(s).ok()?;
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> i128 {
-        b[r].iter().fold(0, |acc, d| acc * 10 + i128::from(d - b'0'))
+        b[r].iter()
+            .fold(0, |acc, d| acc * 10 + i128::from(d - b'0'))
     };
     let (year, month, day) = (num(0..4), num(5..7), num(8..10));
     let seconds_of_day = num(11..13) * 3600 + num(14..16) * 60 + num(17..19);
@@ -87,7 +92,11 @@ pub fn instant(s: &str) -> Option<i128> {
     let mut nanos: i128 = 0;
     if let Some(frac) = rest.strip_prefix('.') {
         let digits: String = frac.chars().take_while(char::is_ascii_digit).collect();
-        let first9: String = digits.chars().chain(std::iter::repeat('0')).take(9).collect();
+        let first9: String = digits
+            .chars()
+            .chain(std::iter::repeat('0'))
+            .take(9)
+            .collect();
         nanos = first9.parse().ok()?;
         rest = &frac[digits.len()..];
     }
@@ -96,7 +105,11 @@ pub fn instant(s: &str) -> Option<i128> {
         [sign, ..] => {
             let o = &rest[1..];
             let v = o[0..2].parse::<i128>().ok()? * 3600 + o[3..5].parse::<i128>().ok()? * 60;
-            if *sign == b'-' { -v } else { v }
+            if *sign == b'-' {
+                -v
+            } else {
+                v
+            }
         }
         [] => return None,
     };
@@ -123,11 +136,22 @@ mod tests {
     fn instants_compare_across_offsets() {
         assert_eq!(instant("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(instant("1970-01-02T00:00:00Z"), Some(86_400_000_000_000));
-        assert_eq!(instant("2026-07-14T10:23:00Z"), instant("2026-07-14T19:23:00+09:00"));
-        assert_eq!(instant("2026-07-14T10:23:00.5Z").unwrap() - instant("2026-07-14T10:23:00Z").unwrap(), 500_000_000);
-        assert!(instant("2024-02-29T00:00:00Z").unwrap() < instant("2024-03-01T00:00:00Z").unwrap());
+        assert_eq!(
+            instant("2026-07-14T10:23:00Z"),
+            instant("2026-07-14T19:23:00+09:00")
+        );
+        assert_eq!(
+            instant("2026-07-14T10:23:00.5Z").unwrap() - instant("2026-07-14T10:23:00Z").unwrap(),
+            500_000_000
+        );
+        assert!(
+            instant("2024-02-29T00:00:00Z").unwrap() < instant("2024-03-01T00:00:00Z").unwrap()
+        );
         assert_eq!(instant("2026-02-30T00:00:00Z"), None);
         // 2000-03-01 is day 11017.
-        assert_eq!(instant("2000-03-01T00:00:00Z"), Some(11_017 * 86_400 * 1_000_000_000));
+        assert_eq!(
+            instant("2000-03-01T00:00:00Z"),
+            Some(11_017 * 86_400 * 1_000_000_000)
+        );
     }
 }

@@ -78,7 +78,11 @@ impl MemoryStore {
 }
 
 fn key(session: &str, publisher: &str, event: &str) -> Key {
-    (session.to_string(), publisher.to_string(), event.to_string())
+    (
+        session.to_string(),
+        publisher.to_string(),
+        event.to_string(),
+    )
 }
 
 impl AdmissionStore for MemoryStore {
@@ -148,10 +152,15 @@ impl SqliteStore {
         let conn = Connection::open(path)?;
         // Writers from several processes wait for each other instead of failing at once.
         conn.busy_timeout(Duration::from_secs(30))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        // The insert must be on disk before the event is handed on.
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.execute_batch(SCHEMA)?;
+        // Switching a fresh file to WAL and creating the table take locks that SQLite does not
+        // always wait for through the busy handler: receivers starting together on a new file
+        // can see "database is locked" here. Retry for a while before giving up.
+        retry_while_busy(|| {
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            // The insert must be on disk before the event is handed on.
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            conn.execute_batch(SCHEMA)
+        })?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
         })
@@ -164,15 +173,39 @@ impl SqliteStore {
     }
 }
 
+/// Runs `f` until it succeeds or fails with something other than a busy or locked database,
+/// for at most about 30 seconds.
+fn retry_while_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match f() {
+            Ok(v) => return Ok(v),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 impl AdmissionStore for SqliteStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
         let conn = self.conn()?;
         // One statement, one implicit transaction: the unique key decides, atomically.
-        let inserted = conn.execute(
-            "INSERT INTO admitted (session_id, publisher_id, event_id) VALUES (?1, ?2, ?3)
-             ON CONFLICT DO NOTHING",
-            params![session, publisher, event],
-        )?;
+        let inserted = retry_while_busy(|| {
+            conn.execute(
+                "INSERT INTO admitted (session_id, publisher_id, event_id) VALUES (?1, ?2, ?3)
+                 ON CONFLICT DO NOTHING",
+                params![session, publisher, event],
+            )
+        })?;
         Ok(if inserted == 1 {
             Admission::Admitted
         } else {
@@ -236,7 +269,10 @@ mod tests {
         assert_eq!(store.admit("s2", "p", "e").unwrap(), Admission::Admitted);
         assert_eq!(store.pending("s1").unwrap().len(), 2);
         store.handed_off("s1", "p", "e").unwrap();
-        assert_eq!(store.pending("s1").unwrap(), [("q".to_string(), "e".to_string())]);
+        assert_eq!(
+            store.pending("s1").unwrap(),
+            [("q".to_string(), "e".to_string())]
+        );
         assert_eq!(store.count("s1").unwrap(), 2);
         assert_eq!(store.close_session("s1").unwrap(), 2);
         assert_eq!(store.count("s1").unwrap(), 0);
@@ -285,8 +321,14 @@ mod crash_tests {
             // The process dies here: e2 was admitted, its hand-off never completed.
         }
         let recovered = SqliteStore::open(&path).unwrap();
-        assert_eq!(recovered.pending("s").unwrap(), [("p".to_string(), "e2".to_string())]);
-        assert_eq!(recovered.admit("s", "p", "e2").unwrap(), Admission::Duplicate);
+        assert_eq!(
+            recovered.pending("s").unwrap(),
+            [("p".to_string(), "e2".to_string())]
+        );
+        assert_eq!(
+            recovered.admit("s", "p", "e2").unwrap(),
+            Admission::Duplicate
+        );
         recovered.handed_off("s", "p", "e2").unwrap();
         assert!(recovered.pending("s").unwrap().is_empty());
         drop(recovered);

@@ -335,6 +335,9 @@ impl Path<'_> {
     }
 }
 
+/// Objects with at least this many members check duplicate names with a hash set.
+const SCAN_LIMIT: usize = 16;
+
 /// What the visitors report besides the value.
 #[derive(Default)]
 struct Side {
@@ -470,9 +473,19 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
         self.ctx.enter()?;
         // Timeline entries have eight members: one allocation instead of growing 4 -> 8.
         let mut members: Vec<(Cow<'de, str>, Node<'de>)> = Vec::with_capacity(8);
+        let mut index: Option<std::collections::HashSet<String>> = None;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let path = Path::Key(self.path, &key);
-            if members.iter().any(|(k, _)| *k == key) {
+            // Small objects (every object the drafts define) are scanned; large ones get a set,
+            // so a hostile object with many members cannot make the check quadratic.
+            let seen = if members.len() < SCAN_LIMIT {
+                members.iter().any(|(k, _)| *k == key)
+            } else {
+                let names = index
+                    .get_or_insert_with(|| members.iter().map(|(k, _)| k.to_string()).collect());
+                !names.insert(key.to_string())
+            };
+            if seen {
                 self.ctx.side.duplicates.push(JsonError::DuplicateMember {
                     path: path.render(),
                 });

@@ -102,8 +102,11 @@ impl<R: Read> ArraySplitter<R> {
             self.pos -= keep_from;
         }
         if self.filled == self.buf.len() {
-            // An element larger than the buffer: grow (bounded by `max_element` in `element`).
-            self.buf.resize(self.buf.len() * 2, 0);
+            // An element larger than the buffer: grow, but never past what the limit needs
+            // (`element` rejects anything longer), so an oversized element cannot double memory.
+            let cap = self.max_element.saturating_add(CHUNK).max(CHUNK);
+            let new_len = (self.buf.len() * 2).min(cap).max(self.filled + 1);
+            self.buf.resize(new_len, 0);
         }
         let n = loop {
             match self.reader.read(&mut self.buf[self.filled..]) {

@@ -29,9 +29,9 @@ use crate::text::clip;
 /// Default cap on kept findings; the rest are counted in `failures_omitted`.
 pub const DEFAULT_MAX_FAILURES: usize = 10_000;
 /// Default limit on one entry's size in bytes.
-pub const DEFAULT_MAX_ENTRY_BYTES: usize = 256 * 1024 * 1024;
+pub const DEFAULT_MAX_ENTRY_BYTES: usize = 64 * 1024 * 1024;
 /// Default limit on a document read whole (a non-array top-level value, a receipt, ...).
-pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How to verify a timeline.
 #[derive(Clone, Debug)]
@@ -309,15 +309,19 @@ impl<'o> Chain<'o> {
         self.check_object(entry, index, previous)
     }
 
+    /// The member as a string. `canonical_bytes` and `prev_digest` may be empty (the empty
+    /// string is valid base64 of no bytes, and an empty prev_digest is judged by the genesis and
+    /// link rules); the draft requires the other members to be non-empty.
     fn string_member<'e>(
         &mut self,
         entry: &'e Object<'_>,
         member: &'static str,
         index: u64,
     ) -> Option<&'e str> {
+        let may_be_empty = matches!(member, "canonical_bytes" | "prev_digest");
         match entry.get(member) {
             None => self.report(TimelineError::MissingMember { member }, index),
-            Some(Node::String(s)) if s.is_empty() => {
+            Some(Node::String(s)) if s.is_empty() && !may_be_empty => {
                 self.report(TimelineError::EmptyMember { member }, index)
             }
             Some(Node::String(s)) => return Some(s),
@@ -510,7 +514,9 @@ impl<'o> Chain<'o> {
     fn check_job(&mut self, job_id: Option<&str>, index: u64) {
         let Some(job) = job_id else { return };
         match &self.first_job {
-            None if index == 0 => self.first_job = Some(job.to_string()),
+            // The first usable job_id is the reference, so an unusable one on entry 0 does not hide
+            // a mix of jobs after it.
+            None => self.first_job = Some(job.to_string()),
             Some(first) if first != job => {
                 let e = TimelineError::MixedJob {
                     found: clip(job, 80),

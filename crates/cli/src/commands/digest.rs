@@ -35,6 +35,11 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
             revision.is_historical()
         );
         write_error = out.write_all(head.as_bytes()).err();
+    } else if revision.is_historical() {
+        // Labelled wherever a revision-06 result is shown (lines starting with '#' are comments).
+        let head = "# HISTORICAL: revision-06 digests (SHA-256 of each entry's bytes alone), \
+                    not digests under the current construction\n";
+        write_error = out.write_all(head.as_bytes()).err();
     }
     let mut observe = |d: &EntryDigest<'_>| {
         if write_error.is_some() {
@@ -55,8 +60,8 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
         return Err(format!("cannot write output: {e}"));
     }
     let tail = if json {
-        let failures = serde_json::to_string(&report.failures).unwrap_or_default();
-        let verdict = serde_json::to_string(&report.verdict).unwrap_or_default();
+        let failures = serde_json::to_string(&report.failures).map_err(|e| e.to_string())?;
+        let verdict = serde_json::to_string(&report.verdict).map_err(|e| e.to_string())?;
         format!(
             "],\"entry_count\":{},\"verdict\":{verdict},\"failures\":{failures},\"failures_omitted\":{}}}\n",
             report.entry_count, report.failures_omitted

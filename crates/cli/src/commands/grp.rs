@@ -45,7 +45,9 @@ fn open_store(spec: &str) -> Result<Store, String> {
         Some(path) if !path.is_empty() => SqliteStore::open(Path::new(path))
             .map(Store::Sqlite)
             .map_err(|e| format!("--store {spec}: {e}")),
-        _ => Err(format!("--store {spec:?}: expected `memory` or `sqlite:PATH`")),
+        _ => Err(format!(
+            "--store {spec:?}: expected `memory` or `sqlite:PATH`"
+        )),
     }
 }
 
@@ -85,7 +87,8 @@ fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, Strin
             }
             None => {
                 let decision = decision.map_err(|e| e.to_string())?;
-                write_decision(&mut out, &decision).map_err(|e| format!("cannot write output: {e}"))?;
+                write_decision(&mut out, &decision)
+                    .map_err(|e| format!("cannot write output: {e}"))?;
             }
         }
     }
@@ -107,7 +110,10 @@ enum LineRead {
 /// Reads one line (up to `\n`) of at most [`MAX_EVENT_LINE`] bytes; a longer line is consumed
 /// to its end without being kept.
 fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
-    let n = input.by_ref().take(MAX_EVENT_LINE as u64 + 1).read_until(b'\n', line)?;
+    let n = input
+        .by_ref()
+        .take(MAX_EVENT_LINE as u64 + 1)
+        .read_until(b'\n', line)?;
     if n == 0 {
         return Ok(LineRead::End);
     }
@@ -116,7 +122,10 @@ fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result
         let mut sink = Vec::new();
         loop {
             sink.clear();
-            let k = input.by_ref().take(64 * 1024).read_until(b'\n', &mut sink)?;
+            let k = input
+                .by_ref()
+                .take(64 * 1024)
+                .read_until(b'\n', &mut sink)?;
             if k == 0 || sink.last() == Some(&b'\n') {
                 break;
             }
@@ -144,7 +153,10 @@ pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {
         .map_err(|e| format!("{}: not a JSON object: {e}", input.name))?;
     event.remove(SIGNATURE_MEMBER);
     let token = sign_event(&event, &args.kid, &key);
-    event.insert(SIGNATURE_MEMBER.to_string(), serde_json::Value::String(token));
+    event.insert(
+        SIGNATURE_MEMBER.to_string(),
+        serde_json::Value::String(token),
+    );
     emit(&(serde_json::Value::Object(event).to_string() + "\n"))?;
     Ok(Outcome::Valid)
 }
@@ -165,17 +177,26 @@ pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
 pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
     let n = match open_store(&args.store)? {
-        Store::Memory(_) => return Err("--store memory has nothing to close: it ends with the process".into()),
-        Store::Sqlite(s) => s.close_session(&session.session_id).map_err(|e| e.to_string())?,
+        Store::Memory(_) => {
+            return Err("--store memory has nothing to close: it ends with the process".into())
+        }
+        Store::Sqlite(s) => s
+            .close_session(&session.session_id)
+            .map_err(|e| e.to_string())?,
     };
-    emit(&format!("closed session {:?}: {n} admitted pairs deleted\n", session.session_id))?;
+    emit(&format!(
+        "closed session {:?}: {n} admitted pairs deleted\n",
+        session.session_id
+    ))?;
     Ok(Outcome::Valid)
 }
 
 pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
     let store = match open_store(&args.store)? {
-        Store::Memory(_) => return Err("--store memory keeps nothing across a crash: nothing to recover".into()),
+        Store::Memory(_) => {
+            return Err("--store memory keeps nothing across a crash: nothing to recover".into())
+        }
         Store::Sqlite(s) => s,
     };
     let sid = &session.session_id;
@@ -183,7 +204,9 @@ pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
     for (publisher_id, event_id) in store.pending(sid).map_err(|e| e.to_string())? {
         // Impact assessment is outside the suite: resuming means recording the hand-off as done
         // and saying so; a re-delivered copy stays a duplicate either way.
-        store.handed_off(sid, &publisher_id, &event_id).map_err(|e| e.to_string())?;
+        store
+            .handed_off(sid, &publisher_id, &event_id)
+            .map_err(|e| e.to_string())?;
         let line = serde_json::json!({
             "session_id": sid,
             "publisher_id": publisher_id,
@@ -196,4 +219,3 @@ pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
     emit(&text)?;
     Ok(Outcome::Valid)
 }
-

@@ -10,7 +10,7 @@ use crate::args::{Format, RulesArgs};
 pub fn run(args: &RulesArgs) -> Result<Outcome, String> {
     let records = Catalogue::embedded().records();
     let text = match args.output.format {
-        Format::Json => serde_json::to_string(records).unwrap_or_default() + "\n",
+        Format::Json => serde_json::to_string(records).map_err(|e| e.to_string())? + "\n",
         Format::Text => {
             let mut out = String::new();
             for r in records {

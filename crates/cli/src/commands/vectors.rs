@@ -13,11 +13,16 @@ use agentconf_corpus::writer;
 use super::{emit, Outcome};
 use crate::args::{Format, VectorsExportArgs, VectorsListArgs, VectorsShowArgs};
 
-const REVISIONS: [&str; 4] = ["06", "07", "08", "09"];
+const REVISIONS: [&str; 6] = ["00", "01", "06", "07", "08", "09"];
 
 pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
     if let Some(r) = &args.revision {
         check_revision(r)?;
+    }
+    if let Some(rule) = &args.rule {
+        if agentconf_rules::Rule::from_id(rule).is_none() {
+            return Err(format!("unknown rule id {rule:?} (see `agentconf rules`)"));
+        }
     }
     let corpus = agentconf_corpus::corpus();
     let manifest = writer::manifest(&corpus);
@@ -103,7 +108,9 @@ pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
                     roles.join(", ")
                 )
             })?;
-            let bytes = vector.input_bytes(&input.role).unwrap_or_default();
+            let bytes = input
+                .bytes()
+                .ok_or("the embedded input does not decode (a corpus defect)")?;
             let mut out = io::stdout().lock();
             out.write_all(&bytes)
                 .and_then(|()| out.flush())
@@ -155,7 +162,9 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
         let stem = v.path();
         let stem = stem.trim_end_matches(".json");
         for input in &v.inputs {
-            let bytes = v.input_bytes(&input.role).unwrap_or_default();
+            let bytes = input
+                .bytes()
+                .ok_or("an embedded input does not decode (a corpus defect)")?;
             write(&format!("inputs/{stem}/{}", input.file), &bytes)?;
         }
     }

@@ -30,6 +30,16 @@ pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
                 .into(),
         );
     }
+    if args.file.as_os_str() == "-"
+        && args
+            .commitment
+            .as_deref()
+            .is_some_and(|c| c.as_os_str() == "-")
+    {
+        return Err(
+            "the timeline and the commitment cannot both be read from standard input".into(),
+        );
+    }
     let mut options = TimelineOptions {
         revision,
         max_failures: args.max_failures,
@@ -59,7 +69,7 @@ pub fn workflow(args: &WorkflowArgs) -> Result<Outcome, String> {
 
 fn show(report: &Report, format: Format, source: &str) -> Result<Outcome, String> {
     match format {
-        Format::Json => emit(&(render::json(report) + "\n"))?,
+        Format::Json => emit(&(render::json(report)? + "\n"))?,
         Format::Text => emit(&render::text(report, source))?,
     }
     Ok(Outcome::from_verdict(report.verdict()))

@@ -140,7 +140,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             .timeline(&old)
             .exercises(&[Rule::Aer1TlVersioning, Rule::Aer1TlLink])
             .valid()
-            .derived_from(&source, &format!("entry 3: {what}; not re-linked"))
+            .derived_from(&source, &format!("third entry (index 2): {what}; not re-linked"))
             .push();
     }
 
@@ -162,7 +162,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         .exercises(&[Rule::Aer1TlVersioning])
         .derived_from(
             &source,
-            "entry 3: tool, provenance_class and id changed; checked under the current construction",
+            "third entry (index 2): tool, provenance_class and id changed; checked under the current construction",
         )
         .push();
 
@@ -172,16 +172,16 @@ pub fn generate(out: &mut Vec<Vector>) {
     f.vector("example-06-5-inner-job-changed")
         .revisions(R06)
         .describe(
-            "The revision-06 chain of example-06-5 with entry 3's job_id changed to job-other. 06 \
+            "The revision-06 chain of example-06-5 with the third entry's (index 2) job_id changed to job-other. 06 \
              does not bind job_id into the digest, so every link still holds, but the one-job rule \
-             applies under 06 too: AER1-TL-JOB on entry 3 is the only failure.",
+             applies under 06 too: AER1-TL-JOB on the third entry (index 2) is the only failure.",
         )
         .timeline(&old)
         .invalid(&[Rule::Aer1TlJob])
         .exercises(&[Rule::Aer1TlLink])
         .derived_from(
             &source,
-            "entry 3: job_id changed to job-other; not re-linked",
+            "third entry (index 2): job_id changed to job-other; not re-linked",
         )
         .push();
 
@@ -190,15 +190,15 @@ pub fn generate(out: &mut Vec<Vector>) {
     f.vector("example-06-5-inner-seq-changed")
         .revisions(R06)
         .describe(
-            "The revision-06 chain of example-06-5 with entry 3's seq changed from 3 to 7. 06 does \
+            "The revision-06 chain of example-06-5 with the third entry's (index 2) seq changed from 3 to 7. 06 does \
              not bind seq, so every link still holds, but seq contiguity applies under 06 too: \
-             AER1-TL-SEQ on entry 3 is the only failure (seq is judged by position, so entries 4 \
+             AER1-TL-SEQ on the third entry (index 2) is the only failure (seq is judged by position, so entries 4 \
              and 5 are still in place).",
         )
         .timeline(&old)
         .invalid(&[Rule::Aer1TlSeq])
         .exercises(&[Rule::Aer1TlLink])
-        .derived_from(&source, "entry 3: seq changed from 3 to 7; not re-linked")
+        .derived_from(&source, "third entry (index 2): seq changed from 3 to 7; not re-linked")
         .push();
 
     let mut old = example_06(5);
@@ -206,14 +206,18 @@ pub fn generate(out: &mut Vec<Vector>) {
     f.vector("example-06-5-inner-close-true")
         .revisions(R06)
         .describe(
-            "The revision-06 chain of example-06-5 with close: true set on entry 3 of 5. 06 does \
+            "The revision-06 chain of example-06-5 with close: true set on the third of 5 entries \
+             (index 2). 06 does \
              not bind close, so every link still holds, but close: true before the last entry is \
-             still forbidden: AER1-TL-CLOSE-EARLY on entry 3 is the only failure.",
+             still forbidden: AER1-TL-CLOSE-EARLY on index 2 is the only failure.",
         )
         .timeline(&old)
         .invalid(&[Rule::Aer1TlCloseEarly])
         .exercises(&[Rule::Aer1TlLink])
-        .derived_from(&source, "entry 3: close: true set; not re-linked")
+        .derived_from(
+            &source,
+            "third entry (index 2): close: true set; not re-linked",
+        )
         .push();
 
     let mut old = example_06(5);
@@ -222,14 +226,14 @@ pub fn generate(out: &mut Vec<Vector>) {
     f.vector("example-06-5-inner-bytes-changed")
         .revisions(R06)
         .describe(
-            "The revision-06 chain of example-06-5 with entry 3's canonical_bytes replaced by other \
+            "The revision-06 chain of example-06-5 with the third entry's (index 2) canonical_bytes replaced by other \
              valid base64 of UTF-8 bytes. The bytes are the one thing 06 binds: entry 4's \
              prev_digest no longer equals the hash of entry 3's bytes (AER1-TL-LINK, the only \
              failure).",
         )
         .timeline(&old)
         .invalid(&[Rule::Aer1TlLink])
-        .derived_from(&source, "entry 3: canonical_bytes replaced; not re-linked")
+        .derived_from(&source, "third entry (index 2): canonical_bytes replaced; not re-linked")
         .push();
 
     let mut old = example_06(5);

@@ -133,8 +133,9 @@ pub fn generate(out: &mut Vec<Vector>) {
             f.vector(&format!("{}-at-{at}-of-{n}", t.part))
                 .revisions(R07_09)
                 .describe(&format!(
-                    "Entry {at} of the {n}-entry example had {what}, without re-linking the entries \
-                     after it. {why} The chain MUST be rejected."
+                    "Positions here count from 1; reports index entries from 0 (position p is \
+                     entry index p-1). Entry {at} of the {n}-entry example had {what}, without \
+                     re-linking the entries after it. {why} The chain MUST be rejected."
                 ))
                 .timeline(&chain)
                 .invalid(&rules)

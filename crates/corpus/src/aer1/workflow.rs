@@ -344,6 +344,18 @@ fn structure(out: &mut Vec<Vector>, example: &str) {
             "steps[3].receipt_id renamed receiptId",
         ),
         (
+            "receipt-id-empty-collides-with-no-steps",
+            {
+                // One step with id "": its leaf SHA-256("") is the root of an empty workflow.
+                let empty_root = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(b""));
+                json!({"steps": [{"receipt_id": ""}], "merkle_root": empty_root})
+            },
+            "The only step's receipt_id is the empty string. Its leaf, SHA-256 of no bytes, equals \
+             the root of a workflow with no steps, and merkle_root is that value: without domain \
+             separation the two documents would be indistinguishable, so an empty id is rejected.",
+            "one step with receipt_id \"\" and the empty-workflow root",
+        ),
+        (
             "document-not-an-object",
             steps(&IDS),
             "The document is the bare steps array with no surrounding object and no merkle_root; a \

@@ -25,7 +25,9 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(vector_id: &str) -> Fixture {
-        Fixture { vector_id: vector_id.to_string() }
+        Fixture {
+            vector_id: vector_id.to_string(),
+        }
     }
 
     /// The signing key for `label` (by convention the publisher id, or `label` + "-other").
@@ -56,7 +58,10 @@ impl Fixture {
         p2.not_before = Some("2026-01-01T00:00:00Z".into());
         p2.not_after = Some("2026-12-31T23:59:59Z".into());
         p2.event_types = Some(
-            agentconf_grp::event::CHANGE_CLASSES.iter().map(|c| c.to_string()).collect(),
+            agentconf_grp::event::CHANGE_CLASSES
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
         );
         let mut p3 = self.publisher(P3_ID, PublisherType::WellKnown);
         p3.not_after = Some("2026-12-31T23:59:59Z".into());
@@ -76,7 +81,12 @@ impl Fixture {
     }
 
     /// The draft's example event for `publisher_id`, unsigned (no publisher_signature).
-    pub fn event(&self, event_id: &str, publisher_id: &str, publisher_type: PublisherType) -> Map<String, Value> {
+    pub fn event(
+        &self,
+        event_id: &str,
+        publisher_id: &str,
+        publisher_type: PublisherType,
+    ) -> Map<String, Value> {
         let v = json!({
             "event_id": event_id,
             "publisher_id": publisher_id,
@@ -96,7 +106,10 @@ impl Fixture {
 
     /// Signs `event` with the publisher's own key (kid `<publisher_id>#k1`) and returns the line.
     pub fn signed(&self, event: &Map<String, Value>) -> String {
-        let publisher = event.get("publisher_id").and_then(Value::as_str).unwrap_or_default();
+        let publisher = event
+            .get("publisher_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         self.signed_with(event, &kid(publisher), &self.key(publisher))
     }
 

@@ -42,10 +42,7 @@ fn broken_signature(fx: &Fixture, event: &Map<String, Value>) -> String {
         let replacement = if sig.starts_with('A') { "B" } else { "A" };
         sig.replace_range(0..1, replacement);
     }
-    v.insert(
-        "publisher_signature".into(),
-        Value::String(parts.join(".")),
-    );
+    v.insert("publisher_signature".into(), Value::String(parts.join(".")));
     Value::Object(v).to_string()
 }
 
@@ -82,7 +79,10 @@ pub fn generate(out: &mut Vec<Vector>) {
             ))
             .session_file("session.json", &session_json(&fx.session()))
             .events_text(&events_jsonl(&[line]))
-            .scenario(vec![deliver(0), deliver(0)], vec![admitted(0), duplicate(1)])
+            .scenario(
+                vec![deliver(0), deliver(0)],
+                vec![admitted(0), duplicate(1)],
+            )
             .exercises(&[Rule::GrpDupOrder, Rule::GrpNonce, Rule::GrpSigVerify])
             .push();
     }

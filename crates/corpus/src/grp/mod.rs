@@ -1,7 +1,7 @@
 //! Generators for the GRP admission suite (`grp/admission/<family>/<name>`).
 
-pub mod common;
 mod admission;
+pub mod common;
 mod duplicate;
 
 use crate::model::Vector;
