@@ -65,6 +65,10 @@ pub struct GrpAdmitArgs {
     /// The draft revision to implement: 01 has the duplicate check, 00 does not.
     #[arg(long, default_value = "01", value_parser = ["00", "01"])]
     pub revision: String,
+    /// SQLite only: `power-loss` syncs every admission to disk before hand-off; `process-crash`
+    /// survives a killed receiver but not a machine crash, and is several times faster.
+    #[arg(long, default_value = "power-loss", value_parser = ["power-loss", "process-crash"])]
+    pub durability: String,
 }
 
 #[derive(Args, Debug)]

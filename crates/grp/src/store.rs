@@ -130,10 +130,22 @@ impl AdmissionStore for MemoryStore {
     }
 }
 
+/// How far a committed admission is durable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Every admission is synced to disk before it is handed on (`synchronous=FULL`): it survives
+    /// a power loss or OS crash, at the cost of one fsync per admission.
+    PowerLoss,
+    /// Admissions survive a crash or kill of the receiver process, not of the machine
+    /// (`synchronous=NORMAL` in WAL mode). This is what the `durable` profile tests.
+    ProcessCrash,
+}
+
 /// A durable store on SQLite (WAL). Several receiver processes may share one file: the unique
 /// key makes exactly one of any number of concurrent inserts of a pair succeed.
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    durability: Durability,
 }
 
 const SCHEMA: &str = "
@@ -147,22 +159,32 @@ CREATE TABLE IF NOT EXISTS admitted (
 ";
 
 impl SqliteStore {
-    /// Opens (creating if needed) the store at `path`.
+    /// Opens (creating if needed) the store at `path`, durable against power loss.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with(path, Durability::PowerLoss)
+    }
+
+    /// Opens (creating if needed) the store at `path` with the given durability.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<SqliteStore, StoreError> {
         let conn = Connection::open(path)?;
         // Writers from several processes wait for each other instead of failing at once.
         conn.busy_timeout(Duration::from_secs(30))?;
         // Switching a fresh file to WAL and creating the table take locks that SQLite does not
         // always wait for through the busy handler: receivers starting together on a new file
         // can see "database is locked" here. Retry for a while before giving up.
+        let synchronous = match durability {
+            // The insert must be on disk before the event is handed on.
+            Durability::PowerLoss => "FULL",
+            Durability::ProcessCrash => "NORMAL",
+        };
         retry_while_busy(|| {
             conn.pragma_update(None, "journal_mode", "WAL")?;
-            // The insert must be on disk before the event is handed on.
-            conn.pragma_update(None, "synchronous", "FULL")?;
+            conn.pragma_update(None, "synchronous", synchronous)?;
             conn.execute_batch(SCHEMA)
         })?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            durability,
         })
     }
 
@@ -214,12 +236,23 @@ impl AdmissionStore for SqliteStore {
     }
 
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
-        self.conn()?.execute(
-            "UPDATE admitted SET handed_off = 1
-             WHERE session_id = ?1 AND publisher_id = ?2 AND event_id = ?3",
-            params![session, publisher, event],
-        )?;
-        Ok(())
+        let conn = self.conn()?;
+        // The mark need not be synced: if it is lost, the pair is merely pending and recovery
+        // resumes it; the admission itself was synced before the hand-off.
+        if self.durability == Durability::PowerLoss {
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        let result = retry_while_busy(|| {
+            conn.execute(
+                "UPDATE admitted SET handed_off = 1
+                 WHERE session_id = ?1 AND publisher_id = ?2 AND event_id = ?3",
+                params![session, publisher, event],
+            )
+        });
+        if self.durability == Durability::PowerLoss {
+            conn.pragma_update(None, "synchronous", "FULL")?;
+        }
+        result.map(|_| ())
     }
 
     fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {

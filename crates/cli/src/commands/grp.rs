@@ -12,7 +12,7 @@ use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
 use agentconf_grp::session::SessionContext;
-use agentconf_grp::store::{AdmissionStore, MemoryStore, SqliteStore};
+use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, SqliteStore};
 
 use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
 use crate::args::{GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpSignArgs};
@@ -37,12 +37,12 @@ enum Store {
     Sqlite(SqliteStore),
 }
 
-fn open_store(spec: &str) -> Result<Store, String> {
+fn open_store(spec: &str, durability: Durability) -> Result<Store, String> {
     if spec == "memory" {
         return Ok(Store::Memory(MemoryStore::new()));
     }
     match spec.strip_prefix("sqlite:") {
-        Some(path) if !path.is_empty() => SqliteStore::open(Path::new(path))
+        Some(path) if !path.is_empty() => SqliteStore::open_with(Path::new(path), durability)
             .map(Store::Sqlite)
             .map_err(|e| format!("--store {spec}: {e}")),
         _ => Err(format!(
@@ -54,7 +54,11 @@ fn open_store(spec: &str) -> Result<Store, String> {
 pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
     let revision = Revision::parse(&args.revision).ok_or("--revision: expected 00 or 01")?;
-    match open_store(&args.store)? {
+    let durability = match args.durability.as_str() {
+        "process-crash" => Durability::ProcessCrash,
+        _ => Durability::PowerLoss,
+    };
+    match open_store(&args.store, durability)? {
         Store::Memory(s) => run_stream(Receiver::new(session, revision, s)),
         Store::Sqlite(s) => run_stream(Receiver::new(session, revision, s)),
     }
@@ -176,7 +180,7 @@ pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
 
 pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let n = match open_store(&args.store)? {
+    let n = match open_store(&args.store, Durability::PowerLoss)? {
         Store::Memory(_) => {
             return Err("--store memory has nothing to close: it ends with the process".into())
         }
@@ -193,7 +197,7 @@ pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
 
 pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let store = match open_store(&args.store)? {
+    let store = match open_store(&args.store, Durability::PowerLoss)? {
         Store::Memory(_) => {
             return Err("--store memory keeps nothing across a crash: nothing to recover".into())
         }
