@@ -265,11 +265,9 @@ pub fn parse_commitment(bytes: &[u8]) -> Result<Commitment, Vec<Finding>> {
             });
             None
         }
-        Some(Node::Number(Num::Text(t))) if !t.contains(['.', 'e', 'E']) => Some(if *t == "-0" {
-            "0".to_string()
-        } else {
-            t.to_string()
-        }),
+        Some(Node::Number(Num::Text(t))) if !t.contains(['.', 'e', 'E']) => {
+            Some(crate::timeline::normalise_integer(t).into_owned())
+        }
         Some(other) => {
             report(CommitmentError::CountFormat {
                 found: describe(other),

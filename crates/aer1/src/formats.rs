@@ -90,6 +90,25 @@ fn first_foreign_byte(text: &str) -> Option<(usize, u8)> {
         .find(|(_, b)| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')))
 }
 
+/// What decoding `canonical_bytes` yields: the SHA-256 of the bytes, and where they stop being
+/// UTF-8 (if they do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodedBytes {
+    pub sha256: [u8; 32],
+    /// Offset of the first byte that is not valid UTF-8, if any.
+    pub not_utf8_at: Option<usize>,
+}
+
+/// Decodes `canonical_bytes` strictly (into `scratch`, reused between calls) and hashes the bytes:
+/// the one place receipts and timeline entries turn base64 into an output hash.
+pub fn decode_and_hash(text: &str, scratch: &mut Vec<u8>) -> Result<DecodedBytes, Base64Error> {
+    decode_base64_into(text, scratch)?;
+    Ok(DecodedBytes {
+        sha256: crate::digest::sha256(scratch),
+        not_utf8_at: std::str::from_utf8(scratch).err().map(|e| e.valid_up_to()),
+    })
+}
+
 /// Encodes bytes as padded standard base64.
 pub fn encode_base64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)

@@ -7,10 +7,9 @@ use std::fmt;
 
 use agentconf_rules::Rule;
 
-use crate::digest::sha256;
 use crate::finding::{Findings, RuleError, Verdict};
 use crate::formats::{
-    check_rfc3339, check_uuid_core, check_uuid_strict, decode_base64_into, provenance_class,
+    check_rfc3339, check_uuid_core, check_uuid_strict, decode_and_hash, provenance_class,
     Base64Error, IdError, TimeError,
 };
 use crate::hex;
@@ -341,19 +340,16 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
         }
     }
     let computed = string(receipt, ReceiptMember::CanonicalBytes, &mut report).and_then(|b64| {
-        let mut decoded = Vec::new();
-        match decode_base64_into(b64, &mut decoded) {
+        match decode_and_hash(b64, &mut Vec::new()) {
             Err(error) => {
                 report(ReceiptError::Base64 { error });
                 None
             }
-            Ok(()) => {
-                if let Err(e) = std::str::from_utf8(&decoded) {
-                    report(ReceiptError::BytesNotUtf8 {
-                        offset: e.valid_up_to(),
-                    });
+            Ok(decoded) => {
+                if let Some(offset) = decoded.not_utf8_at {
+                    report(ReceiptError::BytesNotUtf8 { offset });
                 }
-                Some(sha256(&decoded))
+                Some(decoded.sha256)
             }
         }
     });

@@ -12,14 +12,14 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub use error::TimelineError;
-pub use seq::{seq_digits, NotInteger};
+pub use seq::{normalise_integer, seq_digits, NotInteger};
 
 use crate::commitment::{Commitment, CommitmentError};
 use crate::digest::{
     entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST,
 };
 use crate::finding::{Finding, Findings, Verdict};
-use crate::formats::{decode_base64_into, provenance_class};
+use crate::formats::{decode_and_hash, provenance_class};
 use crate::hex;
 use crate::json::split::{ArraySplitter, Piece, SplitError};
 use crate::json::{self, JsonError, Node, Object};
@@ -442,26 +442,18 @@ impl<'o> Chain<'o> {
 
     /// Decodes `canonical_bytes` and returns the SHA-256 of the bytes.
     fn check_bytes(&mut self, b64: &str, index: u64) -> Option<Hash32> {
-        let mut bytes = std::mem::take(&mut self.bytes_scratch);
-        let result = match decode_base64_into(b64, &mut bytes) {
+        match decode_and_hash(b64, &mut self.bytes_scratch) {
             Err(error) => {
                 self.report(TimelineError::Base64 { error }, index);
                 None
             }
-            Ok(()) => {
-                if let Err(e) = std::str::from_utf8(&bytes) {
-                    self.report(
-                        TimelineError::BytesNotUtf8 {
-                            offset: e.valid_up_to(),
-                        },
-                        index,
-                    );
+            Ok(decoded) => {
+                if let Some(offset) = decoded.not_utf8_at {
+                    self.report(TimelineError::BytesNotUtf8 { offset }, index);
                 }
-                Some(sha256(&bytes))
+                Some(decoded.sha256)
             }
-        };
-        self.bytes_scratch = bytes;
-        result
+        }
     }
 
     fn check_stored_output_hash(&mut self, stored: &Node<'_>, hash: &Hash32, index: u64) {

@@ -44,8 +44,9 @@ fn clip_number(text: &str) -> String {
     crate::text::clip(text, 40)
 }
 
-/// JSON integer literals have no leading zeros; only `-0` needs rewriting (Python: `int` is 0).
-fn normalise_integer(text: &str) -> Cow<'_, str> {
+/// The canonical digits of a JSON integer literal. Literals have no leading zeros; only `-0`
+/// needs rewriting (Python's `int` reads it as 0). Shared with the commitment's `entry_count`.
+pub fn normalise_integer(text: &str) -> Cow<'_, str> {
     if text == "-0" {
         Cow::Borrowed("0")
     } else {

@@ -5,6 +5,15 @@ use agentconf_aer1::digest::Revision;
 use agentconf_aer1::hex;
 use agentconf_aer1::producer::{digest_entry, example_chain, Entry};
 
+/// The chain rules every valid chain demonstrates.
+pub const CHAIN_RULES: &[agentconf_rules::Rule] = &[
+    agentconf_rules::Rule::Aer1TlGenesis,
+    agentconf_rules::Rule::Aer1TlLink,
+    agentconf_rules::Rule::Aer1TlSeq,
+    agentconf_rules::Rule::Aer1TlJob,
+    agentconf_rules::Rule::Aer1TlCloseLast,
+];
+
 /// The job id of the draft's published example.
 pub const JOB: &str = "job-7a1f";
 /// The `published_at` of every commitment in the corpus (the draft example's).

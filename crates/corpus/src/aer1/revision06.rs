@@ -12,21 +12,12 @@ use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::producer::{relink, Entry};
 use agentconf_rules::Rule;
 
-use super::common::{example, example_06, JOB};
+use super::common::{example, example_06, CHAIN_RULES, JOB};
 use crate::builder::{Family, ALL_REVISIONS, R06, R07_09};
 use crate::model::{Suite, Vector};
 
 /// A change to one entry: name part, the change in words, the edit.
 type Edit = (&'static str, &'static str, fn(&mut Entry));
-
-/// The chain rules a valid chain demonstrates.
-const CHAIN_RULES: &[Rule] = &[
-    Rule::Aer1TlGenesis,
-    Rule::Aer1TlLink,
-    Rule::Aer1TlSeq,
-    Rule::Aer1TlJob,
-    Rule::Aer1TlCloseLast,
-];
 
 pub fn generate(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Timeline, "revision06");

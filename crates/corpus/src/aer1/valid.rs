@@ -4,18 +4,9 @@ use agentconf_aer1::digest::Revision;
 use agentconf_aer1::producer::{build_timeline, CloseStyle, EntrySpec};
 use agentconf_rules::Rule;
 
-use super::common::{commitment_for, example, JOB};
+use super::common::{commitment_for, example, CHAIN_RULES, JOB};
 use crate::builder::{to_values, Family, R07_09, R09};
 use crate::model::{Suite, Vector};
-
-/// The chain rules every valid chain demonstrates.
-const CHAIN_RULES: &[Rule] = &[
-    Rule::Aer1TlGenesis,
-    Rule::Aer1TlLink,
-    Rule::Aer1TlSeq,
-    Rule::Aer1TlJob,
-    Rule::Aer1TlCloseLast,
-];
 
 pub fn generate(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Timeline, "valid");
