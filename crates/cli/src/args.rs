@@ -37,6 +37,20 @@ pub enum Command {
     /// GRP (draft-sato-soos-grp) change-event admission: the reference receiver and tools.
     #[command(subcommand)]
     Grp(Grp),
+    /// The reference speaking the harness contract (crates/harness/CONTRACT.md):
+    /// `aer1-receipt RECEIPT [ID_TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
+    /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
+    /// Exit 0 accept, 1 reject, 89 unsupported.
+    Impl(ImplArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ImplArgs {
+    /// The operation.
+    pub operation: String,
+    /// Its arguments, in the contract's fixed order.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -21,7 +21,7 @@ use crate::input::{open, read_error};
 /// The longest event line read; longer lines are rejected (and skipped) without being held.
 pub const MAX_EVENT_LINE: usize = agentconf_grp::admission::MAX_EVENT_BYTES;
 
-fn read_session(path: &Path) -> Result<SessionContext, String> {
+pub fn read_session(path: &Path) -> Result<SessionContext, String> {
     let input = open(path)?;
     let bytes = match agentconf_json::read_limited(input.reader, MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(&input.name, &e))?
@@ -64,7 +64,7 @@ pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     }
 }
 
-fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
+pub fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut out = io::stdout().lock();

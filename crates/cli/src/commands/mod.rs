@@ -3,6 +3,7 @@
 mod commit;
 mod digest;
 mod grp;
+mod implementation;
 mod rules;
 mod vectors;
 mod verify;
@@ -22,11 +23,16 @@ pub const EXIT_USAGE: u8 = 2;
 /// The limit on documents read whole: receipts, workflows, commitments.
 pub const MAX_DOCUMENT_BYTES: u64 = agentconf_aer1::timeline::DEFAULT_MAX_DOCUMENT_BYTES;
 
+/// The harness contract's "unsupported" exit code.
+pub const EXIT_UNSUPPORTED: u8 = 89;
+
 /// Whether the input was valid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Valid,
     Invalid,
+    /// `agentconf impl` only: the operation, revision or option is not supported.
+    Unsupported,
 }
 
 impl Outcome {
@@ -34,6 +40,7 @@ impl Outcome {
         ExitCode::from(match self {
             Outcome::Valid => EXIT_VALID,
             Outcome::Invalid => EXIT_INVALID,
+            Outcome::Unsupported => EXIT_UNSUPPORTED,
         })
     }
 
@@ -61,6 +68,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Grp(crate::args::Grp::Key(a)) => grp::key(&a),
         Command::Grp(crate::args::Grp::Close(a)) => grp::close(&a),
         Command::Grp(crate::args::Grp::Recover(a)) => grp::recover(&a),
+        Command::Impl(a) => implementation::run(&a),
     }
 }
 

@@ -1,0 +1,148 @@
+//! The whole corpus through the process contract: `agentconf impl` (the reference speaking
+//! crates/harness/CONTRACT.md) run by the harness's runner, graded strictly, claiming both GRP
+//! profiles. Every vector must pass. This checks the contract plumbing end to end (argument
+//! order, exit codes, result objects, scenario orchestration with real processes); the reference's
+//! agreement with the vectors is checked in-process by crates/corpus/tests/self_test.rs.
+
+use std::time::Duration;
+
+use agentconf_harness::runner::{run_vector, Grading, Implementation, Status};
+
+#[test]
+fn the_reference_passes_every_vector_through_the_contract() {
+    let imp = Implementation {
+        argv: vec![
+            env!("CARGO_BIN_EXE_agentconf").to_string(),
+            "impl".to_string(),
+        ],
+        timeout: Duration::from_secs(60),
+        capture_limit: 1 << 20,
+        profiles: vec!["durable".into(), "atomic".into()],
+    };
+    let work = std::env::temp_dir().join(format!("agentconf-harness-ref-{}", std::process::id()));
+    let corpus = agentconf_corpus::corpus();
+    let halves: Vec<&[agentconf_corpus::model::Vector]> = {
+        let (a, b) = corpus.split_at(corpus.len() / 2);
+        vec![a, b]
+    };
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = halves
+            .into_iter()
+            .map(|part| {
+                let (imp, work, ran) = (&imp, &work, &ran);
+                s.spawn(move || {
+                    part.iter()
+                        .map(|v| run_vector(imp, v, work, Grading::Strict))
+                        .inspect(|_| {
+                            ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        })
+                        .filter(|r| r.status != Status::Pass)
+                        .map(|r| format!("{}: {:?}: {} {}", r.id, r.status, r.detail, r.stderr))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    assert_eq!(ran.into_inner(), corpus.len());
+    assert!(corpus
+        .iter()
+        .any(|v| v.suite == agentconf_corpus::model::Suite::GrpAdmission));
+    assert!(
+        failures.is_empty(),
+        "{} vectors did not pass:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A broken implementation is graded as broken: one that accepts everything is caught with
+/// false accepts, one that crashes is a crash, and one that says "unsupported" is unsupported.
+#[test]
+fn misbehaving_implementations_are_classified() {
+    let corpus = agentconf_corpus::corpus();
+    let invalid = corpus
+        .iter()
+        .find(|v| v.id == "aer1/timeline/reclosed/drop-2-of-8-against-commitment")
+        .expect("vector");
+    let work = std::env::temp_dir().join(format!("agentconf-harness-bad-{}", std::process::id()));
+    let with = |script: &str| Implementation {
+        argv: vec!["sh".into(), "-c".into(), script.into(), "impl".into()],
+        timeout: Duration::from_secs(5),
+        capture_limit: 4096,
+        profiles: vec![],
+    };
+    let status = |script: &str| run_vector(&with(script), invalid, &work, Grading::Strict).status;
+    assert_eq!(status("exit 0"), Status::FalseAccept);
+    assert_eq!(status("exit 89"), Status::Unsupported);
+    assert_eq!(status("exit 2"), Status::Crash);
+    assert_eq!(status("kill -SEGV $$"), Status::Crash);
+    assert_eq!(status("echo garbage; exit 1"), Status::ProtocolError);
+    assert_eq!(
+        status(r#"echo '{"verdict":"invalid","rules":["AER1-TL-SEQ"]}'; exit 1"#),
+        Status::WrongReason
+    );
+    assert_eq!(status("echo noise >&2; exit 1"), Status::Pass);
+    let slow = Implementation {
+        timeout: Duration::from_millis(300),
+        ..with("sleep 30")
+    };
+    assert_eq!(
+        run_vector(&slow, invalid, &work, Grading::Strict).status,
+        Status::Timeout
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// GRP scenarios are really run: a receiver without the duplicate check (the reference forced to
+/// revision 00) is caught admitting a re-delivered copy, and a scenario that needs an unclaimed
+/// profile is unsupported.
+#[test]
+fn grp_scenarios_catch_a_receiver_without_dedup() {
+    let corpus = agentconf_corpus::corpus();
+    let find = |id: &str| corpus.iter().find(|v| v.id == id).expect("vector");
+    let redelivery = find("grp/admission/duplicate-event/exact-redelivery-p-type-3");
+    let restart = find("grp/admission/duplicate-event/redelivery-after-restart");
+    let work = std::env::temp_dir().join(format!("agentconf-harness-grp-{}", std::process::id()));
+    let no_dedup = Implementation {
+        argv: vec![
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "exec {} impl grp-admit 00 \"$3\" \"$4\"",
+                env!("CARGO_BIN_EXE_agentconf")
+            ),
+            "impl".into(),
+        ],
+        timeout: Duration::from_secs(30),
+        capture_limit: 4096,
+        profiles: vec!["durable".into(), "atomic".into()],
+    };
+    assert_eq!(
+        run_vector(&no_dedup, redelivery, &work, Grading::Strict).status,
+        Status::FalseAccept
+    );
+    let reference = Implementation {
+        argv: vec![
+            env!("CARGO_BIN_EXE_agentconf").to_string(),
+            "impl".to_string(),
+        ],
+        timeout: Duration::from_secs(30),
+        capture_limit: 4096,
+        profiles: vec![],
+    };
+    assert_eq!(
+        run_vector(&reference, restart, &work, Grading::Strict).status,
+        Status::Unsupported
+    );
+    assert_eq!(
+        run_vector(&reference, redelivery, &work, Grading::Strict).status,
+        Status::Pass
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}

@@ -1,0 +1,216 @@
+//! Running one implementation process: its own process group (so a timeout kills everything it
+//! started), standard input fed from memory, standard output and error captured up to a bound
+//! (the rest is counted and discarded, so 100 MB of output cannot exhaust memory), and a timeout.
+
+use std::io::{self, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How to run one process.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// Bytes written to standard input (then it is closed).
+    pub stdin: Vec<u8>,
+    pub timeout: Duration,
+    /// At most this many bytes of each of stdout and stderr are kept.
+    pub capture_limit: usize,
+}
+
+/// A captured stream: the first `capture_limit` bytes and the total length seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub bytes: Vec<u8>,
+    pub total: u64,
+}
+
+impl Captured {
+    pub fn truncated(&self) -> bool {
+        self.total > self.bytes.len() as u64
+    }
+}
+
+/// How a process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Exited with this code.
+    Exited(i32),
+    /// Killed by this signal (not by us).
+    Signaled(i32),
+    /// Ran past the timeout; its process group was killed.
+    TimedOut,
+}
+
+impl Ending {
+    /// The exit code, when it exited normally.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Ending::Exited(c) => Some(*c),
+            _ => None,
+        }
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub ending: Ending,
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub duration: Duration,
+}
+
+/// Runs `spec`. `Err` only when the process cannot be started (the command is wrong), which the
+/// caller reports as a broken wrapper, not as a property of a vector.
+pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
+    let (program, args) = spec
+        .argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()?;
+    let stdin = child.stdin.take();
+    let input = spec.stdin.clone();
+    let feeder = thread::spawn(move || {
+        if let Some(mut pipe) = stdin {
+            // The implementation may exit without reading: a broken pipe is not our failure.
+            let _ = pipe.write_all(&input);
+        }
+    });
+    let limit = spec.capture_limit;
+    let out_reader = child
+        .stdout
+        .take()
+        .map(|s| thread::spawn(move || capture(s, limit)));
+    let err_reader = child
+        .stderr
+        .take()
+        .map(|s| thread::spawn(move || capture(s, limit)));
+    let ending = wait_with_timeout(&mut child, spec.timeout)?;
+    let _ = feeder.join();
+    let stdout = out_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+    let stderr = err_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+    Ok(RunOutput {
+        ending,
+        stdout,
+        stderr,
+        duration: started.elapsed(),
+    })
+}
+
+fn capture(mut stream: impl Read, limit: usize) -> Captured {
+    let mut kept = Vec::new();
+    let mut total: u64 = 0;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                total += n as u64;
+                let room = limit.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    Captured { bytes: kept, total }
+}
+
+fn wait_with_timeout(child: &mut Child, timeout: Duration) -> io::Result<Ending> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_micros(200);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(match (status.code(), status.signal()) {
+                (Some(code), _) => Ending::Exited(code),
+                (None, Some(sig)) => Ending::Signaled(sig),
+                (None, None) => Ending::Signaled(0),
+            });
+        }
+        if Instant::now() >= deadline {
+            kill_group(child);
+            let _ = child.wait();
+            return Ok(Ending::TimedOut);
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(10));
+    }
+}
+
+/// Kills the child's whole process group (it was started as the group's leader), so helpers it
+/// started cannot outlive the timeout and hold the output pipes open.
+fn kill_group(child: &mut Child) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, timeout_ms: u64) -> RunOutput {
+        run(&RunSpec {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            stdin: b"hello\n".to_vec(),
+            timeout: Duration::from_millis(timeout_ms),
+            capture_limit: 1024,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn exit_codes_signals_and_output() {
+        let r = sh("cat; echo err >&2; exit 3", 5000);
+        assert_eq!(r.ending, Ending::Exited(3));
+        assert_eq!(r.stdout.bytes, b"hello\n");
+        assert_eq!(r.stderr.bytes, b"err\n");
+        assert_eq!(
+            sh("kill -SEGV $$", 5000).ending,
+            Ending::Signaled(libc::SIGSEGV)
+        );
+    }
+
+    #[test]
+    fn timeouts_kill_the_whole_group() {
+        // The child starts a grandchild that would keep the pipes open for a minute.
+        let started = Instant::now();
+        let r = sh("sleep 60 & sleep 60", 300);
+        assert_eq!(r.ending, Ending::TimedOut);
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the group was not killed"
+        );
+    }
+
+    #[test]
+    fn output_is_bounded() {
+        let r = sh("head -c 5000000 /dev/zero", 20000);
+        assert_eq!(r.ending, Ending::Exited(0));
+        assert_eq!(r.stdout.bytes.len(), 1024);
+        assert_eq!(r.stdout.total, 5_000_000);
+        assert!(r.stdout.truncated());
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_not_an_outcome() {
+        assert!(run(&RunSpec {
+            argv: vec!["/nonexistent/agentconf-impl".into()],
+            stdin: vec![],
+            timeout: Duration::from_secs(1),
+            capture_limit: 10,
+        })
+        .is_err());
+    }
+}

@@ -1,0 +1,525 @@
+//! Running one vector against an implementation and grading the result.
+//!
+//! AER-1 vectors are one-shot: the inputs are written into a fresh directory, the implementation
+//! runs once, and its exit code (plus the optional result object) is graded. GRP vectors are
+//! scenarios: receivers are started, fed event lines, restarted, run concurrently or switched to
+//! another session as the steps say, and every decision is graded.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver as Channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use agentconf_corpus::model::{Expectation, ExpectedDecision, Step, Suite, Vector};
+use serde::Serialize;
+
+use crate::contract::{parse_result, ExitMeaning};
+use crate::materialize::write_inputs;
+use crate::process::{run, Ending, RunSpec};
+
+/// How strictly a rejection is graded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grading {
+    /// A rejection must cite every expected rule (and GRP draft-named reasons must match).
+    Strict,
+    /// Any rejection of an invalid vector passes.
+    Loose,
+}
+
+/// The implementation under test.
+#[derive(Clone, Debug)]
+pub struct Implementation {
+    /// The command prefix; the operation and its arguments are appended.
+    pub argv: Vec<String>,
+    pub timeout: Duration,
+    pub capture_limit: usize,
+    /// Capability profiles it claims (`durable`, `atomic`).
+    pub profiles: Vec<String>,
+}
+
+/// The outcome of one vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Pass,
+    /// Accepted an input that must be rejected: the security-relevant failure.
+    FalseAccept,
+    FalseReject,
+    /// Rejected, but not for the expected rule (strict grading).
+    WrongReason,
+    Unsupported,
+    Timeout,
+    Crash,
+    ProtocolError,
+}
+
+/// What happened with one vector.
+#[derive(Clone, Debug, Serialize)]
+pub struct VectorResult {
+    pub id: String,
+    pub status: Status,
+    pub detail: String,
+    /// The first bytes of what the implementation wrote to standard error (never interpreted).
+    pub stderr: String,
+    pub duration_ms: u64,
+}
+
+/// Runs `vector` in a fresh directory under `work`.
+pub fn run_vector(imp: &Implementation, v: &Vector, work: &Path, grading: Grading) -> VectorResult {
+    let started = Instant::now();
+    let dir = work.join(safe_name(&v.id));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (status, detail, stderr) = match v.suite {
+        Suite::GrpAdmission => run_scenario(imp, v, &dir, grading),
+        _ => run_one_shot(imp, v, &dir, grading),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    VectorResult {
+        id: v.id.clone(),
+        status,
+        detail,
+        stderr,
+        duration_ms: started.elapsed().as_millis() as u64,
+    }
+}
+
+fn safe_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn excerpt(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
+}
+
+/// The operation and arguments for an AER-1 vector, in the contract's order.
+fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<Vec<String>> {
+    let path = |role: &str| {
+        files
+            .iter()
+            .find(|(r, _)| r == role)
+            .map(|(_, p)| p.display().to_string())
+    };
+    // The construction the vector is run under: 09 unless it applies to 06 only.
+    let revision = if v.revisions.iter().any(|r| r == "09") {
+        "09"
+    } else {
+        v.revisions.first().map(String::as_str).unwrap_or("09")
+    };
+    Some(match v.suite {
+        Suite::Aer1Receipt => {
+            let mut a = vec!["aer1-receipt".to_string(), path("receipt")?];
+            if let Some(tier) = &v.options.id_tier {
+                a.push(tier.clone());
+            }
+            a
+        }
+        Suite::Aer1Timeline => {
+            let mut a = vec![
+                "aer1-timeline".to_string(),
+                revision.to_string(),
+                path("timeline")?,
+            ];
+            if let Some(c) = path("commitment") {
+                a.push(c);
+            }
+            a
+        }
+        Suite::Aer1Workflow => vec!["aer1-workflow".to_string(), path("workflow")?],
+        Suite::GrpAdmission => return None,
+    })
+}
+
+fn run_one_shot(
+    imp: &Implementation,
+    v: &Vector,
+    dir: &Path,
+    grading: Grading,
+) -> (Status, String, String) {
+    let files = match write_inputs(v, dir) {
+        Ok(f) => f,
+        Err(e) => {
+            return (
+                Status::Crash,
+                format!("cannot prepare inputs: {e}"),
+                String::new(),
+            )
+        }
+    };
+    let Some(args) = one_shot_args(v, &files) else {
+        return (
+            Status::Crash,
+            "the vector lacks an input its operation needs".into(),
+            String::new(),
+        );
+    };
+    let mut argv = imp.argv.clone();
+    argv.extend(args);
+    let out = match run(&RunSpec {
+        argv,
+        stdin: Vec::new(),
+        timeout: imp.timeout,
+        capture_limit: imp.capture_limit,
+    }) {
+        Ok(o) => o,
+        Err(e) => {
+            return (
+                Status::Crash,
+                format!("cannot start the implementation: {e}"),
+                String::new(),
+            )
+        }
+    };
+    let stderr = excerpt(&out.stderr.bytes);
+    let exit = match &out.ending {
+        Ending::TimedOut => {
+            return (
+                Status::Timeout,
+                format!("no exit within {:?}", imp.timeout),
+                stderr,
+            )
+        }
+        Ending::Signaled(sig) => return (Status::Crash, format!("killed by signal {sig}"), stderr),
+        Ending::Exited(code) => ExitMeaning::of(Some(*code)),
+    };
+    let result = match exit {
+        ExitMeaning::Crash => {
+            return (
+                Status::Crash,
+                format!("exit code {:?} is not 0, 1 or 89", out.ending.code()),
+                stderr,
+            )
+        }
+        ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
+        _ => match parse_result(&out.stdout.bytes, exit) {
+            Ok(r) => r,
+            Err(e) => return (Status::ProtocolError, e.to_string(), stderr),
+        },
+    };
+    let accepted = exit == ExitMeaning::Accept;
+    // Without a result object there are no rules to compare: grading is verdict-only.
+    let grading = if result.is_none() {
+        Grading::Loose
+    } else {
+        grading
+    };
+    let reported: Vec<String> = result.map(|r| r.rules).unwrap_or_default();
+    let missing: Vec<&String> = v
+        .expected_rules
+        .iter()
+        .filter(|r| !reported.contains(r))
+        .collect();
+    let (status, detail) = match (v.expectation, accepted) {
+        (Expectation::Valid, true) => (Status::Pass, "accepted".to_string()),
+        (Expectation::Valid, false) => (Status::FalseReject, format!("rejected: {reported:?}")),
+        (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
+        (Expectation::Acceptable, true) => (Status::Pass, "accepted (acceptable)".to_string()),
+        (Expectation::Invalid | Expectation::Acceptable, false) => {
+            if grading == Grading::Loose || missing.is_empty() {
+                (Status::Pass, format!("rejected: {reported:?}"))
+            } else {
+                (
+                    Status::WrongReason,
+                    format!(
+                        "rejected with {reported:?}, expected {:?}",
+                        v.expected_rules
+                    ),
+                )
+            }
+        }
+    };
+    (status, detail, stderr)
+}
+
+// ------------------------------------------------------------------------------------------------
+// GRP scenarios
+
+/// A running receiver: events go to its stdin, decisions come back line by line.
+struct Receiver {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Channel<String>,
+}
+
+impl Receiver {
+    fn start(
+        imp: &Implementation,
+        revision: &str,
+        session: &Path,
+        state: &Path,
+    ) -> io::Result<Receiver> {
+        let (program, prefix) = imp
+            .argv
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut child = Command::new(program)
+            .args(prefix)
+            .arg("grp-admit")
+            .arg(revision)
+            .arg(session)
+            .arg(state)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| io::Error::other("no stdout pipe"))?;
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Ok(Receiver {
+            child,
+            stdin,
+            lines,
+        })
+    }
+
+    fn send(&mut self, line: &[u8]) -> io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::other("stdin closed"))?;
+        stdin.write_all(line)?;
+        stdin.write_all(b"\n")?;
+        stdin.flush()
+    }
+
+    fn decision(&self, timeout: Duration) -> Result<serde_json::Value, (Status, String)> {
+        let line = self
+            .lines
+            .recv_timeout(timeout)
+            .map_err(|_| (Status::Timeout, format!("no decision within {timeout:?}")))?;
+        serde_json::from_str(line.trim_end())
+            .map_err(|e| (Status::ProtocolError, format!("decision is not JSON: {e}")))
+    }
+
+    /// Closes stdin and waits for a clean exit (0).
+    fn stop(mut self, timeout: Duration) -> Result<(), (Status, String)> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) if s.code() == Some(0) => return Ok(()),
+                Ok(Some(s)) => return Err((Status::Crash, format!("receiver exited with {s}"))),
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(2)),
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return Err((
+                        Status::Timeout,
+                        "receiver did not exit after its input ended".into(),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn run_scenario(
+    imp: &Implementation,
+    v: &Vector,
+    dir: &Path,
+    grading: Grading,
+) -> (Status, String, String) {
+    if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
+        return (
+            Status::Unsupported,
+            format!("needs the {p} profile, which is not claimed"),
+            String::new(),
+        );
+    }
+    match scenario(imp, v, dir, grading) {
+        Ok(()) => (
+            Status::Pass,
+            "every decision as expected".into(),
+            String::new(),
+        ),
+        Err((status, detail)) => (status, detail, String::new()),
+    }
+}
+
+fn scenario(
+    imp: &Implementation,
+    v: &Vector,
+    dir: &Path,
+    grading: Grading,
+) -> Result<(), (Status, String)> {
+    let crash = |e: io::Error| (Status::Crash, e.to_string());
+    let files = write_inputs(v, dir).map_err(crash)?;
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).map_err(crash)?;
+    let steps = &v
+        .scenario
+        .as_ref()
+        .ok_or((Status::Crash, "no scenario".to_string()))?
+        .steps;
+    let events_path = files
+        .iter()
+        .find(|(r, _)| r == "events")
+        .map(|(_, p)| p.clone());
+    let events_text = events_path
+        .map(std::fs::read)
+        .transpose()
+        .map_err(crash)?
+        .unwrap_or_default();
+    let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
+    let revision = v.revisions.first().cloned().unwrap_or_else(|| "01".into());
+    let mut session = dir.join(
+        &v.inputs
+            .iter()
+            .find(|i| i.role == "session")
+            .ok_or((Status::Crash, "no session".to_string()))?
+            .file,
+    );
+    let mut receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+    for (index, step) in steps.iter().enumerate() {
+        let expected = v.expected_decisions.iter().find(|e| e.step == index);
+        let line = |n: usize| {
+            events
+                .get(n)
+                .copied()
+                .ok_or((Status::Crash, format!("no event {n}")))
+        };
+        match step {
+            Step::Deliver { event } => {
+                let r = receiver
+                    .as_mut()
+                    .ok_or((Status::Crash, "no receiver".to_string()))?;
+                r.send(line(*event)?).map_err(crash)?;
+                let d = r.decision(imp.timeout)?;
+                if let Some(e) = expected {
+                    grade_decision(index, &d, e, grading)?;
+                }
+            }
+            Step::Restart | Step::Session { .. } => {
+                if let Some(r) = receiver.take() {
+                    r.stop(imp.timeout)?;
+                }
+                if let Step::Session { file } = step {
+                    session = dir.join(file);
+                }
+                receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+            }
+            Step::Concurrent { event, copies } => {
+                if let Some(r) = receiver.take() {
+                    r.stop(imp.timeout)?;
+                }
+                let mut all = Vec::new();
+                for _ in 0..*copies {
+                    all.push(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+                }
+                for r in &mut all {
+                    r.send(line(*event)?).map_err(crash)?;
+                }
+                let mut admitted = 0;
+                for r in &all {
+                    let d = r.decision(imp.timeout)?;
+                    if d["outcome"] == "admitted" {
+                        admitted += 1;
+                    }
+                }
+                for r in all {
+                    r.stop(imp.timeout)?;
+                }
+                let want = expected.and_then(|e| e.admitted_copies).unwrap_or(1);
+                if admitted != want {
+                    let status = if admitted > want {
+                        Status::FalseAccept
+                    } else {
+                        Status::FalseReject
+                    };
+                    return Err((status, format!("step {index}: {admitted} of {copies} concurrent copies admitted, expected {want}")));
+                }
+                receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+            }
+        }
+    }
+    if let Some(r) = receiver.take() {
+        r.stop(imp.timeout)?;
+    }
+    Ok(())
+}
+
+fn grade_decision(
+    index: usize,
+    d: &serde_json::Value,
+    e: &ExpectedDecision,
+    grading: Grading,
+) -> Result<(), (Status, String)> {
+    let outcome = d["outcome"].as_str().unwrap_or_default();
+    match (e.outcome.as_str(), outcome) {
+        ("admitted", "admitted") => Ok(()),
+        ("admitted", "rejected") => Err((
+            Status::FalseReject,
+            format!("step {index}: rejected ({})", d["rejection_reason"]),
+        )),
+        ("rejected", "admitted") => Err((
+            Status::FalseAccept,
+            format!("step {index}: admitted, expected {:?}", e.rejection_reason),
+        )),
+        ("rejected", "rejected") => {
+            if grading == Grading::Loose {
+                return Ok(());
+            }
+            let reason = d["rejection_reason"].as_str();
+            let reason_ok =
+                e.reason_named_by_draft != Some(true) || reason == e.rejection_reason.as_deref();
+            let rule_ok = d
+                .get("rule")
+                .and_then(|r| r.as_str())
+                .is_none_or(|r| Some(r) == e.rule.as_deref());
+            if reason_ok && rule_ok {
+                Ok(())
+            } else {
+                Err((
+                    Status::WrongReason,
+                    format!(
+                        "step {index}: rejected as {:?} {:?}, expected {:?} {:?}",
+                        reason,
+                        d.get("rule"),
+                        e.rejection_reason,
+                        e.rule
+                    ),
+                ))
+            }
+        }
+        _ => Err((
+            Status::ProtocolError,
+            format!("step {index}: outcome {outcome:?} is neither admitted nor rejected"),
+        )),
+    }
+}
