@@ -8,7 +8,7 @@
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver as Channel};
+use std::sync::mpsc::{channel, Receiver as Channel, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -249,6 +249,8 @@ struct Receiver {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Channel<String>,
+    /// Where its standard error goes (captured, never interpreted).
+    stderr_path: PathBuf,
 }
 
 impl Receiver {
@@ -258,6 +260,10 @@ impl Receiver {
         session: &Path,
         state: &Path,
     ) -> io::Result<Receiver> {
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stderr_path = state.with_file_name(format!("receiver-{n}.stderr"));
+        let stderr_file = std::fs::File::create(&stderr_path)?;
         let (program, prefix) = imp
             .argv
             .split_first()
@@ -270,7 +276,7 @@ impl Receiver {
             .arg(state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::from(stderr_file))
             .spawn()?;
         let stdout = child
             .stdout
@@ -296,7 +302,14 @@ impl Receiver {
             child,
             stdin,
             lines,
+            stderr_path,
         })
+    }
+
+    fn stderr_excerpt(&self) -> String {
+        std::fs::read(&self.stderr_path)
+            .map(|b| excerpt(&b))
+            .unwrap_or_default()
     }
 
     fn send(&mut self, line: &[u8]) -> io::Result<()> {
@@ -309,11 +322,27 @@ impl Receiver {
         stdin.flush()
     }
 
-    fn decision(&self, timeout: Duration) -> Result<serde_json::Value, (Status, String)> {
-        let line = self
-            .lines
-            .recv_timeout(timeout)
-            .map_err(|_| (Status::Timeout, format!("no decision within {timeout:?}")))?;
+    fn decision(&mut self, timeout: Duration) -> Result<serde_json::Value, (Status, String)> {
+        let line = match self.lines.recv_timeout(timeout) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => {
+                return Err((Status::Timeout, format!("no decision within {timeout:?}")))
+            }
+            // Its output ended: it exited (89 = unsupported) or died.
+            Err(RecvTimeoutError::Disconnected) => {
+                let status = self.child.wait().ok();
+                return Err(match status.and_then(|s| s.code()) {
+                    Some(89) => (Status::Unsupported, "grp-admit exited 89".into()),
+                    _ => (
+                        Status::Crash,
+                        format!(
+                            "the receiver ended without a decision ({status:?}); stderr: {}",
+                            self.stderr_excerpt()
+                        ),
+                    ),
+                });
+            }
+        };
         serde_json::from_str(line.trim_end())
             .map_err(|e| (Status::ProtocolError, format!("decision is not JSON: {e}")))
     }
@@ -446,7 +475,7 @@ fn scenario(
                     r.send(line(*event)?).map_err(crash)?;
                 }
                 let mut admitted = 0;
-                for r in &all {
+                for r in &mut all {
                     let d = r.decision(imp.timeout)?;
                     if d["outcome"] == "admitted" {
                         admitted += 1;
