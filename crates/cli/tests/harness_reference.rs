@@ -146,3 +146,39 @@ fn grp_scenarios_catch_a_receiver_without_dedup() {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// The contract's Python example stays correct: on every timeline vector it passes or says
+/// unsupported (it implements only the current construction without commitments).
+#[test]
+fn the_python_example_implementation_follows_the_contract() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../harness/examples-impl/minimal_impl.py"
+    );
+    let imp = Implementation {
+        argv: vec!["python3".into(), script.into()],
+        timeout: Duration::from_secs(30),
+        capture_limit: 1 << 16,
+        profiles: vec![],
+    };
+    let work = std::env::temp_dir().join(format!("agentconf-harness-py-{}", std::process::id()));
+    let corpus = agentconf_corpus::corpus();
+    let mut passed = 0;
+    for v in corpus
+        .iter()
+        .filter(|v| v.suite == agentconf_corpus::model::Suite::Aer1Timeline)
+    {
+        let r = run_vector(&imp, v, &work, Grading::Strict);
+        assert!(
+            matches!(r.status, Status::Pass | Status::Unsupported),
+            "{}: {:?}: {} {}",
+            r.id,
+            r.status,
+            r.detail,
+            r.stderr
+        );
+        passed += usize::from(r.status == Status::Pass);
+    }
+    assert!(passed > 100, "only {passed} timeline vectors passed");
+    let _ = std::fs::remove_dir_all(&work);
+}
