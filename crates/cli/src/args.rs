@@ -37,11 +37,67 @@ pub enum Command {
     /// GRP (draft-sato-soos-grp) change-event admission: the reference receiver and tools.
     #[command(subcommand)]
     Grp(Grp),
+    /// Run an implementation against the corpus and report conformance per rule.
+    Run(RunArgs),
+    /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
+    Report(ReportArgs),
     /// The reference speaking the harness contract (crates/harness/CONTRACT.md):
     /// `aer1-receipt RECEIPT [ID_TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
     /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
     /// Exit 0 accept, 1 reject, 89 unsupported.
     Impl(ImplArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// `reference` (agentconf's own implementation), or use `-- COMMAND ARGS…` to run another
+    /// implementation's command (see crates/harness/CONTRACT.md).
+    #[arg(long, default_value = "reference")]
+    pub implementation: String,
+    /// The command of the implementation under test, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+    /// strict: a rejection must cite the expected rules; loose: any rejection of an invalid
+    /// vector passes.
+    #[arg(long, default_value = "strict", value_parser = ["strict", "loose"])]
+    pub grading: String,
+    /// A capability profile the implementation claims (durable, atomic); repeatable.
+    #[arg(long = "profile", value_parser = ["durable", "atomic"])]
+    pub profiles: Vec<String>,
+    /// Run only vectors whose id starts with this prefix; repeatable.
+    #[arg(long)]
+    pub include: Vec<String>,
+    /// Skip vectors whose id starts with this prefix; repeatable.
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Parallel workers (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Per-vector timeout in seconds (the implementation's whole process group is killed).
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Stop at the first unexpected result.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Stop after this many unexpected results.
+    #[arg(long)]
+    pub max_fail: Option<usize>,
+    /// The results file (JSON lines: header, one line per vector, footer).
+    #[arg(long, default_value = "agentconf-results.jsonl")]
+    pub out: PathBuf,
+    /// Also write the self-contained HTML report here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// `FILE` (a results file written by `agentconf run`), or `diff OLD NEW`.
+    #[arg(required = true, num_args = 1..=3)]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "junit", "markdown", "html", "badge"])]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]

@@ -182,3 +182,72 @@ fn the_python_example_implementation_follows_the_contract() {
     assert!(passed > 100, "only {passed} timeline vectors passed");
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// The main job end to end: `agentconf run` writes a results file whose header cites the corpus
+/// digest, `agentconf report` renders it, and a false-accepting implementation makes both the run
+/// and `report diff` fail.
+#[test]
+fn run_and_report_end_to_end() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-run-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.jsonl");
+    let bad = dir.join("bad.jsonl");
+    let html = dir.join("report.html");
+    let status = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+
+    let out = status(&[
+        "run",
+        "--include",
+        "aer1/timeline/truncated",
+        "--out",
+        good.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = agentconf_harness::results::parse(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    let manifest = agentconf_corpus::writer::manifest(&agentconf_corpus::corpus());
+    assert_eq!(file.header.corpus_digest, manifest.corpus_digest);
+    assert!(file.results.iter().all(|r| r.status == Status::Pass));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<html"));
+    let badge = status(&["report", good.to_str().unwrap(), "--format", "badge"]);
+    assert_eq!(badge.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&badge.stdout).contains("\"schemaVersion\""));
+
+    // An implementation that accepts everything.
+    let out = status(&[
+        "run",
+        "--include",
+        "aer1/timeline/truncated",
+        "--out",
+        bad.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "exit 0",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("false-accept"), "{text}");
+    let diff = status(&[
+        "report",
+        "diff",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        diff.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

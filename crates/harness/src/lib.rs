@@ -9,4 +9,6 @@
 pub mod contract;
 pub mod materialize;
 pub mod process;
+pub mod report;
+pub mod results;
 pub mod runner;

@@ -20,7 +20,7 @@ use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec};
 
 /// How strictly a rejection is graded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Grading {
     /// A rejection must cite every expected rule (and GRP draft-named reasons must match).
@@ -41,7 +41,7 @@ pub struct Implementation {
 }
 
 /// The outcome of one vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Pass,

@@ -4,7 +4,9 @@ mod commit;
 mod digest;
 mod grp;
 mod implementation;
+mod report;
 mod rules;
+mod run;
 mod vectors;
 mod verify;
 
@@ -69,6 +71,8 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Grp(crate::args::Grp::Close(a)) => grp::close(&a),
         Command::Grp(crate::args::Grp::Recover(a)) => grp::recover(&a),
         Command::Impl(a) => implementation::run(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Report(a) => report::run(&a),
     }
 }
 

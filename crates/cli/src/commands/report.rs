@@ -1,0 +1,58 @@
+//! `agentconf report FILE [--format …]` and `agentconf report diff OLD NEW`: everything derived
+//! from a results file. Exit 1 when the file holds unexpected results (or the diff regressions).
+
+use std::path::Path;
+
+use agentconf_harness::report;
+use agentconf_harness::results::{self, ResultsFile};
+
+use super::{emit, Outcome};
+use crate::args::ReportArgs;
+use crate::input::{open, read_error};
+
+fn load(path: &Path) -> Result<ResultsFile, String> {
+    let input = open(path)?;
+    let bytes = match agentconf_json::read_limited(input.reader, 1 << 30)
+        .map_err(|e| read_error(&input.name, &e))?
+    {
+        Ok(b) => b,
+        Err(e) => return Err(format!("{}: {e}", input.name)),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
+    results::parse(&text).map_err(|e| format!("{}: {e}", input.name))
+}
+
+pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
+    let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
+    match files.as_slice() {
+        [diff, old, new] if diff.as_os_str() == "diff" => {
+            let d = report::diff(&load(old)?, &load(new)?);
+            emit(&report::diff_text(&d))?;
+            Ok(if d.has_regressions() {
+                Outcome::Invalid
+            } else {
+                Outcome::Valid
+            })
+        }
+        [file] if file.as_os_str() != "diff" => {
+            let file = load(file)?;
+            let text = match args.format.as_str() {
+                "json" => report::json(&file),
+                "junit" => report::junit(&file),
+                "markdown" => report::markdown(&file),
+                "html" => report::html(&file),
+                "badge" => report::badge(&file),
+                _ => report::text(&file),
+            };
+            emit(&text)?;
+            Ok(if report::totals(&file).unexpected > 0 {
+                Outcome::Invalid
+            } else {
+                Outcome::Valid
+            })
+        }
+        _ => Err(
+            "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),
+        ),
+    }
+}

@@ -1,0 +1,214 @@
+//! `agentconf run`: the main job. Runs an implementation (the reference by default) against the
+//! embedded corpus through the contract, writes the results file and prints the summary.
+//! Exit 0 when nothing unexpected happened, 1 otherwise, 2 for usage errors.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use agentconf_corpus::model::Vector;
+use agentconf_harness::results::{
+    self, footer, is_unexpected, Header, ImplementationInfo, Line, ResultLine, ResultsFile, FORMAT,
+};
+use agentconf_harness::runner::{run_vector, Grading, Implementation, Status};
+
+use super::{emit, to_stderr, Outcome};
+use crate::args::RunArgs;
+
+pub fn run(args: &RunArgs) -> Result<Outcome, String> {
+    let (argv, name) = implementation(args)?;
+    let grading = if args.grading == "loose" {
+        Grading::Loose
+    } else {
+        Grading::Strict
+    };
+    let corpus = agentconf_corpus::corpus();
+    let manifest = agentconf_corpus::writer::manifest(&corpus);
+    let selected: Vec<&Vector> = corpus
+        .iter()
+        .filter(|v| {
+            args.include.is_empty() || args.include.iter().any(|p| v.id.starts_with(p.as_str()))
+        })
+        .filter(|v| !args.exclude.iter().any(|p| v.id.starts_with(p.as_str())))
+        .collect();
+    if selected.is_empty() {
+        return Err("no vector matches the --include/--exclude prefixes".into());
+    }
+    // The reference claims both GRP capability profiles unless told otherwise.
+    let profiles = if args.command.is_empty() && args.profiles.is_empty() {
+        vec!["durable".to_string(), "atomic".to_string()]
+    } else {
+        args.profiles.clone()
+    };
+    let imp = Implementation {
+        argv: argv.clone(),
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        capture_limit: 64 * 1024,
+        profiles: profiles.clone(),
+    };
+    let header = Header {
+        format: FORMAT.into(),
+        suite_version: env!("CARGO_PKG_VERSION").into(),
+        corpus_digest: manifest.corpus_digest.clone(),
+        vector_count: selected.len(),
+        implementation: ImplementationInfo {
+            name,
+            argv: argv.clone(),
+            executable_sha256: executable_sha256(&argv[0]),
+        },
+        adapter_digest: None,
+        grading,
+        profiles,
+        started_at: results::now_rfc3339(),
+    };
+    let started = Instant::now();
+    let lines = run_all(&imp, &selected, grading, args)?;
+    let footer = footer(&lines, started.elapsed().as_millis() as u64);
+    let file = ResultsFile {
+        header,
+        results: lines,
+        footer: Some(footer),
+    };
+    write_results(&args.out, &file)?;
+    if let Some(html) = &args.html {
+        write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
+    }
+    let unexpected = file.footer.as_ref().map_or(0, |f| f.unexpected);
+    let mut summary = agentconf_harness::report::text(&file);
+    if file.results.iter().all(|r| {
+        matches!(
+            r.status,
+            Status::Crash | Status::ProtocolError | Status::Timeout
+        )
+    }) {
+        summary.push_str(
+            "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
+             probably broken (check the command, the argument order and the exit codes in \
+             crates/harness/CONTRACT.md), not the implementation.\n",
+        );
+    }
+    summary.push_str(&format!("\nresults: {}\n", args.out.display()));
+    emit(&summary)?;
+    Ok(if unexpected == 0 {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// The command to run and the name to report.
+fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
+    if !args.command.is_empty() {
+        return Ok((args.command.clone(), args.command[0].clone()));
+    }
+    if args.implementation != "reference" {
+        return Err("--implementation takes `reference`; give another command after `--`".into());
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot locate agentconf itself: {e}"))?;
+    Ok((
+        vec![exe.display().to_string(), "impl".into()],
+        "reference".into(),
+    ))
+}
+
+/// Runs the vectors on `--jobs` workers; results come back in corpus order.
+fn run_all(
+    imp: &Implementation,
+    vectors: &[&Vector],
+    grading: Grading,
+    args: &RunArgs,
+) -> Result<Vec<ResultLine>, String> {
+    let work = std::env::temp_dir().join(format!("agentconf-run-{}", std::process::id()));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1);
+    let max_fail = if args.fail_fast {
+        Some(1)
+    } else {
+        args.max_fail
+    };
+    let next = AtomicUsize::new(0);
+    let failures = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; vectors.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(v) = vectors.get(i) else { break };
+                let r = run_vector(imp, v, &work, grading);
+                if is_unexpected(r.status) {
+                    let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    if max_fail.is_some_and(|m| n >= m) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                if let Ok(mut slots) = slots.lock() {
+                    slots[i] = Some(ResultLine::new(v, r));
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    if stop.load(Ordering::Relaxed) {
+        to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
+    }
+    let slots = slots
+        .into_inner()
+        .map_err(|_| "a worker panicked".to_string())?;
+    Ok(slots.into_iter().flatten().collect())
+}
+
+fn write_results(path: &Path, file: &ResultsFile) -> Result<(), String> {
+    let mut text = String::new();
+    let mut push = |line: &Line| -> Result<(), String> {
+        text.push_str(&serde_json::to_string(line).map_err(|e| e.to_string())?);
+        text.push('\n');
+        Ok(())
+    };
+    push(&Line::Header(file.header.clone()))?;
+    for r in &file.results {
+        push(&Line::Result(r.clone()))?;
+    }
+    if let Some(f) = &file.footer {
+        push(&Line::Footer(f.clone()))?;
+    }
+    write_atomically(path, text.as_bytes())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a report.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp: PathBuf = {
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(".tmp");
+        path.with_file_name(name)
+    };
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// SHA-256 of the program file, resolved through PATH when it has no slash.
+fn executable_sha256(program: &str) -> Option<String> {
+    let path = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        std::env::var_os("PATH")?
+            .to_string_lossy()
+            .split(':')
+            .map(|d| Path::new(d).join(program))
+            .find(|p| p.is_file())?
+    };
+    let bytes = std::fs::read(path).ok()?;
+    Some(agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(
+        &bytes,
+    )))
+}

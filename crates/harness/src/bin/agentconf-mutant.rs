@@ -1,0 +1,1207 @@
+//! `agentconf-mutant MUTANT OPERATION ARGS…`: deliberately wrong implementations, for the mutation
+//! kill matrix (issue 5, item 6).
+//!
+//! Every mutant speaks the one-shot contract of `crates/harness/CONTRACT.md` exactly as the
+//! reference's `agentconf impl` does (same operations, argument order, exit codes 0/1/89 and
+//! result object), but carries one deliberate defect, selected by MUTANT. `none` is the reference
+//! unchanged: the control, which must pass every vector. The harness's `kill_matrix` test runs the
+//! corpus against each mutant and asserts that each one is caught, on the rule it breaks.
+//!
+//! The mutants reuse the reference libraries for everything they do not break: AER-1 mutants run
+//! the reference verifier and then drop findings, or recompute the chain links under a changed
+//! construction (from the preimage the reference builds); GRP mutants run the reference
+//! [`Receiver`] over an admission store with a changed key or atomicity, or a copy of its
+//! pre-admission checks with one check left out. `agentconf-mutant --list` lists them.
+//!
+//! These are test fixtures. Nothing here is a way to verify anything.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use agentconf_aer1::commitment::read_commitment;
+use agentconf_aer1::digest::{sha256, Hash32};
+use agentconf_aer1::hex;
+use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::timeline::{
+    verify_timeline, verify_timeline_observed, TimelineOptions, DEFAULT_MAX_DOCUMENT_BYTES,
+};
+use agentconf_aer1::workflow::verify_workflow_reader;
+use agentconf_aer1::{Finding, Revision, Verdict};
+use agentconf_grp::admission::{
+    Decision, Outcome as GrpOutcome, Receiver, RejectError, Revision as GrpRevision, ALE_064,
+    MAX_EVENT_BYTES,
+};
+use agentconf_grp::event::{parse_event, ChangeEvent, Identity, PublisherType};
+use agentconf_grp::jws::verify_event_signature;
+use agentconf_grp::session::{instant, SessionContext};
+use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore, StoreError};
+use agentconf_json::split::{ArraySplitter, Piece, SplitError};
+use agentconf_json::{Node, Num};
+use agentconf_rules::Rule;
+
+const EXIT_VALID: u8 = 0;
+const EXIT_INVALID: u8 = 1;
+/// A usage error or an unreadable input: the harness reports it as a crash.
+const EXIT_USAGE: u8 = 2;
+const EXIT_UNSUPPORTED: u8 = 89;
+
+/// One deliberate defect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mutant {
+    None,
+    // --- AER-1 timelines
+    TrustsStoredLinks,
+    IgnoresClose,
+    RawUtf8Preimage,
+    RawU007f,
+    UppercaseEscapes,
+    Accepts06AsCurrent,
+    CommitmentCountOnly,
+    IgnoresCommitmentJob,
+    RejectsSeqFloat,
+    IgnoresSeqContiguity,
+    IgnoresGenesis,
+    IgnoresMixedJob,
+    // --- AER-1, any operation
+    AcceptsDuplicateMembers,
+    FirstFindingOnly,
+    // --- AER-1 receipts and workflows
+    StrictTierAsCore,
+    TrustsReceiptHash,
+    WorkflowIgnoresDuplicates,
+    // --- GRP
+    GrpNoDedup,
+    GrpDedupEventIdOnly,
+    GrpDedupAcrossSessions,
+    GrpDedupBeforeSignature,
+    GrpRecordsRejected,
+    GrpMemoryClaimsDurable,
+    GrpNonAtomicClaimsAtomic,
+    GrpIgnoresSignature,
+    GrpIgnoresNonce,
+    GrpIgnoresWindow,
+    GrpIgnoresRevocation,
+    GrpIgnoresEventTypes,
+}
+
+/// Name, mutant, and what it gets wrong.
+const MUTANTS: &[(&str, Mutant, &str)] = &[
+    (
+        "none",
+        Mutant::None,
+        "the reference, unchanged (the control)",
+    ),
+    (
+        "trusts-stored-links",
+        Mutant::TrustsStoredLinks,
+        "does not recompute links: any prev_digest after the first entry is accepted",
+    ),
+    (
+        "ignores-close",
+        Mutant::IgnoresClose,
+        "skips every close rule (type, early close, last entry not closed)",
+    ),
+    (
+        "raw-utf8-preimage",
+        Mutant::RawUtf8Preimage,
+        "writes non-ASCII characters and U+007F raw in the preimage (JCS-like), not as \\u escapes",
+    ),
+    (
+        "raw-u007f",
+        Mutant::RawU007f,
+        "writes U+007F raw in the preimage (the draft text's reading, not the kit's)",
+    ),
+    (
+        "uppercase-escapes",
+        Mutant::UppercaseEscapes,
+        "writes \\u escapes in the preimage with uppercase hex digits",
+    ),
+    (
+        "accepts-06-as-current",
+        Mutant::Accepts06AsCurrent,
+        "under revision 07-09, accepts a chain whose links hold under either construction",
+    ),
+    (
+        "commitment-count-only",
+        Mutant::CommitmentCountOnly,
+        "with a commitment, checks entry_count and job_id but not final_entry_digest",
+    ),
+    (
+        "ignores-commitment-job",
+        Mutant::IgnoresCommitmentJob,
+        "with a commitment, does not compare the entries' job_id with the commitment's",
+    ),
+    (
+        "rejects-seq-float",
+        Mutant::RejectsSeqFloat,
+        "treats a seq written with a fraction or exponent (1.0) as not an integer",
+    ),
+    (
+        "ignores-seq-contiguity",
+        Mutant::IgnoresSeqContiguity,
+        "does not check that seq counts 1, 2, 3, ...",
+    ),
+    (
+        "ignores-genesis",
+        Mutant::IgnoresGenesis,
+        "does not check the first entry's prev_digest against the genesis value",
+    ),
+    (
+        "ignores-mixed-job",
+        Mutant::IgnoresMixedJob,
+        "does not check that every entry has the first entry's job_id",
+    ),
+    (
+        "accepts-duplicate-members",
+        Mutant::AcceptsDuplicateMembers,
+        "accepts duplicate member names (last value wins) in AER-1 documents",
+    ),
+    (
+        "first-finding-only",
+        Mutant::FirstFindingOnly,
+        "stops at the first failure: the verdict is right, only one rule is reported",
+    ),
+    (
+        "strict-tier-as-core",
+        Mutant::StrictTierAsCore,
+        "checks receipt ids under the core tier when the strict tier is asked for",
+    ),
+    (
+        "trusts-receipt-hash",
+        Mutant::TrustsReceiptHash,
+        "does not compare a receipt's output_hash with the hash of its decoded bytes",
+    ),
+    (
+        "workflow-ignores-duplicates",
+        Mutant::WorkflowIgnoresDuplicates,
+        "accepts a workflow that lists the same step receipt twice",
+    ),
+    (
+        "grp-no-dedup",
+        Mutant::GrpNoDedup,
+        "GRP receiver without the duplicate check (revision 00 behaviour under 01)",
+    ),
+    (
+        "grp-dedup-event-id-only",
+        Mutant::GrpDedupEventIdOnly,
+        "the duplicate key is event_id alone (publisher_id ignored)",
+    ),
+    (
+        "grp-dedup-across-sessions",
+        Mutant::GrpDedupAcrossSessions,
+        "the admitted set is not per session: a new session inherits the old pairs",
+    ),
+    (
+        "grp-dedup-before-signature",
+        Mutant::GrpDedupBeforeSignature,
+        "looks the pair up before the signature and nonce checks: a forged or wrong-session copy \
+         of an admitted event is reported as duplicate_event_id",
+    ),
+    (
+        "grp-records-rejected",
+        Mutant::GrpRecordsRejected,
+        "records every well-formed event's pair on arrival, before its checks: a rejected copy \
+         blocks the genuine event",
+    ),
+    (
+        "grp-memory-claims-durable",
+        Mutant::GrpMemoryClaimsDurable,
+        "keeps the admitted set in memory although STATE_DIR is given (run claiming `durable`)",
+    ),
+    (
+        "grp-non-atomic-claims-atomic",
+        Mutant::GrpNonAtomicClaimsAtomic,
+        "looks the pair up, then records it in a separate step (run claiming `atomic`)",
+    ),
+    (
+        "grp-ignores-signature",
+        Mutant::GrpIgnoresSignature,
+        "does not verify publisher_signature",
+    ),
+    (
+        "grp-ignores-nonce",
+        Mutant::GrpIgnoresNonce,
+        "does not compare session_nonce with the session's nonce",
+    ),
+    (
+        "grp-ignores-window",
+        Mutant::GrpIgnoresWindow,
+        "does not check a registration's not_before / not_after against the session clock",
+    ),
+    (
+        "grp-ignores-revocation",
+        Mutant::GrpIgnoresRevocation,
+        "admits events of a revoked P-TYPE-1 publisher",
+    ),
+    (
+        "grp-ignores-event-types",
+        Mutant::GrpIgnoresEventTypes,
+        "does not check the change_class against the publisher's permitted event types",
+    ),
+];
+
+impl Mutant {
+    fn parse(name: &str) -> Option<Mutant> {
+        MUTANTS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, m, _)| *m)
+    }
+
+    /// Findings of these rules are dropped from the reference's report.
+    fn dropped_rules(self) -> &'static [Rule] {
+        match self {
+            Mutant::TrustsStoredLinks => &[Rule::Aer1TlLink],
+            Mutant::IgnoresClose => &[
+                Rule::Aer1TlCloseType,
+                Rule::Aer1TlCloseEarly,
+                Rule::Aer1TlCloseLast,
+            ],
+            Mutant::CommitmentCountOnly => &[Rule::Aer1CmFinal],
+            Mutant::IgnoresCommitmentJob => &[Rule::Aer1CmJob],
+            Mutant::IgnoresSeqContiguity => &[Rule::Aer1TlSeq],
+            Mutant::IgnoresGenesis => &[Rule::Aer1TlGenesis],
+            Mutant::IgnoresMixedJob => &[Rule::Aer1TlJob],
+            Mutant::AcceptsDuplicateMembers => &[Rule::Aer1JsonDuplicate],
+            Mutant::TrustsReceiptHash => &[Rule::Aer1RcHashMatch],
+            Mutant::WorkflowIgnoresDuplicates => &[Rule::Aer1WfDuplicate],
+            _ => &[],
+        }
+    }
+}
+
+/// What one AER-1 operation concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Valid,
+    Invalid,
+    Unsupported,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.len() == 1 && args[0] == "--list" {
+        let mut text = String::new();
+        for (name, _, what) in MUTANTS {
+            text.push_str(&format!("{name}\t{what}\n"));
+        }
+        let _ = io::stdout().lock().write_all(text.as_bytes());
+        return ExitCode::from(EXIT_VALID);
+    }
+    let (Some(name), Some(operation)) = (args.first(), args.get(1)) else {
+        to_stderr(
+            "usage: agentconf-mutant MUTANT OPERATION ARGS… (agentconf-mutant --list lists them)\n",
+        );
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let Some(mutant) = Mutant::parse(name) else {
+        to_stderr(&format!(
+            "agentconf-mutant: unknown mutant {name:?} (agentconf-mutant --list lists them)\n"
+        ));
+        return ExitCode::from(EXIT_USAGE);
+    };
+    match run(mutant, operation, &args[2..]) {
+        Ok(Outcome::Valid) => ExitCode::from(EXIT_VALID),
+        Ok(Outcome::Invalid) => ExitCode::from(EXIT_INVALID),
+        Ok(Outcome::Unsupported) => ExitCode::from(EXIT_UNSUPPORTED),
+        Err(e) => {
+            to_stderr(&format!("agentconf-mutant {name}: {e}\n"));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn to_stderr(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// The contract's operations, in its argument order (as `agentconf impl`).
+fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    match (operation, a.as_slice()) {
+        ("aer1-receipt", [receipt]) => receipt_op(m, receipt, "core"),
+        ("aer1-receipt", [receipt, tier]) => receipt_op(m, receipt, tier),
+        ("aer1-timeline", [revision, timeline]) => timeline_op(m, revision, timeline, None),
+        ("aer1-timeline", [revision, timeline, commitment]) => {
+            timeline_op(m, revision, timeline, Some(commitment))
+        }
+        ("aer1-workflow", [workflow]) => {
+            let r = verify_workflow_reader(open(workflow)?, DEFAULT_MAX_DOCUMENT_BYTES)
+                .map_err(|e| read_error(workflow, &e))?;
+            result(m, r.failures, 0)
+        }
+        ("grp-admit", [revision, session, state_dir]) => grp_op(m, revision, session, state_dir),
+        ("aer1-receipt" | "aer1-timeline" | "aer1-workflow" | "grp-admit", _) => Err(format!(
+            "wrong arguments for {operation}: see crates/harness/CONTRACT.md"
+        )),
+        _ => Ok(Outcome::Unsupported),
+    }
+}
+
+fn open(path: &str) -> Result<File, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => Err(format!("cannot read {path}: it is a directory")),
+        Ok(_) => Ok(file),
+        Err(e) => Err(format!("cannot read {path}: {e}")),
+    }
+}
+
+fn read_error(path: &str, e: &io::Error) -> String {
+    format!("cannot read {path}: {e}")
+}
+
+// ------------------------------------------------------------------------------------------------
+// AER-1
+
+fn receipt_op(m: Mutant, path: &str, tier: &str) -> Result<Outcome, String> {
+    let tier = match tier {
+        "core" => IdTier::Core,
+        "strict" if m == Mutant::StrictTierAsCore => IdTier::Core,
+        "strict" => IdTier::Strict,
+        _ => return Ok(Outcome::Unsupported),
+    };
+    let r = verify_receipt_reader(open(path)?, tier, DEFAULT_MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(path, &e))?;
+    result(m, r.failures, 0)
+}
+
+fn timeline_op(
+    m: Mutant,
+    revision: &str,
+    timeline: &str,
+    commitment: Option<&str>,
+) -> Result<Outcome, String> {
+    let revision = match revision {
+        "06" => Revision::R06,
+        "07" | "08" | "09" => Revision::R09,
+        _ => return Ok(Outcome::Unsupported),
+    };
+    if revision == Revision::R06 && commitment.is_some() {
+        return Ok(Outcome::Unsupported);
+    }
+    let mut options = TimelineOptions {
+        revision,
+        ..TimelineOptions::default()
+    };
+    if let Some(path) = commitment {
+        match read_commitment(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
+            .map_err(|e| read_error(path, &e))?
+        {
+            Ok(c) => options.commitment = Some(c),
+            Err(findings) => options.commitment_findings = findings,
+        }
+    }
+    let style = match m {
+        Mutant::RawUtf8Preimage => Some(Rewrite::RawNonAscii),
+        Mutant::RawU007f => Some(Rewrite::RawDel),
+        Mutant::UppercaseEscapes => Some(Rewrite::UppercaseHex),
+        _ => None,
+    };
+    if let (Some(style), Revision::R09) = (style, revision) {
+        return rewritten_preimage(m, timeline, &options, style);
+    }
+    if m == Mutant::Accepts06AsCurrent && revision == Revision::R09 {
+        return either_construction(m, timeline, &options);
+    }
+    let r = verify_timeline(open(timeline)?, &options).map_err(|e| read_error(timeline, &e))?;
+    let mut failures = r.failures;
+    if m == Mutant::RejectsSeqFloat {
+        for (index, entry) in read_entries(timeline, options.max_entry_bytes)?
+            .iter()
+            .enumerate()
+        {
+            if let Some(seq) = entry
+                .seq_text
+                .as_deref()
+                .filter(|t| t.contains(['.', 'e', 'E']))
+            {
+                failures.push(Finding {
+                    rule: Rule::Aer1TlSeqType,
+                    entry: Some(index as u64),
+                    member: Some("seq".into()),
+                    message: format!("seq {seq} is written with a fraction or exponent (mutant)"),
+                });
+            }
+        }
+    }
+    result(m, failures, r.failures_omitted)
+}
+
+/// How the preimage's string escapes are rewritten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rewrite {
+    /// Every escaped code point from U+007F up written as raw UTF-8 (JCS-like).
+    RawNonAscii,
+    /// Only U+007F written raw.
+    RawDel,
+    /// `\u00e9` written `\u00E9`.
+    UppercaseHex,
+}
+
+/// Rewrites the `\uXXXX` escapes of a preimage the reference built. Other escapes (`\"`, `\n`,
+/// control characters below U+0020) are kept as they are.
+fn rewrite_preimage(preimage: &[u8], style: Rewrite) -> Vec<u8> {
+    let mut out = Vec::with_capacity(preimage.len());
+    let mut i = 0;
+    let unit_at = |at: usize| -> Option<u16> {
+        let digits = preimage.get(at + 2..at + 6)?;
+        if preimage.get(at..at + 2) != Some(b"\\u") {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    while i < preimage.len() {
+        if preimage[i] != b'\\' {
+            out.push(preimage[i]);
+            i += 1;
+            continue;
+        }
+        let Some(unit) = unit_at(i) else {
+            // A two-character escape: copy both.
+            out.extend_from_slice(&preimage[i..(i + 2).min(preimage.len())]);
+            i += 2;
+            continue;
+        };
+        match style {
+            Rewrite::UppercaseHex => {
+                out.extend_from_slice(&preimage[i..i + 6].to_ascii_uppercase());
+                // `\U` is not an escape: keep the `u` lowercase.
+                let at = out.len() - 5;
+                out[at] = b'u';
+                i += 6;
+            }
+            Rewrite::RawDel if unit == 0x7f => {
+                out.push(0x7f);
+                i += 6;
+            }
+            Rewrite::RawNonAscii if (0xd800..0xdc00).contains(&unit) => {
+                match unit_at(i + 6).filter(|low| (0xdc00..0xe000).contains(low)) {
+                    Some(low) => {
+                        let c = 0x10000
+                            + ((u32::from(unit) - 0xd800) << 10)
+                            + (u32::from(low) - 0xdc00);
+                        push_char(&mut out, c);
+                        i += 12;
+                    }
+                    None => {
+                        out.extend_from_slice(&preimage[i..i + 6]);
+                        i += 6;
+                    }
+                }
+            }
+            Rewrite::RawNonAscii if unit >= 0x7f && !(0xdc00..0xe000).contains(&unit) => {
+                push_char(&mut out, u32::from(unit));
+                i += 6;
+            }
+            _ => {
+                out.extend_from_slice(&preimage[i..i + 6]);
+                i += 6;
+            }
+        }
+    }
+    out
+}
+
+fn push_char(out: &mut Vec<u8>, code_point: u32) {
+    let c = char::from_u32(code_point).unwrap_or('\u{fffd}');
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// What the mutants need of one entry, read as the reference reads it.
+#[derive(Clone, Debug, Default)]
+struct EntryFacts {
+    prev_digest: Option<String>,
+    /// The exact text of a numeric `seq`.
+    seq_text: Option<String>,
+}
+
+/// Reads the entries of a timeline (stopping where the array cannot be read further).
+fn read_entries(path: &str, max_entry_bytes: usize) -> Result<Vec<EntryFacts>, String> {
+    let mut splitter = ArraySplitter::new(open(path)?, max_entry_bytes);
+    let mut entries = Vec::new();
+    loop {
+        match splitter.next_piece() {
+            Ok(Piece::Element { bytes, .. }) => entries.push(entry_facts(bytes)),
+            Ok(Piece::End) => break,
+            Err(SplitError::Io(e)) => return Err(read_error(path, &e)),
+            Err(_) => break,
+        }
+    }
+    Ok(entries)
+}
+
+fn entry_facts(bytes: &[u8]) -> EntryFacts {
+    let Ok(text) = agentconf_json::as_text(bytes) else {
+        return EntryFacts::default();
+    };
+    let Ok(parsed) = agentconf_json::parse_nested(text, &["seq"], 1) else {
+        return EntryFacts::default();
+    };
+    let Node::Object(entry) = &parsed.root else {
+        return EntryFacts::default();
+    };
+    EntryFacts {
+        prev_digest: entry
+            .get("prev_digest")
+            .and_then(Node::as_str)
+            .map(str::to_string),
+        seq_text: match entry.get("seq") {
+            Some(Node::Number(Num::Text(t))) => Some(t.to_string()),
+            _ => None,
+        },
+    }
+}
+
+fn link_finding(index: usize, found: &str, expected: &Hash32) -> Finding {
+    Finding {
+        rule: Rule::Aer1TlLink,
+        entry: Some(index as u64),
+        member: Some("prev_digest".into()),
+        message: format!(
+            "prev_digest {} does not match the digest of entry {} ({}) (mutant construction)",
+            agentconf_aer1::text::clip(found, 80),
+            index - 1,
+            hex::lower(expected)
+        ),
+    }
+}
+
+fn final_finding(committed: &str, computed: &Hash32) -> Finding {
+    Finding {
+        rule: Rule::Aer1CmFinal,
+        entry: None,
+        member: Some("commitment.final_entry_digest".into()),
+        message: format!(
+            "the last entry digests to {}, the commitment publishes {committed} (mutant construction)",
+            hex::lower(computed)
+        ),
+    }
+}
+
+/// Replaces the reference's link and final-digest judgements with ones over `digests` (one per
+/// entry, `None` where the entry could not be digested).
+fn relinked(
+    mut failures: Vec<Finding>,
+    entries: &[EntryFacts],
+    digests: &[Option<Hash32>],
+    options: &TimelineOptions,
+    final_was_compared: bool,
+) -> Vec<Finding> {
+    failures.retain(|f| f.rule != Rule::Aer1TlLink);
+    for (index, entry) in entries.iter().enumerate().skip(1) {
+        if let (Some(prev), Some(Some(d))) = (&entry.prev_digest, digests.get(index - 1)) {
+            if !hex::eq_lower(prev, d) {
+                failures.push(link_finding(index, prev, d));
+            }
+        }
+    }
+    if let (Some(c), true) = (&options.commitment, final_was_compared) {
+        failures.retain(|f| f.rule != Rule::Aer1CmFinal);
+        if let Some(Some(last)) = digests.last() {
+            if !hex::eq_lower(&c.final_entry_digest, last) {
+                failures.push(final_finding(&c.final_entry_digest, last));
+            }
+        }
+    }
+    failures
+}
+
+/// The chain checked with entry digests over a rewritten preimage.
+fn rewritten_preimage(
+    m: Mutant,
+    timeline: &str,
+    options: &TimelineOptions,
+    style: Rewrite,
+) -> Result<Outcome, String> {
+    let mut digests: Vec<Option<Hash32>> = Vec::new();
+    let r = verify_timeline_observed(open(timeline)?, options, &mut |e| {
+        let index = e.index as usize;
+        if digests.len() <= index {
+            digests.resize(index + 1, None);
+        }
+        digests[index] = e.preimage.map(|p| sha256(&rewrite_preimage(p, style)));
+    })
+    .map_err(|e| read_error(timeline, &e))?;
+    let entries = read_entries(timeline, options.max_entry_bytes)?;
+    // The reference compared the final digest only when the chain was read whole and its last
+    // entry digested; it then reports the digest.
+    let compared = r.final_entry_digest.is_some();
+    let failures = relinked(r.failures, &entries, &digests, options, compared);
+    result(m, failures, r.failures_omitted)
+}
+
+/// Revision 07-09, falling back to the revision-06 construction when every link holds under it.
+fn either_construction(
+    m: Mutant,
+    timeline: &str,
+    options: &TimelineOptions,
+) -> Result<Outcome, String> {
+    let r = verify_timeline(open(timeline)?, options).map_err(|e| read_error(timeline, &e))?;
+    if !r.failures.iter().any(|f| f.rule == Rule::Aer1TlLink) {
+        return result(m, r.failures, r.failures_omitted);
+    }
+    let options_06 = TimelineOptions {
+        revision: Revision::R06,
+        max_entry_bytes: options.max_entry_bytes,
+        ..TimelineOptions::default()
+    };
+    let mut digests_06: Vec<Option<Hash32>> = Vec::new();
+    let r06 = verify_timeline_observed(open(timeline)?, &options_06, &mut |e| {
+        digests_06.push(e.digest);
+    })
+    .map_err(|e| read_error(timeline, &e))?;
+    let holds_under_06 =
+        r06.failures_omitted == 0 && !r06.failures.iter().any(|f| f.rule == Rule::Aer1TlLink);
+    if !holds_under_06 {
+        return result(m, r.failures, r.failures_omitted);
+    }
+    // "It verifies under one of the constructions": the links and the final digest are judged
+    // under revision 06.
+    let entries = read_entries(timeline, options.max_entry_bytes)?;
+    let compared = r.final_entry_digest.is_some();
+    let failures = relinked(r.failures, &entries, &digests_06, options, compared);
+    result(m, failures, r.failures_omitted)
+}
+
+/// Applies the findings-level defects, prints the result object and returns the verdict.
+fn result(m: Mutant, mut failures: Vec<Finding>, omitted: u64) -> Result<Outcome, String> {
+    let dropped = m.dropped_rules();
+    failures.retain(|f| !dropped.contains(&f.rule));
+    if m == Mutant::FirstFindingOnly {
+        failures.truncate(1);
+    }
+    let omitted = if failures.is_empty() && !dropped.is_empty() {
+        0
+    } else {
+        omitted
+    };
+    let verdict = Verdict::from_findings(&failures, omitted);
+    let mut rules: Vec<&str> = Vec::new();
+    for f in &failures {
+        if !rules.contains(&f.rule.id()) {
+            rules.push(f.rule.id());
+        }
+    }
+    let messages: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
+    let (name, outcome) = match verdict {
+        Verdict::Valid => ("valid", Outcome::Valid),
+        Verdict::Invalid => ("invalid", Outcome::Invalid),
+    };
+    let object = serde_json::json!({"verdict": name, "rules": rules, "messages": messages});
+    let mut out = io::stdout().lock();
+    out.write_all((object.to_string() + "\n").as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write output: {e}"))?;
+    Ok(outcome)
+}
+
+// ------------------------------------------------------------------------------------------------
+// GRP
+
+/// A borrowed store, so that several receivers (and the mutants' own look-ups) share one.
+struct Shared<'a>(&'a dyn AdmissionStore);
+
+impl AdmissionStore for Shared<'_> {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        self.0.admit(session, publisher, event)
+    }
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
+        self.0.handed_off(session, publisher, event)
+    }
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+        self.0.pending(session)
+    }
+    fn count(&self, session: &str) -> Result<u64, StoreError> {
+        self.0.count(session)
+    }
+    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+        self.0.close_session(session)
+    }
+    fn is_durable(&self) -> bool {
+        self.0.is_durable()
+    }
+}
+
+/// The reference's SQLite store with part of the key thrown away.
+struct Rekeyed {
+    inner: SqliteStore,
+    ignore_publisher: bool,
+    ignore_session: bool,
+}
+
+impl Rekeyed {
+    fn key<'a>(&self, session: &'a str, publisher: &'a str) -> (&'a str, &'a str) {
+        (
+            if self.ignore_session { "*" } else { session },
+            if self.ignore_publisher {
+                "*"
+            } else {
+                publisher
+            },
+        )
+    }
+}
+
+impl AdmissionStore for Rekeyed {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        let (s, p) = self.key(session, publisher);
+        self.inner.admit(s, p, event)
+    }
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
+        let (s, p) = self.key(session, publisher);
+        self.inner.handed_off(s, p, event)
+    }
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+        self.inner.pending(self.key(session, "").0)
+    }
+    fn count(&self, session: &str) -> Result<u64, StoreError> {
+        self.inner.count(self.key(session, "").0)
+    }
+    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+        self.inner.close_session(self.key(session, "").0)
+    }
+    fn is_durable(&self) -> bool {
+        true
+    }
+}
+
+/// The window between look-up and insert of the non-atomic store, on a process's first
+/// admission (when concurrent copies race) and afterwards.
+const RACE_WINDOW_FIRST: Duration = Duration::from_millis(100);
+const RACE_WINDOW_LATER: Duration = Duration::from_millis(1);
+
+/// Admitted pairs as files in STATE_DIR, one per pair: durable and shared between processes.
+/// Atomic (`create_new`) or, for the non-atomic mutant, a look-up then a separate write.
+struct FileStore {
+    dir: PathBuf,
+    atomic: bool,
+    first: AtomicBool,
+}
+
+impl FileStore {
+    fn open(state_dir: &Path, atomic: bool) -> Result<FileStore, String> {
+        let dir = state_dir.join("mutant-pairs");
+        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(FileStore {
+            dir,
+            atomic,
+            first: AtomicBool::new(true),
+        })
+    }
+
+    fn path(&self, session: &str, publisher: &str, event: &str) -> PathBuf {
+        // Length-prefixed, so no two pairs share a name.
+        let key = format!(
+            "{}:{session}{}:{publisher}{event}",
+            session.len(),
+            publisher.len()
+        );
+        self.dir.join(hex::lower(&sha256(key.as_bytes())))
+    }
+
+    fn contains(&self, session: &str, publisher: &str, event: &str) -> Result<bool, StoreError> {
+        self.path(session, publisher, event)
+            .try_exists()
+            .map_err(|e| StoreError(e.to_string()))
+    }
+}
+
+impl AdmissionStore for FileStore {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        let path = self.path(session, publisher, event);
+        let err = |e: io::Error| StoreError(format!("{}: {e}", path.display()));
+        if self.atomic {
+            return match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(_) => Ok(Admission::Admitted),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Admission::Duplicate),
+                Err(e) => Err(err(e)),
+            };
+        }
+        // The defect: a look-up, then (a moment later) an insert that does not check again.
+        if path.try_exists().map_err(err)? {
+            return Ok(Admission::Duplicate);
+        }
+        std::thread::sleep(if self.first.swap(false, Ordering::Relaxed) {
+            RACE_WINDOW_FIRST
+        } else {
+            RACE_WINDOW_LATER
+        });
+        fs::write(&path, b"").map_err(err)?;
+        Ok(Admission::Admitted)
+    }
+    fn handed_off(&self, _: &str, _: &str, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn pending(&self, _: &str) -> Result<Vec<(String, String)>, StoreError> {
+        Ok(Vec::new())
+    }
+    fn count(&self, _: &str) -> Result<u64, StoreError> {
+        let entries = fs::read_dir(&self.dir).map_err(|e| StoreError(e.to_string()))?;
+        Ok(entries.count() as u64)
+    }
+    fn close_session(&self, _: &str) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+    fn is_durable(&self) -> bool {
+        true
+    }
+}
+
+fn read_session(path: &str) -> Result<SessionContext, String> {
+    let bytes = match agentconf_json::read_limited(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(path, &e))?
+    {
+        Ok(b) => b,
+        Err(e) => return Err(format!("{path}: {e}")),
+    };
+    SessionContext::from_json(&bytes).map_err(|e| format!("{path}: {e}"))
+}
+
+/// The checks the replica of the pre-admission stage leaves out.
+#[derive(Clone, Copy, Debug, Default)]
+struct Skip {
+    signature: bool,
+    nonce: bool,
+    window: bool,
+    revocation: bool,
+    event_types: bool,
+}
+
+fn skip_of(m: Mutant) -> Option<Skip> {
+    let none = Skip::default();
+    Some(match m {
+        Mutant::GrpIgnoresSignature => Skip {
+            signature: true,
+            ..none
+        },
+        Mutant::GrpIgnoresNonce => Skip {
+            nonce: true,
+            ..none
+        },
+        Mutant::GrpIgnoresWindow => Skip {
+            window: true,
+            ..none
+        },
+        Mutant::GrpIgnoresRevocation => Skip {
+            revocation: true,
+            ..none
+        },
+        Mutant::GrpIgnoresEventTypes => Skip {
+            event_types: true,
+            ..none
+        },
+        _ => return None,
+    })
+}
+
+struct Grp<'a> {
+    mutant: Mutant,
+    session: &'a SessionContext,
+    revision: GrpRevision,
+    store: &'a dyn AdmissionStore,
+    /// The file store, for the mutants that look a pair up without recording it.
+    files: Option<&'a FileStore>,
+    receiver: Receiver<Shared<'a>>,
+    /// The same receiver without the duplicate check.
+    receiver_00: Receiver<Shared<'a>>,
+}
+
+fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<Outcome, String> {
+    let Some(revision) = GrpRevision::parse(revision) else {
+        return Ok(Outcome::Unsupported);
+    };
+    let session = read_session(session)?;
+    let dir = Path::new(state_dir);
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {state_dir}: {e}"))?;
+    let sqlite = || SqliteStore::open(&dir.join("admitted.sqlite")).map_err(|e| e.to_string());
+    let revision = if m == Mutant::GrpNoDedup {
+        GrpRevision::R00
+    } else {
+        revision
+    };
+    let mut files = None;
+    let store: Box<dyn AdmissionStore> = match m {
+        Mutant::GrpMemoryClaimsDurable => Box::new(MemoryStore::new()),
+        Mutant::GrpDedupEventIdOnly | Mutant::GrpDedupAcrossSessions => Box::new(Rekeyed {
+            inner: sqlite()?,
+            ignore_publisher: m == Mutant::GrpDedupEventIdOnly,
+            ignore_session: m == Mutant::GrpDedupAcrossSessions,
+        }),
+        Mutant::GrpNonAtomicClaimsAtomic => Box::new(FileStore::open(dir, false)?),
+        Mutant::GrpDedupBeforeSignature | Mutant::GrpRecordsRejected => {
+            files = Some(FileStore::open(dir, true)?);
+            Box::new(MemoryStore::new())
+        }
+        _ => Box::new(sqlite()?),
+    };
+    let store: &dyn AdmissionStore = match &files {
+        Some(f) => f,
+        None => &*store,
+    };
+    let grp = Grp {
+        mutant: m,
+        session: &session,
+        revision,
+        store,
+        files: files.as_ref(),
+        receiver: Receiver::new(session.clone(), revision, Shared(store)),
+        receiver_00: Receiver::new(session.clone(), GrpRevision::R00, Shared(store)),
+    };
+    run_stream(&grp)
+}
+
+/// One decision line per event line, flushed, as `agentconf impl grp-admit` does.
+fn run_stream(grp: &Grp<'_>) -> Result<Outcome, String> {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = read_line_limited(&mut input, &mut line)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let decision = match read {
+            LineRead::End => break,
+            LineRead::Line => deliver(grp, trim_newline(&line)),
+            LineRead::TooLong => grp.receiver.deliver_oversized(MAX_EVENT_BYTES),
+        }
+        .map_err(|e| e.to_string())?;
+        let text = serde_json::to_string(&decision).map_err(|e| e.to_string())?;
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    Ok(Outcome::Valid)
+}
+
+fn deliver(grp: &Grp<'_>, line: &[u8]) -> Result<Decision, StoreError> {
+    let sid = grp.session.session_id.as_str();
+    let r01 = grp.revision == GrpRevision::R01;
+    if let Some(skip) = skip_of(grp.mutant) {
+        return replica_deliver(grp, line, skip);
+    }
+    match (grp.mutant, grp.files) {
+        (Mutant::GrpDedupBeforeSignature, Some(files)) if r01 => {
+            // The pair is looked up before any check; it is recorded only on admission.
+            if let (identity, Ok(event)) = parse_event(line) {
+                if files.contains(sid, &event.publisher_id, &event.event_id)? {
+                    return Ok(rejected(&identity, RejectError::Duplicate));
+                }
+            }
+            grp.receiver.deliver(line)
+        }
+        (Mutant::GrpRecordsRejected, Some(files)) if r01 => {
+            // Every well-formed event's pair is recorded on arrival, whatever comes of it.
+            match parse_event(line) {
+                (identity, Ok(event)) => {
+                    if files.admit(sid, &event.publisher_id, &event.event_id)?
+                        == Admission::Duplicate
+                    {
+                        return Ok(rejected(&identity, RejectError::Duplicate));
+                    }
+                    grp.receiver_00.deliver(line)
+                }
+                _ => grp.receiver.deliver(line),
+            }
+        }
+        _ => grp.receiver.deliver(line),
+    }
+}
+
+/// A rejection as the reference writes it.
+fn rejected(identity: &Identity, error: RejectError) -> Decision {
+    Decision {
+        event_id: identity.event_id.clone(),
+        publisher_id: identity.publisher_id.clone(),
+        outcome: GrpOutcome::Rejected,
+        ale: Some(ALE_064),
+        rejection_reason: Some(error.reason()),
+        rule: Some(error.rule()),
+        member: match &error {
+            RejectError::Event(e) => e.member(),
+            RejectError::Signature { .. } => Some("publisher_signature".into()),
+            RejectError::NonceMismatch => Some("session_nonce".into()),
+            _ => None,
+        },
+        message: Some(error.to_string()),
+    }
+}
+
+/// A copy of the reference's admission stage with some checks left out.
+fn replica_deliver(grp: &Grp<'_>, line: &[u8], skip: Skip) -> Result<Decision, StoreError> {
+    if line.len() > MAX_EVENT_BYTES {
+        return grp.receiver.deliver_oversized(MAX_EVENT_BYTES);
+    }
+    let (identity, parsed) = parse_event(line);
+    let event = match parsed {
+        Ok(e) => e,
+        Err(e) => return Ok(rejected(&identity, RejectError::Event(e))),
+    };
+    if let Err(e) = pre_admission(grp.session, &event, skip) {
+        return Ok(rejected(&identity, e));
+    }
+    let (sid, publisher, event_id) = (
+        grp.session.session_id.as_str(),
+        event.publisher_id.as_str(),
+        event.event_id.as_str(),
+    );
+    if grp.revision == GrpRevision::R01 {
+        if grp.store.admit(sid, publisher, event_id)? == Admission::Duplicate {
+            return Ok(rejected(&identity, RejectError::Duplicate));
+        }
+        grp.store.handed_off(sid, publisher, event_id)?;
+    }
+    Ok(Decision {
+        event_id: Some(event.event_id.clone()),
+        publisher_id: Some(event.publisher_id.clone()),
+        outcome: GrpOutcome::Admitted,
+        ale: None,
+        rejection_reason: None,
+        rule: None,
+        member: None,
+        message: None,
+    })
+}
+
+/// The reference's publisher, signature and nonce checks, in its order, minus `skip`.
+fn pre_admission(
+    session: &SessionContext,
+    event: &ChangeEvent,
+    skip: Skip,
+) -> Result<(), RejectError> {
+    let publisher =
+        session
+            .publisher(&event.publisher_id)
+            .ok_or_else(|| RejectError::UnknownPublisher {
+                publisher_id: agentconf_aer1::text::clip(&event.publisher_id, 80),
+            })?;
+    if publisher.publisher_type != event.publisher_type {
+        return Err(RejectError::TypeMismatch {
+            declared: event.publisher_type,
+            registered: publisher.publisher_type,
+        });
+    }
+    let clock = instant(&session.clock);
+    match publisher.publisher_type {
+        PublisherType::Principal => {
+            if publisher.revoked && !skip.revocation {
+                return Err(RejectError::Revoked);
+            }
+        }
+        PublisherType::Registered | PublisherType::WellKnown => {
+            if !skip.window {
+                if let Some(nb) = &publisher.not_before {
+                    if instant(nb) > clock {
+                        return Err(RejectError::NotYetValid {
+                            not_before: nb.clone(),
+                            clock: session.clock.clone(),
+                        });
+                    }
+                }
+                if let Some(na) = &publisher.not_after {
+                    if instant(na) < clock {
+                        return Err(RejectError::Expired {
+                            not_after: na.clone(),
+                            clock: session.clock.clone(),
+                        });
+                    }
+                }
+            }
+            if let (Some(types), false) = (&publisher.event_types, skip.event_types) {
+                if !types.contains(&event.change_class) {
+                    return Err(RejectError::EventTypeNotPermitted {
+                        change_class: event.change_class.clone(),
+                    });
+                }
+            }
+        }
+    }
+    if !skip.signature {
+        verify_event_signature(&event.object, &publisher.keys).map_err(|error| {
+            RejectError::Signature {
+                publisher_type: publisher.publisher_type,
+                error,
+            }
+        })?;
+    }
+    if event.session_nonce != session.session_nonce && !skip.nonce {
+        return Err(RejectError::NonceMismatch);
+    }
+    Ok(())
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    End,
+}
+
+/// Reads one line of at most [`MAX_EVENT_BYTES`] bytes; a longer one is consumed unkept.
+fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+    let n = input
+        .by_ref()
+        .take(MAX_EVENT_BYTES as u64 + 1)
+        .read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(LineRead::End);
+    }
+    if line.len() > MAX_EVENT_BYTES && line.last() != Some(&b'\n') {
+        let mut sink = Vec::new();
+        loop {
+            sink.clear();
+            let k = input
+                .by_ref()
+                .take(64 * 1024)
+                .read_until(b'\n', &mut sink)?;
+            if k == 0 || sink.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(LineRead::TooLong);
+    }
+    Ok(LineRead::Line)
+}
+
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_escapes() {
+        let p = br#"{"id":"a\u00e9\u007f\ud83d\ude00\u0001\"\\u00e9"}"#;
+        assert_eq!(
+            String::from_utf8(rewrite_preimage(p, Rewrite::RawNonAscii)).unwrap(),
+            "{\"id\":\"a\u{e9}\u{7f}\u{1f600}\\u0001\\\"\\\\u00e9\"}"
+        );
+        assert_eq!(
+            String::from_utf8(rewrite_preimage(p, Rewrite::RawDel)).unwrap(),
+            "{\"id\":\"a\\u00e9\u{7f}\\ud83d\\ude00\\u0001\\\"\\\\u00e9\"}"
+        );
+        assert_eq!(
+            String::from_utf8(rewrite_preimage(p, Rewrite::UppercaseHex)).unwrap(),
+            r#"{"id":"a\u00E9\u007F\uD83D\uDE00\u0001\"\\u00e9"}"#
+        );
+    }
+
+    #[test]
+    fn every_mutant_has_a_unique_name() {
+        for (i, (name, m, _)) in MUTANTS.iter().enumerate() {
+            assert_eq!(Mutant::parse(name), Some(*m));
+            assert!(MUTANTS[i + 1..].iter().all(|(n, _, _)| n != name));
+        }
+    }
+}

@@ -1,0 +1,586 @@
+//! One self-contained HTML page: inline CSS, a little inline JavaScript, no external resources.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::{
+    argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, seconds, totals,
+    unexpected_phrase, verdict_word, RuleRow, RuleStatus, DRAFTS_NOTE,
+};
+use crate::results::{is_unexpected, status_name, ResultLine, ResultsFile};
+
+/// How many unexpected results the overview lists before folding the rest.
+const UNEXPECTED_SHOWN: usize = 20;
+
+/// How many failing vectors a rule row links to.
+const FAILS_SHOWN: usize = 6;
+
+/// The page. Works without JavaScript (the per-vector detail is `<details>`; the filters are
+/// simply absent); with it, filters by status, suite and id/rule text appear. Every string from
+/// the results file is HTML-escaped (`& < > " '`), control and bidirectional characters are
+/// shown as `\u{…}`, and nothing from the file reaches the script or a URL.
+pub fn html(file: &ResultsFile) -> String {
+    let h = &file.header;
+    let t = totals(file);
+    let rows = per_rule(file);
+    let vectors = ordered(file);
+    let verdict = verdict_word(&t);
+    let verdict_class = match verdict {
+        "PASS" => "ok",
+        "FAIL" => "fail",
+        _ => "none",
+    };
+    // Anchors use positions, never ids from the file.
+    let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in vectors.iter().enumerate() {
+        vector_anchor.entry(r.id.as_str()).or_insert(i);
+    }
+    let rule_anchor: HashMap<&str, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.rule.as_str(), i))
+        .collect();
+
+    let mut o = String::with_capacity(64 * 1024 + file.results.len() * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>agentconf: {} — {verdict} {}/{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(&h.implementation.name),
+        t.passed,
+        t.total
+    );
+
+    // Banner.
+    let _ = write!(
+        o,
+        "<header class=\"top {verdict_class}\"><div class=\"wrap\">\
+         <div class=\"brand\">agentconf conformance report</div>\
+         <h1>{} <span class=\"verdict {verdict_class}\">{verdict}</span></h1><p class=\"sub\">",
+        esc(&h.implementation.name)
+    );
+    let _ = write!(o, "{} of {} vectors passed", t.passed, t.total);
+    if t.unexpected > 0 {
+        let _ = write!(o, " · {}", esc(&unexpected_phrase(&t)));
+    }
+    if t.unsupported > 0 {
+        let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
+    }
+    if file.footer.is_none() {
+        o.push_str(" · <strong>the run was cut short (no footer)</strong>");
+    }
+    o.push_str("</p></div></header>\n<main class=\"wrap\">\n");
+
+    // Counters: false accepts first and largest.
+    o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
+    let fa = t.count("false-accept");
+    let _ = write!(
+        o,
+        "<a class=\"counter big s-false-accept{}\" href=\"#vectors\" data-filter=\"false-accept\">\
+         <span class=\"n\">{fa}</span><span class=\"l\">false accept{}</span>\
+         <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
+        if fa > 0 { " hot" } else { " zero" },
+        if fa == 1 { "" } else { "s" },
+        if fa > 0 {
+            "accepted input the drafts require to be rejected"
+        } else {
+            "no input that must be rejected was accepted"
+        }
+    );
+    for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
+        let _ = writeln!(
+            o,
+            "<a class=\"counter s-{status}{}\" href=\"#vectors\" data-filter=\"{status}\">\
+             <span class=\"n\">{n}</span><span class=\"l\">{status}</span></a>",
+            if *n == 0 { " zero" } else { "" },
+            status = esc(status)
+        );
+    }
+    let pct = percent(t.passed, t.total);
+    let _ = write!(
+        o,
+        "<div class=\"counter conf\"><span class=\"n\">{pct}%</span>\
+         <span class=\"l\">{}/{} passed</span>{}</div>\n</div>\n</section>\n",
+        t.passed,
+        t.total,
+        bar(t.passed, t.total - t.passed, t.total, true)
+    );
+
+    // Facts.
+    o.push_str("<section class=\"card facts\"><h2>Run</h2><dl>\n");
+    let mut fact = |k: &str, v: String| {
+        let _ = writeln!(o, "<dt>{k}</dt><dd>{v}</dd>");
+    };
+    fact("implementation", esc(&h.implementation.name));
+    fact(
+        "command",
+        format!("<code>{}</code>", esc(&argv_line(&h.implementation.argv))),
+    );
+    if let Some(d) = &h.implementation.executable_sha256 {
+        fact("executable sha256", format!("<code>{}</code>", esc(d)));
+    }
+    if let Some(d) = &h.adapter_digest {
+        fact("adapter sha256", format!("<code>{}</code>", esc(d)));
+    }
+    fact(
+        "corpus digest",
+        format!("<code>{}</code>", esc(&h.corpus_digest)),
+    );
+    fact("suite version", esc(&h.suite_version));
+    fact("grading", esc(&grading_name(h.grading)));
+    fact(
+        "profiles",
+        if h.profiles.is_empty() {
+            "none claimed".into()
+        } else {
+            esc(&h.profiles.join(", "))
+        },
+    );
+    fact("started", esc(&h.started_at));
+    match &file.footer {
+        Some(f) => fact(
+            "finished",
+            format!("{} ({})", esc(&f.finished_at), seconds(f.duration_ms)),
+        ),
+        None => fact(
+            "finished",
+            "never: no footer (the run was cut short)".into(),
+        ),
+    }
+    if t.vectors != h.vector_count {
+        fact(
+            "vectors",
+            format!(
+                "{} of the {} the header announced have results",
+                t.vectors, h.vector_count
+            ),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
+         results: anyone can re-check this report.</p></section>",
+        esc(DRAFTS_NOTE)
+    );
+
+    // Unexpected results, false accepts first.
+    let bad: Vec<(usize, &&ResultLine)> = vectors
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| is_unexpected(r.status))
+        .collect();
+    if !bad.is_empty() {
+        let _ = writeln!(
+            o,
+            "<section class=\"card\" id=\"unexpected\"><h2>Unexpected results \
+             <small>{} · false accepts first</small></h2><ol class=\"bad\">",
+            bad.len()
+        );
+        let more = bad.len().saturating_sub(UNEXPECTED_SHOWN);
+        for (k, (i, r)) in bad.into_iter().enumerate() {
+            if k == UNEXPECTED_SHOWN {
+                // The rest folded (native <details>: no script needed), numbering continued.
+                let _ = writeln!(
+                    o,
+                    "</ol><details class=\"more\"><summary>…and {more} more</summary>\
+                     <ol class=\"bad\" start=\"{}\">",
+                    UNEXPECTED_SHOWN + 1
+                );
+            }
+            let _ = writeln!(
+                o,
+                "<li>{} <a href=\"#v-{i}\"><code>{}</code></a> <span class=\"d\">{}</span></li>",
+                pill(status_name(r.status)),
+                esc(&r.id),
+                esc(&clip(&r.detail, 160))
+            );
+        }
+        o.push_str(if more > 0 {
+            "</ol></details></section>\n"
+        } else {
+            "</ol></section>\n"
+        });
+    }
+
+    // The per-rule table.
+    let failing = rows.iter().filter(|r| r.status == RuleStatus::Fail).count();
+    let unsupported = rows
+        .iter()
+        .filter(|r| r.status == RuleStatus::Unsupported)
+        .count();
+    let _ = writeln!(
+        o,
+        "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
+         {unsupported} unsupported</small></h2>",
+        rows.len()
+    );
+    let mut i = 0;
+    while i < rows.len() {
+        let draft = &rows[i].draft;
+        let end = rows[i..]
+            .iter()
+            .position(|r| &r.draft != draft)
+            .map_or(rows.len(), |p| i + p);
+        let _ = write!(
+            o,
+            "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
+             <th>Vectors passed</th><th>Status</th></tr></thead>\n",
+            esc(draft)
+        );
+        let mut section: Option<&str> = None;
+        for (k, row) in rows[i..end].iter().enumerate() {
+            if section != Some(row.section.as_str()) {
+                if section.is_some() {
+                    o.push_str("</tbody>\n");
+                }
+                section = Some(row.section.as_str());
+                let _ = writeln!(
+                    o,
+                    "<tbody><tr class=\"sec\"><th colspan=\"4\">Section {}</th></tr>",
+                    if row.section.is_empty() {
+                        "unknown".into()
+                    } else {
+                        esc(&row.section)
+                    }
+                );
+            }
+            rule_row(&mut o, i + k, row, &vector_anchor);
+        }
+        o.push_str("</tbody></table>\n");
+        i = end;
+    }
+    o.push_str("</section>\n");
+
+    // Vectors.
+    let mut suites: Vec<&str> = file.results.iter().map(|r| r.suite.as_str()).collect();
+    suites.sort_unstable();
+    suites.dedup();
+    let _ = write!(
+        o,
+        "<section class=\"card\" id=\"vectors\"><h2>Vectors <small>{} · most severe first · \
+         click one for expected vs actual and captured stderr</small></h2>\n\
+         <form class=\"filters\" id=\"filters\" hidden>\
+         <label>Status <select id=\"f-status\"><option value=\"\">all</option>\
+         <option value=\"unexpected\">unexpected only</option>",
+        t.vectors
+    );
+    for (status, n) in &t.by_status {
+        if *n > 0 {
+            let _ = write!(
+                o,
+                "<option value=\"{s}\">{s} ({n})</option>",
+                s = esc(status)
+            );
+        }
+    }
+    o.push_str(
+        "</select></label> <label>Suite <select id=\"f-suite\"><option value=\"\">all</option>",
+    );
+    for s in &suites {
+        let _ = write!(o, "<option value=\"{s}\">{s}</option>", s = esc(s));
+    }
+    o.push_str(
+        "</select></label> <label class=\"grow\">Search <input id=\"f-q\" type=\"search\" \
+         placeholder=\"vector id or rule id\" autocomplete=\"off\"></label> \
+         <button type=\"button\" id=\"f-open\">expand shown</button> \
+         <button type=\"button\" id=\"f-close\">collapse all</button> \
+         <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
+    );
+    for (i, r) in vectors.iter().enumerate() {
+        vector_row(&mut o, i, r, &rule_anchor);
+    }
+    o.push_str(
+        "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No vector matches the filters.</p>\
+         </section>\n",
+    );
+    let _ = write!(
+        o,
+        "<footer>Derived by agentconf from a results file ({}). All text from the file is \
+         shown escaped.</footer>\n</main>\n<script>{JS}</script>\n</body>\n</html>\n",
+        esc(&h.format)
+    );
+    o
+}
+
+fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap<&str, usize>) {
+    let failed = row.unexpected.len();
+    let _ = write!(
+        o,
+        "<tr id=\"r-{index}\" class=\"r-{}\"><td><code class=\"rule\">{}</code>\
+         <div class=\"title\">{}</div>",
+        row.status.as_str(),
+        esc(&row.rule),
+        esc(&row.title)
+    );
+    if failed > 0 {
+        o.push_str("<div class=\"fails\">");
+        for id in row.unexpected.iter().take(FAILS_SHOWN) {
+            match vector_anchor.get(id.as_str()) {
+                Some(i) => {
+                    let _ = write!(o, "<a href=\"#v-{i}\">{}</a> ", esc(id));
+                }
+                None => {
+                    let _ = write!(o, "<span>{}</span> ", esc(id));
+                }
+            }
+        }
+        if failed > FAILS_SHOWN {
+            let _ = write!(o, "<span>…and {} more</span>", failed - FAILS_SHOWN);
+        }
+        o.push_str("</div>");
+    }
+    let _ = writeln!(
+        o,
+        "</td><td><span class=\"lvl lvl-{}\">{}</span></td><td class=\"num\">{}\
+         <span class=\"frac\">{}/{}</span>{}</td><td>{}</td></tr>",
+        if row.level == "MUST" { "must" } else { "other" },
+        esc(&row.level),
+        bar(row.passed, failed, row.total, false),
+        row.passed,
+        row.total,
+        if row.unsupported > 0 {
+            format!(
+                "<span class=\"uns\">+{} unsupported</span>",
+                row.unsupported
+            )
+        } else {
+            String::new()
+        },
+        rule_pill(row.status)
+    );
+}
+
+fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&str, usize>) {
+    let status = status_name(r.status);
+    let expectation = serde_json::to_value(r.expectation)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let meaning = match expectation.as_str() {
+        "valid" => "must accept",
+        "invalid" => "must reject",
+        "acceptable" => "either verdict conforms",
+        _ => "",
+    };
+    let _ = write!(
+        o,
+        "<details class=\"v s-{status}\" id=\"v-{i}\" data-status=\"{status}\" \
+         data-unexpected=\"{}\" data-suite=\"{}\" data-id=\"{}\" data-rules=\"{}\">\
+         <summary>{} <code class=\"id\">{}</code><span class=\"d\">{}</span>\
+         <span class=\"ms\">{} ms</span></summary>\n<div class=\"body\"><div class=\"cmp\">\
+         <div class=\"exp\"><h4>Expected</h4><p><strong>{}</strong> — {meaning}</p>",
+        u8::from(is_unexpected(r.status)),
+        esc(r.suite.as_str()),
+        esc(&r.id),
+        esc(&r.rules.join(" ")),
+        pill(status),
+        esc(&r.id),
+        esc(&clip(&r.detail, 120)),
+        r.duration_ms,
+        esc(&expectation)
+    );
+    if !r.expected_rules.is_empty() {
+        o.push_str("<p>a rejection cites ");
+        rule_links(o, &r.expected_rules, rule_anchor);
+        o.push_str("</p>");
+    }
+    let _ = write!(
+        o,
+        "</div><div class=\"act\"><h4>Actual</h4><p>{}</p><p class=\"detail\">{}</p></div>\
+         </div>\n<p class=\"meta\">suite <strong>{}</strong> · family <strong>{}</strong> · \
+         level <strong>{}</strong> · exercises ",
+        pill(status),
+        if r.detail.is_empty() {
+            "<em>no detail</em>".to_string()
+        } else {
+            esc(&r.detail)
+        },
+        esc(r.suite.as_str()),
+        esc(&r.family),
+        esc(&r.level)
+    );
+    rule_links(o, &r.rules, rule_anchor);
+    o.push_str("</p>\n");
+    if r.stderr.is_empty() {
+        o.push_str("<p class=\"meta\">No standard error captured.</p>");
+    } else {
+        let _ = write!(
+            o,
+            "<h4>Captured stderr <small>(never interpreted)</small></h4><pre>{}</pre>",
+            esc(&r.stderr)
+        );
+    }
+    o.push_str("</div></details>\n");
+}
+
+fn rule_links(o: &mut String, rules: &[String], rule_anchor: &HashMap<&str, usize>) {
+    if rules.is_empty() {
+        o.push_str("<em>no rule</em>");
+    }
+    for (k, rule) in rules.iter().enumerate() {
+        if k > 0 {
+            o.push(' ');
+        }
+        match rule_anchor.get(rule.as_str()) {
+            Some(i) => {
+                let _ = write!(o, "<a class=\"chip\" href=\"#r-{i}\">{}</a>", esc(rule));
+            }
+            None => {
+                let _ = write!(o, "<span class=\"chip\">{}</span>", esc(rule));
+            }
+        }
+    }
+}
+
+fn pill(status: &str) -> String {
+    format!("<span class=\"pill s-{s}\">{s}</span>", s = esc(status))
+}
+
+fn rule_pill(s: RuleStatus) -> String {
+    let class = match s {
+        RuleStatus::Pass => "pass",
+        RuleStatus::Fail => "false-accept",
+        RuleStatus::Unsupported => "unsupported",
+    };
+    format!("<span class=\"pill s-{class}\">{}</span>", s.as_str())
+}
+
+fn percent(n: usize, total: usize) -> usize {
+    (n * 100).checked_div(total).unwrap_or(0)
+}
+
+/// A pass/fail bar: green for `passed`, red for `failed`, out of `total` (grey when 0).
+fn bar(passed: usize, failed: usize, total: usize, wide: bool) -> String {
+    let (p, f) = (percent(passed, total), percent(failed, total));
+    format!(
+        "<span class=\"bar{}\" role=\"img\" aria-label=\"{passed} of {total} passed\">\
+         <span class=\"p\" style=\"width:{p}%\"></span><span class=\"f\" style=\"width:{f}%\">\
+         </span></span>",
+        if wide { " wide" } else { "" }
+    )
+}
+
+/// Escapes `s` for HTML text and attribute values: `& < > " '` as entities; control characters
+/// other than line breaks and tabs, and bidirectional formatting characters, as visible `\u{…}`.
+pub(crate) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() || is_bidi_control(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = r#"
+[hidden]{display:none!important}
+:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+code,pre,.id,.chip,dd code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
+.wrap{max-width:1200px;margin:0 auto;padding:0 24px}
+header.top{color:#fff;background:#24292f;padding:20px 0 18px;border-bottom:6px solid var(--un)}
+header.top.fail{border-bottom-color:var(--fa)}header.top.ok{border-bottom-color:var(--ok)}
+.brand{font-size:12px;letter-spacing:.08em;text-transform:uppercase;opacity:.7}
+h1{margin:4px 0 2px;font-size:26px;font-weight:650;word-break:break-all}
+.sub{margin:0;opacity:.85}
+.verdict{display:inline-block;vertical-align:middle;margin-left:8px;padding:2px 12px;border-radius:999px;font-size:14px;font-weight:700;letter-spacing:.05em;background:var(--un)}
+.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}
+main.wrap{padding-top:24px;padding-bottom:40px}
+h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--mut);font-size:13px;margin-left:6px}
+h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
+h4{margin:0 0 4px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--mut)}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0}
+.counters{display:grid;grid-template-columns:minmax(220px,1fr) 3fr;gap:12px}
+.small{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}
+.counter{display:flex;flex-direction:column;justify-content:center;background:var(--card);border:1px solid var(--line);border-left:6px solid var(--c,var(--un));border-radius:10px;padding:10px 14px;color:inherit;text-decoration:none;min-height:72px}
+a.counter:hover{box-shadow:0 1px 6px rgba(0,0,0,.12)}
+.counter .n{font-size:26px;font-weight:750;line-height:1.1;color:var(--c,var(--fg));font-variant-numeric:tabular-nums}
+.counter .l{font-size:12.5px;color:var(--mut)}
+.counter.zero .n{color:#adb5bd}.counter.zero{border-left-color:#dee2e6}
+.counter.big{padding:16px 20px}.counter.big .n{font-size:56px}.counter.big .l{font-size:15px;font-weight:600;color:var(--fg)}.counter.big .h{font-size:12.5px;color:var(--mut);margin-top:4px}
+.counter.big.hot{background:var(--fa);border-color:var(--fa);color:#fff}.counter.big.hot .n,.counter.big.hot .l,.counter.big.hot .h{color:#fff}
+.counter.big.zero{border-left-color:var(--ok)}.counter.big.zero .n{color:var(--ok)}
+.counter.conf{border-left-color:var(--ok)}.counter.conf .n{color:var(--ok)}
+.s-false-accept{--c:var(--fa)}.s-false-reject{--c:var(--fr)}.s-wrong-reason{--c:var(--wr)}.s-crash{--c:var(--cr)}.s-timeout{--c:var(--to)}.s-protocol-error{--c:var(--pe)}.s-unsupported{--c:var(--un)}.s-pass{--c:var(--ok)}
+.pill{display:inline-block;min-width:92px;text-align:center;padding:1px 8px;border-radius:999px;font-size:11.5px;font-weight:650;color:#fff;background:var(--c,#495057);white-space:nowrap}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:4px 18px;margin:0}
+dt{color:var(--mut)}dd{margin:0;word-break:break-all}
+.note{margin:12px 0 0;color:var(--mut);font-size:13px}
+ol.bad{margin:0;padding-left:26px}ol.bad li{margin:3px 0}details.more>summary{cursor:pointer;color:#0969da;margin:6px 0 2px}ol.bad .d,summary .d{color:var(--mut)}
+table.rules{width:100%;border-collapse:collapse;margin-bottom:8px}
+table.rules th,table.rules td{text-align:left;vertical-align:top;padding:7px 8px;border-bottom:1px solid #eaeef2}
+table.rules thead th{font-size:12px;color:var(--mut);font-weight:600;border-bottom:2px solid var(--line)}
+table.rules th:nth-child(2),table.rules td:nth-child(2){width:80px}table.rules th:nth-child(3),table.rules td:nth-child(3){width:250px}table.rules th:nth-child(4),table.rules td:nth-child(4){width:120px}
+tr.sec th{background:#f6f8fa;font-size:12.5px;color:#424a53;font-weight:650}
+tr.r-fail td{background:#fff5f5}
+code.rule{font-weight:650}
+.title{color:#424a53;font-size:13px}
+.fails{margin-top:3px;font-size:12px}.fails a,.fails span{margin-right:8px;color:var(--fa);font-family:ui-monospace,Menlo,Consolas,monospace}
+.lvl{font-size:11.5px;font-weight:700;padding:1px 6px;border-radius:4px;border:1px solid var(--line)}.lvl-must{background:#24292f;color:#fff;border-color:#24292f}
+.num{white-space:nowrap}.frac{display:inline-block;min-width:52px;margin-left:8px;font-variant-numeric:tabular-nums}.uns{display:block;color:var(--mut);font-size:12px}
+.bar{display:inline-flex;vertical-align:middle;width:120px;height:10px;border-radius:5px;background:#e9ecef;overflow:hidden}
+.bar.wide{display:flex;width:100%;margin-top:6px}
+.bar .p{background:var(--ok)}.bar .f{background:var(--fa)}
+.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:center;padding:10px 12px;margin:0 0 10px;background:#f6f8fa;border:1px solid var(--line);border-radius:8px;position:sticky;top:0;z-index:1}
+.filters label{font-size:12.5px;color:var(--mut);display:flex;gap:6px;align-items:center}.filters .grow{flex:1}
+.filters input,.filters select,.filters button{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;background:#fff}
+.filters input{width:100%;min-width:160px}.filters button{cursor:pointer}
+.count{font-size:12.5px;color:var(--mut)}
+details.v{border:1px solid #eaeef2;border-left:4px solid var(--c,var(--un));border-radius:6px;margin:5px 0;background:#fff}
+details.v.s-pass{border-left-color:#b2f2bb}details.v.s-unsupported{border-left-color:#dee2e6}
+details.v>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:center;list-style:none}
+details.v>summary::-webkit-details-marker{display:none}
+details.v>summary::before{content:"\25B8";color:var(--mut);font-size:11px}details.v[open]>summary::before{content:"\25BE"}
+details.v>summary:hover{background:#f6f8fa}
+summary .id{font-weight:600;word-break:break-all}summary .d{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12.5px}summary .ms{color:var(--mut);font-size:11.5px;white-space:nowrap}
+details.v .body{padding:4px 14px 12px 30px;border-top:1px solid #eaeef2}
+.cmp{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin:10px 0 6px}
+.cmp>div{background:#f6f8fa;border-radius:6px;padding:8px 12px}.cmp p{margin:4px 0}.cmp .act{background:#fff8f0}details.s-pass .cmp .act{background:#f0faf2}
+.detail{white-space:pre-wrap;word-break:break-word}
+.meta{color:var(--mut);font-size:12.5px;margin:6px 0}
+.chip{display:inline-block;padding:0 6px;border-radius:4px;background:#eef1f4;color:#24292f;text-decoration:none;font-size:12px;margin:1px 0}a.chip:hover{background:#dde3ea}
+pre{margin:4px 0 0;background:#1f2328;color:#e6edf3;padding:10px 12px;border-radius:6px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-word}
+.empty{color:var(--mut);text-align:center;padding:12px}
+footer{color:var(--mut);font-size:12px;text-align:center;margin-top:24px}
+a{color:#0969da}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(2,1fr)}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}}
+body{overflow-wrap:anywhere}
+@media print{.filters{display:none}details.v{break-inside:avoid}}
+"#;
+
+const JS: &str = r#"
+(function(){
+var form=document.getElementById('filters');if(!form)return;form.hidden=false;
+form.addEventListener('submit',function(e){e.preventDefault();});
+var st=document.getElementById('f-status'),su=document.getElementById('f-suite'),q=document.getElementById('f-q'),
+cnt=document.getElementById('f-count'),empty=document.getElementById('f-empty');
+var rows=Array.prototype.slice.call(document.querySelectorAll('#vlist details.v'));
+function apply(){
+var s=st.value,u=su.value,t=q.value.trim().toLowerCase(),n=0;
+rows.forEach(function(r){
+var d=r.dataset,ok=(!s||(s==='unexpected'?d.unexpected==='1':d.status===s))&&(!u||d.suite===u)&&
+(!t||d.id.toLowerCase().indexOf(t)>=0||d.rules.toLowerCase().indexOf(t)>=0);
+r.hidden=!ok;if(ok)n++;});
+cnt.textContent=n+' of '+rows.length+' shown';empty.hidden=n>0;}
+st.addEventListener('change',apply);su.addEventListener('change',apply);q.addEventListener('input',apply);
+document.getElementById('f-open').addEventListener('click',function(){rows.forEach(function(r){if(!r.hidden)r.open=true;});});
+document.getElementById('f-close').addEventListener('click',function(){rows.forEach(function(r){r.open=false;});});
+Array.prototype.forEach.call(document.querySelectorAll('[data-filter]'),function(a){
+a.addEventListener('click',function(){var v=a.getAttribute('data-filter');
+if(!Array.prototype.some.call(st.options,function(o){return o.value===v;}))v='';st.value=v;apply();});});
+function openHash(){var h=location.hash.slice(1);if(h.indexOf('v-')!==0)return;var d=document.getElementById(h);
+if(d){d.hidden=false;d.open=true;}}
+window.addEventListener('hashchange',openHash);openHash();apply();
+})();
+"#;

@@ -1,0 +1,47 @@
+//! The summary as one JSON object.
+
+use serde::Serialize;
+
+use super::{per_rule, totals, unexpected, RuleRow, Totals};
+use crate::results::{Footer, Header, ResultLine, ResultsFile};
+
+/// The summary format version.
+pub const SUMMARY_FORMAT: &str = "agentconf-summary/1";
+
+/// Everything [`json`] writes, in its key order.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary<'a> {
+    /// `agentconf-summary/1`.
+    pub format: &'static str,
+    pub header: &'a Header,
+    /// `null` when the run was cut short.
+    pub footer: Option<&'a Footer>,
+    /// Computed from the result lines.
+    pub totals: Totals,
+    /// The unexpected result lines, false accepts first.
+    pub unexpected: Vec<&'a ResultLine>,
+    /// The per-rule table.
+    pub rules: Vec<RuleRow>,
+}
+
+/// The summary of `file`.
+pub fn summary(file: &ResultsFile) -> Summary<'_> {
+    Summary {
+        format: SUMMARY_FORMAT,
+        header: &file.header,
+        footer: file.footer.as_ref(),
+        totals: totals(file),
+        unexpected: unexpected(file),
+        rules: per_rule(file),
+    }
+}
+
+/// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
+/// `totals`, `unexpected`, `rules`.
+pub fn json(file: &ResultsFile) -> String {
+    // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
+    let mut s = serde_json::to_string_pretty(&summary(file))
+        .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()));
+    s.push('\n');
+    s
+}

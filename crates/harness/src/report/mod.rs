@@ -1,0 +1,445 @@
+//! Reports derived from a results file: pure functions from a parsed [`ResultsFile`] to text, no
+//! I/O. Every format lists false accepts first — they are the security-relevant failure.
+//!
+//! - [`text`]: the terminal summary;
+//! - [`per_rule`]: the per-rule table (grouped by draft and section, quoting the rule's title);
+//! - [`json`] / [`summary`]: the same as one JSON object with a fixed key order;
+//! - [`junit`]: JUnit XML for CI, one testsuite per corpus suite;
+//! - [`markdown`]: for pull requests;
+//! - [`html`]: one self-contained page with filters and per-vector detail;
+//! - [`badge`]: a shields.io endpoint object;
+//! - [`diff()`] / [`diff_text`]: what changed between two results files, regressions first.
+//!
+//! Everything in a results file is untrusted (an implementation's stderr and messages end up in
+//! it): each format escapes what it embeds — HTML entities, Markdown punctuation, terminal control
+//! characters, XML through quick-junit.
+
+mod badge;
+mod diff;
+mod html;
+mod json;
+mod junit;
+mod markdown;
+mod text;
+
+use std::collections::BTreeMap;
+
+use agentconf_rules::{Catalogue, Rule};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use crate::results::{is_unexpected, status_name, ResultLine, ResultsFile, STATUSES};
+use crate::runner::{Grading, Status};
+
+pub use badge::{badge, badge_color};
+pub use diff::{diff, diff_text, Change, Diff, Entry};
+pub use html::html;
+pub use json::{json, summary, Summary};
+pub use junit::junit;
+pub use markdown::markdown;
+pub use text::text;
+
+/// What the header of every human-facing format says about the drafts.
+pub const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
+    individual Internet-Drafts: not RFCs, not endorsed by the IETF";
+
+/// How one rule fared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleStatus {
+    /// Every counted vector that exercises the rule passed.
+    Pass,
+    /// At least one vector that exercises the rule had an unexpected outcome.
+    Fail,
+    /// Every vector that exercises the rule was unsupported.
+    Unsupported,
+}
+
+impl RuleStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleStatus::Pass => "pass",
+            RuleStatus::Fail => "fail",
+            RuleStatus::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// One row of the per-rule table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleRow {
+    /// The catalogue id, e.g. `AER1-TL-LINK`.
+    pub rule: String,
+    /// The draft's name, e.g. `draft-zambo-aer1`; `unknown` for an id this build does not know.
+    pub draft: String,
+    pub family: String,
+    pub section: String,
+    /// `MUST` or `SHOULD` (`?` for an unknown id).
+    pub level: String,
+    /// The rule in words, as the catalogue states it.
+    pub title: String,
+    /// Whether this build's rule catalogue knows the id.
+    pub known: bool,
+    /// Vectors exercising the rule that passed.
+    pub passed: usize,
+    /// Vectors exercising the rule, unsupported ones excluded.
+    pub total: usize,
+    /// Vectors exercising the rule that were unsupported (not in `total`).
+    pub unsupported: usize,
+    pub status: RuleStatus,
+    /// Ids of the vectors with an unexpected outcome, false accepts first.
+    pub unexpected: Vec<String>,
+}
+
+/// Vector counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Totals {
+    /// Result lines in the file.
+    pub vectors: usize,
+    pub passed: usize,
+    /// Vectors counted for conformance: all but the unsupported ones.
+    pub total: usize,
+    pub unsupported: usize,
+    /// Vectors whose status fails the run.
+    pub unexpected: usize,
+    /// Vectors per status in report order (false accepts first), zeros included.
+    pub by_status: Vec<(String, usize)>,
+}
+
+impl Totals {
+    /// The count for a status name (`false-accept`, …).
+    pub fn count(&self, status: &str) -> usize {
+        self.by_status
+            .iter()
+            .find(|(s, _)| s == status)
+            .map_or(0, |(_, n)| *n)
+    }
+}
+
+impl Serialize for Totals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Ordered<'a>(&'a [(String, usize)]);
+        impl Serialize for Ordered<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("vectors", &self.vectors)?;
+        m.serialize_entry("passed", &self.passed)?;
+        m.serialize_entry("total", &self.total)?;
+        m.serialize_entry("unsupported", &self.unsupported)?;
+        m.serialize_entry("unexpected", &self.unexpected)?;
+        m.serialize_entry("by_status", &Ordered(&self.by_status))?;
+        m.end()
+    }
+}
+
+/// Where a status goes in report order: its place in [`STATUSES`] (false accepts first); a
+/// status missing from that list goes last.
+pub fn status_rank(s: Status) -> usize {
+    STATUSES
+        .iter()
+        .position(|x| *x == s)
+        .unwrap_or(STATUSES.len())
+}
+
+/// Counts per status, computed from the result lines (the footer may be missing when a run was
+/// cut short, and is not trusted to agree).
+pub fn totals(file: &ResultsFile) -> Totals {
+    let mut by_status: Vec<(String, usize)> = STATUSES
+        .iter()
+        .map(|s| (status_name(*s).to_string(), 0))
+        .collect();
+    let mut extra: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for r in &file.results {
+        let name = status_name(r.status);
+        match by_status.iter_mut().find(|(s, _)| s == name) {
+            Some((_, n)) => *n += 1,
+            None => *extra.entry(name).or_default() += 1,
+        }
+    }
+    by_status.extend(extra.into_iter().map(|(k, v)| (k.to_string(), v)));
+    let passed = file
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Pass)
+        .count();
+    let unsupported = file
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Unsupported)
+        .count();
+    Totals {
+        vectors: file.results.len(),
+        passed,
+        total: file.results.len() - unsupported,
+        unsupported,
+        unexpected: file
+            .results
+            .iter()
+            .filter(|r| is_unexpected(r.status))
+            .count(),
+        by_status,
+    }
+}
+
+/// Result lines in report order: by status (false accepts first, passes last), then by id.
+pub fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
+    let mut v: Vec<&ResultLine> = file.results.iter().collect();
+    v.sort_by(|a, b| (status_rank(a.status), &a.id).cmp(&(status_rank(b.status), &b.id)));
+    v
+}
+
+/// The unexpected results in report order: false accepts, false rejects, wrong reasons, crashes,
+/// timeouts, protocol errors; by id within each.
+pub fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
+    ordered(file)
+        .into_iter()
+        .filter(|r| is_unexpected(r.status))
+        .collect()
+}
+
+/// The per-rule table: one row for each rule id that any result line mentions in `rules`, sorted
+/// by draft (catalogue order: AER-1 before GRP), then section (numerically: `3-6` before `7`
+/// before `8.6`; unnumbered sections such as `none (input hygiene)` last), then id.
+pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
+    let mut lines_by_rule: BTreeMap<&str, Vec<&ResultLine>> = BTreeMap::new();
+    for r in &file.results {
+        for rule in &r.rules {
+            let lines = lines_by_rule.entry(rule.as_str()).or_default();
+            // A vector naming a rule twice still counts once.
+            if !lines.iter().any(|l| std::ptr::eq(*l, r)) {
+                lines.push(r);
+            }
+        }
+    }
+    let mut rows: Vec<RuleRow> = lines_by_rule
+        .into_iter()
+        .map(|(id, mut lines)| {
+            lines.sort_by(|a, b| {
+                (status_rank(a.status), &a.id).cmp(&(status_rank(b.status), &b.id))
+            });
+            let passed = lines.iter().filter(|l| l.status == Status::Pass).count();
+            let unsupported = lines
+                .iter()
+                .filter(|l| l.status == Status::Unsupported)
+                .count();
+            let unexpected: Vec<String> = lines
+                .iter()
+                .filter(|l| is_unexpected(l.status))
+                .map(|l| l.id.clone())
+                .collect();
+            let total = lines.len() - unsupported;
+            let status = if !unexpected.is_empty() {
+                RuleStatus::Fail
+            } else if total == 0 {
+                RuleStatus::Unsupported
+            } else {
+                RuleStatus::Pass
+            };
+            let record = Rule::from_id(id).map(Rule::record);
+            RuleRow {
+                rule: id.to_string(),
+                draft: record.map_or("unknown".into(), |r| r.draft.clone()),
+                family: record.map_or(String::new(), |r| r.family.clone()),
+                section: record.map_or(String::new(), |r| r.section.clone()),
+                level: record.map_or("?".into(), |r| r.level.as_str().to_string()),
+                title: record.map_or("(not in this build's rule catalogue)".into(), |r| {
+                    r.title.clone()
+                }),
+                known: record.is_some(),
+                passed,
+                total,
+                unsupported,
+                status,
+                unexpected,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (draft_rank(&a.draft), section_key(&a.section), &a.rule).cmp(&(
+            draft_rank(&b.draft),
+            section_key(&b.section),
+            &b.rule,
+        ))
+    });
+    rows
+}
+
+/// Drafts in catalogue order; unknown drafts last, by name.
+fn draft_rank(draft: &str) -> (usize, String) {
+    let pos = Catalogue::embedded()
+        .records()
+        .iter()
+        .position(|r| r.draft == draft)
+        .unwrap_or(usize::MAX);
+    (pos, draft.to_string())
+}
+
+/// A sort key for a section string: the numbers it starts with, compared numerically; sections
+/// without a number last.
+fn section_key(section: &str) -> (bool, Vec<u64>, String) {
+    let head = section.split('(').next().unwrap_or("");
+    let numbers: Vec<u64> = head
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    (numbers.is_empty(), numbers, section.to_string())
+}
+
+/// The grading level's name as the results file spells it (`strict`, `loose`, …).
+pub(crate) fn grading_name(g: Grading) -> String {
+    serde_json::to_value(g)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{g:?}").to_lowercase())
+}
+
+/// `1234` ms as `1.2 s`.
+pub(crate) fn seconds(ms: u64) -> String {
+    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
+}
+
+/// The argv as a person would type it (words with unusual characters single-quoted); `(run in
+/// process)` when empty. Not escaped for any output format: callers escape.
+pub(crate) fn argv_line(argv: &[String]) -> String {
+    if argv.is_empty() {
+        return "(run in process)".into();
+    }
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The overall verdict in one word.
+pub(crate) fn verdict_word(t: &Totals) -> &'static str {
+    if t.unexpected > 0 {
+        "FAIL"
+    } else if t.total == 0 {
+        "NOTHING RUN"
+    } else {
+        "PASS"
+    }
+}
+
+/// A short phrase for the unexpected counts, false accepts first: `2 false accepts, 1 crash`.
+pub(crate) fn unexpected_phrase(t: &Totals) -> String {
+    t.by_status
+        .iter()
+        .filter(|(s, n)| *n > 0 && s != "pass" && s != "unsupported")
+        .map(|(s, n)| {
+            let words = s.replace('-', " ");
+            if *n == 1 {
+                format!("1 {words}")
+            } else {
+                format!("{n} {}", plural(&words))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(words: &str) -> String {
+    if words.ends_with("sh") || words.ends_with('s') {
+        format!("{words}es")
+    } else {
+        format!("{words}s")
+    }
+}
+
+/// At most `max` characters of `s`, with `…` when cut.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// `s` made safe for a terminal: control characters (escape sequences, carriage returns, NUL)
+/// and bidirectional overrides are shown as `\u{…}` escapes, line breaks as `\n`, so a hostile
+/// message can neither move the cursor nor reorder what is printed.
+pub(crate) fn terminal_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push(' '),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Bidirectional formatting characters (the "Trojan Source" set).
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_sort_numerically_with_unnumbered_last() {
+        let mut s = vec![
+            "none (input hygiene)",
+            "8.6",
+            "7, 8",
+            "3-6",
+            "7 (external commitment artifact)",
+            "7",
+            "3, 7 (documents are JSON)",
+            "8",
+            "10",
+        ];
+        s.sort_by_key(|x| section_key(x));
+        assert_eq!(
+            s,
+            [
+                "3-6",
+                "3, 7 (documents are JSON)",
+                "7",
+                "7 (external commitment artifact)",
+                "7, 8",
+                "8",
+                "8.6",
+                "10",
+                "none (input hygiene)"
+            ]
+        );
+    }
+
+    #[test]
+    fn aer1_before_grp() {
+        assert!(draft_rank("draft-zambo-aer1") < draft_rank("draft-sato-soos-grp"));
+        assert!(draft_rank("draft-sato-soos-grp") < draft_rank("unknown"));
+    }
+
+    #[test]
+    fn argv_quoting() {
+        assert_eq!(argv_line(&[]), "(run in process)");
+        assert_eq!(
+            argv_line(&["./impl".into(), "a b".into(), "it's".into()]),
+            "./impl 'a b' 'it'\\''s'"
+        );
+    }
+}

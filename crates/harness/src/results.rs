@@ -1,0 +1,231 @@
+//! The results file: JSON lines — one header, one line per vector, one footer. Everything else
+//! (terminal summary, per-rule table, JUnit, Markdown, HTML, badge) is derived from it, so a
+//! conformance claim can be re-checked from the file alone. Timestamps and durations are the only
+//! fields that differ between two runs of the same implementation on the same corpus.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use agentconf_corpus::model::{Expectation, Suite, Vector};
+use serde::{Deserialize, Serialize};
+
+use crate::runner::{Grading, Status, VectorResult};
+
+/// The results-file format version.
+pub const FORMAT: &str = "agentconf-results/1";
+
+/// What was run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplementationInfo {
+    /// A name for the implementation (`reference` for agentconf's own).
+    pub name: String,
+    /// The command prefix (argv) used, empty when run in process.
+    pub argv: Vec<String>,
+    /// SHA-256 of the executable, where it could be resolved and read.
+    pub executable_sha256: Option<String>,
+}
+
+/// The first line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub suite_version: String,
+    pub corpus_digest: String,
+    pub vector_count: usize,
+    pub implementation: ImplementationInfo,
+    /// SHA-256 of the adapter file, when one was used.
+    pub adapter_digest: Option<String>,
+    pub grading: Grading,
+    /// Capability profiles the implementation claimed.
+    pub profiles: Vec<String>,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+}
+
+/// One vector's line: the vector's metadata (so reports need no corpus) and its outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultLine {
+    pub id: String,
+    pub suite: Suite,
+    pub family: String,
+    pub rules: Vec<String>,
+    pub level: String,
+    pub expectation: Expectation,
+    pub expected_rules: Vec<String>,
+    pub status: Status,
+    pub detail: String,
+    /// Captured standard error (an excerpt), never interpreted.
+    pub stderr: String,
+    pub duration_ms: u64,
+}
+
+impl ResultLine {
+    pub fn new(v: &Vector, r: VectorResult) -> ResultLine {
+        ResultLine {
+            id: v.id.clone(),
+            suite: v.suite,
+            family: v.family.clone(),
+            rules: v.rules.clone(),
+            level: v.level.clone(),
+            expectation: v.expectation,
+            expected_rules: v.expected_rules.clone(),
+            status: r.status,
+            detail: r.detail,
+            stderr: r.stderr,
+            duration_ms: r.duration_ms,
+        }
+    }
+}
+
+/// The last line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footer {
+    /// Vectors per status (every status listed, zeros included).
+    pub totals: BTreeMap<String, usize>,
+    /// Statuses that make the run fail: false accepts and rejects, wrong reasons, crashes,
+    /// timeouts, protocol errors.
+    pub unexpected: usize,
+    pub finished_at: String,
+    pub duration_ms: u64,
+}
+
+/// One line of the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Line {
+    Header(Header),
+    Result(ResultLine),
+    Footer(Footer),
+}
+
+/// Every status, in report order: false accepts first (the security-relevant failure).
+pub const STATUSES: [Status; 8] = [
+    Status::FalseAccept,
+    Status::FalseReject,
+    Status::WrongReason,
+    Status::Crash,
+    Status::Timeout,
+    Status::ProtocolError,
+    Status::Unsupported,
+    Status::Pass,
+];
+
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::FalseAccept => "false-accept",
+        Status::FalseReject => "false-reject",
+        Status::WrongReason => "wrong-reason",
+        Status::Unsupported => "unsupported",
+        Status::Timeout => "timeout",
+        Status::Crash => "crash",
+        Status::ProtocolError => "protocol-error",
+    }
+}
+
+/// Whether a status fails the run.
+pub fn is_unexpected(s: Status) -> bool {
+    !matches!(s, Status::Pass | Status::Unsupported)
+}
+
+/// The footer for `results`.
+pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
+    let mut totals: BTreeMap<String, usize> = STATUSES
+        .iter()
+        .map(|s| (status_name(*s).to_string(), 0))
+        .collect();
+    for r in results {
+        *totals.entry(status_name(r.status).to_string()).or_default() += 1;
+    }
+    Footer {
+        unexpected: results.iter().filter(|r| is_unexpected(r.status)).count(),
+        totals,
+        finished_at: now_rfc3339(),
+        duration_ms,
+    }
+}
+
+/// A whole results file, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultsFile {
+    pub header: Header,
+    pub results: Vec<ResultLine>,
+    pub footer: Option<Footer>,
+}
+
+/// Reads a results file. Errors name the line.
+pub fn parse(text: &str) -> Result<ResultsFile, String> {
+    let mut header = None;
+    let mut results = Vec::new();
+    let mut footer = None;
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let parsed: Line =
+            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        match parsed {
+            Line::Header(h) if header.is_none() && n == 0 => header = Some(h),
+            Line::Header(_) => return Err(format!("line {}: a second or misplaced header", n + 1)),
+            Line::Result(r) if header.is_some() && footer.is_none() => results.push(r),
+            Line::Result(_) => {
+                return Err(format!(
+                    "line {}: a result outside header and footer",
+                    n + 1
+                ))
+            }
+            Line::Footer(f) if footer.is_none() => footer = Some(f),
+            Line::Footer(_) => return Err(format!("line {}: a second footer", n + 1)),
+        }
+    }
+    Ok(ResultsFile {
+        header: header.ok_or("the file has no header line")?,
+        results,
+        footer,
+    })
+}
+
+/// The current time as RFC 3339 UTC with seconds.
+pub fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_017), (2000, 3, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert!(now_rfc3339().ends_with('Z'));
+    }
+}

@@ -1,0 +1,548 @@
+//! The mutation kill matrix (issue 5, item 6): proof that the suite discriminates.
+//!
+//! `agentconf-mutant MUTANT …` is the reference with one deliberate defect (see its `--list`).
+//! Every mutant is run over the corpus through the process contract, strictly graded and claiming
+//! both GRP profiles (so the durability and atomicity claims are tested, not trusted). The test
+//! asserts that the control (`none`) passes every vector, and that every other mutant is caught —
+//! at least one vector not passed — on the rule it breaks: the vectors listed for it are caught,
+//! and every vector that catches it exercises one of its rules. AER-1 mutants run on the AER-1
+//! vectors, GRP mutants on the GRP scenarios.
+//!
+//! The matrix (mutant × vectors caught, with the first catching vectors and their rules) is
+//! printed as Markdown: `cargo test -p agentconf-harness --test kill_matrix -- --nocapture`.
+//! Its numbers are not asserted beyond the above, so the corpus can grow without editing this.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_harness::runner::{run_vector, Grading, Implementation, Status, VectorResult};
+
+const AER1: &[Suite] = &[Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
+const TIMELINE: &[Suite] = &[Suite::Aer1Timeline];
+const RECEIPT: &[Suite] = &[Suite::Aer1Receipt];
+const WORKFLOW: &[Suite] = &[Suite::Aer1Workflow];
+const GRP: &[Suite] = &[Suite::GrpAdmission];
+const ALL: &[Suite] = &Suite::ALL;
+
+const FALSE_ACCEPT: &[Status] = &[Status::FalseAccept];
+const FALSE_REJECT: &[Status] = &[Status::FalseReject];
+const WRONG_REASON: &[Status] = &[Status::WrongReason];
+
+/// One mutant and how it must be caught.
+struct Case {
+    name: &'static str,
+    /// The suites whose vectors it is run on.
+    suites: &'static [Suite],
+    /// The rules its defect breaks: every vector that catches it must exercise one of them (in
+    /// its `rules` or `expected_rules`). Empty for the control.
+    rules: &'static [&'static str],
+    /// Every `invalid` vector run whose expected rules include one of these must be caught.
+    every_invalid_expecting: &'static [&'static str],
+    /// These vectors must be caught, with one of the statuses given.
+    must_catch: &'static [(&'static str, &'static [Status])],
+    /// An equivalent mutant: the suite's reading allows what it does, so it must survive, and no
+    /// vector exercising its rules may be `invalid` (if one is added, it must be caught instead).
+    survives_because: Option<&'static str>,
+}
+
+const fn case(
+    name: &'static str,
+    suites: &'static [Suite],
+    rules: &'static [&'static str],
+) -> Case {
+    Case {
+        name,
+        suites,
+        rules,
+        every_invalid_expecting: &[],
+        must_catch: &[],
+        survives_because: None,
+    }
+}
+
+const CLOSE_RULES: &[&str] = &[
+    "AER1-TL-CLOSE-TYPE",
+    "AER1-TL-CLOSE-EARLY",
+    "AER1-TL-CLOSE-LAST",
+];
+const GRP_SIG_RULES: &[&str] = &[
+    "GRP-SIG-FORMAT",
+    "GRP-SIG-ALG",
+    "GRP-SIG-KEY",
+    "GRP-SIG-VERIFY",
+    "GRP-SIG-PAYLOAD",
+];
+
+/// A duplicate check placed before the signature and nonce checks answers `duplicate_event_id`
+/// where one of those was expected.
+const DUP_ORDER_RULES: &[&str] = &[
+    "GRP-DUP-ORDER",
+    "GRP-NONCE",
+    "GRP-SIG-FORMAT",
+    "GRP-SIG-ALG",
+    "GRP-SIG-KEY",
+    "GRP-SIG-VERIFY",
+    "GRP-SIG-PAYLOAD",
+];
+const RECORDS_REJECTED_RULES: &[&str] = &[
+    "GRP-DUP-ADMITTED-ONLY",
+    "GRP-DUP-ORDER",
+    "GRP-NONCE",
+    "GRP-SIG-FORMAT",
+    "GRP-SIG-ALG",
+    "GRP-SIG-KEY",
+    "GRP-SIG-VERIFY",
+    "GRP-SIG-PAYLOAD",
+];
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("none", ALL, &[]),
+        Case {
+            every_invalid_expecting: &["AER1-TL-LINK"],
+            must_catch: &[("aer1/timeline/tamper/bytes-at-4-of-8", FALSE_ACCEPT)],
+            ..case("trusts-stored-links", TIMELINE, &["AER1-TL-LINK"])
+        },
+        Case {
+            every_invalid_expecting: CLOSE_RULES,
+            ..case("ignores-close", TIMELINE, CLOSE_RULES)
+        },
+        Case {
+            must_catch: &[
+                ("aer1/timeline/valid/non-ascii-job-id", FALSE_REJECT),
+                ("aer1/timeline/valid/mixed-unicode-everywhere", FALSE_REJECT),
+                ("aer1/timeline/valid/non-bmp-in-tool", FALSE_REJECT),
+                ("aer1/timeline/valid/u007f-in-tool", FALSE_REJECT),
+            ],
+            ..case(
+                "raw-utf8-preimage",
+                TIMELINE,
+                &["AER1-TL-LINK", "AER1-CM-FINAL"],
+            )
+        },
+        Case {
+            must_catch: &[("aer1/timeline/valid/u007f-in-tool", FALSE_REJECT)],
+            ..case("raw-u007f", TIMELINE, &["AER1-TL-LINK", "AER1-CM-FINAL"])
+        },
+        Case {
+            must_catch: &[("aer1/timeline/valid/non-ascii-job-id", FALSE_REJECT)],
+            ..case(
+                "uppercase-escapes",
+                TIMELINE,
+                &["AER1-TL-LINK", "AER1-CM-FINAL"],
+            )
+        },
+        Case {
+            must_catch: &[
+                (
+                    "aer1/timeline/revision06/example-06-5-under-current",
+                    FALSE_ACCEPT,
+                ),
+                (
+                    "aer1/timeline/revision06/example-06-8-under-current",
+                    FALSE_ACCEPT,
+                ),
+            ],
+            ..case(
+                "accepts-06-as-current",
+                TIMELINE,
+                &["AER1-TL-LINK", "AER1-TL-VERSIONING"],
+            )
+        },
+        Case {
+            every_invalid_expecting: &["AER1-CM-FINAL"],
+            must_catch: &[
+                (
+                    "aer1/timeline/substituted/replace-final-bytes-of-5-against-commitment",
+                    FALSE_ACCEPT,
+                ),
+                (
+                    "aer1/timeline/substituted/replace-final-all-of-8-against-commitment",
+                    FALSE_ACCEPT,
+                ),
+            ],
+            ..case("commitment-count-only", TIMELINE, &["AER1-CM-FINAL"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-CM-JOB"],
+            ..case("ignores-commitment-job", TIMELINE, &["AER1-CM-JOB"])
+        },
+        Case {
+            must_catch: &[("aer1/timeline/valid/seq-written-as-float", FALSE_REJECT)],
+            ..case("rejects-seq-float", TIMELINE, &["AER1-TL-SEQ-TYPE"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-TL-SEQ"],
+            ..case("ignores-seq-contiguity", TIMELINE, &["AER1-TL-SEQ"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-TL-GENESIS"],
+            ..case("ignores-genesis", TIMELINE, &["AER1-TL-GENESIS"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-TL-JOB"],
+            ..case("ignores-mixed-job", TIMELINE, &["AER1-TL-JOB"])
+        },
+        Case {
+            survives_because: Some(
+                "AER1-JSON-DUPLICATE is a SHOULD: its vectors are `acceptable`, so a verifier that \
+                 takes the last of duplicated members conforms",
+            ),
+            ..case("accepts-duplicate-members", AER1, &["AER1-JSON-DUPLICATE"])
+        },
+        // Every rule: a rejection that names only its first finding misses the others.
+        case("first-finding-only", AER1, &["*"]),
+        Case {
+            every_invalid_expecting: &["AER1-RC-ID-STRICT"],
+            ..case("strict-tier-as-core", RECEIPT, &["AER1-RC-ID-STRICT"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-RC-HASH-MATCH"],
+            ..case("trusts-receipt-hash", RECEIPT, &["AER1-RC-HASH-MATCH"])
+        },
+        Case {
+            every_invalid_expecting: &["AER1-WF-DUPLICATE"],
+            ..case(
+                "workflow-ignores-duplicates",
+                WORKFLOW,
+                &["AER1-WF-DUPLICATE"],
+            )
+        },
+        Case {
+            every_invalid_expecting: &["GRP-DUP-EVENT"],
+            ..case("grp-no-dedup", GRP, &["GRP-DUP-EVENT"])
+        },
+        Case {
+            must_catch: &[
+                (
+                    "grp/admission/duplicate-event/same-event-id-other-publisher",
+                    FALSE_REJECT,
+                ),
+                (
+                    "grp/admission/duplicate-event/interleaved-publishers",
+                    FALSE_REJECT,
+                ),
+            ],
+            ..case("grp-dedup-event-id-only", GRP, &["GRP-DUP-PAIR"])
+        },
+        Case {
+            must_catch: &[("grp/admission/duplicate-event/new-session", FALSE_REJECT)],
+            ..case("grp-dedup-across-sessions", GRP, &["GRP-DUP-SESSION"])
+        },
+        Case {
+            must_catch: &[
+                (
+                    "grp/admission/duplicate-event/forged-copy-after-admission",
+                    WRONG_REASON,
+                ),
+                (
+                    "grp/admission/duplicate-event/wrong-session-copy-after-admission",
+                    WRONG_REASON,
+                ),
+            ],
+            ..case("grp-dedup-before-signature", GRP, DUP_ORDER_RULES)
+        },
+        Case {
+            must_catch: &[
+                (
+                    "grp/admission/duplicate-event/rejected-then-genuine",
+                    FALSE_REJECT,
+                ),
+                (
+                    "grp/admission/duplicate-event/wrong-nonce-then-genuine",
+                    FALSE_REJECT,
+                ),
+            ],
+            ..case("grp-records-rejected", GRP, RECORDS_REJECTED_RULES)
+        },
+        Case {
+            must_catch: &[
+                (
+                    "grp/admission/duplicate-event/redelivery-after-restart",
+                    FALSE_ACCEPT,
+                ),
+                (
+                    "grp/admission/duplicate-event/redelivery-after-two-restarts",
+                    FALSE_ACCEPT,
+                ),
+            ],
+            ..case(
+                "grp-memory-claims-durable",
+                GRP,
+                &["GRP-PROFILE-DURABLE", "GRP-PROFILE-ATOMIC"],
+            )
+        },
+        Case {
+            must_catch: &[(
+                "grp/admission/duplicate-event/concurrent-8-copies",
+                FALSE_ACCEPT,
+            )],
+            ..case("grp-non-atomic-claims-atomic", GRP, &["GRP-PROFILE-ATOMIC"])
+        },
+        Case {
+            every_invalid_expecting: GRP_SIG_RULES,
+            ..case("grp-ignores-signature", GRP, GRP_SIG_RULES)
+        },
+        Case {
+            every_invalid_expecting: &["GRP-NONCE"],
+            ..case("grp-ignores-nonce", GRP, &["GRP-NONCE"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-WINDOW"],
+            ..case("grp-ignores-window", GRP, &["GRP-PUB-WINDOW"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-REVOKED"],
+            ..case("grp-ignores-revocation", GRP, &["GRP-PUB-REVOKED"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-EVENT-TYPE"],
+            ..case("grp-ignores-event-types", GRP, &["GRP-PUB-EVENT-TYPE"])
+        },
+    ]
+}
+
+fn exercises(v: &Vector, rules: &[&str]) -> bool {
+    rules.contains(&"*")
+        || v.rules
+            .iter()
+            .chain(&v.expected_rules)
+            .any(|r| rules.contains(&r.as_str()))
+}
+
+/// The status as results files spell it (`false-accept`, …).
+fn status_name(s: Status) -> String {
+    match serde_json::to_value(s) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => format!("{s:?}"),
+    }
+}
+
+#[test]
+fn every_mutant_is_caught_on_the_rule_it_breaks() {
+    let started = Instant::now();
+    let corpus = agentconf_corpus::corpus();
+    let cases = cases();
+    // The binary must know every mutant the matrix lists (and the matrix every mutant it has).
+    let listed = std::process::Command::new(env!("CARGO_BIN_EXE_agentconf-mutant"))
+        .arg("--list")
+        .output()
+        .expect("agentconf-mutant --list");
+    let listed: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|l| l.split('\t').next().map(str::to_string))
+        .collect();
+    let names: Vec<&str> = cases.iter().map(|c| c.name).collect();
+    assert_eq!(
+        listed, names,
+        "agentconf-mutant --list and the matrix differ"
+    );
+
+    // Every (mutant, vector) pair, the slow GRP scenarios first so two workers finish together.
+    let mut jobs: Vec<(usize, &Vector)> = Vec::new();
+    for grp_first in [true, false] {
+        for (i, c) in cases.iter().enumerate() {
+            for v in corpus.iter().filter(|v| c.suites.contains(&v.suite)) {
+                if (v.suite == Suite::GrpAdmission) == grp_first {
+                    jobs.push((i, v));
+                }
+            }
+        }
+    }
+    let imps: Vec<Implementation> = cases
+        .iter()
+        .map(|c| Implementation {
+            argv: vec![
+                env!("CARGO_BIN_EXE_agentconf-mutant").to_string(),
+                c.name.to_string(),
+            ],
+            timeout: Duration::from_secs(60),
+            capture_limit: 1 << 20,
+            profiles: vec!["durable".into(), "atomic".into()],
+        })
+        .collect();
+    let work = std::env::temp_dir().join(format!("agentconf-kill-matrix-{}", std::process::id()));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Vec<VectorResult>>> =
+        Mutex::new(cases.iter().map(|_| Vec::new()).collect());
+    let elapsed: Mutex<Vec<Duration>> = Mutex::new(vec![Duration::ZERO; cases.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, v)) = jobs.get(n) else { break };
+                // A directory per mutant: two workers may run the same vector for two mutants.
+                let t = Instant::now();
+                let r = run_vector(&imps[i], v, &work.join(cases[i].name), Grading::Strict);
+                elapsed.lock().unwrap()[i] += t.elapsed();
+                results.lock().unwrap()[i].push(r);
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    let results = results.into_inner().unwrap();
+    let elapsed = elapsed.into_inner().unwrap();
+    let by_id: BTreeMap<&str, &Vector> = corpus.iter().map(|v| (v.id.as_str(), v)).collect();
+
+    // The matrix.
+    let mut table = String::from(
+        "| mutant | vectors run | caught | false-accept | false-reject | wrong-reason | other | \
+         first catching vectors (expected rules) |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut problems: Vec<String> = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let mut rs: Vec<&VectorResult> = results[i].iter().collect();
+        rs.sort_by(|a, b| a.id.cmp(&b.id));
+        let count = |s: Status| rs.iter().filter(|r| r.status == s).count();
+        let caught: Vec<&&VectorResult> = rs.iter().filter(|r| r.status != Status::Pass).collect();
+        let other = caught.len()
+            - count(Status::FalseAccept)
+            - count(Status::FalseReject)
+            - count(Status::WrongReason);
+        let first: Vec<String> = caught
+            .iter()
+            .take(3)
+            .map(|r| {
+                let v = by_id[r.id.as_str()];
+                let rules = if v.expected_rules.is_empty() {
+                    format!("valid; exercises {}", v.rules.join(", "))
+                } else {
+                    v.expected_rules.join(", ")
+                };
+                format!("`{}` {} ({rules})", r.id, status_name(r.status))
+            })
+            .collect();
+        table.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+            c.name,
+            rs.len(),
+            caught.len(),
+            count(Status::FalseAccept),
+            count(Status::FalseReject),
+            count(Status::WrongReason),
+            other,
+            if let Some(why) = c.survives_because {
+                format!("survives by design: {why}")
+            } else if first.is_empty() {
+                "—".to_string()
+            } else {
+                first.join("<br>")
+            }
+        ));
+
+        // The assertions.
+        if c.name == "none" {
+            for r in &caught {
+                problems.push(format!(
+                    "none (the reference) did not pass {}: {} {} {}",
+                    r.id,
+                    status_name(r.status),
+                    r.detail,
+                    r.stderr
+                ));
+            }
+            continue;
+        }
+        if let Some(why) = c.survives_because {
+            for r in &caught {
+                problems.push(format!(
+                    "{} is listed as surviving ({why}) but {} caught it: {} {}",
+                    c.name,
+                    r.id,
+                    status_name(r.status),
+                    r.detail
+                ));
+            }
+            for r in &rs {
+                let v = by_id[r.id.as_str()];
+                if v.expectation == Expectation::Invalid && exercises(v, c.rules) {
+                    problems.push(format!(
+                        "{} is listed as surviving ({why}), but {} is invalid and exercises {:?}",
+                        c.name, r.id, c.rules
+                    ));
+                }
+            }
+            continue;
+        }
+        if caught.is_empty() {
+            problems.push(format!("{} survived: no vector caught it", c.name));
+        }
+        for r in &caught {
+            let v = by_id[r.id.as_str()];
+            if !matches!(
+                r.status,
+                Status::FalseAccept | Status::FalseReject | Status::WrongReason
+            ) {
+                problems.push(format!(
+                    "{}: {} is {} ({}), not a graded failure",
+                    c.name,
+                    r.id,
+                    status_name(r.status),
+                    r.detail
+                ));
+            }
+            if !exercises(v, c.rules) {
+                problems.push(format!(
+                    "{}: caught by {}, which exercises none of {:?} (rules {:?}, expected {:?}): {}",
+                    c.name, r.id, c.rules, v.rules, v.expected_rules, r.detail
+                ));
+            }
+        }
+        let mut expecting = 0;
+        for r in &rs {
+            let v = by_id[r.id.as_str()];
+            if v.expectation == Expectation::Invalid
+                && v.expected_rules
+                    .iter()
+                    .any(|e| c.every_invalid_expecting.contains(&e.as_str()))
+            {
+                expecting += 1;
+                if r.status == Status::Pass {
+                    problems.push(format!(
+                        "{}: passed {}, which expects {:?}",
+                        c.name, r.id, v.expected_rules
+                    ));
+                }
+            }
+        }
+        if !c.every_invalid_expecting.is_empty() && expecting == 0 {
+            problems.push(format!(
+                "{}: no invalid vector expects {:?}",
+                c.name, c.every_invalid_expecting
+            ));
+        }
+        for (id, statuses) in c.must_catch {
+            match rs.iter().find(|r| r.id == *id) {
+                None => problems.push(format!("{}: vector {id} was not run", c.name)),
+                Some(r) if !statuses.contains(&r.status) => problems.push(format!(
+                    "{}: {id} is {}, expected one of {:?}: {}",
+                    c.name,
+                    status_name(r.status),
+                    statuses.iter().map(|s| status_name(*s)).collect::<Vec<_>>(),
+                    r.detail
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    let mut timing = String::from("\n| mutant | seconds (summed over workers) |\n|---|---|\n");
+    for (c, t) in cases.iter().zip(&elapsed) {
+        timing.push_str(&format!("| `{}` | {:.1} |\n", c.name, t.as_secs_f64()));
+    }
+    println!(
+        "\n## Mutation kill matrix\n\n{} vectors in the corpus; {} runs in {:.1} s (2 workers). \
+         Strict grading, profiles `durable` and `atomic` claimed.\n\n{table}{timing}",
+        corpus.len(),
+        jobs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}

@@ -1,0 +1,622 @@
+//! Snapshots of every report format, built from a small hand-made results file that covers every
+//! status, plus tests of what matters most: escaping, false accepts first, badge colours, diff
+//! classification.
+//!
+//! Update the snapshots with `INSTA_UPDATE=always cargo test -p agentconf-harness --test
+//! report_snapshots` (or `cargo insta review`), then read the `.snap` diffs before committing.
+
+use agentconf_corpus::model::{Expectation, Suite};
+use agentconf_harness::report::{self, RuleStatus};
+use agentconf_harness::results::{
+    footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, FORMAT,
+};
+use agentconf_harness::runner::{Grading, Status};
+
+/// A hostile standard error: markup, quotes, an ANSI escape, a bidi override, a NUL.
+const HOSTILE: &str = "<script>alert(\"pwned\")</script> it's & <img src=x onerror='alert(1)'>\n\
+                       \u{1b}[31mred\u{1b}[0m \u{202e}reversed\u{202c} nul\u{0}end";
+
+#[allow(clippy::too_many_arguments)]
+fn line(
+    id: &str,
+    suite: Suite,
+    family: &str,
+    rules: &[&str],
+    expectation: Expectation,
+    status: Status,
+    detail: &str,
+    stderr: &str,
+    duration_ms: u64,
+) -> ResultLine {
+    let expected_rules = match expectation {
+        Expectation::Valid => Vec::new(),
+        _ => rules.iter().take(1).map(|r| r.to_string()).collect(),
+    };
+    ResultLine {
+        id: id.into(),
+        suite,
+        family: family.into(),
+        rules: rules.iter().map(|r| r.to_string()).collect(),
+        level: "MUST".into(),
+        expectation,
+        expected_rules,
+        status,
+        detail: detail.into(),
+        stderr: stderr.into(),
+        duration_ms,
+    }
+}
+
+fn results() -> Vec<ResultLine> {
+    use Expectation::*;
+    use Status::*;
+    use Suite::*;
+    vec![
+        line(
+            "aer1/receipt/id/uppercase",
+            Aer1Receipt,
+            "id",
+            &["AER1-RC-ID"],
+            Invalid,
+            Pass,
+            "rejected: [\"AER1-RC-ID\"]",
+            "",
+            3,
+        ),
+        line(
+            "aer1/timeline/link/tampered-3",
+            Aer1Timeline,
+            "link",
+            &["AER1-TL-LINK"],
+            Invalid,
+            FalseAccept,
+            "accepted",
+            "",
+            4,
+        ),
+        line(
+            "aer1/timeline/link/tampered-2",
+            Aer1Timeline,
+            "link",
+            &["AER1-TL-LINK"],
+            Invalid,
+            FalseAccept,
+            "accepted",
+            HOSTILE,
+            5,
+        ),
+        line(
+            "aer1/timeline/genesis/valid-chain",
+            Aer1Timeline,
+            "genesis",
+            &["AER1-TL-GENESIS", "AER1-TL-LINK"],
+            Valid,
+            FalseReject,
+            "rejected: [\"AER1-TL-GENESIS\"]",
+            "error: genesis digest is not 64 zeros\n",
+            6,
+        ),
+        line(
+            "aer1/receipt/hash/mismatch",
+            Aer1Receipt,
+            "hash",
+            &["AER1-RC-HASH-MATCH"],
+            Invalid,
+            WrongReason,
+            "rejected with [\"AER1-RC-STATUS\"], expected [\"AER1-RC-HASH-MATCH\"]",
+            "",
+            2,
+        ),
+        line(
+            "aer1/workflow/root/odd-leaf",
+            Aer1Workflow,
+            "root",
+            &["AER1-WF-ROOT"],
+            Valid,
+            Crash,
+            "killed by signal 11",
+            "Segmentation fault (core dumped)\n",
+            7,
+        ),
+        line(
+            "aer1/timeline/seq/huge",
+            Aer1Timeline,
+            "seq",
+            &["AER1-TL-SEQ"],
+            Invalid,
+            Timeout,
+            "no exit within 10s",
+            "",
+            10_000,
+        ),
+        line(
+            "grp/admission/dedup/replay",
+            GrpAdmission,
+            "dedup",
+            &["GRP-DUP-EVENT"],
+            Invalid,
+            ProtocolError,
+            "decision is not JSON: expected value at line 1 column 1",
+            "",
+            9,
+        ),
+        line(
+            "grp/admission/profile/durable-restart",
+            GrpAdmission,
+            "profile",
+            &["GRP-PROFILE-DURABLE"],
+            Valid,
+            Unsupported,
+            "needs the durable profile, which is not claimed",
+            "",
+            0,
+        ),
+        line(
+            "aer1/receipt/valid/minimal",
+            Aer1Receipt,
+            "valid",
+            &["AER1-RC-MEMBERS", "AER1-RC-ID"],
+            Valid,
+            Pass,
+            "accepted",
+            "warning: this is noise on success\n",
+            1,
+        ),
+        line(
+            "grp/admission/json/syntax",
+            GrpAdmission,
+            "json",
+            &["GRP-JSON-SYNTAX"],
+            Invalid,
+            Pass,
+            "every decision as expected",
+            "",
+            8,
+        ),
+        line(
+            "aer1/receipt/x/<img src=x onerror=alert('id')>",
+            Aer1Receipt,
+            "x\"family",
+            &["X-NOT-A-RULE<b>"],
+            Acceptable,
+            Pass,
+            "accepted (acceptable) <i>",
+            "",
+            1,
+        ),
+    ]
+}
+
+/// The fixture. `fixed` gives fixed timestamps (string formats are compared byte for byte);
+/// otherwise the timestamps are the real time, and the JSON snapshot's redactions must hide them.
+fn file(fixed: bool) -> ResultsFile {
+    let results = results();
+    let mut foot = footer(&results, 12_345);
+    let started_at = if fixed {
+        foot.finished_at = "2025-06-01T12:00:13Z".into();
+        "2025-06-01T12:00:00Z".to_string()
+    } else {
+        foot.duration_ms = std::process::id() as u64;
+        now_rfc3339()
+    };
+    ResultsFile {
+        header: Header {
+            format: FORMAT.into(),
+            suite_version: "0.1.0".into(),
+            corpus_digest: "3f1c9a0e5b7d2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b2d4f6e8a0c2e4b6d8f0a"
+                .into(),
+            vector_count: results.len(),
+            implementation: ImplementationInfo {
+                name: "example-impl".into(),
+                argv: vec![
+                    "python3".into(),
+                    "impl.py".into(),
+                    "--mode=it's strict".into(),
+                ],
+                executable_sha256: Some(
+                    "9b2e4f6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f".into(),
+                ),
+            },
+            adapter_digest: None,
+            grading: Grading::Strict,
+            profiles: vec!["atomic".into()],
+            started_at,
+        },
+        results,
+        footer: Some(foot),
+    }
+}
+
+/// An earlier run to diff against: a different corpus, some statuses different, one vector that
+/// is gone since and two that did not exist yet.
+fn old_file() -> ResultsFile {
+    let mut f = file(true);
+    f.header.corpus_digest =
+        "0000000000000000000000000000000000000000000000000000000000000001".into();
+    f.results
+        .retain(|r| r.id != "grp/admission/json/syntax" && !r.id.starts_with("aer1/receipt/x/"));
+    for r in &mut f.results {
+        match r.id.as_str() {
+            // pass -> false-accept, pass -> false-reject: regressions.
+            "aer1/timeline/link/tampered-2" | "aer1/timeline/genesis/valid-chain" => {
+                r.status = Status::Pass
+            }
+            // false-reject -> false-accept: newly accepting is a regression whatever it was.
+            "aer1/timeline/link/tampered-3" => r.status = Status::FalseReject,
+            // crash -> pass: a fix.
+            "aer1/receipt/id/uppercase" => r.status = Status::Crash,
+            // false-reject -> wrong-reason: another change.
+            "aer1/receipt/hash/mismatch" => r.status = Status::FalseReject,
+            _ => {}
+        }
+    }
+    f.results.push(line(
+        "aer1/receipt/old/retired",
+        Suite::Aer1Receipt,
+        "old",
+        &["AER1-RC-ID"],
+        Expectation::Invalid,
+        Status::Pass,
+        "rejected",
+        "",
+        1,
+    ));
+    f
+}
+
+// ------------------------------------------------------------------------------------------------
+// Snapshots of every format.
+
+#[test]
+fn snapshot_text() {
+    insta::assert_snapshot!("text", report::text(&file(true)));
+}
+
+#[test]
+fn snapshot_json() {
+    // Real timestamps and a varying duration, hidden by redactions: the snapshot holds only what
+    // is the same between two runs.
+    let f = file(false);
+    insta::assert_json_snapshot!("json", report::summary(&f), {
+        ".header.started_at" => "[timestamp]",
+        ".footer.finished_at" => "[timestamp]",
+        ".footer.duration_ms" => "[duration]",
+        ".unexpected[].duration_ms" => "[duration]",
+    });
+}
+
+#[test]
+fn snapshot_junit() {
+    insta::assert_snapshot!("junit", report::junit(&file(true)));
+}
+
+#[test]
+fn snapshot_markdown() {
+    insta::assert_snapshot!("markdown", report::markdown(&file(true)));
+}
+
+#[test]
+fn snapshot_html() {
+    insta::assert_snapshot!("html", report::html(&file(true)));
+}
+
+#[test]
+fn snapshot_badge() {
+    insta::assert_snapshot!("badge", report::badge(&file(true)));
+}
+
+#[test]
+fn snapshot_diff() {
+    let d = report::diff(&old_file(), &file(true));
+    insta::assert_snapshot!("diff", report::diff_text(&d));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Properties.
+
+#[test]
+fn html_escapes_everything_from_the_file() {
+    let page = report::html(&file(true));
+    // The only script element is the page's own.
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "a <script from the data leaked"
+    );
+    assert!(!page.contains("<img"), "markup from the data leaked");
+    assert!(!page.contains("<b>"), "markup from a rule id leaked");
+    assert!(!page.contains("<i>"), "markup from a detail leaked");
+    assert!(page.contains("&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; it&#39;s &amp;"));
+    assert!(page.contains("onerror=&#39;alert(1)&#39;"));
+    // Control and bidi characters are shown, not obeyed.
+    assert!(!page.contains('\u{1b}') && !page.contains('\u{202e}') && !page.contains('\u{0}'));
+    assert!(page.contains("\\u{1b}[31mred") && page.contains("\\u{202e}reversed"));
+    // Self-contained: nothing is loaded from anywhere.
+    for needle in ["http://", "https://", "@import", "url("] {
+        assert!(!page.contains(needle), "the page references {needle}");
+    }
+    // Every tag is one the page itself writes, and none loads anything.
+    const TAGS: &[&str] = &[
+        "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "div", "h1", "h2",
+        "h3", "h4", "span", "p", "main", "section", "a", "dl", "dt", "dd", "code", "strong", "ol",
+        "li", "small", "table", "thead", "tbody", "tr", "th", "td", "form", "label", "select",
+        "option", "input", "button", "details", "summary", "pre", "em", "footer", "script",
+    ];
+    for tag in page.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap();
+        let (name, mut attrs) = tag
+            .trim_start_matches('/')
+            .split_once(' ')
+            .unwrap_or((tag.trim_start_matches('/'), ""));
+        assert!(TAGS.contains(&name), "unexpected tag <{tag}>");
+        // Attributes: bare names or name="value" with no quote inside the value.
+        while let Some(rest) = attrs
+            .strip_prefix(' ')
+            .or(Some(attrs))
+            .filter(|a| !a.is_empty())
+        {
+            let end = rest.find([' ', '=']).unwrap_or(rest.len());
+            let attr = &rest[..end];
+            assert!(!attr.is_empty(), "a malformed attribute list in <{tag}>");
+            // Only the bars carry an inline style (numbers the page computes).
+            let allowed =
+                !attr.starts_with("on") && attr != "src" && (attr != "style" || name == "span");
+            assert!(allowed, "active attribute {attr} in <{tag}>");
+            attrs = &rest[end..];
+            if let Some(v) = attrs.strip_prefix("=\"") {
+                let close = v.find('"').expect("a closed attribute value");
+                attrs = &v[close + 1..];
+            }
+        }
+    }
+    // Usable without JavaScript: the detail is native <details>, the filters start hidden.
+    assert!(page.contains("<details class=\"v"));
+    assert!(page.contains("<form class=\"filters\" id=\"filters\" hidden"));
+}
+
+#[test]
+fn text_and_markdown_neutralise_hostile_strings() {
+    let text = report::text(&file(true));
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{0}'));
+    assert!(text.contains("\\u{1b}[31m"));
+    let md = report::markdown(&file(true));
+    assert!(!md.contains("<img") && !md.contains("<b>") && !md.contains("<i>"));
+    // A table row stays one line: no raw newline or unescaped pipe from the data.
+    for row in md.lines().filter(|l| l.starts_with("| ")) {
+        assert!(row.ends_with(" |"), "a broken table row: {row}");
+    }
+    let xml = report::junit(&file(true));
+    assert!(!xml.contains("<script>") && !xml.contains('\u{1b}') && !xml.contains('\u{0}'));
+    quick_junit::Report::deserialize_from_str(&xml).expect("the JUnit XML parses back");
+}
+
+#[test]
+fn false_accepts_come_first_everywhere() {
+    let f = file(true);
+    let order: Vec<&str> = report::unexpected(&f)
+        .iter()
+        .map(|r| agentconf_harness::results::status_name(r.status))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "false-accept",
+            "false-accept",
+            "false-reject",
+            "wrong-reason",
+            "crash",
+            "timeout",
+            "protocol-error"
+        ]
+    );
+    let t = report::totals(&f);
+    assert_eq!(t.by_status[0], ("false-accept".to_string(), 2));
+
+    let text = report::text(&f);
+    let unexpected_section = &text[text.find("Unexpected results").unwrap()..];
+    let fa = unexpected_section.find("false-accept").unwrap();
+    for later in [
+        "false-reject",
+        "wrong-reason",
+        "crash",
+        "timeout",
+        "protocol-error",
+    ] {
+        assert!(
+            fa < unexpected_section.find(later).unwrap(),
+            "{later} before false-accept"
+        );
+    }
+    let totals_section = &text[text.find("Totals").unwrap()..];
+    assert!(totals_section.find("false-accept") < totals_section.find("false-reject"));
+
+    let md = report::markdown(&f);
+    let first_row = md
+        .lines()
+        .skip_while(|l| !l.starts_with("### Unexpected"))
+        .find(|l| l.starts_with("| false") || l.starts_with("| wrong"))
+        .unwrap();
+    assert!(first_row.starts_with("| false-accept |"), "{first_row}");
+
+    let json: serde_json::Value = serde_json::from_str(&report::json(&f)).unwrap();
+    assert_eq!(json["unexpected"][0]["status"], "false-accept");
+    assert_eq!(json["unexpected"][0]["id"], "aer1/timeline/link/tampered-2");
+
+    let html = report::html(&f);
+    let first = html.find("<details class=\"v ").unwrap();
+    assert!(html[first..].starts_with("<details class=\"v s-false-accept\""));
+}
+
+#[test]
+fn json_keys_in_fixed_order() {
+    let json = report::json(&file(true));
+    let pos = |k: &str| {
+        json.find(&format!("\n  \"{k}\":"))
+            .unwrap_or_else(|| panic!("{k}"))
+    };
+    let keys = [
+        "format",
+        "header",
+        "footer",
+        "totals",
+        "unexpected",
+        "rules",
+    ];
+    for w in keys.windows(2) {
+        assert!(pos(w[0]) < pos(w[1]), "{} after {}", w[0], w[1]);
+    }
+    assert_eq!(json, report::json(&file(true)), "deterministic");
+}
+
+#[test]
+fn per_rule_counts_and_order() {
+    let rows = report::per_rule(&file(true));
+    let get = |id: &str| rows.iter().find(|r| r.rule == id).unwrap();
+    let link = get("AER1-TL-LINK");
+    assert_eq!(
+        (link.passed, link.total, link.status),
+        (0, 3, RuleStatus::Fail)
+    );
+    assert_eq!(link.unexpected[0], "aer1/timeline/link/tampered-2");
+    let id = get("AER1-RC-ID");
+    assert_eq!((id.passed, id.total, id.status), (2, 2, RuleStatus::Pass));
+    assert_eq!(id.section, "3-6");
+    assert_eq!(id.level, "MUST");
+    let durable = get("GRP-PROFILE-DURABLE");
+    assert_eq!(
+        (durable.total, durable.unsupported, durable.status),
+        (0, 1, RuleStatus::Unsupported)
+    );
+    let unknown = get("X-NOT-A-RULE<b>");
+    assert!(!unknown.known);
+    // Drafts in catalogue order, unknown last.
+    let drafts: Vec<&str> = rows.iter().map(|r| r.draft.as_str()).collect();
+    let mut dedup = drafts.clone();
+    dedup.dedup();
+    assert_eq!(
+        dedup,
+        ["draft-zambo-aer1", "draft-sato-soos-grp", "unknown"]
+    );
+}
+
+#[test]
+fn badge_colours() {
+    let with = |statuses: &[Status]| {
+        let mut f = file(true);
+        f.results.truncate(statuses.len());
+        for (r, s) in f.results.iter_mut().zip(statuses) {
+            r.status = *s;
+        }
+        let v: serde_json::Value = serde_json::from_str(&report::badge(&f)).unwrap();
+        assert_eq!(v["schemaVersion"], 1);
+        assert_eq!(v["label"], "agentconf");
+        (
+            v["message"].as_str().unwrap().to_string(),
+            v["color"].as_str().unwrap().to_string(),
+        )
+    };
+    use Status::*;
+    assert_eq!(
+        with(&[Pass, Pass, Unsupported]),
+        ("2/2 passed".into(), "brightgreen".into())
+    );
+    assert_eq!(
+        with(&[Pass, FalseReject, WrongReason]),
+        ("1/3 passed".into(), "yellow".into())
+    );
+    assert_eq!(with(&[Pass, Timeout]).1, "yellow");
+    assert_eq!(with(&[Pass, ProtocolError]).1, "yellow");
+    assert_eq!(with(&[Pass, Crash]).1, "red");
+    assert_eq!(
+        with(&[Pass, FalseAccept, Unsupported]),
+        ("1/2 passed".into(), "red".into())
+    );
+    assert_eq!(
+        with(&[Unsupported]),
+        ("0/0 passed".into(), "lightgrey".into())
+    );
+    assert_eq!(with(&[]), ("0/0 passed".into(), "lightgrey".into()));
+}
+
+#[test]
+fn diff_classification() {
+    let d = report::diff(&old_file(), &file(true));
+    let ids = |l: &[report::Change]| l.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&d.regressions),
+        [
+            "aer1/timeline/link/tampered-2",
+            "aer1/timeline/link/tampered-3",
+            "aer1/timeline/genesis/valid-chain"
+        ]
+    );
+    assert_eq!(d.regressions[1].old, Status::FalseReject);
+    assert_eq!(ids(&d.fixes), ["aer1/receipt/id/uppercase"]);
+    assert_eq!(ids(&d.changed), ["aer1/receipt/hash/mismatch"]);
+    let new: Vec<&str> = d.new_vectors.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(
+        new,
+        [
+            "aer1/receipt/x/<img src=x onerror=alert('id')>",
+            "grp/admission/json/syntax"
+        ]
+    );
+    assert_eq!(d.removed_vectors[0].id, "aer1/receipt/old/retired");
+    assert_eq!(d.unchanged, 5);
+    assert!(d.has_regressions() && d.corpus_changed());
+    assert!(report::diff_text(&d).contains("corpus digests differ"));
+
+    let same = report::diff(&file(true), &file(true));
+    assert!(!same.has_regressions() && !same.corpus_changed());
+    assert_eq!(same.unchanged, file(true).results.len());
+    assert!(!report::diff_text(&same).contains("REGRESSIONS"));
+}
+
+#[test]
+fn a_run_cut_short_is_said_so() {
+    let mut f = file(true);
+    f.footer = None;
+    f.header.vector_count = 439;
+    let text = report::text(&f);
+    assert!(text.contains("no footer"));
+    assert!(text.contains("12 of the 439"));
+    assert!(report::markdown(&f).contains("cut short"));
+    assert!(report::html(&f).contains("cut short"));
+    let json: serde_json::Value = serde_json::from_str(&report::json(&f)).unwrap();
+    assert!(json["footer"].is_null());
+}
+
+#[test]
+fn markdown_lists_at_most_fifty_unexpected() {
+    let mut f = file(true);
+    let template = f.results[1].clone();
+    for i in 0..60 {
+        let mut r = template.clone();
+        r.id = format!("aer1/timeline/link/many-{i:02}");
+        f.results.push(r);
+    }
+    let md = report::markdown(&f);
+    let rows = md
+        .lines()
+        .skip_while(|l| !l.starts_with("### Unexpected"))
+        .take_while(|l| !l.starts_with("<details>"))
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| status"))
+        .count();
+    assert_eq!(rows, 50);
+    assert!(md.contains("…and 17 more."), "{md}");
+}
+
+#[test]
+fn parse_round_trip_feeds_the_reports() {
+    // The reports take what `results::parse` gives: write the fixture as JSON lines, read it back.
+    use agentconf_harness::results::{parse, Line};
+    let f = file(true);
+    let mut text = serde_json::to_string(&Line::Header(f.header.clone())).unwrap() + "\n";
+    for r in &f.results {
+        text += &(serde_json::to_string(&Line::Result(r.clone())).unwrap() + "\n");
+    }
+    text += &(serde_json::to_string(&Line::Footer(f.footer.clone().unwrap())).unwrap() + "\n");
+    let back = parse(&text).unwrap();
+    assert_eq!(back, f);
+    assert_eq!(report::html(&back), report::html(&f));
+}
