@@ -216,6 +216,18 @@ fn run_and_report_end_to_end() {
     let manifest = agentconf_corpus::writer::manifest(&agentconf_corpus::corpus());
     assert_eq!(file.header.corpus_digest, manifest.corpus_digest);
     assert!(file.results.iter().all(|r| r.status == Status::Pass));
+    // Every line of the results file is valid against the published schema.
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../harness/schema/results.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for line in std::fs::read_to_string(&good).unwrap().lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{line}: {errors:?}");
+    }
     assert!(std::fs::read_to_string(&html).unwrap().contains("<html"));
     let badge = status(&["report", good.to_str().unwrap(), "--format", "badge"]);
     assert_eq!(badge.status.code(), Some(0));

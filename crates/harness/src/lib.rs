@@ -6,6 +6,7 @@
 //! bounded capture of its output ([`process`]), writing a vector's inputs into a fresh directory
 //! ([`materialize`]).
 
+pub mod adapter;
 pub mod contract;
 pub mod materialize;
 pub mod process;

@@ -134,6 +134,13 @@ fn run_all(
     let failures = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; vectors.len()]);
+    // Drawn only when standard error is a terminal (indicatif hides it otherwise), so logs and
+    // CI output stay clean.
+    let progress = indicatif::ProgressBar::new(vectors.len() as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} vectors {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
@@ -143,8 +150,10 @@ fn run_all(
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(v) = vectors.get(i) else { break };
                 let r = run_vector(imp, v, &work, grading);
+                progress.inc(1);
                 if is_unexpected(r.status) {
                     let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    progress.set_message(format!("({n} unexpected)"));
                     if max_fail.is_some_and(|m| n >= m) {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -155,6 +164,7 @@ fn run_all(
             });
         }
     });
+    progress.finish_and_clear();
     let _ = std::fs::remove_dir_all(&work);
     if stop.load(Ordering::Relaxed) {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
