@@ -88,6 +88,20 @@ pub struct RunArgs {
     /// Also write the self-contained HTML report here.
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// An adapter file (TOML) for a tool not written for the contract: argv templates, exit-code
+    /// and error maps, profiles, skips and strict expected failures (crates/harness/src/adapter.rs).
+    #[arg(long)]
+    pub adapter: Option<PathBuf>,
+    /// Write today's unexpected results as a starting expected-failures file (TOML).
+    #[arg(long, value_name = "FILE")]
+    pub emit_xfail: Option<PathBuf>,
+    /// Run AER-1 vectors through one long-lived `IMPL serve` process per worker (JSON lines; see
+    /// CONTRACT.md); GRP scenarios still run one-shot.
+    #[arg(long)]
+    pub persistent: bool,
+    /// With --persistent: check every response against the protocol's JSON Schema.
+    #[arg(long, requires = "persistent")]
+    pub validate_protocol: bool,
 }
 
 #[derive(Args, Debug)]
@@ -208,8 +222,8 @@ pub struct VectorsListArgs {
 pub struct VectorsShowArgs {
     /// The vector id, e.g. aer1/timeline/reclosed/drop-2-of-8.
     pub id: String,
-    /// Print the input file with this role instead of the vector (the first input when no role
-    /// is given).
+    /// Print an input file instead of the vector: by file name (e.g. session-2.json) or role (its
+    /// first input of that role); the first input when none is given.
     #[arg(long, value_name = "ROLE", num_args = 0..=1, default_missing_value = "")]
     pub input: Option<String>,
 }

@@ -1699,7 +1699,7 @@ fn vectors_show_prints_the_committed_file_and_its_inputs() {
         );
         let vector: Value = serde_json::from_slice(&on_disk).unwrap();
         for input in vector["inputs"].as_array().unwrap() {
-            let role = input["role"].as_str().unwrap();
+            let role = input["file"].as_str().unwrap();
             let bytes = run(&["vectors", "show", id, "--input", role])
                 .expect_code(0)
                 .stdout

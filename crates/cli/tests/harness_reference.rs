@@ -263,3 +263,149 @@ fn run_and_report_end_to_end() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An adapter runs a tool that was not written for the contract — here `agentconf verify`
+/// itself, through argv templates and an error map — and strict expected failures work: a listed
+/// vector that passes is an xpass and fails the run; `--emit-xfail` writes a file that makes a
+/// failing implementation's run pass.
+#[test]
+fn adapters_skips_and_expected_failures() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-adapter-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let adapter = format!(
+        r#"
+name = "agentconf verify (not written for the contract)"
+command = ["{bin}"]
+[operations.aer1-timeline]
+argv = ["verify", "timeline", "{{timeline}}", "--revision", "{{revision}}"]
+argv_with_commitment = ["verify", "timeline", "{{timeline}}", "--revision", "{{revision}}", "--commitment", "{{commitment}}"]
+[exit_codes]
+0 = "accept"
+1 = "reject"
+[[error_map]]
+pattern = "AER1-CM-COUNT"
+rule = "AER1-CM-COUNT"
+[[error_map]]
+pattern = "AER1-CM-FINAL"
+rule = "AER1-CM-FINAL"
+[[skip]]
+id = "aer1/timeline/reclosed/drop-1-of-2"
+reason = "demonstrates a skip"
+"#
+    );
+    let adapter_path = write("adapter.toml", &adapter);
+    let out_path = dir.join("r.jsonl");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--include",
+            "aer1/timeline/reclosed",
+            "--out",
+            out_path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        Command::new(bin).args(&args).output().unwrap()
+    };
+    let out = run(&["--adapter", &adapter_path]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let file =
+        agentconf_harness::results::parse(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert!(file.header.adapter_digest.is_some());
+    let status_of = |id: &str| file.results.iter().find(|r| r.id == id).map(|r| r.status);
+    assert_eq!(
+        status_of("aer1/timeline/reclosed/drop-1-of-2"),
+        Some(Status::Skip)
+    );
+    assert_eq!(
+        status_of("aer1/timeline/reclosed/drop-2-of-8-against-commitment"),
+        Some(Status::Pass)
+    );
+
+    // An expected failure that passes is an error (the list is stale).
+    let stale = format!(
+        "{adapter}\n[[xfail]]\nid = \"aer1/timeline/reclosed/drop-2-of-8\"\nreason = \"stale\"\n"
+    );
+    let out = run(&["--adapter", &write("stale.toml", &stale)]);
+    assert_eq!(out.status.code(), Some(1));
+    // An unknown id is a usage error.
+    let unknown =
+        format!("{adapter}\n[[xfail]]\nid = \"aer1/timeline/reclosed/no-such\"\nreason = \"x\"\n");
+    assert_eq!(
+        run(&["--adapter", &write("unknown.toml", &unknown)])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    // An implementation that accepts everything fails; its emitted xfail list makes it pass.
+    let xfail = dir.join("xfail.toml");
+    let out = run(&[
+        "--emit-xfail",
+        xfail.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "exit 0",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let emitted = std::fs::read_to_string(&xfail).unwrap();
+    assert!(emitted.contains("[[xfail]]"));
+    let out = run(&[
+        "--adapter",
+        xfail.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "exit 0",
+        "x",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `agentconf run --persistent --validate-protocol` runs the corpus through `agentconf impl serve`
+/// (GRP scenarios one-shot) and everything passes.
+#[test]
+fn run_in_persistent_mode() {
+    let dir = std::env::temp_dir().join(format!("agentconf-run-persistent-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("r.jsonl");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args([
+            "run",
+            "--persistent",
+            "--validate-protocol",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let file = agentconf_harness::results::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(file.results.len(), agentconf_corpus::corpus().len());
+    assert!(file.results.iter().all(|r| r.status == Status::Pass));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@
 pub mod adapter;
 pub mod contract;
 pub mod materialize;
+pub mod persistent;
 pub mod process;
 pub mod report;
 pub mod results;

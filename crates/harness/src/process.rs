@@ -3,7 +3,7 @@
 //! (the rest is counted and discarded, so 100 MB of output cannot exhaust memory), and a timeout.
 
 use std::io::{self, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -79,13 +79,19 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         .process_group(0)
         .spawn()?;
     let stdin = child.stdin.take();
-    let input = spec.stdin.clone();
-    let feeder = thread::spawn(move || {
-        if let Some(mut pipe) = stdin {
-            // The implementation may exit without reading: a broken pipe is not our failure.
-            let _ = pipe.write_all(&input);
-        }
-    });
+    // Most runs have no input: close stdin at once instead of starting a thread for it.
+    let feeder = if spec.stdin.is_empty() {
+        drop(stdin);
+        None
+    } else {
+        let input = spec.stdin.clone();
+        Some(thread::spawn(move || {
+            if let Some(mut pipe) = stdin {
+                // The implementation may exit without reading: a broken pipe is not our failure.
+                let _ = pipe.write_all(&input);
+            }
+        }))
+    };
     let limit = spec.capture_limit;
     let out_reader = child
         .stdout
@@ -96,7 +102,9 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         .take()
         .map(|s| thread::spawn(move || capture(s, limit)));
     let ending = wait_with_timeout(&mut child, spec.timeout)?;
-    let _ = feeder.join();
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
     let stdout = out_reader.and_then(|h| h.join().ok()).unwrap_or_default();
     let stderr = err_reader.and_then(|h| h.join().ok()).unwrap_or_default();
     Ok(RunOutput {
@@ -125,24 +133,35 @@ fn capture(mut stream: impl Read, limit: usize) -> Captured {
 }
 
 fn wait_with_timeout(child: &mut Child, timeout: Duration) -> io::Result<Ending> {
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_micros(200);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(match (status.code(), status.signal()) {
-                (Some(code), _) => Ending::Exited(code),
-                (None, Some(sig)) => Ending::Signaled(sig),
-                (None, None) => Ending::Signaled(0),
-            });
+    // A waiter thread blocks in wait(2) on the pid, so the exit is noticed at once instead of at
+    // the next poll; the caller waits on a channel with the timeout.
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let mut status: libc::c_int = 0;
+        // SAFETY: waitpid on our own child's pid with a valid out-pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let _ = tx.send((r, status));
+    });
+    let ending = match rx.recv_timeout(timeout) {
+        Ok((r, status)) if r == pid => {
+            if libc::WIFEXITED(status) {
+                Ending::Exited(libc::WEXITSTATUS(status))
+            } else if libc::WIFSIGNALED(status) {
+                Ending::Signaled(libc::WTERMSIG(status))
+            } else {
+                Ending::Signaled(0)
+            }
         }
-        if Instant::now() >= deadline {
+        Ok(_) => return Err(io::Error::last_os_error()),
+        Err(_) => {
             kill_group(child);
-            let _ = child.wait();
-            return Ok(Ending::TimedOut);
+            // The waiter thread reaps the child once the signal lands.
+            let _ = rx.recv_timeout(Duration::from_secs(5));
+            Ending::TimedOut
         }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(10));
-    }
+    };
+    Ok(ending)
 }
 
 /// Kills the child's whole process group (it was started as the group's leader), so helpers it
@@ -153,7 +172,6 @@ fn kill_group(child: &mut Child) {
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
     }
-    let _ = child.kill();
 }
 
 #[cfg(test)]

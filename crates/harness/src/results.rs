@@ -83,7 +83,7 @@ pub struct Footer {
     /// Vectors per status (every status listed, zeros included).
     pub totals: BTreeMap<String, usize>,
     /// Statuses that make the run fail: false accepts and rejects, wrong reasons, crashes,
-    /// timeouts, protocol errors.
+    /// timeouts, protocol errors, and expected failures that passed.
     pub unexpected: usize,
     pub finished_at: String,
     pub duration_ms: u64,
@@ -99,13 +99,16 @@ pub enum Line {
 }
 
 /// Every status, in report order: false accepts first (the security-relevant failure).
-pub const STATUSES: [Status; 8] = [
+pub const STATUSES: [Status; 11] = [
     Status::FalseAccept,
     Status::FalseReject,
     Status::WrongReason,
     Status::Crash,
     Status::Timeout,
     Status::ProtocolError,
+    Status::Xpass,
+    Status::Xfail,
+    Status::Skip,
     Status::Unsupported,
     Status::Pass,
 ];
@@ -120,12 +123,18 @@ pub fn status_name(s: Status) -> &'static str {
         Status::Timeout => "timeout",
         Status::Crash => "crash",
         Status::ProtocolError => "protocol-error",
+        Status::Skip => "skip",
+        Status::Xfail => "xfail",
+        Status::Xpass => "xpass",
     }
 }
 
-/// Whether a status fails the run.
+/// Whether a status fails the run (an expected failure that passed does: the list is stale).
 pub fn is_unexpected(s: Status) -> bool {
-    !matches!(s, Status::Pass | Status::Unsupported)
+    !matches!(
+        s,
+        Status::Pass | Status::Unsupported | Status::Skip | Status::Xfail
+    )
 }
 
 /// The footer for `results`.

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use agentconf_corpus::model::{Expectation, ExpectedDecision, Step, Suite, Vector};
 use serde::Serialize;
 
+use crate::adapter::Adapter;
 use crate::contract::{parse_result, ExitMeaning};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec};
@@ -45,6 +46,12 @@ pub struct Implementation {
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Pass,
+    /// Not run: the adapter skips it (with a reason).
+    Skip,
+    /// Failed, as the adapter's expected-failures list says it would.
+    Xfail,
+    /// Listed as an expected failure but passed: the list is stale, and that is an error.
+    Xpass,
     /// Accepted an input that must be rejected: the security-relevant failure.
     FalseAccept,
     FalseReject,
@@ -69,13 +76,49 @@ pub struct VectorResult {
 
 /// Runs `vector` in a fresh directory under `work`.
 pub fn run_vector(imp: &Implementation, v: &Vector, work: &Path, grading: Grading) -> VectorResult {
+    run_vector_with(imp, None, v, work, grading)
+}
+
+/// As [`run_vector`], through an adapter: its argv templates, exit-code and error maps, skips
+/// and expected failures.
+pub fn run_vector_with(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    v: &Vector,
+    work: &Path,
+    grading: Grading,
+) -> VectorResult {
     let started = Instant::now();
+    if let Some(reason) = adapter.and_then(|a| a.skip_reason(&v.id)) {
+        return VectorResult {
+            id: v.id.clone(),
+            status: Status::Skip,
+            detail: format!("skipped: {reason}"),
+            stderr: String::new(),
+            duration_ms: 0,
+        };
+    }
     let dir = work.join(safe_name(&v.id));
     let _ = std::fs::remove_dir_all(&dir);
-    let (status, detail, stderr) = match v.suite {
+    let (mut status, mut detail, stderr) = match v.suite {
         Suite::GrpAdmission => run_scenario(imp, v, &dir, grading),
-        _ => run_one_shot(imp, v, &dir, grading),
+        _ => run_one_shot(imp, adapter, v, &dir, grading),
     };
+    if let Some(reason) = adapter.and_then(|a| a.xfail_reason(&v.id)) {
+        match status {
+            Status::Pass => {
+                status = Status::Xpass;
+                detail = format!(
+                    "passed, but listed as an expected failure ({reason}): remove it from the list"
+                );
+            }
+            Status::Unsupported | Status::Skip => {}
+            _ => {
+                detail = format!("expected failure ({reason}): {detail}");
+                status = Status::Xfail;
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
     VectorResult {
         id: v.id.clone(),
@@ -103,7 +146,7 @@ fn excerpt(bytes: &[u8]) -> String {
 }
 
 /// The operation and arguments for an AER-1 vector, in the contract's order.
-fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<Vec<String>> {
+pub(crate) fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<Vec<String>> {
     let path = |role: &str| {
         files
             .iter()
@@ -142,6 +185,7 @@ fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<Vec<String>>
 
 fn run_one_shot(
     imp: &Implementation,
+    adapter: Option<&Adapter>,
     v: &Vector,
     dir: &Path,
     grading: Grading,
@@ -163,8 +207,18 @@ fn run_one_shot(
             String::new(),
         );
     };
-    let mut argv = imp.argv.clone();
-    argv.extend(args);
+    let argv = match adapter {
+        Some(a) => {
+            let mut argv = imp.argv.clone();
+            argv.extend(a.argv(&args[0], &args[1..], &placeholders(v, &files)));
+            argv
+        }
+        None => {
+            let mut argv = imp.argv.clone();
+            argv.extend(args.iter().cloned());
+            argv
+        }
+    };
     let out = match run(&RunSpec {
         argv,
         stdin: Vec::new(),
@@ -190,7 +244,10 @@ fn run_one_shot(
             )
         }
         Ending::Signaled(sig) => return (Status::Crash, format!("killed by signal {sig}"), stderr),
-        Ending::Exited(code) => ExitMeaning::of(Some(*code)),
+        Ending::Exited(code) => match adapter {
+            Some(a) => a.exit_meaning(Some(*code)),
+            None => ExitMeaning::of(Some(*code)),
+        },
     };
     let result = match exit {
         ExitMeaning::Crash => {
@@ -201,25 +258,49 @@ fn run_one_shot(
             )
         }
         ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
+        // A tool run through an adapter template prints its own output, not the contract's
+        // result object: its messages go through the adapter's error map instead.
+        _ if adapter.is_some_and(|a| a.operations.contains_key(&args[0])) => None,
         _ => match parse_result(&out.stdout.bytes, exit) {
             Ok(r) => r,
             Err(e) => return (Status::ProtocolError, e.to_string(), stderr),
         },
     };
     let accepted = exit == ExitMeaning::Accept;
-    // Without a result object there are no rules to compare: grading is verdict-only.
-    let grading = if result.is_none() {
+    // Rules come from the result object, else from the adapter's error map over the tool's
+    // messages; with neither, grading is verdict-only.
+    let mapped = match (&result, adapter) {
+        (None, Some(a)) => {
+            let mut text = String::from_utf8_lossy(&out.stdout.bytes).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr.bytes));
+            a.mapped_rules(&v.id, &text)
+        }
+        _ => Vec::new(),
+    };
+    let grading = if result.is_none() && mapped.is_empty() {
         Grading::Loose
     } else {
         grading
     };
-    let reported: Vec<String> = result.map(|r| r.rules).unwrap_or_default();
+    let reported: Vec<String> = result.map(|r| r.rules).unwrap_or(mapped);
+    let (status, detail) = grade_verdict(v, accepted, &reported, grading);
+    (status, detail, stderr)
+}
+
+/// Grades an accept or a reject of an AER-1 vector against the rules reported (`grading` is
+/// already loose when nothing was reported). Shared by the one-shot and the persistent mode.
+pub(crate) fn grade_verdict(
+    v: &Vector,
+    accepted: bool,
+    reported: &[String],
+    grading: Grading,
+) -> (Status, String) {
     let missing: Vec<&String> = v
         .expected_rules
         .iter()
         .filter(|r| !reported.contains(r))
         .collect();
-    let (status, detail) = match (v.expectation, accepted) {
+    match (v.expectation, accepted) {
         (Expectation::Valid, true) => (Status::Pass, "accepted".to_string()),
         (Expectation::Valid, false) => (Status::FalseReject, format!("rejected: {reported:?}")),
         (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
@@ -237,8 +318,41 @@ fn run_one_shot(
                 )
             }
         }
-    };
-    (status, detail, stderr)
+    }
+}
+
+/// The values an adapter's argv templates may name.
+fn placeholders<'a>(
+    v: &Vector,
+    files: &[(String, PathBuf)],
+) -> std::collections::BTreeMap<&'a str, String> {
+    let mut values = std::collections::BTreeMap::new();
+    for (role, path) in files {
+        let key = match role.as_str() {
+            "receipt" => "receipt",
+            "timeline" => "timeline",
+            "commitment" => "commitment",
+            "workflow" => "workflow",
+            "session" => "session",
+            _ => continue,
+        };
+        values.insert(key, path.display().to_string());
+    }
+    values.insert("revision", run_revision(v).to_string());
+    values.insert(
+        "id_tier",
+        v.options.id_tier.clone().unwrap_or_else(|| "core".into()),
+    );
+    values
+}
+
+/// The construction a timeline vector is run under: 09 unless it applies to 06 only.
+fn run_revision(v: &Vector) -> &str {
+    if v.revisions.iter().any(|r| r == "09") {
+        "09"
+    } else {
+        v.revisions.first().map(String::as_str).unwrap_or("09")
+    }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -8,16 +8,44 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use agentconf_corpus::model::Vector;
+use agentconf_harness::adapter::Adapter;
+use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
     self, footer, is_unexpected, Header, ImplementationInfo, Line, ResultLine, ResultsFile, FORMAT,
 };
-use agentconf_harness::runner::{run_vector, Grading, Implementation, Status};
+use agentconf_harness::runner::{run_vector_with, Grading, Implementation, Status};
 
 use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
-    let (argv, name) = implementation(args)?;
+    let corpus_ids: std::collections::BTreeSet<String> = agentconf_corpus::corpus()
+        .into_iter()
+        .map(|v| v.id)
+        .collect();
+    let (adapter, adapter_digest) = match &args.adapter {
+        None => (None, None),
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = String::from_utf8(bytes.clone())
+                .map_err(|_| format!("{}: not UTF-8", path.display()))?;
+            let adapter = Adapter::parse(&text, &corpus_ids)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
+            (Some(adapter), Some(digest))
+        }
+    };
+    let (argv, name) = match &adapter {
+        Some(a) if args.command.is_empty() && !a.command.is_empty() => {
+            // The adapter's templates carry the arguments; the prefix is empty.
+            (
+                Vec::new(),
+                a.name.clone().unwrap_or_else(|| a.command[0].clone()),
+            )
+        }
+        _ => implementation(args)?,
+    };
     let grading = if args.grading == "loose" {
         Grading::Loose
     } else {
@@ -36,7 +64,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         return Err("no vector matches the --include/--exclude prefixes".into());
     }
     // The reference claims both GRP capability profiles unless told otherwise.
-    let profiles = if args.command.is_empty() && args.profiles.is_empty() {
+    let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
+        a.profiles.clone()
+    } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
         vec!["durable".to_string(), "atomic".to_string()]
     } else {
         args.profiles.clone()
@@ -54,16 +84,26 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         vector_count: selected.len(),
         implementation: ImplementationInfo {
             name,
-            argv: argv.clone(),
-            executable_sha256: executable_sha256(&argv[0]),
+            argv: if argv.is_empty() {
+                adapter
+                    .as_ref()
+                    .map(|a| a.command.clone())
+                    .unwrap_or_default()
+            } else {
+                argv.clone()
+            },
+            executable_sha256: argv
+                .first()
+                .or(adapter.as_ref().and_then(|a| a.command.first()))
+                .and_then(|p| executable_sha256(p)),
         },
-        adapter_digest: None,
+        adapter_digest,
         grading,
         profiles,
         started_at: results::now_rfc3339(),
     };
     let started = Instant::now();
-    let lines = run_all(&imp, &selected, grading, args)?;
+    let lines = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     let footer = footer(&lines, started.elapsed().as_millis() as u64);
     let file = ResultsFile {
         header,
@@ -71,6 +111,18 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         footer: Some(footer),
     };
     write_results(&args.out, &file)?;
+    if let Some(path) = &args.emit_xfail {
+        let failing: Vec<(String, String)> = file
+            .results
+            .iter()
+            .filter(|r| is_unexpected(r.status) && r.status != Status::Xpass)
+            .map(|r| (r.id.clone(), results::status_name(r.status).to_string()))
+            .collect();
+        write_atomically(
+            path,
+            agentconf_harness::adapter::xfail_toml(&failing).as_bytes(),
+        )?;
+    }
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
@@ -116,11 +168,12 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
 /// Runs the vectors on `--jobs` workers; results come back in corpus order.
 fn run_all(
     imp: &Implementation,
+    adapter: Option<&Adapter>,
     vectors: &[&Vector],
     grading: Grading,
     args: &RunArgs,
 ) -> Result<Vec<ResultLine>, String> {
-    let work = std::env::temp_dir().join(format!("agentconf-run-{}", std::process::id()));
+    let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
@@ -141,29 +194,67 @@ fn run_all(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} vectors {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    if args.persistent && adapter.is_some() {
+        return Err("--persistent cannot be combined with --adapter yet".into());
+    }
+    let restarts = AtomicUsize::new(0);
+    let start_error: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..jobs {
-            s.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(v) = vectors.get(i) else { break };
-                let r = run_vector(imp, v, &work, grading);
-                progress.inc(1);
-                if is_unexpected(r.status) {
-                    let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress.set_message(format!("({n} unexpected)"));
-                    if max_fail.is_some_and(|m| n >= m) {
-                        stop.store(true, Ordering::Relaxed);
+            s.spawn(|| {
+                // One long-lived implementation process per worker in persistent mode.
+                let mut session = if args.persistent {
+                    let mut config = PersistentConfig::new(imp.clone());
+                    config.validate_protocol = args.validate_protocol;
+                    match PersistentSession::start(config) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            if let Ok(mut slot) = start_error.lock() {
+                                *slot = Some(e);
+                            }
+                            stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                } else {
+                    None
+                };
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(v) = vectors.get(i) else { break };
+                    let r = match session.as_mut() {
+                        Some(s) => s.run(v, &work, grading),
+                        None => run_vector_with(imp, adapter, v, &work, grading),
+                    };
+                    progress.inc(1);
+                    if is_unexpected(r.status) {
+                        let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
+                        progress.set_message(format!("({n} unexpected)"));
+                        if max_fail.is_some_and(|m| n >= m) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    if let Ok(mut slots) = slots.lock() {
+                        slots[i] = Some(ResultLine::new(v, r));
                     }
                 }
-                if let Ok(mut slots) = slots.lock() {
-                    slots[i] = Some(ResultLine::new(v, r));
+                if let Some(session) = session {
+                    restarts.fetch_add(session.restarts(), Ordering::Relaxed);
+                    let _ = session.stop();
                 }
             });
         }
     });
+    if let Ok(Some(e)) = start_error.into_inner() {
+        return Err(format!("the persistent implementation did not start: {e}"));
+    }
+    let restarts = restarts.into_inner();
+    if restarts > 0 {
+        to_stderr(&format!("agentconf: the persistent implementation was restarted {restarts} times after crashes\n"));
+    }
     progress.finish_and_clear();
     let _ = std::fs::remove_dir_all(&work);
     if stop.load(Ordering::Relaxed) {
@@ -221,4 +312,22 @@ fn executable_sha256(program: &str) -> Option<String> {
     Some(agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(
         &bytes,
     )))
+}
+
+/// Where per-vector input directories go: a memory-backed directory when there is one (writing
+/// and removing inputs on a disk costs more than the implementation's own spawn), else the
+/// system's temporary directory.
+fn work_root() -> PathBuf {
+    let candidates = [
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        Some(PathBuf::from("/dev/shm")),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        let probe = dir.join(format!(".agentconf-probe-{}", std::process::id()));
+        if std::fs::create_dir(&probe).is_ok() {
+            let _ = std::fs::remove_dir(&probe);
+            return dir;
+        }
+    }
+    std::env::temp_dir()
 }

@@ -98,7 +98,12 @@ pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
             let input = if role.is_empty() {
                 vector.inputs.first()
             } else {
-                vector.inputs.iter().find(|i| &i.role == role)
+                // A role names its first input; a file name names exactly one.
+                vector
+                    .inputs
+                    .iter()
+                    .find(|i| &i.file == role)
+                    .or_else(|| vector.inputs.iter().find(|i| &i.role == role))
             };
             let input = input.ok_or_else(|| {
                 let roles: Vec<&str> = vector.inputs.iter().map(|i| i.role.as_str()).collect();

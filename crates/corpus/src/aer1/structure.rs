@@ -103,6 +103,55 @@ pub fn generate(out: &mut Vec<Vector>) {
     base64_forms(&mut f);
     interpretations(&mut f);
     commitment_formats(&mut f);
+    raw_utf8_links(&mut f);
+}
+
+/// A chain whose links were computed over raw-UTF-8 (JCS-like) preimages instead of the kit's
+/// escaped form: every link after the first entry fails. A verifier that accepts either form would
+/// accept this; the kill matrix found the corpus had no such vector.
+fn raw_utf8_links(f: &mut Family<'_>) {
+    use agentconf_aer1::producer::{build_timeline, CloseStyle, EntrySpec};
+    let specs: Vec<EntrySpec> = (0..4)
+        .map(|i| EntrySpec {
+            bytes: format!("{{\"i\":{i}}}").into_bytes(),
+            id: format!("r-\u{e9}-\u{7f}-\u{1F600}-{i}"),
+            tool: "pr\u{ee}ce_lookup".to_string(),
+            provenance_class: "LOGGED BY AGENT".to_string(),
+        })
+        .collect();
+    let mut chain = build_timeline("job-\u{fc}", &specs, Revision::R09, CloseStyle::LastOnly);
+    // Re-link with the raw form: serde_json's compact, sorted serialization writes non-ASCII and
+    // U+007F as themselves.
+    let mut prev = "0".repeat(64);
+    for e in chain.iter_mut() {
+        e.prev_digest = prev.clone();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&e.canonical_bytes)
+            .unwrap_or_default();
+        let preimage = json!({
+            "close": e.close.unwrap_or(false),
+            "id": e.id,
+            "job_id": e.job_id,
+            "output_hash": agentconf_aer1::hex::lower(&Sha256::digest(&bytes)),
+            "prev_digest": e.prev_digest,
+            "provenance_class": e.provenance_class,
+            "seq": e.seq,
+            "tool": e.tool,
+        });
+        prev = agentconf_aer1::hex::lower(&Sha256::digest(preimage.to_string().as_bytes()));
+    }
+    f.vector("links-over-raw-utf8-preimages")
+        .revisions(R07_09)
+        .describe(
+            "Four entries whose id, tool and job_id contain non-ASCII characters and U+007F; every \
+             link was computed over a preimage with those characters written raw (RFC 8785 style), \
+             not escaped as \\uXXXX as the kit does. The entries' own digests therefore differ from \
+             the prev_digest values that follow them: AER1-TL-LINK fails on entries 1-3. A verifier \
+             that accepts either escaping would accept this chain.",
+        )
+        .timeline(&chain)
+        .invalid(&[Rule::Aer1TlLink])
+        .push();
 }
 
 fn genesis(f: &mut Family<'_>) {

@@ -410,7 +410,11 @@ pub fn generate(out: &mut Vec<Vector>) {
             .session_file("session-2.json", &session_json(&second))
             .events_text(&events_jsonl(&[fx.signed(&event), fx.signed(&again)]))
             .scenario(steps, expected)
-            .exercises(&[Rule::GrpDupSession])
+            .exercises(if replay {
+                &[Rule::GrpDupSession, Rule::GrpDupOrder]
+            } else {
+                &[Rule::GrpDupSession]
+            })
             .push();
     }
 

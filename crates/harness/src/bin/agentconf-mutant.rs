@@ -60,6 +60,7 @@ enum Mutant {
     RawU007f,
     UppercaseEscapes,
     Accepts06AsCurrent,
+    AcceptsRawUtf8Too,
     CommitmentCountOnly,
     IgnoresCommitmentJob,
     RejectsSeqFloat,
@@ -124,6 +125,11 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "accepts-06-as-current",
         Mutant::Accepts06AsCurrent,
         "under revision 07-09, accepts a chain whose links hold under either construction",
+    ),
+    (
+        "accepts-raw-utf8-too",
+        Mutant::AcceptsRawUtf8Too,
+        "accepts a chain whose links hold under the kit's escaping or under raw UTF-8 (JCS-like)",
     ),
     (
         "commitment-count-only",
@@ -408,8 +414,16 @@ fn timeline_op(
     if let (Some(style), Revision::R09) = (style, revision) {
         return rewritten_preimage(m, timeline, &options, style);
     }
-    if m == Mutant::Accepts06AsCurrent && revision == Revision::R09 {
-        return either_construction(m, timeline, &options);
+    if revision == Revision::R09 {
+        match m {
+            Mutant::Accepts06AsCurrent => {
+                return either_construction(m, timeline, &options, Fallback::Revision06)
+            }
+            Mutant::AcceptsRawUtf8Too => {
+                return either_construction(m, timeline, &options, Fallback::RawUtf8)
+            }
+            _ => {}
+        }
     }
     let r = verify_timeline(open(timeline)?, &options).map_err(|e| read_error(timeline, &e))?;
     let mut failures = r.failures;
@@ -639,36 +653,60 @@ fn rewritten_preimage(
     result(m, failures, r.failures_omitted)
 }
 
-/// Revision 07-09, falling back to the revision-06 construction when every link holds under it.
+/// The second construction a lenient verifier falls back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fallback {
+    /// Revision 06: the digest of the bytes alone.
+    Revision06,
+    /// The current preimage with raw UTF-8 strings.
+    RawUtf8,
+}
+
+/// Revision 07-09, falling back to a second construction when every link holds under it.
 fn either_construction(
     m: Mutant,
     timeline: &str,
     options: &TimelineOptions,
+    fallback: Fallback,
 ) -> Result<Outcome, String> {
-    let r = verify_timeline(open(timeline)?, options).map_err(|e| read_error(timeline, &e))?;
+    let mut alternative: Vec<Option<Hash32>> = Vec::new();
+    let r = verify_timeline_observed(open(timeline)?, options, &mut |e| {
+        if fallback == Fallback::RawUtf8 {
+            alternative.push(
+                e.preimage
+                    .map(|p| sha256(&rewrite_preimage(p, Rewrite::RawNonAscii))),
+            );
+        }
+    })
+    .map_err(|e| read_error(timeline, &e))?;
     if !r.failures.iter().any(|f| f.rule == Rule::Aer1TlLink) {
         return result(m, r.failures, r.failures_omitted);
     }
-    let options_06 = TimelineOptions {
-        revision: Revision::R06,
-        max_entry_bytes: options.max_entry_bytes,
-        ..TimelineOptions::default()
-    };
-    let mut digests_06: Vec<Option<Hash32>> = Vec::new();
-    let r06 = verify_timeline_observed(open(timeline)?, &options_06, &mut |e| {
-        digests_06.push(e.digest);
-    })
-    .map_err(|e| read_error(timeline, &e))?;
-    let holds_under_06 =
-        r06.failures_omitted == 0 && !r06.failures.iter().any(|f| f.rule == Rule::Aer1TlLink);
-    if !holds_under_06 {
-        return result(m, r.failures, r.failures_omitted);
+    if fallback == Fallback::Revision06 {
+        let options_06 = TimelineOptions {
+            revision: Revision::R06,
+            max_entry_bytes: options.max_entry_bytes,
+            ..TimelineOptions::default()
+        };
+        verify_timeline_observed(open(timeline)?, &options_06, &mut |e| {
+            alternative.push(e.digest);
+        })
+        .map_err(|e| read_error(timeline, &e))?;
     }
-    // "It verifies under one of the constructions": the links and the final digest are judged
-    // under revision 06.
+    // "It verifies under one of the constructions": when every link holds under the second one,
+    // the links and the final digest are judged under it.
     let entries = read_entries(timeline, options.max_entry_bytes)?;
     let compared = r.final_entry_digest.is_some();
-    let failures = relinked(r.failures, &entries, &digests_06, options, compared);
+    let failures = relinked(
+        r.failures.clone(),
+        &entries,
+        &alternative,
+        options,
+        compared,
+    );
+    if failures.iter().any(|f| f.rule == Rule::Aer1TlLink) {
+        return result(m, r.failures, r.failures_omitted);
+    }
     result(m, failures, r.failures_omitted)
 }
 

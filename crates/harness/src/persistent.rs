@@ -1,0 +1,941 @@
+//! Persistent mode (CONTRACT.md section 8): one long-lived implementation process answers JSON
+//! lines. The harness writes `start`, then one `run` request per AER-1 vector (tagged with a fresh
+//! `seq` that the response must echo), then `stop`; the implementation writes exactly one response
+//! line per request, in order.
+//!
+//! A response that cannot be trusted to belong to its request — the output ended, the line is not
+//! JSON, the `seq` is not echoed, or no line came within the timeout — fails that vector (crash,
+//! protocol-error or timeout), and the process group is killed; the next vector starts a new
+//! process (`start` again), so one crash costs one vector, not the run. [`PersistentSession::restarts`]
+//! counts the restarts. A response that is in step but wrong (a schema violation under
+//! `validate_protocol`, a verdict that contradicts `exit`, an unknown rule id) is a protocol error
+//! of that vector only.
+//!
+//! GRP scenarios need real process restarts and concurrent processes, so they are never sent to
+//! the persistent process: [`PersistentSession::run`] runs them one-shot
+//! ([`crate::runner::run_vector`]) with the same command prefix.
+
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use agentconf_corpus::model::{Suite, Vector};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::contract::{parse_result, ExitMeaning, ImplResult};
+use crate::materialize::write_inputs;
+use crate::runner::{
+    grade_verdict, one_shot_args, run_vector, Grading, Implementation, Status, VectorResult,
+};
+
+/// The protocol version the harness speaks (the `protocol` member of `start`).
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// The JSON Schema (2020-12) of the three responses: `$defs/start_response`,
+/// `$defs/run_response`, `$defs/stop_response`.
+pub const SCHEMA: &str = include_str!("../schema/protocol.schema.json");
+
+/// The command-prefix arguments that start the persistent process, by default.
+pub const DEFAULT_SERVE_ARGS: [&str; 1] = ["serve"];
+
+/// After this many failed starts in a row, the remaining vectors fail at once instead of each
+/// waiting for another start to fail.
+const MAX_FAILED_STARTS: usize = 3;
+
+/// How long to poll without sleeping before waiting for a response.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// At most this many bytes in one response line.
+const MAX_LINE: usize = 1 << 20;
+
+/// How to run an implementation in persistent mode.
+#[derive(Clone, Debug)]
+pub struct PersistentConfig {
+    /// The command prefix, the timeout (per request, and for `start`), the capture limit (of
+    /// standard error) and the claimed GRP profiles. GRP scenarios run one-shot with it.
+    pub implementation: Implementation,
+    /// Appended to the prefix to start the persistent process (`serve`).
+    pub serve_args: Vec<String>,
+    /// Check every response against [`SCHEMA`]; a violation is a protocol error that quotes the
+    /// schema's complaint.
+    pub validate_protocol: bool,
+}
+
+impl PersistentConfig {
+    /// `IMPL serve`, without schema validation.
+    pub fn new(implementation: Implementation) -> PersistentConfig {
+        PersistentConfig {
+            implementation,
+            serve_args: DEFAULT_SERVE_ARGS.iter().map(|s| s.to_string()).collect(),
+            validate_protocol: false,
+        }
+    }
+}
+
+/// What the implementation said about itself in its `start` response.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    pub capabilities: Capabilities,
+}
+
+/// The capabilities an implementation claims. Vectors outside them are reported unsupported
+/// without being sent.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Capabilities {
+    /// `aer1-receipt`, `aer1-timeline`, `aer1-workflow`.
+    pub operations: Vec<String>,
+    /// `REVISION` values of `aer1-timeline`; `None`: not restricted.
+    #[serde(default)]
+    pub timeline_revisions: Option<Vec<String>>,
+    /// `ID_TIER` values of `aer1-receipt`; `None`: not restricted.
+    #[serde(default)]
+    pub id_tiers: Option<Vec<String>>,
+}
+
+/// One implementation process in persistent mode, restarted after a crash.
+pub struct PersistentSession {
+    config: PersistentConfig,
+    server: Option<Server>,
+    info: ServerInfo,
+    restarts: usize,
+    failed_starts: usize,
+    last_start_error: String,
+    next_seq: u64,
+}
+
+/// Which response a line answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseKind {
+    Start,
+    Run,
+    Stop,
+}
+
+impl ResponseKind {
+    fn def(self) -> &'static str {
+        match self {
+            ResponseKind::Start => "start_response",
+            ResponseKind::Run => "run_response",
+            ResponseKind::Stop => "stop_response",
+        }
+    }
+}
+
+/// What the schema says is wrong with `response` as an answer of `kind` (empty: nothing).
+pub fn schema_errors(kind: ResponseKind, response: &Value) -> Vec<String> {
+    let validators = match validators() {
+        Ok(v) => v,
+        Err(e) => return vec![e.clone()],
+    };
+    let validator = &validators[kind as usize];
+    validator
+        .iter_errors(response)
+        .map(|e| {
+            let path = e.instance_path.to_string();
+            if path.is_empty() {
+                e.to_string()
+            } else {
+                format!("{path}: {e}")
+            }
+        })
+        .collect()
+}
+
+/// One validator per response kind, each the schema with its root pointed at that definition.
+fn validators() -> &'static Result<[jsonschema::Validator; 3], String> {
+    static VALIDATORS: OnceLock<Result<[jsonschema::Validator; 3], String>> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let root: Value = serde_json::from_str(SCHEMA)
+            .map_err(|e| format!("protocol.schema.json is not JSON: {e}"))?;
+        let build = |kind: ResponseKind| {
+            let mut schema = root.clone();
+            if let Some(object) = schema.as_object_mut() {
+                object.remove("anyOf");
+                object.insert(
+                    "$ref".into(),
+                    Value::String(format!("#/$defs/{}", kind.def())),
+                );
+            }
+            jsonschema::validator_for(&schema)
+                .map_err(|e| format!("protocol.schema.json is not a valid schema: {e}"))
+        };
+        Ok([
+            build(ResponseKind::Start)?,
+            build(ResponseKind::Run)?,
+            build(ResponseKind::Stop)?,
+        ])
+    })
+}
+
+#[derive(Serialize)]
+struct StartRequest {
+    cmd: &'static str,
+    protocol: u64,
+}
+
+#[derive(Serialize)]
+struct RunRequest<'a> {
+    cmd: &'static str,
+    seq: u64,
+    operation: &'a str,
+    args: &'a [String],
+}
+
+#[derive(Deserialize)]
+struct StartResponse {
+    protocol: Value,
+    implementation: Named,
+    capabilities: Capabilities,
+}
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+    #[serde(default)]
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct RunResponse {
+    exit: i64,
+    #[serde(default)]
+    verdict: Option<String>,
+    #[serde(default)]
+    rules: Vec<String>,
+    #[serde(default)]
+    messages: Vec<String>,
+}
+
+impl PersistentSession {
+    /// Starts the process (`IMPL serve`), sends `start` and reads the capabilities. `Err` means
+    /// the command or its wrapper is broken (it cannot be started, or its start response is
+    /// wrong); the message says why and quotes its standard error.
+    pub fn start(config: PersistentConfig) -> Result<PersistentSession, String> {
+        let (server, info) = start_server(&config)?;
+        Ok(PersistentSession {
+            config,
+            server: Some(server),
+            info,
+            restarts: 0,
+            failed_starts: 0,
+            last_start_error: String::new(),
+            next_seq: 1,
+        })
+    }
+
+    /// The implementation's name, version and capabilities, from its latest start.
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// How many times the process was started again after the first start.
+    pub fn restarts(&self) -> usize {
+        self.restarts
+    }
+
+    pub fn config(&self) -> &PersistentConfig {
+        &self.config
+    }
+
+    /// Runs `vector`: its inputs are written into a fresh directory under `work` (removed
+    /// afterwards). GRP scenarios run one-shot.
+    pub fn run(&mut self, v: &Vector, work: &Path, grading: Grading) -> VectorResult {
+        if v.suite == Suite::GrpAdmission {
+            return run_vector(&self.config.implementation, v, work, grading);
+        }
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = work.join(format!("persistent-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let result = match write_inputs(v, &dir) {
+            Ok(files) => self.run_with_files(v, &files, grading),
+            Err(e) => VectorResult {
+                id: v.id.clone(),
+                status: Status::Crash,
+                detail: format!("cannot prepare inputs: {e}"),
+                stderr: String::new(),
+                duration_ms: 0,
+            },
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    /// Runs an AER-1 `vector` whose inputs were already written: `files` as returned by
+    /// [`write_inputs`]. The implementation must not change them (each run reads them again).
+    pub fn run_with_files(
+        &mut self,
+        v: &Vector,
+        files: &[(String, PathBuf)],
+        grading: Grading,
+    ) -> VectorResult {
+        let started = Instant::now();
+        let (status, detail, stderr) = self.exchange(v, files, grading);
+        VectorResult {
+            id: v.id.clone(),
+            status,
+            detail,
+            stderr,
+            duration_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// Sends `stop`, reads `{"stopped":true}` and waits for exit 0. `Err` says what went wrong
+    /// (the process is killed then).
+    pub fn stop(mut self) -> Result<(), String> {
+        let Some(mut server) = self.server.take() else {
+            return Ok(());
+        };
+        let timeout = self.config.implementation.timeout;
+        let line = match server.request(b"{\"cmd\":\"stop\"}\n", timeout) {
+            Ok(line) => line,
+            Err(f) => {
+                let (how, stderr) = server.end(Duration::from_millis(100));
+                return Err(format!(
+                    "no stop response: {} ({how}){}",
+                    f.describe(timeout),
+                    stderr_note(&stderr)
+                ));
+            }
+        };
+        let checked = (|| {
+            let value: Value = serde_json::from_slice(&line)
+                .map_err(|e| format!("stop response is not JSON: {e}"))?;
+            if self.config.validate_protocol {
+                let errors = schema_errors(ResponseKind::Stop, &value);
+                if !errors.is_empty() {
+                    return Err(format!(
+                        "stop response breaks protocol.schema.json: {}",
+                        errors.join("; ")
+                    ));
+                }
+            }
+            if value.get("stopped") != Some(&Value::Bool(true)) {
+                return Err(format!(
+                    "stop response is not {{\"stopped\":true}}: {}",
+                    line_excerpt(&line)
+                ));
+            }
+            Ok(())
+        })();
+        let (how, stderr) = server.end(timeout);
+        checked?;
+        if how == "exit status 0" {
+            Ok(())
+        } else {
+            Err(format!(
+                "after stop the process ended with {how}, not exit 0{}",
+                stderr_note(&stderr)
+            ))
+        }
+    }
+
+    fn exchange(
+        &mut self,
+        v: &Vector,
+        files: &[(String, PathBuf)],
+        grading: Grading,
+    ) -> (Status, String, String) {
+        let Some(args) = one_shot_args(v, files) else {
+            return (
+                Status::Crash,
+                "the vector lacks an input its operation needs".into(),
+                String::new(),
+            );
+        };
+        if let Some(reason) = self.unclaimed(&args) {
+            return (Status::Unsupported, reason, String::new());
+        }
+        if let Err(e) = self.ensure_server() {
+            return (Status::Crash, e, String::new());
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let mut request = serde_json::to_vec(&RunRequest {
+            cmd: "run",
+            seq,
+            operation: &args[0],
+            args: &args[1..],
+        })
+        .unwrap_or_default();
+        request.push(b'\n');
+        let timeout = self.config.implementation.timeout;
+        let Some(server) = self.server.as_mut() else {
+            return (Status::Crash, "no running process".into(), String::new());
+        };
+        let line = match server.request(&request, timeout) {
+            Ok(line) => line,
+            Err(f) => {
+                // After the end of its output, give it a moment to exit so its status can be
+                // reported; a process that hangs or talks too much is killed at once.
+                let (status, grace) = match f {
+                    Failure::Timeout => (Status::Timeout, Duration::ZERO),
+                    Failure::TooLong => (Status::ProtocolError, Duration::ZERO),
+                    Failure::Eof | Failure::Io(_) => (Status::Crash, Duration::from_millis(100)),
+                };
+                let (how, stderr) = self.discard_server(grace);
+                return (status, format!("{} ({how})", f.describe(timeout)), stderr);
+            }
+        };
+        let stderr = server.take_stderr();
+        // Out of step: the next line could not be trusted to answer the next request.
+        let value: Value = match serde_json::from_slice(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                let (_, more) = self.discard_server(Duration::ZERO);
+                return (
+                    Status::ProtocolError,
+                    format!(
+                        "response is not JSON ({e}): {}; the process was restarted",
+                        line_excerpt(&line)
+                    ),
+                    stderr + &more,
+                );
+            }
+        };
+        if value.get("seq") != Some(&Value::from(seq)) {
+            let (_, more) = self.discard_server(Duration::ZERO);
+            return (
+                Status::ProtocolError,
+                format!(
+                    "response seq {} does not echo the request's seq {seq}; the process was restarted",
+                    value.get("seq").map_or("(absent)".to_string(), |s| s.to_string())
+                ),
+                stderr + &more,
+            );
+        }
+        // In step, but wrong: this vector only.
+        if self.config.validate_protocol {
+            let errors = schema_errors(ResponseKind::Run, &value);
+            if !errors.is_empty() {
+                return (
+                    Status::ProtocolError,
+                    format!(
+                        "response breaks protocol.schema.json: {}; response: {}",
+                        errors.join("; "),
+                        line_excerpt(&line)
+                    ),
+                    stderr,
+                );
+            }
+        }
+        let response: RunResponse = match serde_json::from_value(value) {
+            Ok(r) => r,
+            Err(e) => {
+                return (
+                    Status::ProtocolError,
+                    format!(
+                        "response is not a run response ({e}): {}",
+                        line_excerpt(&line)
+                    ),
+                    stderr,
+                )
+            }
+        };
+        let exit = ExitMeaning::of(i32::try_from(response.exit).ok());
+        let (status, detail) = match exit {
+            ExitMeaning::Crash => (
+                Status::Crash,
+                format!(
+                    "exit {} is not 0, 1 or 89{}",
+                    response.exit,
+                    messages_note(&response.messages)
+                ),
+            ),
+            ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into()),
+            ExitMeaning::Accept | ExitMeaning::Reject => {
+                match result_object(response, exit) {
+                    Ok(result) => {
+                        // Without a result object there are no rules to compare.
+                        let grading = if result.is_none() {
+                            Grading::Loose
+                        } else {
+                            grading
+                        };
+                        let reported = result.map(|r| r.rules).unwrap_or_default();
+                        grade_verdict(v, exit == ExitMeaning::Accept, &reported, grading)
+                    }
+                    Err(e) => (Status::ProtocolError, e),
+                }
+            }
+        };
+        (status, detail, stderr)
+    }
+
+    /// Why the vector's call is outside the claimed capabilities, if it is.
+    fn unclaimed(&self, args: &[String]) -> Option<String> {
+        let caps = &self.info.capabilities;
+        let operation = args.first()?;
+        if !caps.operations.contains(operation) {
+            return Some(format!(
+                "{operation} is not among the operations the implementation claims"
+            ));
+        }
+        match operation.as_str() {
+            "aer1-timeline" => {
+                let revision = args.get(1)?;
+                caps.timeline_revisions
+                    .as_ref()
+                    .filter(|r| !r.contains(revision))
+                    .map(|_| {
+                        format!("timeline revision {revision} is not among the claimed revisions")
+                    })
+            }
+            "aer1-receipt" => {
+                let tier = args.get(2).map_or("core", String::as_str);
+                caps.id_tiers
+                    .as_ref()
+                    .filter(|t| !t.iter().any(|t| t == tier))
+                    .map(|_| format!("id tier {tier} is not among the claimed id tiers"))
+            }
+            _ => None,
+        }
+    }
+
+    /// A running process: the current one if it is still alive, else a new one.
+    fn ensure_server(&mut self) -> Result<(), String> {
+        if let Some(server) = self.server.as_mut() {
+            if matches!(server.child.try_wait(), Ok(None)) {
+                return Ok(());
+            }
+            // It exited between requests: start another.
+            self.discard_server(Duration::ZERO);
+        }
+        if self.failed_starts >= MAX_FAILED_STARTS {
+            return Err(format!(
+                "gave up restarting the implementation after {MAX_FAILED_STARTS} failed starts: {}",
+                self.last_start_error
+            ));
+        }
+        match start_server(&self.config) {
+            Ok((server, info)) => {
+                self.server = Some(server);
+                self.info = info;
+                self.restarts += 1;
+                self.failed_starts = 0;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed_starts += 1;
+                self.last_start_error = e.clone();
+                Err(format!("the implementation could not be restarted: {e}"))
+            }
+        }
+    }
+
+    /// Kills the current process (after up to `grace` for it to exit by itself); how it ended and
+    /// its remaining standard error.
+    fn discard_server(&mut self, grace: Duration) -> (String, String) {
+        match self.server.take() {
+            Some(server) => server.end(grace),
+            None => ("no process".into(), String::new()),
+        }
+    }
+}
+
+impl Drop for PersistentSession {
+    fn drop(&mut self) {
+        self.discard_server(Duration::ZERO);
+    }
+}
+
+/// The result object of an accept or reject response, checked as the one-shot contract checks
+/// standard output (verdict agrees with exit, catalogue ids only).
+fn result_object(response: RunResponse, exit: ExitMeaning) -> Result<Option<ImplResult>, String> {
+    let Some(verdict) = response.verdict else {
+        if response.rules.is_empty() {
+            return Ok(None);
+        }
+        return Err("the response names rules but has no verdict".into());
+    };
+    let object = ImplResult {
+        verdict,
+        rules: response.rules,
+        messages: response.messages,
+    };
+    let bytes = serde_json::to_vec(&object).map_err(|e| e.to_string())?;
+    parse_result(&bytes, exit).map_err(|e| match e {
+        crate::contract::ProtocolError::NotAResult { detail } => detail,
+        other => other.to_string(),
+    })
+}
+
+/// Starts a process and has it answer `start`.
+fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), String> {
+    let imp = &config.implementation;
+    let mut server = Server::spawn(&imp.argv, &config.serve_args, imp.capture_limit)
+        .map_err(|e| format!("cannot start {:?}: {e}", imp.argv))?;
+    let mut request = serde_json::to_vec(&StartRequest {
+        cmd: "start",
+        protocol: PROTOCOL_VERSION,
+    })
+    .unwrap_or_default();
+    request.push(b'\n');
+    let fail = |server: Server, what: String| {
+        let (how, stderr) = server.end(Duration::from_millis(100));
+        Err(format!("{what} ({how}){}", stderr_note(&stderr)))
+    };
+    let line = match server.request(&request, imp.timeout) {
+        Ok(line) => line,
+        Err(f) => {
+            return fail(
+                server,
+                format!("no start response: {}", f.describe(imp.timeout)),
+            )
+        }
+    };
+    let value: Value = match serde_json::from_slice(&line) {
+        Ok(v) => v,
+        Err(e) => {
+            return fail(
+                server,
+                format!("start response is not JSON ({e}): {}", line_excerpt(&line)),
+            )
+        }
+    };
+    if config.validate_protocol {
+        let errors = schema_errors(ResponseKind::Start, &value);
+        if !errors.is_empty() {
+            return fail(
+                server,
+                format!(
+                    "start response breaks protocol.schema.json: {}",
+                    errors.join("; ")
+                ),
+            );
+        }
+    }
+    let response: StartResponse = match serde_json::from_value(value) {
+        Ok(r) => r,
+        Err(e) => {
+            return fail(
+                server,
+                format!(
+                    "start response is not a start response ({e}): {}",
+                    line_excerpt(&line)
+                ),
+            )
+        }
+    };
+    if response.protocol != PROTOCOL_VERSION {
+        return fail(
+            server,
+            format!(
+                "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
+                response.protocol
+            ),
+        );
+    }
+    let _ = server.take_stderr();
+    Ok((
+        server,
+        ServerInfo {
+            name: response.implementation.name,
+            version: response.implementation.version,
+            capabilities: response.capabilities,
+        },
+    ))
+}
+
+// ------------------------------------------------------------------------------------------------
+// The process
+
+/// Why no response line came.
+enum Failure {
+    /// Standard output ended: the process exited or closed it.
+    Eof,
+    Timeout,
+    /// The line grew past [`MAX_LINE`] without a newline.
+    TooLong,
+    /// Writing the request or reading the response failed (a broken pipe: it exited).
+    Io(io::Error),
+}
+
+impl Failure {
+    fn describe(&self, timeout: Duration) -> String {
+        match self {
+            Failure::Eof => "the process ended its output without a response".into(),
+            Failure::Timeout => format!("no response within {timeout:?}"),
+            Failure::TooLong => format!("a response line longer than {MAX_LINE} bytes"),
+            Failure::Io(e) => format!("cannot talk to the process: {e}"),
+        }
+    }
+}
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: LineReader,
+    /// Standard error not yet attributed to a response (bounded).
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// Signalled when standard error reaches its end.
+    stderr_done: mpsc::Receiver<()>,
+}
+
+impl Server {
+    fn spawn(prefix: &[String], serve_args: &[String], capture_limit: usize) -> io::Result<Server> {
+        let (program, args) = prefix
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .args(serve_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group, so a kill reaches every helper it started.
+            .process_group(0)
+            .spawn()?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| io::Error::other("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| io::Error::other("no stdout"))?;
+        let mut err = child
+            .stderr
+            .take()
+            .ok_or_else(|| io::Error::other("no stderr"))?;
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (done, stderr_done) = mpsc::channel();
+        let sink = Arc::clone(&stderr);
+        let limit = capture_limit.max(2000);
+        thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                match err.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if let Ok(mut kept) = sink.lock() {
+                            let room = limit.saturating_sub(kept.len());
+                            kept.extend_from_slice(&chunk[..n.min(room)]);
+                        }
+                    }
+                }
+            }
+            let _ = done.send(());
+        });
+        Ok(Server {
+            child,
+            stdin,
+            stdout: LineReader {
+                stdout,
+                buf: Vec::new(),
+                start: 0,
+            },
+            stderr,
+            stderr_done,
+        })
+    }
+
+    /// Writes one request line and reads one response line.
+    fn request(&mut self, line: &[u8], timeout: Duration) -> Result<Vec<u8>, Failure> {
+        let deadline = Instant::now() + timeout;
+        self.stdin
+            .write_all(line)
+            .and_then(|()| self.stdin.flush())
+            .map_err(Failure::Io)?;
+        self.stdout.read_line(deadline)
+    }
+
+    /// Standard error collected since the last call, as an excerpt.
+    fn take_stderr(&self) -> String {
+        let bytes = self
+            .stderr
+            .lock()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default();
+        excerpt(&bytes)
+    }
+
+    /// Waits up to `grace` for the process to exit on its own, then kills its process group.
+    /// Returns how it ended and the standard error not yet taken.
+    fn end(mut self, grace: Duration) -> (String, String) {
+        let deadline = Instant::now() + grace;
+        let mut status = None;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => {
+                    status = Some(s);
+                    break;
+                }
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(1)),
+                _ => break,
+            }
+        }
+        // Helpers it started may hold the pipes open: the whole group goes.
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) on a process group we created; no memory is involved.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+        let how = match status {
+            Some(s) => describe_status(s),
+            None => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                "killed by the harness".to_string()
+            }
+        };
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(200));
+        (how, self.take_stderr())
+    }
+}
+
+fn describe_status(s: ExitStatus) -> String {
+    match (s.code(), s.signal()) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => format!("{s}"),
+    }
+}
+
+/// Reads lines from the process's standard output with a deadline (poll(2), no extra thread).
+struct LineReader {
+    stdout: ChildStdout,
+    buf: Vec<u8>,
+    /// Where the unread part of `buf` starts.
+    start: usize,
+}
+
+impl LineReader {
+    fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, Failure> {
+        let mut scanned = self.start;
+        loop {
+            if let Some(i) = self.buf[scanned..].iter().position(|b| *b == b'\n') {
+                let end = scanned + i;
+                let line = self.buf[self.start..end].to_vec();
+                self.start = end + 1;
+                if self.start == self.buf.len() {
+                    self.buf.clear();
+                    self.start = 0;
+                }
+                return Ok(line);
+            }
+            if self.buf.len() - self.start > MAX_LINE {
+                return Err(Failure::TooLong);
+            }
+            if self.start > 0 {
+                self.buf.drain(..self.start);
+                self.start = 0;
+            }
+            scanned = self.buf.len();
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Failure::Timeout);
+            }
+            let mut fds = libc::pollfd {
+                fd: self.stdout.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // A response usually comes within microseconds: look again for a moment before
+            // sleeping, which saves a wake-up per request (see the bench).
+            let spin_until = now + SPIN;
+            let mut ready = 0;
+            while ready == 0 && Instant::now() < spin_until {
+                // SAFETY: one valid pollfd, for a descriptor we own, for the duration of the call.
+                ready = unsafe { libc::poll(&mut fds, 1, 0) };
+                if ready == 0 {
+                    // Let the implementation have this CPU if it is waiting for one.
+                    thread::yield_now();
+                }
+            }
+            if ready == 0 {
+                let wait = (deadline - now).as_millis().saturating_add(1);
+                // SAFETY: as above.
+                ready = unsafe { libc::poll(&mut fds, 1, wait.min(i32::MAX as u128) as i32) };
+            }
+            if ready < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(Failure::Io(e));
+            }
+            if ready == 0 {
+                continue;
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => return Err(Failure::Eof),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Failure::Io(e)),
+            }
+        }
+    }
+}
+
+fn excerpt(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
+}
+
+fn line_excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(300)]).into_owned();
+    if line.len() > 300 {
+        format!("{text:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+fn stderr_note(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {}", stderr.trim_end())
+    }
+}
+
+fn messages_note(messages: &[String]) -> String {
+    if messages.is_empty() {
+        String::new()
+    } else {
+        format!("; messages: {}", messages.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_schema_compiles_and_tells_the_shapes_apart() {
+        assert!(validators().is_ok(), "{:?}", validators().as_ref().err());
+        let start = json!({"protocol": 1, "implementation": {"name": "x", "version": "1"},
+            "capabilities": {"operations": ["aer1-timeline"], "timeline_revisions": ["09"]}});
+        assert!(schema_errors(ResponseKind::Start, &start).is_empty());
+        assert!(!schema_errors(ResponseKind::Run, &start).is_empty());
+        let run = json!({"seq": 3, "exit": 1, "verdict": "invalid", "rules": ["AER1-TL-SEQ"]});
+        assert!(schema_errors(ResponseKind::Run, &run).is_empty());
+        let loose = json!({"seq": "a", "exit": 0, "verdict": null});
+        assert!(schema_errors(ResponseKind::Run, &loose).is_empty());
+        let bad = json!({"seq": 3, "exit": "zero"});
+        let errors = schema_errors(ResponseKind::Run, &bad);
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("/exit") && e.contains("integer")),
+            "{errors:?}"
+        );
+        assert!(!schema_errors(ResponseKind::Run, &json!({"exit": 0})).is_empty());
+        assert!(schema_errors(ResponseKind::Stop, &json!({"stopped": true})).is_empty());
+        assert!(!schema_errors(ResponseKind::Stop, &json!({"stopped": "yes"})).is_empty());
+        let wrong_op = json!({"protocol": 1, "implementation": {"name": "x", "version": "1"},
+            "capabilities": {"operations": ["grp-admit"]}});
+        assert!(!schema_errors(ResponseKind::Start, &wrong_op).is_empty());
+    }
+}
