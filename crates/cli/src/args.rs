@@ -50,9 +50,10 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// `reference` (agentconf's own implementation), or use `-- COMMAND ARGS…` to run another
-    /// implementation's command (see crates/harness/CONTRACT.md).
-    #[arg(long, default_value = "reference")]
+    /// `reference` (agentconf's own implementation, run in process), `reference-process` (the
+    /// reference through the contract: `agentconf impl` in a process per vector), or give another
+    /// implementation's command after `--` (see crates/harness/CONTRACT.md).
+    #[arg(long, default_value = "reference", value_parser = ["reference", "reference-process"])]
     pub implementation: String,
     /// The command of the implementation under test, after `--`.
     #[arg(last = true)]

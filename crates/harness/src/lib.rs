@@ -8,6 +8,7 @@
 
 pub mod adapter;
 pub mod contract;
+pub mod inprocess;
 pub mod materialize;
 pub mod persistent;
 pub mod process;

@@ -347,7 +347,7 @@ fn placeholders<'a>(
 }
 
 /// The construction a timeline vector is run under: 09 unless it applies to 06 only.
-fn run_revision(v: &Vector) -> &str {
+pub(crate) fn run_revision(v: &Vector) -> &str {
     if v.revisions.iter().any(|r| r == "09") {
         "09"
     } else {
@@ -617,7 +617,7 @@ fn scenario(
     Ok(())
 }
 
-fn grade_decision(
+pub(crate) fn grade_decision(
     index: usize,
     d: &serde_json::Value,
     e: &ExpectedDecision,

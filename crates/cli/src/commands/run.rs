@@ -154,8 +154,9 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     if !args.command.is_empty() {
         return Ok((args.command.clone(), args.command[0].clone()));
     }
-    if args.implementation != "reference" {
-        return Err("--implementation takes `reference`; give another command after `--`".into());
+    if args.implementation == "reference" && !args.persistent {
+        // In process: no command at all.
+        return Ok((Vec::new(), "reference (in process)".into()));
     }
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot locate agentconf itself: {e}"))?;
@@ -227,6 +228,10 @@ fn run_all(
                     let Some(v) = vectors.get(i) else { break };
                     let r = match session.as_mut() {
                         Some(s) => s.run(v, &work, grading),
+                        // The reference in process: no command, no adapter.
+                        None if imp.argv.is_empty() && adapter.is_none() => {
+                            agentconf_harness::inprocess::run_reference(v, &work, grading)
+                        }
                         None => run_vector_with(imp, adapter, v, &work, grading),
                     };
                     progress.inc(1);
