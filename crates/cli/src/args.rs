@@ -58,9 +58,9 @@ pub struct RunArgs {
     /// The command of the implementation under test, after `--`.
     #[arg(last = true)]
     pub command: Vec<String>,
-    /// strict: a rejection must cite the expected rules; loose: any rejection of an invalid
-    /// vector passes.
-    #[arg(long, default_value = "strict", value_parser = ["strict", "loose"])]
+    /// strict: a rejection must cite the expected rules; loose (also called verdict-only): any
+    /// rejection of an invalid vector passes.
+    #[arg(long, default_value = "strict", value_parser = ["strict", "loose", "verdict-only"])]
     pub grading: String,
     /// A capability profile the implementation claims (durable, atomic); repeatable.
     #[arg(long = "profile", value_parser = ["durable", "atomic"])]

@@ -88,6 +88,16 @@ fn misbehaving_implementations_are_classified() {
         Status::WrongReason
     );
     assert_eq!(status("echo noise >&2; exit 1"), Status::Pass);
+    // 100 MB on standard output: captured up to the limit, the rest counted and dropped; not a
+    // result object, so a protocol error, and no memory blow-up.
+    assert_eq!(
+        status("head -c 100000000 /dev/zero; exit 1"),
+        Status::ProtocolError
+    );
+    assert_eq!(
+        status("head -c 100000000 /dev/zero >&2; exit 1"),
+        Status::Pass
+    );
     let slow = Implementation {
         timeout: Duration::from_millis(300),
         ..with("sleep 30")

@@ -46,10 +46,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         }
         _ => implementation(args)?,
     };
-    let grading = if args.grading == "loose" {
-        Grading::Loose
-    } else {
-        Grading::Strict
+    let grading = match args.grading.as_str() {
+        "loose" | "verdict-only" => Grading::Loose,
+        _ => Grading::Strict,
     };
     let corpus = agentconf_corpus::corpus();
     let manifest = agentconf_corpus::writer::manifest(&corpus);
