@@ -19,10 +19,9 @@ use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
-    let corpus_ids: std::collections::BTreeSet<String> = agentconf_corpus::corpus()
-        .into_iter()
-        .map(|v| v.id)
-        .collect();
+    let corpus = agentconf_corpus::corpus();
+    let corpus_ids: std::collections::BTreeSet<String> =
+        corpus.iter().map(|v| v.id.clone()).collect();
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
@@ -50,7 +49,6 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         "loose" | "verdict-only" => Grading::Loose,
         _ => Grading::Strict,
     };
-    let corpus = agentconf_corpus::corpus();
     let manifest = agentconf_corpus::writer::manifest(&corpus);
     let selected: Vec<&Vector> = corpus
         .iter()
@@ -91,10 +89,16 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
             } else {
                 argv.clone()
             },
-            executable_sha256: argv
+            // In process, the implementation is this very executable.
+            executable_sha256: match argv
                 .first()
                 .or(adapter.as_ref().and_then(|a| a.command.first()))
-                .and_then(|p| executable_sha256(p)),
+            {
+                Some(program) => executable_sha256(program),
+                None => std::env::current_exe()
+                    .ok()
+                    .and_then(|p| executable_sha256(&p.display().to_string())),
+            },
         },
         adapter_digest,
         grading,
