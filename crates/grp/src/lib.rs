@@ -14,6 +14,7 @@ pub mod admission;
 pub mod event;
 pub mod jws;
 pub mod keys;
+pub mod lines;
 pub mod session;
 pub mod store;
 

@@ -5,21 +5,19 @@
 //! line gets a rejected decision and the stream goes on. Exit 0 when the stream was processed;
 //! 2 for a usage error, an unreadable session, or a store failure (nothing is admitted then).
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
-use agentconf_grp::admission::{Receiver, Revision};
+use agentconf_grp::admission::{Receiver, Revision, MAX_EVENT_BYTES};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
+use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, SqliteStore};
 
 use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
 use crate::args::{GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpSignArgs};
 use crate::input::{open, read_error};
-
-/// The longest event line read; longer lines are rejected (and skipped) without being held.
-pub const MAX_EVENT_LINE: usize = agentconf_grp::admission::MAX_EVENT_BYTES;
 
 pub fn read_session(path: &Path) -> Result<SessionContext, String> {
     let input = open(path)?;
@@ -70,19 +68,18 @@ pub fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, S
     let mut out = io::stdout().lock();
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let read = read_line_limited(&mut input, &mut line)
+        let read = read_event_line(&mut input, &mut line)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         // The admitted decision is the hand-off: it is written after the pair committed and
         // before the store marks the hand-off done, so a crash in between leaves the pair pending
         // (recoverable with `agentconf grp recover`), never lost.
         let mut handed_off: Option<io::Result<()>> = None;
         let decision = match read {
-            LineRead::End => break,
-            LineRead::Line => receiver.deliver_then(trim_newline(&line), |d| {
+            EventLine::End => break,
+            EventLine::Line => receiver.deliver_then(&line, |d| {
                 handed_off = Some(write_decision(&mut out, d));
             }),
-            LineRead::TooLong => receiver.deliver_oversized(MAX_EVENT_LINE),
+            EventLine::TooLong => receiver.deliver_oversized(MAX_EVENT_BYTES),
         };
         match handed_off {
             Some(Err(e)) => return Err(format!("cannot write output: {e}")),
@@ -103,45 +100,6 @@ fn write_decision(out: &mut impl Write, d: &agentconf_grp::Decision) -> io::Resu
     let text = serde_json::to_string(d).map_err(io::Error::other)?;
     writeln!(out, "{text}")?;
     out.flush()
-}
-
-enum LineRead {
-    Line,
-    TooLong,
-    End,
-}
-
-/// Reads one line (up to `\n`) of at most [`MAX_EVENT_LINE`] bytes; a longer line is consumed
-/// to its end without being kept.
-fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
-    let n = input
-        .by_ref()
-        .take(MAX_EVENT_LINE as u64 + 1)
-        .read_until(b'\n', line)?;
-    if n == 0 {
-        return Ok(LineRead::End);
-    }
-    if line.len() > MAX_EVENT_LINE && line.last() != Some(&b'\n') {
-        // Skip the rest of the over-long line.
-        let mut sink = Vec::new();
-        loop {
-            sink.clear();
-            let k = input
-                .by_ref()
-                .take(64 * 1024)
-                .read_until(b'\n', &mut sink)?;
-            if k == 0 || sink.last() == Some(&b'\n') {
-                break;
-            }
-        }
-        return Ok(LineRead::TooLong);
-    }
-    Ok(LineRead::Line)
-}
-
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {

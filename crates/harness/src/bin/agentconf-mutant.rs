@@ -16,7 +16,7 @@
 //! These are test fixtures. Nothing here is a way to verify anything.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +37,7 @@ use agentconf_grp::admission::{
 };
 use agentconf_grp::event::{parse_event, ChangeEvent, Identity, PublisherType};
 use agentconf_grp::jws::verify_event_signature;
+use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::{instant, SessionContext};
 use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore, StoreError};
 use agentconf_json::split::{ArraySplitter, Piece, SplitError};
@@ -1004,13 +1005,12 @@ fn run_stream(grp: &Grp<'_>) -> Result<Outcome, String> {
     let mut out = io::stdout().lock();
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let read = read_line_limited(&mut input, &mut line)
+        let read = read_event_line(&mut input, &mut line)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         let decision = match read {
-            LineRead::End => break,
-            LineRead::Line => deliver(grp, trim_newline(&line)),
-            LineRead::TooLong => grp.receiver.deliver_oversized(MAX_EVENT_BYTES),
+            EventLine::End => break,
+            EventLine::Line => deliver(grp, &line),
+            EventLine::TooLong => grp.receiver.deliver_oversized(MAX_EVENT_BYTES),
         }
         .map_err(|e| e.to_string())?;
         let text = serde_json::to_string(&decision).map_err(|e| e.to_string())?;
@@ -1175,43 +1175,6 @@ fn pre_admission(
         return Err(RejectError::NonceMismatch);
     }
     Ok(())
-}
-
-enum LineRead {
-    Line,
-    TooLong,
-    End,
-}
-
-/// Reads one line of at most [`MAX_EVENT_BYTES`] bytes; a longer one is consumed unkept.
-fn read_line_limited(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
-    let n = input
-        .by_ref()
-        .take(MAX_EVENT_BYTES as u64 + 1)
-        .read_until(b'\n', line)?;
-    if n == 0 {
-        return Ok(LineRead::End);
-    }
-    if line.len() > MAX_EVENT_BYTES && line.last() != Some(&b'\n') {
-        let mut sink = Vec::new();
-        loop {
-            sink.clear();
-            let k = input
-                .by_ref()
-                .take(64 * 1024)
-                .read_until(b'\n', &mut sink)?;
-            if k == 0 || sink.last() == Some(&b'\n') {
-                break;
-            }
-        }
-        return Ok(LineRead::TooLong);
-    }
-    Ok(LineRead::Line)
-}
-
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 #[cfg(test)]
