@@ -4,6 +4,9 @@
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
 //!   in `crates/corpus`.
 //!
+//! - `cargo xtask fuzz-seeds`: write seed corpora for the fuzz targets (crates/fuzz/README.md)
+//!   under `crates/fuzz/corpus/` (not committed).
+//!
 //! With `--check`, nothing is written: the command fails if a regeneration would change anything.
 
 use std::path::{Path, PathBuf};
@@ -11,10 +14,13 @@ use std::process::ExitCode;
 
 use agentconf_rules::Catalogue;
 
-const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check]
+mod fuzz_seeds;
+
+const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check] | fuzz-seeds
   rules     regenerate spec-notes/RULES.md from spec-notes/rules.toml
   vectors   regenerate vectors/ (vector files and manifest.json) from crates/corpus
-  --check   change nothing; fail if the files are stale";
+  --check   change nothing; fail if the files are stale
+  fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,6 +30,7 @@ fn main() -> ExitCode {
         ["rules", "--check"] => rules(true),
         ["vectors"] => vectors(false),
         ["vectors", "--check"] => vectors(true),
+        ["fuzz-seeds"] => fuzz_seeds(),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -60,6 +67,14 @@ fn rules(check: bool) -> Result<(), String> {
     }
     std::fs::write(&target, fresh).map_err(|e| format!("cannot write {relative}: {e}"))?;
     println!("{relative}: written");
+    Ok(())
+}
+
+fn fuzz_seeds() -> Result<(), String> {
+    let dir = workspace_root().join("crates/fuzz/corpus");
+    let seeds = fuzz_seeds::seeds(&agentconf_corpus::corpus());
+    let n = fuzz_seeds::write(&dir, &seeds)?;
+    println!("crates/fuzz/corpus/: {n} seeds for {} targets", seeds.len());
     Ok(())
 }
 

@@ -387,87 +387,20 @@ impl PersistentSession {
             }
         };
         let stderr = server.take_stderr();
-        // Out of step: the next line could not be trusted to answer the next request.
-        let value: Value = match serde_json::from_slice(&line) {
-            Ok(v) => v,
-            Err(e) => {
+        let answer = match read_run_response(&line, seq, self.config.validate_protocol) {
+            Ok(answer) => answer,
+            Err(ReplyError::OutOfStep(why)) => {
+                // The next line could not be trusted to answer the next request.
                 let (_, more) = self.discard_server(Duration::ZERO);
                 return (
                     Status::ProtocolError,
-                    format!(
-                        "response is not JSON ({e}): {}; the process was restarted",
-                        line_excerpt(&line)
-                    ),
+                    format!("{why}; the process was restarted"),
                     stderr + &more,
                 );
             }
+            Err(ReplyError::Invalid(why)) => return (Status::ProtocolError, why, stderr),
         };
-        if value.get("seq") != Some(&Value::from(seq)) {
-            let (_, more) = self.discard_server(Duration::ZERO);
-            return (
-                Status::ProtocolError,
-                format!(
-                    "response seq {} does not echo the request's seq {seq}; the process was restarted",
-                    value.get("seq").map_or("(absent)".to_string(), |s| s.to_string())
-                ),
-                stderr + &more,
-            );
-        }
-        // In step, but wrong: this vector only.
-        if self.config.validate_protocol {
-            let errors = schema_errors(ResponseKind::Run, &value);
-            if !errors.is_empty() {
-                return (
-                    Status::ProtocolError,
-                    format!(
-                        "response breaks protocol.schema.json: {}; response: {}",
-                        errors.join("; "),
-                        line_excerpt(&line)
-                    ),
-                    stderr,
-                );
-            }
-        }
-        let response: RunResponse = match serde_json::from_value(value) {
-            Ok(r) => r,
-            Err(e) => {
-                return (
-                    Status::ProtocolError,
-                    format!(
-                        "response is not a run response ({e}): {}",
-                        line_excerpt(&line)
-                    ),
-                    stderr,
-                )
-            }
-        };
-        let exit = ExitMeaning::of(i32::try_from(response.exit).ok());
-        let (status, detail) = match exit {
-            ExitMeaning::Crash => (
-                Status::Crash,
-                format!(
-                    "exit {} is not 0, 1 or 89{}",
-                    response.exit,
-                    messages_note(&response.messages)
-                ),
-            ),
-            ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into()),
-            ExitMeaning::Accept | ExitMeaning::Reject => {
-                match result_object(response, exit) {
-                    Ok(result) => {
-                        // Without a result object there are no rules to compare.
-                        let grading = if result.is_none() {
-                            Grading::Loose
-                        } else {
-                            grading
-                        };
-                        let reported = result.map(|r| r.rules).unwrap_or_default();
-                        grade_verdict(v, exit == ExitMeaning::Accept, &reported, grading)
-                    }
-                    Err(e) => (Status::ProtocolError, e),
-                }
-            }
-        };
+        let (status, detail) = grade_run_answer(v, answer, grading);
         (status, detail, stderr)
     }
 
@@ -569,6 +502,135 @@ fn result_object(response: RunResponse, exit: ExitMeaning) -> Result<Option<Impl
     })
 }
 
+/// Why a run response line cannot be graded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplyError {
+    /// The line is not JSON or does not echo the request's `seq`: it cannot be trusted to belong
+    /// to this request, so the process must be restarted.
+    OutOfStep(String),
+    /// In step but wrong (schema, shape, verdict against exit, unknown rule): this vector only.
+    Invalid(String),
+}
+
+/// A run response that is in step, read into what grading needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunAnswer {
+    pub exit: ExitMeaning,
+    /// The exit number as the implementation wrote it.
+    pub exit_number: i64,
+    /// The result object, when the response carries a verdict (`Ok(None)` without one).
+    pub result: Result<Option<ImplResult>, String>,
+    pub messages: Vec<String>,
+}
+
+/// Reads one response line to the `run` request tagged `seq`. Pure: no process involved, so the
+/// fuzz target `harness_persistent` and the unit tests call it directly.
+pub fn read_run_response(line: &[u8], seq: u64, validate: bool) -> Result<RunAnswer, ReplyError> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        ReplyError::OutOfStep(format!(
+            "response is not JSON ({e}): {}",
+            line_excerpt(line)
+        ))
+    })?;
+    if value.get("seq") != Some(&Value::from(seq)) {
+        return Err(ReplyError::OutOfStep(format!(
+            "response seq {} does not echo the request's seq {seq}",
+            value.get("seq").map_or("(absent)".to_string(), |s| excerpt(
+                s.to_string().as_bytes()
+            ))
+        )));
+    }
+    if validate {
+        let errors = schema_errors(ResponseKind::Run, &value);
+        if !errors.is_empty() {
+            return Err(ReplyError::Invalid(format!(
+                "response breaks protocol.schema.json: {}; response: {}",
+                errors.join("; "),
+                line_excerpt(line)
+            )));
+        }
+    }
+    let response: RunResponse = serde_json::from_value(value).map_err(|e| {
+        ReplyError::Invalid(format!(
+            "response is not a run response ({e}): {}",
+            line_excerpt(line)
+        ))
+    })?;
+    let exit = ExitMeaning::of(i32::try_from(response.exit).ok());
+    let messages = response.messages.clone();
+    let exit_number = response.exit;
+    let result = match exit {
+        ExitMeaning::Accept | ExitMeaning::Reject => result_object(response, exit),
+        ExitMeaning::Crash | ExitMeaning::Unsupported => Ok(None),
+    };
+    Ok(RunAnswer {
+        exit,
+        exit_number,
+        result,
+        messages,
+    })
+}
+
+/// Grades an in-step answer against the vector.
+pub fn grade_run_answer(v: &Vector, answer: RunAnswer, grading: Grading) -> (Status, String) {
+    match answer.exit {
+        ExitMeaning::Crash => (
+            Status::Crash,
+            format!(
+                "exit {} is not 0, 1 or 89{}",
+                answer.exit_number,
+                messages_note(&answer.messages)
+            ),
+        ),
+        ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into()),
+        ExitMeaning::Accept | ExitMeaning::Reject => match answer.result {
+            Ok(result) => {
+                // Without a result object there are no rules to compare.
+                let grading = if result.is_none() {
+                    Grading::Loose
+                } else {
+                    grading
+                };
+                let reported = result.map(|r| r.rules).unwrap_or_default();
+                grade_verdict(v, answer.exit == ExitMeaning::Accept, &reported, grading)
+            }
+            Err(e) => (Status::ProtocolError, e),
+        },
+    }
+}
+
+/// Reads the response line to `start`: the implementation's name and capabilities.
+pub fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, String> {
+    let value: Value = serde_json::from_slice(line)
+        .map_err(|e| format!("start response is not JSON ({e}): {}", line_excerpt(line)))?;
+    if validate {
+        let errors = schema_errors(ResponseKind::Start, &value);
+        if !errors.is_empty() {
+            return Err(format!(
+                "start response breaks protocol.schema.json: {}",
+                errors.join("; ")
+            ));
+        }
+    }
+    let response: StartResponse = serde_json::from_value(value).map_err(|e| {
+        format!(
+            "start response is not a start response ({e}): {}",
+            line_excerpt(line)
+        )
+    })?;
+    if response.protocol != PROTOCOL_VERSION {
+        return Err(format!(
+            "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
+            excerpt(response.protocol.to_string().as_bytes())
+        ));
+    }
+    Ok(ServerInfo {
+        name: response.implementation.name,
+        version: response.implementation.version,
+        capabilities: response.capabilities,
+    })
+}
+
 /// Starts a process and has it answer `start`.
 fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), String> {
     let imp = &config.implementation;
@@ -593,57 +655,12 @@ fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), Strin
             )
         }
     };
-    let value: Value = match serde_json::from_slice(&line) {
-        Ok(v) => v,
-        Err(e) => {
-            return fail(
-                server,
-                format!("start response is not JSON ({e}): {}", line_excerpt(&line)),
-            )
-        }
+    let info = match read_start_response(&line, config.validate_protocol) {
+        Ok(info) => info,
+        Err(why) => return fail(server, why),
     };
-    if config.validate_protocol {
-        let errors = schema_errors(ResponseKind::Start, &value);
-        if !errors.is_empty() {
-            return fail(
-                server,
-                format!(
-                    "start response breaks protocol.schema.json: {}",
-                    errors.join("; ")
-                ),
-            );
-        }
-    }
-    let response: StartResponse = match serde_json::from_value(value) {
-        Ok(r) => r,
-        Err(e) => {
-            return fail(
-                server,
-                format!(
-                    "start response is not a start response ({e}): {}",
-                    line_excerpt(&line)
-                ),
-            )
-        }
-    };
-    if response.protocol != PROTOCOL_VERSION {
-        return fail(
-            server,
-            format!(
-                "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
-                response.protocol
-            ),
-        );
-    }
     let _ = server.take_stderr();
-    Ok((
-        server,
-        ServerInfo {
-            name: response.implementation.name,
-            version: response.implementation.version,
-            capabilities: response.capabilities,
-        },
-    ))
+    Ok((server, info))
 }
 
 // ------------------------------------------------------------------------------------------------

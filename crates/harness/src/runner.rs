@@ -289,7 +289,7 @@ fn run_one_shot(
 
 /// Grades an accept or a reject of an AER-1 vector against the rules reported (`grading` is
 /// already loose when nothing was reported). Shared by the one-shot and the persistent mode.
-pub(crate) fn grade_verdict(
+pub fn grade_verdict(
     v: &Vector,
     accepted: bool,
     reported: &[String],
