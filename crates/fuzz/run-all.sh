@@ -16,12 +16,20 @@ TOOLCHAIN=${TOOLCHAIN:-nightly}
 # process handling, which no target reaches), and without it targets run several times faster.
 # FUZZ_FLAGS="--sanitizer address" puts it back.
 FUZZ_FLAGS=${FUZZ_FLAGS:---sanitizer none}
-ALL="timeline receipt commitment preimage workflow grp_admission harness_result harness_persistent adapter_toml json_strict"
+ALL="timeline receipt commitment preimage workflow grp_admission harness_result harness_persistent adapter_toml results_file json_strict"
 TARGETS=${*:-$ALL}
 LOGS=crates/fuzz/logs
 mkdir -p "$LOGS"
 if [ "$TOOLCHAIN" = stable ]; then export RUSTC_BOOTSTRAP=1; CARGO="cargo"; else CARGO="cargo +$TOOLCHAIN"; fi
 cargo run -q -p xtask -- fuzz-seeds
+# The results_file target reads what `agentconf run` writes: seed it with two real (small) runs,
+# one of the reference and one of a mutant that fails vectors.
+mkdir -p crates/fuzz/corpus/results_file
+cargo build -q --release -p agentconf-cli -p agentconf-harness
+target/release/agentconf run --include aer1/timeline/truncated --include grp/admission/duplicate-event/same-pair \
+    --out crates/fuzz/corpus/results_file/seed-reference.jsonl > /dev/null
+target/release/agentconf run \
+    --include aer1/timeline/tamper --out crates/fuzz/corpus/results_file/seed-mutant.jsonl -- target/release/agentconf-mutant trusts-stored-links > /dev/null
 $CARGO fuzz build --fuzz-dir crates/fuzz $FUZZ_FLAGS || exit 2
 
 run_one() {

@@ -119,7 +119,9 @@ impl RuleError for JsonError {
             JsonError::TooDeep => Rule::Aer1JsonDepth,
             JsonError::NumberOutOfRange { .. } => Rule::Aer1JsonNumber,
             JsonError::DuplicateMember { .. } => Rule::Aer1JsonDuplicate,
-            JsonError::TooLarge { .. } => Rule::Aer1JsonSize,
+            JsonError::TooLarge { .. }
+            | JsonError::TooManyValues { .. }
+            | JsonError::StringTooLong { .. } => Rule::Aer1JsonSize,
         }
     }
 

@@ -17,9 +17,22 @@ use crate::json::{self, JsonError, Node};
 use crate::report::WorkflowReport;
 use crate::text::clip;
 
+/// The most steps a workflow may have. The document is held in memory whole (the Merkle tree
+/// needs every leaf), so its step count is bounded like its size; a larger workflow is refused as
+/// a resource limit (AER1-JSON-SIZE), not judged.
+pub const MAX_WORKFLOW_STEPS: usize = 100_000;
+
+/// At most this many failures are listed in a workflow report; the rest are counted.
+const MAX_FAILURES: usize = crate::timeline::DEFAULT_MAX_FAILURES;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorkflowError {
     Json(JsonError),
+    /// More steps than [`MAX_WORKFLOW_STEPS`].
+    TooManySteps {
+        found: usize,
+        limit: usize,
+    },
     /// The document does not have the workflow shape; `member` names the part.
     Format {
         member: String,
@@ -40,6 +53,7 @@ impl RuleError for WorkflowError {
     fn rule(&self) -> Rule {
         match self {
             WorkflowError::Json(e) => e.rule(),
+            WorkflowError::TooManySteps { .. } => Rule::Aer1JsonSize,
             WorkflowError::Format { .. } => Rule::Aer1WfFormat,
             WorkflowError::DuplicateId { .. } => Rule::Aer1WfDuplicate,
             WorkflowError::RootMismatch { .. } => Rule::Aer1WfRoot,
@@ -49,6 +63,7 @@ impl RuleError for WorkflowError {
     fn member(&self) -> Option<String> {
         match self {
             WorkflowError::Json(e) => e.member(),
+            WorkflowError::TooManySteps { .. } => Some("steps".into()),
             WorkflowError::Format { member, .. } => Some(member.clone()),
             WorkflowError::DuplicateId { step, .. } => Some(format!("steps[{step}].receipt_id")),
             WorkflowError::RootMismatch { .. } => Some("merkle_root".into()),
@@ -60,6 +75,10 @@ impl fmt::Display for WorkflowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WorkflowError::Json(e) => e.fmt(f),
+            WorkflowError::TooManySteps { found, limit } => write!(
+                f,
+                "the workflow has {found} steps, more than the {limit} this verifier holds in memory (resource limit)"
+            ),
             WorkflowError::Format { detail, .. } => f.write_str(detail),
             WorkflowError::DuplicateId { step, first, id } => write!(
                 f,
@@ -81,7 +100,7 @@ pub fn verify_workflow_reader<R: std::io::Read>(
     Ok(match json::read_limited(reader, limit)? {
         Ok(bytes) => verify_workflow(&bytes),
         Err(e) => {
-            let mut findings = Findings::new(usize::MAX);
+            let mut findings = Findings::new(MAX_FAILURES);
             findings.report(&WorkflowError::Json(e), None);
             finish(0, None, findings)
         }
@@ -90,7 +109,7 @@ pub fn verify_workflow_reader<R: std::io::Read>(
 
 /// Verifies a workflow document.
 pub fn verify_workflow(bytes: &[u8]) -> WorkflowReport {
-    let mut findings = Findings::new(usize::MAX);
+    let mut findings = Findings::new(MAX_FAILURES);
     let (steps, computed) = check_workflow(bytes, &mut findings);
     finish(steps, computed, findings)
 }
@@ -191,6 +210,14 @@ fn check_workflow(bytes: &[u8], findings: &mut Findings) -> (u64, Option<String>
             return (0, None);
         }
     };
+    if steps.len() > MAX_WORKFLOW_STEPS {
+        let e = WorkflowError::TooManySteps {
+            found: steps.len(),
+            limit: MAX_WORKFLOW_STEPS,
+        };
+        report(findings, e, None);
+        return (steps.len() as u64, None);
+    }
     let mut ids: Vec<&str> = Vec::with_capacity(steps.len());
     let mut first_seen: HashMap<&str, u64> = HashMap::new();
     let mut well_formed = true;

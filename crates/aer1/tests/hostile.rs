@@ -266,3 +266,92 @@ fn reader_errors_are_io_errors_not_verdicts() {
     }
     assert!(verify_timeline(Broken, &TimelineOptions::default()).is_err());
 }
+
+/// The limits on what is held in memory (README "Resource limits"): values per entry, string
+/// length, workflow steps. Each refusal names AER1-JSON-SIZE, the entry and the member, and the
+/// entries after a refused one are still judged.
+#[test]
+fn resource_limits_refuse_with_the_place() {
+    use agentconf_aer1::json::{DEFAULT_MAX_STRING_BYTES, DEFAULT_MAX_VALUES};
+
+    // An entry carrying one value more than the limit (the entry's own members count too).
+    let zeros = vec!["0"; DEFAULT_MAX_VALUES].join(",");
+    let text = replace_in_entry(
+        &chain(3),
+        1,
+        "\"seq\":2,",
+        &format!("\"x\":[{zeros}],\"seq\":2,"),
+    );
+    let r = verify_bytes(text.as_bytes());
+    assert_eq!(rules(&r), [("AER1-JSON-SIZE", Some(1))], "{:?}", r.failures);
+    assert!(
+        r.failures[0].message.contains("values"),
+        "{}",
+        r.failures[0].message
+    );
+
+    // A string one byte over the limit, named by its member path.
+    let long = "y".repeat(DEFAULT_MAX_STRING_BYTES + 1);
+    let text = replace_in_entry(
+        &chain(2),
+        0,
+        "\"seq\":1,",
+        &format!("\"note\":{{\"text\":\"{long}\"}},\"seq\":1,"),
+    );
+    let r = verify_bytes(text.as_bytes());
+    assert_eq!(rules(&r), [("AER1-JSON-SIZE", Some(0))], "{:?}", r.failures);
+    assert_eq!(r.failures[0].member.as_deref(), Some("note.text"));
+    // At the limit it is data, and the chain verifies.
+    let fits = "y".repeat(DEFAULT_MAX_STRING_BYTES);
+    let text = replace_in_entry(
+        &chain(2),
+        0,
+        "\"seq\":1,",
+        &format!("\"note\":\"{fits}\",\"seq\":1,"),
+    );
+    assert_eq!(verify_bytes(text.as_bytes()).verdict, Verdict::Valid);
+
+    // Limits are options: a caller can lower them.
+    let options = TimelineOptions {
+        json_limits: agentconf_aer1::json::Limits {
+            max_values: 5,
+            max_string_bytes: 1 << 20,
+        },
+        ..TimelineOptions::default()
+    };
+    let r = verify_timeline(chain(2).as_bytes(), &options).unwrap();
+    assert_eq!(
+        rules(&r),
+        [("AER1-JSON-SIZE", Some(0)), ("AER1-JSON-SIZE", Some(1))]
+    );
+}
+
+#[test]
+fn workflow_step_limit() {
+    use agentconf_aer1::digest::merkle_root;
+    use agentconf_aer1::workflow::MAX_WORKFLOW_STEPS;
+
+    let doc = |n: usize| {
+        let ids: Vec<String> = (0..n).map(|i| format!("r-{i}")).collect();
+        let root = merkle_root(ids.iter().map(String::as_str));
+        let steps: Vec<String> = ids
+            .iter()
+            .map(|id| format!("{{\"receipt_id\":\"{id}\"}}"))
+            .collect();
+        let hex: String = root.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "{{\"steps\":[{}],\"merkle_root\":\"{hex}\"}}",
+            steps.join(",")
+        )
+    };
+    let at = verify_workflow(doc(MAX_WORKFLOW_STEPS).as_bytes());
+    assert_eq!(at.verdict, Verdict::Valid, "{:?}", at.failures);
+    let over = verify_workflow(doc(MAX_WORKFLOW_STEPS + 1).as_bytes());
+    let got: Vec<_> = over
+        .failures
+        .iter()
+        .map(|f| (f.rule.id(), f.member.as_deref()))
+        .collect();
+    assert_eq!(got, [("AER1-JSON-SIZE", Some("steps"))]);
+    assert!(over.computed_merkle_root.is_none());
+}

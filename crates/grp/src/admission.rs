@@ -84,7 +84,9 @@ impl RejectError {
                     agentconf_json::JsonError::LoneSurrogate { .. } => Rule::GrpJsonSurrogate,
                     agentconf_json::JsonError::TooDeep
                     | agentconf_json::JsonError::NumberOutOfRange { .. }
-                    | agentconf_json::JsonError::TooLarge { .. } => Rule::GrpJsonLimits,
+                    | agentconf_json::JsonError::TooLarge { .. }
+                    | agentconf_json::JsonError::TooManyValues { .. }
+                    | agentconf_json::JsonError::StringTooLong { .. } => Rule::GrpJsonLimits,
                     agentconf_json::JsonError::Empty
                     | agentconf_json::JsonError::ByteOrderMark
                     | agentconf_json::JsonError::Syntax { .. }

@@ -17,6 +17,36 @@ use serde_json::value::RawValue;
 /// The deepest nesting accepted (serde_json's recursion limit of 128 allows 127 levels).
 pub const MAX_DEPTH: usize = 127;
 
+/// Limits on one document held in memory, beyond its size in bytes (which the caller bounds
+/// before parsing). They bound the memory a parsed tree takes: a 64 MiB document of one-byte
+/// values would otherwise become a tree of tens of millions of nodes, about 17 times its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Values (of any type, containers included) in one document.
+    pub max_values: usize,
+    /// Bytes of one string (a value or a member name), after unescaping.
+    pub max_string_bytes: usize,
+}
+
+impl Limits {
+    /// The defaults: one million values, 16 MiB per string.
+    pub const DEFAULT: Limits = Limits {
+        max_values: DEFAULT_MAX_VALUES,
+        max_string_bytes: DEFAULT_MAX_STRING_BYTES,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// Default [`Limits::max_values`].
+pub const DEFAULT_MAX_VALUES: usize = 1_000_000;
+/// Default [`Limits::max_string_bytes`].
+pub const DEFAULT_MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
+
 /// Why a document is not acceptable JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JsonError {
@@ -38,6 +68,11 @@ pub enum JsonError {
     DuplicateMember { path: String },
     /// The document is larger than a limit that applies to it.
     TooLarge { limit: u64 },
+    /// The document holds more values than [`Limits::max_values`].
+    TooManyValues { limit: usize },
+    /// A string (value or member name) is longer than [`Limits::max_string_bytes`]; `path` is
+    /// where it sits (empty for the top level).
+    StringTooLong { limit: usize, path: String },
 }
 
 impl fmt::Display for JsonError {
@@ -68,6 +103,21 @@ impl fmt::Display for JsonError {
             JsonError::TooLarge { limit } => {
                 write!(f, "input is larger than the {limit}-byte limit")
             }
+            JsonError::TooManyValues { limit } => {
+                write!(
+                    f,
+                    "input holds more than {limit} JSON values (resource limit)"
+                )
+            }
+            JsonError::StringTooLong { limit, path } if path.is_empty() => {
+                write!(f, "a string is longer than the {limit}-byte limit")
+            }
+            JsonError::StringTooLong { limit, path } => {
+                write!(
+                    f,
+                    "a string at {path} is longer than the {limit}-byte limit"
+                )
+            }
         }
     }
 }
@@ -77,6 +127,7 @@ impl JsonError {
     pub fn member(&self) -> Option<String> {
         match self {
             JsonError::DuplicateMember { path } => Some(path.clone()),
+            JsonError::StringTooLong { path, .. } if !path.is_empty() => Some(path.clone()),
             _ => None,
         }
     }
@@ -195,6 +246,16 @@ pub fn parse_nested<'a>(
     raw_keys: &[&str],
     enclosing: usize,
 ) -> Result<Parsed<'a>, JsonError> {
+    parse_limited(text, raw_keys, enclosing, &Limits::DEFAULT)
+}
+
+/// As [`parse_nested`], under `limits` instead of the defaults.
+pub fn parse_limited<'a>(
+    text: &'a str,
+    raw_keys: &[&str],
+    enclosing: usize,
+    limits: &Limits,
+) -> Result<Parsed<'a>, JsonError> {
     if text.trim_matches(is_json_ws).is_empty() {
         return Err(JsonError::Empty);
     }
@@ -205,6 +266,7 @@ pub fn parse_nested<'a>(
             side: &mut side,
             raw_keys,
             enclosing,
+            limits,
         },
         path: &Path::Root,
     };
@@ -217,7 +279,7 @@ pub fn parse_nested<'a>(
             duplicates: side.duplicates,
         }),
         Err(_) if side.too_deep => Err(JsonError::TooDeep),
-        Err(e) => Err(classify(&e, text)),
+        Err(e) => Err(side.over_limit.unwrap_or_else(|| classify(&e, text))),
     }
 }
 
@@ -344,6 +406,10 @@ struct Side {
     duplicates: Vec<JsonError>,
     /// Set when the nesting limit stopped the parse.
     too_deep: bool,
+    /// Values seen so far, for [`Limits::max_values`].
+    values: usize,
+    /// Set when a [`Limits`] limit stopped the parse.
+    over_limit: Option<JsonError>,
 }
 
 struct Ctx<'c, 'k> {
@@ -351,6 +417,7 @@ struct Ctx<'c, 'k> {
     raw_keys: &'k [&'k str],
     /// Arrays and objects around the value being visited.
     enclosing: usize,
+    limits: &'k Limits,
 }
 
 impl Ctx<'_, '_> {
@@ -360,7 +427,36 @@ impl Ctx<'_, '_> {
             side: self.side,
             raw_keys: self.raw_keys,
             enclosing: self.enclosing + 1,
+            limits: self.limits,
         }
+    }
+
+    /// Counts one more value against [`Limits::max_values`].
+    fn count<E: de::Error>(&mut self) -> Result<(), E> {
+        self.side.values += 1;
+        if self.side.values > self.limits.max_values {
+            return self.stop(JsonError::TooManyValues {
+                limit: self.limits.max_values,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks one string against [`Limits::max_string_bytes`].
+    fn string<E: de::Error>(&mut self, s: &str, path: &Path<'_>) -> Result<(), E> {
+        if s.len() > self.limits.max_string_bytes {
+            return self.stop(JsonError::StringTooLong {
+                limit: self.limits.max_string_bytes,
+                path: path.render(),
+            });
+        }
+        Ok(())
+    }
+
+    fn stop<E: de::Error>(&mut self, e: JsonError) -> Result<(), E> {
+        let message = e.to_string();
+        self.side.over_limit = Some(e);
+        Err(E::custom(message))
     }
 
     /// Opening a container at this point would exceed [`MAX_DEPTH`].
@@ -381,7 +477,8 @@ struct NodeSeed<'c, 'k, 'p> {
 impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_, '_> {
     type Value = Node<'de>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(mut self, d: D) -> Result<Node<'de>, D::Error> {
+        self.ctx.count()?;
         d.deserialize_any(NodeVisitor {
             ctx: self.ctx,
             path: self.path,
@@ -402,6 +499,8 @@ impl<'de> DeserializeSeed<'de> for RawSeed<'_, '_, '_> {
         let raw: &'de RawValue = serde::Deserialize::deserialize(d)?;
         let text = raw.get();
         if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            let mut ctx = self.ctx;
+            ctx.count()?;
             return Ok(Node::Number(Num::Text(text)));
         }
         // Not a number: read it again as an ordinary value so duplicates and escapes inside it are
@@ -443,13 +542,16 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
     fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
         Ok(Node::Number(Num::F64(v)))
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node<'de>, E> {
+    fn visit_borrowed_str<E: de::Error>(mut self, v: &'de str) -> Result<Node<'de>, E> {
+        self.ctx.string(v, self.path)?;
         Ok(Node::String(Cow::Borrowed(v)))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+    fn visit_str<E: de::Error>(mut self, v: &str) -> Result<Node<'de>, E> {
+        self.ctx.string(v, self.path)?;
         Ok(Node::String(Cow::Owned(v.to_owned())))
     }
-    fn visit_string<E>(self, v: String) -> Result<Node<'de>, E> {
+    fn visit_string<E: de::Error>(mut self, v: String) -> Result<Node<'de>, E> {
+        self.ctx.string(&v, self.path)?;
         Ok(Node::String(Cow::Owned(v)))
     }
 
@@ -476,6 +578,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
         let mut index: Option<std::collections::HashSet<String>> = None;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let path = Path::Key(self.path, &key);
+            self.ctx.string(&key, &path)?;
             // Small objects (every object the drafts define) are scanned; large ones get a set,
             // so a hostile object with many members cannot make the check quadratic.
             let seen = if members.len() < SCAN_LIMIT {
@@ -549,6 +652,70 @@ mod tests {
         );
         assert_eq!(parse("", &[]).unwrap_err(), JsonError::Empty);
         assert_eq!(parse(" \n\t", &[]).unwrap_err(), JsonError::Empty);
+    }
+
+    #[test]
+    fn value_count_limit_counts_every_value_and_stops_at_the_first_over() {
+        let limits = Limits {
+            max_values: 4,
+            max_string_bytes: 100,
+        };
+        // Root array + three numbers = 4 values: at the limit.
+        assert!(parse_limited("[1,2,3]", &[], 0, &limits).is_ok());
+        assert_eq!(
+            parse_limited("[1,2,3,4]", &[], 0, &limits).unwrap_err(),
+            JsonError::TooManyValues { limit: 4 }
+        );
+        // Containers count; raw-key numbers count.
+        assert_eq!(
+            parse_limited(r#"{"a":[[]],"seq":1}"#, &["seq"], 0, &limits)
+                .unwrap()
+                .root,
+            parse(r#"{"a":[[]],"seq":1}"#, &["seq"]).unwrap().root
+        );
+        assert!(matches!(
+            parse_limited(r#"{"a":[[]],"seq":1,"b":0}"#, &["seq"], 0, &limits),
+            Err(JsonError::TooManyValues { .. })
+        ));
+        // The default holds a million values and refuses one more.
+        let at = format!("[{}]", vec!["0"; DEFAULT_MAX_VALUES - 1].join(","));
+        assert!(parse(&at, &[]).is_ok());
+        let over = format!("[{}]", vec!["0"; DEFAULT_MAX_VALUES].join(","));
+        assert_eq!(
+            parse(&over, &[]).unwrap_err(),
+            JsonError::TooManyValues {
+                limit: DEFAULT_MAX_VALUES
+            }
+        );
+    }
+
+    #[test]
+    fn string_limit_applies_to_values_and_names_after_unescaping() {
+        let limits = Limits {
+            max_values: 100,
+            max_string_bytes: 4,
+        };
+        assert!(parse_limited(r#"{"abcd":"wxyz"}"#, &[], 0, &limits).is_ok());
+        // Six escape characters decode to one byte each.
+        assert!(parse_limited(r#"["\u0041\u0042\u0043\u0044"]"#, &[], 0, &limits).is_ok());
+        let e = parse_limited(r#"{"t":{"name":"abcde"}}"#, &[], 0, &limits).unwrap_err();
+        assert_eq!(
+            e,
+            JsonError::StringTooLong {
+                limit: 4,
+                path: "t.name".into()
+            }
+        );
+        assert_eq!(e.member().as_deref(), Some("t.name"));
+        assert!(e.to_string().contains("t.name"), "{e}");
+        assert!(matches!(
+            parse_limited(r#"{"abcde":1}"#, &[], 0, &limits),
+            Err(JsonError::StringTooLong { .. })
+        ));
+        assert!(matches!(
+            parse_limited(r#""abcde""#, &[], 0, &limits),
+            Err(JsonError::StringTooLong { ref path, .. }) if path.is_empty()
+        ));
     }
 
     /// Pins the serde_json behaviour the classification relies on.

@@ -43,6 +43,8 @@ pub struct TimelineOptions {
     pub commitment_findings: Vec<Finding>,
     pub max_failures: usize,
     pub max_entry_bytes: usize,
+    /// Value-count and string-length limits for each entry (and for a non-array document).
+    pub json_limits: json::Limits,
 }
 
 impl Default for TimelineOptions {
@@ -53,6 +55,7 @@ impl Default for TimelineOptions {
             commitment_findings: Vec::new(),
             max_failures: DEFAULT_MAX_FAILURES,
             max_entry_bytes: DEFAULT_MAX_ENTRY_BYTES,
+            json_limits: json::Limits::DEFAULT,
         }
     }
 }
@@ -287,7 +290,7 @@ impl<'o> Chain<'o> {
             }
         };
         // Entries sit inside the timeline array: one level of the nesting budget is used.
-        let parsed = match json::parse_nested(text, &["seq"], 1) {
+        let parsed = match json::parse_limited(text, &["seq"], 1, &self.options.json_limits) {
             Ok(parsed) => parsed,
             Err(e) => {
                 self.report(TimelineError::Json(e), index);

@@ -18,6 +18,9 @@ use agentconf_harness::runner::{run_vector_with, Grading, Implementation, Status
 use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
 
+/// An adapter file is configuration, a few kilobytes; anything over this is not one.
+pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
+
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let corpus = agentconf_corpus::corpus();
     let corpus_ids: std::collections::BTreeSet<String> =
@@ -25,8 +28,10 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let input = crate::input::open(path)?;
+            let bytes = agentconf_json::read_limited(input.reader, MAX_ADAPTER_BYTES)
+                .map_err(|e| crate::input::read_error(&input.name, &e))?
+                .map_err(|e| format!("{}: {e}", input.name))?;
             let text = String::from_utf8(bytes.clone())
                 .map_err(|_| format!("{}: not UTF-8", path.display()))?;
             let adapter = Adapter::parse(&text, &corpus_ids)
