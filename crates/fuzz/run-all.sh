@@ -16,7 +16,7 @@ TOOLCHAIN=${TOOLCHAIN:-nightly}
 # process handling, which no target reaches), and without it targets run several times faster.
 # FUZZ_FLAGS="--sanitizer address" puts it back.
 FUZZ_FLAGS=${FUZZ_FLAGS:---sanitizer none}
-ALL="timeline receipt commitment preimage workflow grp_admission harness_result harness_persistent adapter_toml results_file json_strict"
+ALL="timeline receipt commitment preimage workflow grp_admission grp_session harness_result harness_persistent adapter_toml results_file json_strict"
 TARGETS=${*:-$ALL}
 LOGS=crates/fuzz/logs
 mkdir -p "$LOGS"

@@ -92,6 +92,9 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
                 }
             }
             Suite::GrpAdmission => {
+                if let Some(s) = v.input_bytes("session") {
+                    add(&mut seeds, "grp_session", name.clone(), s);
+                }
                 if let Some(e) = v.input_bytes("events") {
                     add(
                         &mut seeds,

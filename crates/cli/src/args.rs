@@ -75,7 +75,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Per-vector timeout in seconds (the implementation's whole process group is killed).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS)]
     pub timeout: u64,
     /// Stop at the first unexpected result.
     #[arg(long)]

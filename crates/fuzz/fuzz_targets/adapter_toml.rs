@@ -21,13 +21,26 @@ fuzz_target!(|data: &[u8]| {
     let Ok(adapter) = Adapter::parse(text, ids()) else {
         return;
     };
-    for code in [None, Some(0), Some(1), Some(2), Some(89), Some(-1), Some(i32::MAX)] {
+    for code in [
+        None,
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(89),
+        Some(-1),
+        Some(i32::MAX),
+    ] {
         let _ = adapter.exit_meaning(code);
     }
     let mut values = BTreeMap::new();
     values.insert("timeline", "t.json".to_string());
     values.insert("commitment", "c.json".to_string());
-    for op in ["aer1-receipt", "aer1-timeline", "aer1-workflow", "grp-admit"] {
+    for op in [
+        "aer1-receipt",
+        "aer1-timeline",
+        "aer1-workflow",
+        "grp-admit",
+    ] {
         let argv = adapter.argv(op, &["a".to_string()], &values);
         assert!(argv.len() >= adapter.command.len());
     }

@@ -15,11 +15,11 @@ use std::io::BufReader;
 use std::sync::OnceLock;
 
 use agentconf_corpus::grp::common::Fixture;
+use agentconf_fuzz::selector;
 use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::MemoryStore;
 use agentconf_grp::{Outcome, Receiver, Revision};
-use agentconf_fuzz::selector;
 use libfuzzer_sys::fuzz_target;
 
 fn fixture() -> &'static (Fixture, SessionContext) {
@@ -34,7 +34,11 @@ fn fixture() -> &'static (Fixture, SessionContext) {
 fuzz_target!(|data: &[u8]| {
     let (sel, stream) = selector(data);
     let (fixture, session) = fixture();
-    let revision = if sel & 2 != 0 { Revision::R00 } else { Revision::R01 };
+    let revision = if sel & 2 != 0 {
+        Revision::R00
+    } else {
+        Revision::R01
+    };
     let receiver = Receiver::new(session.clone(), revision, MemoryStore::new());
     let mut admitted = HashSet::new();
     // A small buffer so lines straddle refills.
@@ -53,12 +57,20 @@ fuzz_target!(|data: &[u8]| {
             }
             EventLine::Line => line.clone(),
         };
-        let decision = receiver.deliver(&delivered).expect("the memory store does not fail");
+        let decision = receiver
+            .deliver(&delivered)
+            .expect("the memory store does not fail");
         match decision.outcome {
             Outcome::Admitted => {
                 let pair = (
-                    decision.publisher_id.clone().expect("an admission names its publisher"),
-                    decision.event_id.clone().expect("an admission names its event"),
+                    decision
+                        .publisher_id
+                        .clone()
+                        .expect("an admission names its publisher"),
+                    decision
+                        .event_id
+                        .clone()
+                        .expect("an admission names its event"),
                 );
                 assert!(decision.rejection_reason.is_none() && decision.rule.is_none());
                 if revision == Revision::R01 {

@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
         2 => ExitMeaning::Unsupported,
         _ => ExitMeaning::Crash,
     };
-    let grading = if sel & 4 == 0 { Grading::Strict } else { Grading::Loose };
+    let grading = if sel & 4 == 0 {
+        Grading::Strict
+    } else {
+        Grading::Loose
+    };
     match parse_result(stdout, exit) {
         Ok(Some(result)) => {
             // Every rule the harness accepted is a catalogue id.

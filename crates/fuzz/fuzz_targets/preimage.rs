@@ -42,7 +42,16 @@ fuzz_target!(|f: Fields| {
     let names: Vec<&str> = parsed.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        ["close", "id", "job_id", "output_hash", "prev_digest", "provenance_class", "seq", "tool"]
+        [
+            "close",
+            "id",
+            "job_id",
+            "output_hash",
+            "prev_digest",
+            "provenance_class",
+            "seq",
+            "tool"
+        ]
     );
     assert_eq!(parsed["close"], Value::Bool(f.close));
     assert_eq!(parsed["id"], Value::String(f.id.clone()));
@@ -50,7 +59,10 @@ fuzz_target!(|f: Fields| {
     let hex: String = f.output_hash.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(parsed["output_hash"], Value::String(hex));
     assert_eq!(parsed["prev_digest"], Value::String(f.prev_digest.clone()));
-    assert_eq!(parsed["provenance_class"], Value::String(f.provenance_class.clone()));
+    assert_eq!(
+        parsed["provenance_class"],
+        Value::String(f.provenance_class.clone())
+    );
     assert_eq!(parsed["tool"], Value::String(f.tool.clone()));
     // seq is written as its digits, a JSON integer.
     assert!(text.contains(&format!("\"seq\":{seq},")));
@@ -59,7 +71,10 @@ fuzz_target!(|f: Fields| {
     // Key order is code-point order, as the keys appear in the text.
     let mut at = 0;
     for name in names {
-        let found = text[at..].find(&format!("\"{name}\":")).expect("key present") + at;
+        let found = text[at..]
+            .find(&format!("\"{name}\":"))
+            .expect("key present")
+            + at;
         at = found + 1;
     }
 });

@@ -8,7 +8,11 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let (sel, doc) = selector(data);
-    let tier = if sel & 1 == 0 { IdTier::Core } else { IdTier::Strict };
+    let tier = if sel & 1 == 0 {
+        IdTier::Core
+    } else {
+        IdTier::Strict
+    };
     let report = verify_receipt(doc, tier);
     // The verdict is exactly "no failures", and every report serializes (the CLI prints it).
     assert_eq!(report.verdict == Verdict::Valid, report.failures.is_empty());

@@ -37,7 +37,10 @@ fuzz_target!(|data: &[u8]| {
         .expect("reading a slice cannot fail");
     let step = usize::from((sel >> 2) & 7) + 1;
     let trickled = verify_timeline_observed(
-        Trickle { data: timeline, step },
+        Trickle {
+            data: timeline,
+            step,
+        },
         &options,
         &mut |_| {},
     )

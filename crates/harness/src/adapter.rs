@@ -38,6 +38,9 @@ use serde::Deserialize;
 
 use crate::contract::ExitMeaning;
 
+/// An adapter file is configuration, a few kilobytes; `agentconf run` refuses a larger one.
+pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
+
 /// One operation's argv template; placeholders are replaced by the contract's arguments:
 /// `{receipt}`, `{id_tier}`, `{revision}`, `{timeline}`, `{commitment}`, `{workflow}`,
 /// `{session}`, `{state_dir}`.

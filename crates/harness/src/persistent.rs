@@ -53,7 +53,7 @@ const MAX_FAILED_STARTS: usize = 3;
 const SPIN: Duration = Duration::from_micros(50);
 
 /// At most this many bytes in one response line.
-const MAX_LINE: usize = 1 << 20;
+pub const MAX_RESPONSE_LINE_BYTES: usize = 1 << 20;
 
 /// How to run an implementation in persistent mode.
 #[derive(Clone, Debug)]
@@ -671,7 +671,7 @@ enum Failure {
     /// Standard output ended: the process exited or closed it.
     Eof,
     Timeout,
-    /// The line grew past [`MAX_LINE`] without a newline.
+    /// The line grew past [`MAX_RESPONSE_LINE_BYTES`] without a newline.
     TooLong,
     /// Writing the request or reading the response failed (a broken pipe: it exited).
     Io(io::Error),
@@ -682,7 +682,9 @@ impl Failure {
         match self {
             Failure::Eof => "the process ended its output without a response".into(),
             Failure::Timeout => format!("no response within {timeout:?}"),
-            Failure::TooLong => format!("a response line longer than {MAX_LINE} bytes"),
+            Failure::TooLong => {
+                format!("a response line longer than {MAX_RESPONSE_LINE_BYTES} bytes")
+            }
             Failure::Io(e) => format!("cannot talk to the process: {e}"),
         }
     }
@@ -840,7 +842,7 @@ impl LineReader {
                 }
                 return Ok(line);
             }
-            if self.buf.len() - self.start > MAX_LINE {
+            if self.buf.len() - self.start > MAX_RESPONSE_LINE_BYTES {
                 return Err(Failure::TooLong);
             }
             if self.start > 0 {

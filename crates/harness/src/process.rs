@@ -8,6 +8,13 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// Bytes of each of an implementation's stdout and stderr kept per vector by `agentconf run`
+/// (a result object is a few hundred bytes; the rest is counted and dropped).
+pub const DEFAULT_CAPTURE_BYTES: usize = 64 * 1024;
+
+/// Seconds an implementation gets per vector by default before its process group is killed.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
 /// How to run one process.
 #[derive(Clone, Debug)]
 pub struct RunSpec {

@@ -14,6 +14,10 @@ use crate::runner::{Grading, Status, VectorResult};
 /// The results-file format version.
 pub const FORMAT: &str = "agentconf-results/1";
 
+/// The largest results file `agentconf report` reads: one line per vector, a few hundred bytes
+/// each, so 1 GiB is millions of vectors.
+pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
+
 /// What was run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImplementationInfo {

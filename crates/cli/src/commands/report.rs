@@ -12,7 +12,7 @@ use crate::input::{open, read_error};
 
 fn load(path: &Path) -> Result<ResultsFile, String> {
     let input = open(path)?;
-    let bytes = match agentconf_json::read_limited(input.reader, 1 << 30)
+    let bytes = match agentconf_json::read_limited(input.reader, results::MAX_RESULTS_BYTES)
         .map_err(|e| read_error(&input.name, &e))?
     {
         Ok(b) => b,

@@ -18,9 +18,6 @@ use agentconf_harness::runner::{run_vector_with, Grading, Implementation, Status
 use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
 
-/// An adapter file is configuration, a few kilobytes; anything over this is not one.
-pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
-
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let corpus = agentconf_corpus::corpus();
     let corpus_ids: std::collections::BTreeSet<String> =
@@ -29,9 +26,12 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         None => (None, None),
         Some(path) => {
             let input = crate::input::open(path)?;
-            let bytes = agentconf_json::read_limited(input.reader, MAX_ADAPTER_BYTES)
-                .map_err(|e| crate::input::read_error(&input.name, &e))?
-                .map_err(|e| format!("{}: {e}", input.name))?;
+            let bytes = agentconf_json::read_limited(
+                input.reader,
+                agentconf_harness::adapter::MAX_ADAPTER_BYTES,
+            )
+            .map_err(|e| crate::input::read_error(&input.name, &e))?
+            .map_err(|e| format!("{}: {e}", input.name))?;
             let text = String::from_utf8(bytes.clone())
                 .map_err(|_| format!("{}: not UTF-8", path.display()))?;
             let adapter = Adapter::parse(&text, &corpus_ids)
@@ -76,7 +76,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let imp = Implementation {
         argv: argv.clone(),
         timeout: Duration::from_secs(args.timeout.max(1)),
-        capture_limit: 64 * 1024,
+        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
         profiles: profiles.clone(),
     };
     let header = Header {
