@@ -36,6 +36,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// The tests measure one global counter, so they take turns.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Produces a valid `n`-entry timeline on demand, one entry at a time.
 struct LazyChain {
     n: u64,
@@ -114,6 +117,7 @@ fn peak_while_verifying(n: u64) -> usize {
 
 #[test]
 fn heap_use_does_not_grow_with_entry_count() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let small = peak_while_verifying(1_000);
     let large = peak_while_verifying(100_000);
     // Both are dominated by the fixed 64 KiB read buffer and per-entry scratch space.
@@ -125,5 +129,51 @@ fn heap_use_does_not_grow_with_entry_count() {
     assert!(
         large <= small + 16 * 1024,
         "peak grew from {small} bytes (1,000 entries) to {large} bytes (100,000 entries)"
+    );
+}
+
+/// Peak heap bytes above the start while verifying `text` under `options`, and the report.
+fn peak_of(
+    text: &[u8],
+    options: &TimelineOptions,
+) -> (usize, agentconf_aer1::report::TimelineReport) {
+    let base = CURRENT.load(Ordering::SeqCst);
+    PEAK.store(base, Ordering::SeqCst);
+    let report = verify_timeline(text, options).unwrap();
+    (PEAK.load(Ordering::SeqCst) - base, report)
+}
+
+/// A single entry made of four million tiny values (8 MB): without the value limit its tree takes
+/// about 17 times the entry's size; with it, parsing stops at a million values.
+#[test]
+fn the_value_limit_bounds_the_tree_of_a_tiny_value_entry() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let zeros = vec!["0"; 4_000_000].join(",");
+    let text = format!("[{{\"x\":[{zeros}]}}]").into_bytes();
+    drop(zeros);
+    let limited = TimelineOptions::default();
+    let unlimited = TimelineOptions {
+        json_limits: agentconf_aer1::json::Limits {
+            max_values: usize::MAX,
+            max_string_bytes: usize::MAX,
+        },
+        ..TimelineOptions::default()
+    };
+    let (with_limit, report) = peak_of(&text, &limited);
+    assert_eq!(report.failures[0].rule.id(), "AER1-JSON-SIZE");
+    let (without, report) = peak_of(&text, &unlimited);
+    assert_ne!(report.failures[0].rule.id(), "AER1-JSON-SIZE");
+    let mb = |b: usize| b as f64 / (1 << 20) as f64;
+    eprintln!(
+        "entry of {:.1} MiB: peak heap {:.1} MiB with the value limit, {:.1} MiB without",
+        mb(text.len()),
+        mb(with_limit),
+        mb(without)
+    );
+    // A million nodes plus the entry's bytes: far under what four million nodes take.
+    assert!(with_limit * 3 < without, "{with_limit} vs {without}");
+    assert!(
+        with_limit < text.len() * 2 + 128 * (1 << 20),
+        "{with_limit}"
     );
 }
