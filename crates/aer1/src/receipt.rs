@@ -237,7 +237,7 @@ pub fn verify_receipt_reader<R: std::io::Read>(
     Ok(match json::read_limited(reader, limit)? {
         Ok(bytes) => verify_receipt(&bytes, tier),
         Err(e) => {
-            let mut findings = Findings::new(usize::MAX);
+            let mut findings = Findings::new(crate::timeline::DEFAULT_MAX_FAILURES);
             findings.report(&ReceiptError::Json(e), None);
             finish(tier, None, findings)
         }
@@ -246,7 +246,7 @@ pub fn verify_receipt_reader<R: std::io::Read>(
 
 /// Verifies one receipt document (the whole file's bytes).
 pub fn verify_receipt(bytes: &[u8], tier: IdTier) -> ReceiptReport {
-    let mut findings = Findings::new(usize::MAX);
+    let mut findings = Findings::new(crate::timeline::DEFAULT_MAX_FAILURES);
     let computed = check_receipt(bytes, tier, &mut findings);
     finish(tier, computed, findings)
 }
@@ -258,6 +258,7 @@ fn finish(tier: IdTier, computed: Option<[u8; 32]>, findings: Findings) -> Recei
         verdict: Verdict::from_findings(&failures, omitted),
         computed_output_hash: computed.map(|h| format!("sha256:{}", hex::lower(&h))),
         failures,
+        failures_omitted: omitted,
     }
 }
 

@@ -53,6 +53,8 @@ pub struct ReceiptReport {
     /// The recomputed `sha256:<hex>` of the decoded bytes, when they decoded.
     pub computed_output_hash: Option<String>,
     pub failures: Vec<Finding>,
+    /// Failures found beyond the kept maximum (counted, not listed).
+    pub failures_omitted: u64,
 }
 
 /// Result of `verify workflow`.
@@ -63,6 +65,8 @@ pub struct WorkflowReport {
     /// The recomputed Merkle root, when the steps were well-formed.
     pub computed_merkle_root: Option<String>,
     pub failures: Vec<Finding>,
+    /// Failures found beyond the kept maximum (counted, not listed).
+    pub failures_omitted: u64,
 }
 
 /// Every report, tagged by kind, as printed with `--format json`.

@@ -121,6 +121,7 @@ fn finish(steps: u64, computed: Option<String>, findings: Findings) -> WorkflowR
         step_count: steps,
         computed_merkle_root: computed,
         failures,
+        failures_omitted: omitted,
     }
 }
 

@@ -177,3 +177,22 @@ fn the_value_limit_bounds_the_tree_of_a_tiny_value_entry() {
         "{with_limit}"
     );
 }
+
+/// Objects and arrays are the costliest values per byte of input (`{}` is two bytes): a million of
+/// them, just under the value limit, still make a tree of tens of MiB.
+#[test]
+fn a_million_empty_containers_stay_within_tens_of_mib() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for element in ["{}", "[]", "{\"a\":0}"] {
+        let n = if element.len() > 2 { 499_000 } else { 999_000 };
+        let text = format!("[{{\"x\":[{}]}}]", vec![element; n].join(",")).into_bytes();
+        let (peak, report) = peak_of(&text, &TimelineOptions::default());
+        assert_ne!(report.failures[0].rule.id(), "AER1-JSON-SIZE", "{element}");
+        eprintln!(
+            "{n} x {element} ({:.1} MiB): peak heap {:.1} MiB",
+            text.len() as f64 / (1 << 20) as f64,
+            peak as f64 / (1 << 20) as f64
+        );
+        assert!(peak < 128 * (1 << 20), "{element}: {peak}");
+    }
+}

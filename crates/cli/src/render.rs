@@ -46,7 +46,7 @@ fn receipt(r: &ReceiptReport, source: &str) -> String {
     if let Some(h) = &r.computed_output_hash {
         let _ = writeln!(out, "output hash of the decoded bytes: {h}");
     }
-    verdict(&mut out, r.verdict, &r.failures, 0);
+    verdict(&mut out, r.verdict, &r.failures, r.failures_omitted);
     out
 }
 
@@ -100,7 +100,7 @@ fn workflow(r: &WorkflowReport, source: &str) -> String {
     if let Some(root) = &r.computed_merkle_root {
         let _ = writeln!(out, "recomputed Merkle root: {root}");
     }
-    verdict(&mut out, r.verdict, &r.failures, 0);
+    verdict(&mut out, r.verdict, &r.failures, r.failures_omitted);
     out
 }
 

@@ -48,7 +48,13 @@ fuzz_target!(|data: &[u8]| {
         let kind = read_event_line(&mut input, &mut line).expect("reading a slice cannot fail");
         let delivered = match kind {
             EventLine::End => break,
-            EventLine::TooLong => unreachable!("fuzz inputs are far below the line limit"),
+            EventLine::TooLong => {
+                let d = receiver
+                    .deliver_oversized(agentconf_grp::admission::MAX_EVENT_BYTES)
+                    .expect("the memory store does not fail");
+                assert_eq!(d.outcome, Outcome::Rejected);
+                continue;
+            }
             EventLine::Line if sel & 1 != 0 => {
                 match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&line) {
                     Ok(event) => fixture.signed(&event).into_bytes(),

@@ -1,7 +1,8 @@
 //! The strict JSON reader and the streaming array splitter, differentially against serde_json.
 //!
-//! - `parse` accepts exactly what serde_json accepts, except that it also refuses a byte order
-//!   mark and unpaired surrogate escapes (which serde_json refuses too when reading strings).
+//! - `parse` (without raw keys) accepts exactly what serde_json accepts, but for nesting past the
+//!   limit and unpaired surrogate escapes, which both refuse with different errors. With raw
+//!   keys it is only run for panics: a raw `entry_count` of `1e400` is read as text by design.
 //! - The splitter, fed a trickle, yields the same elements serde_json finds in the array.
 #![no_main]
 
@@ -15,7 +16,8 @@ fuzz_target!(|data: &[u8]| {
     let (sel, doc) = selector(data);
     let reference: Result<Value, _> = serde_json::from_slice(doc);
     if let Ok(text) = as_text(doc) {
-        match parse(text, &["seq", "entry_count"]) {
+        let _ = parse(text, &["seq", "entry_count"]);
+        match parse(text, &[]) {
             Ok(_) => assert!(reference.is_ok(), "strict accepted what serde_json refused"),
             Err(JsonError::TooDeep | JsonError::LoneSurrogate { .. }) => {}
             Err(e) => assert!(reference.is_err(), "strict refused valid JSON: {e}"),

@@ -508,7 +508,9 @@ pub enum ReplyError {
     /// The line is not JSON or does not echo the request's `seq`: it cannot be trusted to belong
     /// to this request, so the process must be restarted.
     OutOfStep(String),
-    /// In step but wrong (schema, shape, verdict against exit, unknown rule): this vector only.
+    /// In step but wrong (schema or shape): this vector only. A verdict that contradicts the exit
+    /// code or an unknown rule id is not this error but [`RunAnswer::result`]'s `Err`, graded
+    /// the same way (a protocol error of this vector).
     Invalid(String),
 }
 
@@ -524,7 +526,7 @@ pub struct RunAnswer {
 }
 
 /// Reads one response line to the `run` request tagged `seq`. Pure: no process involved, so the
-/// fuzz target `harness_persistent` and the unit tests call it directly.
+/// fuzz target `harness_persistent` and the unit tests below call it directly.
 pub fn read_run_response(line: &[u8], seq: u64, validate: bool) -> Result<RunAnswer, ReplyError> {
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         ReplyError::OutOfStep(format!(
@@ -929,6 +931,69 @@ fn messages_note(messages: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_responses_out_of_step_or_invalid() {
+        let out_of_step = |line: &str| {
+            matches!(
+                read_run_response(line.as_bytes(), 7, true),
+                Err(ReplyError::OutOfStep(_))
+            )
+        };
+        assert!(out_of_step("not json"));
+        assert!(out_of_step(r#"{"exit":0}"#));
+        assert!(out_of_step(r#"{"seq":6,"exit":0}"#));
+        assert!(out_of_step(r#"{"seq":"7","exit":0}"#));
+        // In step but breaking the schema (with validation) or the shape (without).
+        assert!(matches!(
+            read_run_response(br#"{"seq":7}"#, 7, true),
+            Err(ReplyError::Invalid(_))
+        ));
+        assert!(matches!(
+            read_run_response(br#"{"seq":7,"exit":"0"}"#, 7, false),
+            Err(ReplyError::Invalid(_))
+        ));
+        // A verdict against the exit code, or an unknown rule: the answer carries the error.
+        let a = read_run_response(br#"{"seq":7,"exit":0,"verdict":"invalid"}"#, 7, true).unwrap();
+        assert!(a.result.is_err());
+        let a = read_run_response(
+            br#"{"seq":7,"exit":1,"verdict":"invalid","rules":["NOT-A-RULE"]}"#,
+            7,
+            true,
+        )
+        .unwrap();
+        assert!(a.result.unwrap_err().contains("NOT-A-RULE"));
+        // A good answer.
+        let a = read_run_response(
+            br#"{"seq":7,"exit":1,"verdict":"invalid","rules":["AER1-TL-SEQ"],"messages":["m"]}"#,
+            7,
+            true,
+        )
+        .unwrap();
+        assert_eq!(a.exit, ExitMeaning::Reject);
+        assert_eq!(a.result.unwrap().unwrap().rules, ["AER1-TL-SEQ"]);
+        // exit 89 and crashes need no verdict.
+        let a = read_run_response(br#"{"seq":7,"exit":89}"#, 7, true).unwrap();
+        assert_eq!(a.exit, ExitMeaning::Unsupported);
+        let a = read_run_response(br#"{"seq":7,"exit":3}"#, 7, false).unwrap();
+        assert_eq!((a.exit, a.exit_number), (ExitMeaning::Crash, 3));
+    }
+
+    #[test]
+    fn start_responses() {
+        let good = br#"{"protocol":1,"implementation":{"name":"x","version":"1"},"capabilities":{"operations":["aer1-timeline"]}}"#;
+        let info = read_start_response(good, true).unwrap();
+        assert_eq!(info.name, "x");
+        assert_eq!(info.capabilities.operations, ["aer1-timeline"]);
+        let wrong_protocol =
+            br#"{"protocol":2,"implementation":{"name":"x"},"capabilities":{"operations":[]}}"#;
+        assert!(read_start_response(wrong_protocol, false)
+            .unwrap_err()
+            .contains("protocol 2"));
+        assert!(read_start_response(b"{", false)
+            .unwrap_err()
+            .contains("not JSON"));
+    }
     use serde_json::json;
 
     #[test]

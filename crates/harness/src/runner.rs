@@ -261,19 +261,19 @@ fn run_one_shot(
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.
         _ if adapter.is_some_and(|a| a.operations.contains_key(&args[0])) => None,
-        // A result object cut at the capture limit would fail as malformed JSON; say why instead.
-        _ if out.stdout.truncated() => {
-            return (
-                Status::ProtocolError,
-                format!(
-                    "standard output is {} bytes, over the harness's {}-byte capture limit: the result object was not read",
-                    out.stdout.total, imp.capture_limit
-                ),
-                stderr,
-            )
-        }
         _ => match parse_result(&out.stdout.bytes, exit) {
             Ok(r) => r,
+            // A result object cut at the capture limit fails as malformed JSON; say why.
+            Err(_) if out.stdout.truncated() => {
+                return (
+                    Status::ProtocolError,
+                    format!(
+                        "standard output is {} bytes, over the harness's {}-byte capture limit: the result object could not be read",
+                        out.stdout.total, imp.capture_limit
+                    ),
+                    stderr,
+                )
+            }
             Err(e) => return (Status::ProtocolError, e.to_string(), stderr),
         },
     };

@@ -382,8 +382,9 @@ impl Path<'_> {
             Path::Root => String::new(),
             Path::Key(parent, key) => {
                 let p = parent.render();
+                let key = path_segment(key);
                 if p.is_empty() {
-                    (*key).to_string()
+                    key
                 } else {
                     format!("{p}.{key}")
                 }
@@ -395,6 +396,26 @@ impl Path<'_> {
     fn is_root(&self) -> bool {
         matches!(self, Path::Root)
     }
+}
+
+/// Longest member name a path quotes in full; longer names are cut (paths end up in messages).
+const MAX_SEGMENT_CHARS: usize = 64;
+
+/// A member name as a path shows it: control characters escaped, long names cut with `…`.
+fn path_segment(key: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in key.chars().enumerate() {
+        if i == MAX_SEGMENT_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Objects with at least this many members check duplicate names with a hash set.
@@ -566,15 +587,25 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
             };
             match seq.next_element_seed(seed)? {
                 Some(item) => items.push(item),
-                None => return Ok(Node::Array(items)),
+                None => {
+                    // Growth by doubling leaves up to half the slots empty; the value limit
+                    // bounds nodes, so the tree must not keep the slack.
+                    items.shrink_to_fit();
+                    return Ok(Node::Array(items));
+                }
             }
         }
     }
 
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Node<'de>, A::Error> {
         self.ctx.enter()?;
-        // Timeline entries have eight members: one allocation instead of growing 4 -> 8.
-        let mut members: Vec<(Cow<'de, str>, Node<'de>)> = Vec::with_capacity(8);
+        // A timeline entry (a root object) has eight members: one allocation instead of growing
+        // 4 -> 8. Nested objects start empty, so a million `{}` cost nothing beyond their nodes.
+        let mut members: Vec<(Cow<'de, str>, Node<'de>)> = if self.path.is_root() {
+            Vec::with_capacity(8)
+        } else {
+            Vec::new()
+        };
         let mut index: Option<std::collections::HashSet<String>> = None;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let path = Path::Key(self.path, &key);
@@ -606,6 +637,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
                 })?
             };
             members.push((key, value));
+        }
+        if !self.path.is_root() {
+            members.shrink_to_fit();
         }
         Ok(Node::Object(Object { members }))
     }
@@ -716,6 +750,22 @@ mod tests {
             parse_limited(r#""abcde""#, &[], 0, &limits),
             Err(JsonError::StringTooLong { ref path, .. }) if path.is_empty()
         ));
+    }
+
+    #[test]
+    fn paths_cut_long_member_names_and_escape_controls() {
+        let long = "k".repeat(10_000);
+        let text = format!(r#"{{"{long}":1,"{long}":2,"a\u0007b":{{"c":1,"c":1}}}}"#);
+        let p = parse(&text, &[]).unwrap();
+        let paths: Vec<_> = p.duplicates.iter().filter_map(JsonError::member).collect();
+        assert_eq!(paths[0], format!("{}…", "k".repeat(MAX_SEGMENT_CHARS)));
+        assert_eq!(paths[1], "a\\u{7}b.c");
+        let limits = Limits {
+            max_values: 10,
+            max_string_bytes: 100,
+        };
+        let e = parse_limited(&format!(r#"{{"{long}":1}}"#), &[], 0, &limits).unwrap_err();
+        assert!(e.to_string().len() < 200, "{e}");
     }
 
     /// Pins the serde_json behaviour the classification relies on.

@@ -43,7 +43,7 @@ pub struct TimelineOptions {
     pub commitment_findings: Vec<Finding>,
     pub max_failures: usize,
     pub max_entry_bytes: usize,
-    /// Value-count and string-length limits for each entry (and for a non-array document).
+    /// Value-count and string-length limits for each entry.
     pub json_limits: json::Limits,
 }
 

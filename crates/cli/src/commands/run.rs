@@ -33,9 +33,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
             .map_err(|e| crate::input::read_error(&input.name, &e))?
             .map_err(|e| format!("{}: {e}", input.name))?;
             let text = String::from_utf8(bytes.clone())
-                .map_err(|_| format!("{}: not UTF-8", path.display()))?;
-            let adapter = Adapter::parse(&text, &corpus_ids)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(|_| format!("{}: not UTF-8", input.name))?;
+            let adapter =
+                Adapter::parse(&text, &corpus_ids).map_err(|e| format!("{}: {e}", input.name))?;
             let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
             (Some(adapter), Some(digest))
         }
