@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS_PER_TARGET (default 600) in JOBS parallel streams (default 1),
 # after refreshing the seed corpora; logs go to crates/fuzz/logs/<target>.log and the last line of
-# each log ("Done N runs in S second(s)") is collected in crates/fuzz/logs/summary.txt.
+# each log ("Done N runs in S second(s)") is appended to crates/fuzz/logs/summary.txt with the
+# commit it ran on.
 #
 #   crates/fuzz/run-all.sh                 # all targets, 10 minutes each
 #   SECONDS_PER_TARGET=60 JOBS=2 crates/fuzz/run-all.sh timeline receipt
@@ -38,8 +39,9 @@ run_one() {
     $CARGO fuzz run --fuzz-dir crates/fuzz $FUZZ_FLAGS "$t" -- \
         -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
         > "$LOGS/$t.log" 2>&1
-    echo "$t exit=$? $(grep -E '^Done [0-9]+ runs' "$LOGS/$t.log" | tail -1)"
+    local rc=$?
+    echo "$t exit=$rc commit=$(git rev-parse --short HEAD) $(grep -E '^Done [0-9]+ runs' "$LOGS/$t.log" | tail -1)"
 }
 export -f run_one
 export CARGO SECONDS_PER_TARGET LOGS RUSTC_BOOTSTRAP FUZZ_FLAGS
-printf '%s\n' $TARGETS | xargs -P "$JOBS" -I{} bash -c 'run_one {}' | tee "$LOGS/summary.txt"
+printf '%s\n' $TARGETS | xargs -P "$JOBS" -I{} bash -c 'run_one {}' | tee -a "$LOGS/summary.txt"
