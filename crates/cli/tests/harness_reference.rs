@@ -165,6 +165,51 @@ fn grp_scenarios_catch_a_receiver_without_dedup() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
+/// A GRP receiver that misbehaves on its output streams is graded without exhausting the
+/// harness: an endless decision line, a non-UTF-8 line, and 50 MB on standard error (kept up to
+/// the capture limit, the rest drained) around an otherwise correct receiver.
+#[test]
+fn grp_receivers_with_hostile_output() {
+    let corpus = agentconf_corpus::corpus();
+    let v = corpus
+        .iter()
+        .find(|v| v.id == "grp/admission/duplicate-event/exact-redelivery-p-type-3")
+        .expect("vector");
+    let work = std::env::temp_dir().join(format!(
+        "agentconf-harness-grp-hostile-{}",
+        std::process::id()
+    ));
+    let with = |script: String| Implementation {
+        argv: vec!["sh".into(), "-c".into(), script, "impl".into()],
+        timeout: Duration::from_secs(30),
+        capture_limit: 4096,
+        profiles: vec![],
+    };
+    let r = run_vector(
+        &with("head -c 3000000 /dev/zero | tr '\\0' x; sleep 30".into()),
+        v,
+        &work,
+        Grading::Strict,
+    );
+    assert_eq!(r.status, Status::ProtocolError, "{}", r.detail);
+    assert!(r.detail.contains("longer than"), "{}", r.detail);
+    let r = run_vector(
+        &with("printf '\\377\\n'; sleep 30".into()),
+        v,
+        &work,
+        Grading::Strict,
+    );
+    assert_eq!(r.status, Status::ProtocolError, "{}", r.detail);
+    assert!(r.detail.contains("UTF-8"), "{}", r.detail);
+    let noisy = format!(
+        "head -c 50000000 /dev/zero >&2; exec {} impl grp-admit \"$2\" \"$3\" \"$4\"",
+        env!("CARGO_BIN_EXE_agentconf")
+    );
+    let r = run_vector(&with(noisy), v, &work, Grading::Strict);
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
 /// The contract's Python example stays correct: on every timeline vector it passes or says
 /// unsupported (it implements only the current construction without commitments).
 #[test]

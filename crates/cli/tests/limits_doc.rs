@@ -72,6 +72,10 @@ fn the_readme_table_matches_the_constants() {
             size(agentconf_harness::persistent::MAX_RESPONSE_LINE_BYTES as u64),
         ),
         (
+            "GRP decision line",
+            size(agentconf_harness::runner::MAX_DECISION_LINE_BYTES as u64),
+        ),
+        (
             "adapter file",
             size(agentconf_harness::adapter::MAX_ADAPTER_BYTES),
         ),

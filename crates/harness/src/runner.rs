@@ -6,9 +6,11 @@
 //! another session as the steps say, and every decision is graded.
 
 use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver as Channel, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, Receiver as Channel, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -369,13 +371,27 @@ pub(crate) fn run_revision(v: &Vector) -> &str {
 // ------------------------------------------------------------------------------------------------
 // GRP scenarios
 
-/// A running receiver: events go to its stdin, decisions come back line by line.
+/// The longest decision line read from a receiver (a decision is a few hundred bytes).
+pub const MAX_DECISION_LINE_BYTES: usize = 1 << 20;
+
+/// Decision lines read ahead of the harness at most; a receiver that writes faster blocks.
+const DECISIONS_AHEAD: usize = 64;
+
+/// What the reader thread hands over: a decision line, or why reading stopped early.
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+}
+
+/// A running receiver: events go to its stdin, decisions come back line by line. It runs in its
+/// own process group, so a wrapper script's children are killed with it.
 struct Receiver {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Channel<String>,
-    /// Where its standard error goes (captured, never interpreted).
-    stderr_path: PathBuf,
+    lines: Channel<Line>,
+    /// The first `capture_limit` bytes of its standard error (never interpreted).
+    stderr: Arc<Mutex<Vec<u8>>>,
 }
 
 impl Receiver {
@@ -385,10 +401,6 @@ impl Receiver {
         session: &Path,
         state: &Path,
     ) -> io::Result<Receiver> {
-        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let stderr_path = state.with_file_name(format!("receiver-{n}.stderr"));
-        let stderr_file = std::fs::File::create(&stderr_path)?;
         let (program, prefix) = imp
             .argv
             .split_first()
@@ -401,24 +413,51 @@ impl Receiver {
             .arg(state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr_file))
+            .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()?;
         let stdout = child
             .stdout
             .take()
             .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-        let (tx, lines) = channel();
+        let stderr_pipe = child
+            .stderr
+            .take()
+            .ok_or_else(|| io::Error::other("no stderr pipe"))?;
+        let (tx, lines) = sync_channel(DECISIONS_AHEAD);
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
+            let room = MAX_DECISION_LINE_BYTES as u64 + 1;
             loop {
-                let mut line = String::new();
-                match reader.read_line(&mut line) {
+                let mut line = Vec::new();
+                let item = match io::Read::take(&mut reader, room).read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
+                    Ok(n) if n as u64 == room && line.last() != Some(&b'\n') => Line::TooLong,
+                    Ok(_) => match String::from_utf8(line) {
+                        Ok(text) => Line::Text(text),
+                        Err(_) => Line::NotUtf8,
+                    },
+                };
+                let stop = !matches!(item, Line::Text(_));
+                if tx.send(item).is_err() || stop {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&stderr);
+        let limit = imp.capture_limit;
+        thread::spawn(move || {
+            // Keep the first `limit` bytes; drain the rest so the receiver never blocks on it.
+            let mut pipe = stderr_pipe;
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = io::Read::read(&mut pipe, &mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut k) = kept.lock() {
+                    let room = limit.saturating_sub(k.len());
+                    k.extend_from_slice(&chunk[..n.min(room)]);
                 }
             }
         });
@@ -427,14 +466,23 @@ impl Receiver {
             child,
             stdin,
             lines,
-            stderr_path,
+            stderr,
         })
     }
 
+    /// Kills the receiver's whole process group.
+    fn kill(&mut self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)).
+            unsafe {
+                libc::killpg(pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+    }
+
     fn stderr_excerpt(&self) -> String {
-        std::fs::read(&self.stderr_path)
-            .map(|b| excerpt(&b))
-            .unwrap_or_default()
+        self.stderr.lock().map(|b| excerpt(&b)).unwrap_or_default()
     }
 
     fn send(&mut self, line: &[u8]) -> io::Result<()> {
@@ -449,7 +497,16 @@ impl Receiver {
 
     fn decision(&mut self, timeout: Duration) -> Result<serde_json::Value, (Status, String)> {
         let line = match self.lines.recv_timeout(timeout) {
-            Ok(line) => line,
+            Ok(Line::Text(line)) => line,
+            Ok(Line::TooLong) => {
+                return Err((
+                    Status::ProtocolError,
+                    format!("a decision line is longer than {MAX_DECISION_LINE_BYTES} bytes"),
+                ))
+            }
+            Ok(Line::NotUtf8) => {
+                return Err((Status::ProtocolError, "a decision line is not UTF-8".into()))
+            }
             Err(RecvTimeoutError::Timeout) => {
                 return Err((Status::Timeout, format!("no decision within {timeout:?}")))
             }
@@ -482,7 +539,7 @@ impl Receiver {
                 Ok(Some(s)) => return Err((Status::Crash, format!("receiver exited with {s}"))),
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(2)),
                 _ => {
-                    let _ = self.child.kill();
+                    self.kill();
                     let _ = self.child.wait();
                     return Err((
                         Status::Timeout,
@@ -496,9 +553,8 @@ impl Receiver {
 
 impl Drop for Receiver {
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-        }
+        // Always the whole group: the receiver may have exited and left children behind.
+        self.kill();
         let _ = self.child.wait();
     }
 }
