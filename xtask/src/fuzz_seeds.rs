@@ -158,36 +158,23 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
         &mut seeds,
         "adapter_toml",
         "contract-example".into(),
-        ADAPTER_EXAMPLE.as_bytes().to_vec(),
+        adapter_example(),
     );
     seeds
 }
 
-/// The adapter example of CONTRACT.md section 7.
-const ADAPTER_EXAMPLE: &str = r#"name = "someverifier"
-command = ["someverifier"]
-profiles = ["durable"]
-
-[operations.aer1-timeline]
-argv = ["check-timeline", "--rev", "{revision}", "{timeline}"]
-argv_with_commitment = ["check-timeline", "--rev", "{revision}", "--commit", "{commitment}", "{timeline}"]
-
-[exit_codes]
-0 = "accept"
-3 = "reject"
-
-[[error_map]]
-pattern = "bad base64"
-rule = "AER1-TL-B64"
-
-[[skip]]
-id = "aer1/timeline/hostile/bom-before-array"
-reason = "the tool strips byte order marks by design"
-
-[[xfail]]
-id = "aer1/timeline/structure/seq-starts-at-0"
-reason = "known bug #12"
-"#;
+/// The adapter example of CONTRACT.md (its first TOML block), read from the file so the seed
+/// follows the documentation.
+fn adapter_example() -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/harness/CONTRACT.md");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_default()
+        .as_bytes()
+        .to_vec()
+}
 
 /// Writes the seeds under `dir/<target>/`, adding to what the fuzzer has already found there.
 pub fn write(dir: &Path, seeds: &Seeds) -> Result<usize, String> {

@@ -344,7 +344,7 @@ impl<S: AdmissionStore> Receiver<S> {
     fn pre_admission(&self, event: &crate::event::ChangeEvent) -> Result<(), RejectError> {
         let publisher = self.session.publisher(&event.publisher_id).ok_or_else(|| {
             RejectError::UnknownPublisher {
-                publisher_id: agentconf_aer1::text::clip(&event.publisher_id, 80),
+                publisher_id: agentconf_json::text::clip(&event.publisher_id, 80),
             }
         })?;
         if publisher.publisher_type != event.publisher_type {

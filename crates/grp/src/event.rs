@@ -244,5 +244,5 @@ fn check_members(obj: &Object<'_>, text: &str) -> Result<ChangeEvent, EventError
 }
 
 fn clip(s: &str) -> String {
-    agentconf_aer1::text::clip(s, 80)
+    agentconf_json::text::clip(s, 80)
 }

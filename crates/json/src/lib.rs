@@ -7,6 +7,7 @@
 //! to a rule. Nothing here panics on any input.
 
 pub mod split;
+pub mod text;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -401,21 +402,9 @@ impl Path<'_> {
 /// Longest member name a path quotes in full; longer names are cut (paths end up in messages).
 const MAX_SEGMENT_CHARS: usize = 64;
 
-/// A member name as a path shows it: control characters escaped, long names cut with `…`.
+/// A member name as a path shows it: control characters escaped, long names cut.
 fn path_segment(key: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in key.chars().enumerate() {
-        if i == MAX_SEGMENT_CHARS {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    text::clip(key, MAX_SEGMENT_CHARS)
 }
 
 /// Objects with at least this many members check duplicate names with a hash set.
@@ -758,7 +747,13 @@ mod tests {
         let text = format!(r#"{{"{long}":1,"{long}":2,"a\u0007b":{{"c":1,"c":1}}}}"#);
         let p = parse(&text, &[]).unwrap();
         let paths: Vec<_> = p.duplicates.iter().filter_map(JsonError::member).collect();
-        assert_eq!(paths[0], format!("{}…", "k".repeat(MAX_SEGMENT_CHARS)));
+        assert_eq!(
+            paths[0],
+            format!(
+                "{}… (10000 characters in all)",
+                "k".repeat(MAX_SEGMENT_CHARS)
+            )
+        );
         assert_eq!(paths[1], "a\\u{7}b.c");
         let limits = Limits {
             max_values: 10,
