@@ -10,7 +10,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -22,7 +22,7 @@ fn grouped(n: u64) -> String {
 fn size(bytes: u64) -> String {
     let (unit, div) = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
         .into_iter()
-        .find(|(_, d)| bytes >= *d && bytes % d == 0)
+        .find(|(_, d)| bytes >= *d && bytes.is_multiple_of(*d))
         .expect("a whole number of KiB");
     format!("{} {unit} ({} bytes)", bytes / div, grouped(bytes))
 }
