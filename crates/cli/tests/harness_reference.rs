@@ -100,10 +100,8 @@ fn misbehaving_implementations_are_classified() {
     );
     // A result object longer than the capture limit is refused with the limit named, not as
     // malformed JSON.
-    let long = format!(
-        r#"printf '{{"verdict":"invalid","rules":["AER1-CM-COUNT"],"messages":["%s"]}}' "$(head -c 5000 /dev/zero | tr '\0' x)"; exit 1"#
-    );
-    let r = run_vector(&with(&long), invalid, &work, Grading::Strict);
+    let long = r#"printf '{"verdict":"invalid","rules":["AER1-CM-COUNT"],"messages":["%s"]}' "$(head -c 5000 /dev/zero | tr '\0' x)"; exit 1"#;
+    let r = run_vector(&with(long), invalid, &work, Grading::Strict);
     assert_eq!(r.status, Status::ProtocolError);
     assert!(r.detail.contains("4096-byte capture limit"), "{}", r.detail);
     let slow = Implementation {
