@@ -20,6 +20,8 @@ FUZZ_FLAGS=${FUZZ_FLAGS:---sanitizer none}
 ALL="timeline receipt commitment preimage workflow grp_admission grp_session harness_result harness_persistent adapter_toml results_file json_strict"
 TARGETS=${*:-$ALL}
 LOGS=crates/fuzz/logs
+# The commit the targets are built from (marked when the tree has uncommitted changes).
+COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo -dirty)
 mkdir -p "$LOGS"
 if [ "$TOOLCHAIN" = stable ]; then export RUSTC_BOOTSTRAP=1; CARGO="cargo"; else CARGO="cargo +$TOOLCHAIN"; fi
 cargo run -q -p xtask -- fuzz-seeds
@@ -40,8 +42,8 @@ run_one() {
         -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
         > "$LOGS/$t.log" 2>&1
     local rc=$?
-    echo "$t exit=$rc commit=$(git rev-parse --short HEAD) $(grep -E '^Done [0-9]+ runs' "$LOGS/$t.log" | tail -1)"
+    echo "$t exit=$rc commit=$COMMIT $(grep -E '^Done [0-9]+ runs' "$LOGS/$t.log" | tail -1)"
 }
 export -f run_one
-export CARGO SECONDS_PER_TARGET LOGS RUSTC_BOOTSTRAP FUZZ_FLAGS
+export CARGO SECONDS_PER_TARGET LOGS RUSTC_BOOTSTRAP FUZZ_FLAGS COMMIT
 printf '%s\n' $TARGETS | xargs -P "$JOBS" -I{} bash -c 'run_one {}' | tee -a "$LOGS/summary.txt"
