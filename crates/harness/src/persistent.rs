@@ -21,7 +21,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use crate::contract::{parse_result, ExitMeaning, ImplResult};
 use crate::materialize::write_inputs;
+use crate::process::{kill_group, BackgroundCapture};
 use crate::runner::{
     grade_verdict, one_shot_args, run_vector, Grading, Implementation, Status, VectorResult,
 };
@@ -697,9 +698,7 @@ struct Server {
     stdin: ChildStdin,
     stdout: LineReader,
     /// Standard error not yet attributed to a response (bounded).
-    stderr: Arc<Mutex<Vec<u8>>>,
-    /// Signalled when standard error reaches its end.
-    stderr_done: mpsc::Receiver<()>,
+    stderr: BackgroundCapture,
 }
 
 impl Server {
@@ -724,29 +723,11 @@ impl Server {
             .stdout
             .take()
             .ok_or_else(|| io::Error::other("no stdout"))?;
-        let mut err = child
+        let err = child
             .stderr
             .take()
             .ok_or_else(|| io::Error::other("no stderr"))?;
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let (done, stderr_done) = mpsc::channel();
-        let sink = Arc::clone(&stderr);
-        let limit = capture_limit.max(2000);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match err.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if let Ok(mut kept) = sink.lock() {
-                            let room = limit.saturating_sub(kept.len());
-                            kept.extend_from_slice(&chunk[..n.min(room)]);
-                        }
-                    }
-                }
-            }
-            let _ = done.send(());
-        });
+        let stderr = BackgroundCapture::start(err, capture_limit.max(2000));
         Ok(Server {
             child,
             stdin,
@@ -756,7 +737,6 @@ impl Server {
                 start: 0,
             },
             stderr,
-            stderr_done,
         })
     }
 
@@ -772,12 +752,7 @@ impl Server {
 
     /// Standard error collected since the last call, as an excerpt.
     fn take_stderr(&self) -> String {
-        let bytes = self
-            .stderr
-            .lock()
-            .map(|mut b| std::mem::take(&mut *b))
-            .unwrap_or_default();
-        excerpt(&bytes)
+        excerpt(&self.stderr.take())
     }
 
     /// Waits up to `grace` for the process to exit on its own, then kills its process group.
@@ -796,11 +771,7 @@ impl Server {
             }
         }
         // Helpers it started may hold the pipes open: the whole group goes.
-        let pgid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) on a process group we created; no memory is involved.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        kill_group(&mut self.child);
         let how = match status {
             Some(s) => describe_status(s),
             None => {
@@ -809,7 +780,7 @@ impl Server {
                 "killed by the harness".to_string()
             }
         };
-        let _ = self.stderr_done.recv_timeout(Duration::from_millis(200));
+        self.stderr.wait_end(Duration::from_millis(200));
         (how, self.take_stderr())
     }
 }

@@ -10,7 +10,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver as Channel, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,7 +19,7 @@ use serde::Serialize;
 use crate::adapter::Adapter;
 use crate::contract::{parse_result, ExitMeaning};
 use crate::materialize::write_inputs;
-use crate::process::{run, Ending, RunSpec};
+use crate::process::{kill_group, run, BackgroundCapture, Ending, RunSpec};
 
 /// How strictly a rejection is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -391,7 +390,7 @@ struct Receiver {
     stdin: Option<ChildStdin>,
     lines: Channel<Line>,
     /// The first `capture_limit` bytes of its standard error (never interpreted).
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: BackgroundCapture,
 }
 
 impl Receiver {
@@ -444,23 +443,7 @@ impl Receiver {
                 }
             }
         });
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&stderr);
-        let limit = imp.capture_limit;
-        thread::spawn(move || {
-            // Keep the first `limit` bytes; drain the rest so the receiver never blocks on it.
-            let mut pipe = stderr_pipe;
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = io::Read::read(&mut pipe, &mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut k) = kept.lock() {
-                    let room = limit.saturating_sub(k.len());
-                    k.extend_from_slice(&chunk[..n.min(room)]);
-                }
-            }
-        });
+        let stderr = BackgroundCapture::start(stderr_pipe, imp.capture_limit);
         let stdin = child.stdin.take();
         Ok(Receiver {
             child,
@@ -472,17 +455,12 @@ impl Receiver {
 
     /// Kills the receiver's whole process group.
     fn kill(&mut self) {
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)).
-            unsafe {
-                libc::killpg(pid, libc::SIGKILL);
-            }
-        }
+        kill_group(&mut self.child);
         let _ = self.child.kill();
     }
 
     fn stderr_excerpt(&self) -> String {
-        self.stderr.lock().map(|b| excerpt(&b)).unwrap_or_default()
+        excerpt(&self.stderr.take())
     }
 
     fn send(&mut self, line: &[u8]) -> io::Result<()> {
