@@ -1,6 +1,7 @@
 //! `cargo xtask …`: chores for maintainers and spec authors.
 //!
-//! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` from `spec-notes/rules.toml`.
+//! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` and `spec-notes/REVISIONS.md`
+//!   from `spec-notes/rules.toml` and `spec-notes/facts.toml`.
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
 //!   in `crates/corpus`.
 //!
@@ -12,12 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agentconf_rules::Catalogue;
+use agentconf_rules::{Catalogue, Facts};
 
 mod fuzz_seeds;
 
 const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check] | fuzz-seeds
-  rules     regenerate spec-notes/RULES.md from spec-notes/rules.toml
+  rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml
   vectors   regenerate vectors/ (vector files and manifest.json) from crates/corpus
   --check   change nothing; fail if the files are stale
   fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
@@ -50,24 +51,40 @@ fn workspace_root() -> PathBuf {
 }
 
 fn rules(check: bool) -> Result<(), String> {
-    // Parse the file on disk, not the copy embedded at build time, so edits show immediately.
-    let path = workspace_root().join("spec-notes/rules.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let catalogue = Catalogue::parse(&text)?;
-    let relative = "spec-notes/RULES.md";
-    let target = workspace_root().join(relative);
-    let fresh = catalogue.to_markdown();
-    if std::fs::read_to_string(&target).unwrap_or_default() == fresh {
-        println!("{relative}: up to date");
-        return Ok(());
+    // Parse the files on disk, not the copies embedded at build time, so edits show immediately.
+    let read = |relative: &str| {
+        let path = workspace_root().join(relative);
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let catalogue = Catalogue::parse(&read("spec-notes/rules.toml")?)?;
+    let facts = Facts::parse(&read("spec-notes/facts.toml")?)?;
+    let generated = [
+        ("spec-notes/RULES.md", catalogue.to_markdown()),
+        (
+            "spec-notes/REVISIONS.md",
+            catalogue.to_revisions_markdown(&facts),
+        ),
+    ];
+    let mut stale = Vec::new();
+    for (relative, fresh) in generated {
+        let target = workspace_root().join(relative);
+        if std::fs::read_to_string(&target).unwrap_or_default() == fresh {
+            println!("{relative}: up to date");
+        } else if check {
+            stale.push(relative);
+        } else {
+            std::fs::write(&target, fresh).map_err(|e| format!("cannot write {relative}: {e}"))?;
+            println!("{relative}: written");
+        }
     }
-    if check {
-        return Err(format!("{relative} is stale: run `cargo xtask rules`"));
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} stale: run `cargo xtask rules`",
+            stale.join(", ")
+        ))
     }
-    std::fs::write(&target, fresh).map_err(|e| format!("cannot write {relative}: {e}"))?;
-    println!("{relative}: written");
-    Ok(())
 }
 
 fn fuzz_seeds() -> Result<(), String> {

@@ -16,6 +16,14 @@ use serde::{Deserialize, Serialize};
 /// The catalogue file, embedded so the binary needs no files at run time.
 pub const CATALOGUE_TOML: &str = include_str!("../../../spec-notes/rules.toml");
 
+/// The draft facts the catalogue rests on (`spec-notes/facts.toml`), embedded likewise.
+pub const FACTS_TOML: &str = include_str!("../../../spec-notes/facts.toml");
+
+mod facts;
+mod revisions_table;
+
+pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts, DRAFT_REVISIONS};
+
 macro_rules! rules {
     ($($variant:ident => $id:literal,)*) => {
         /// One rule of one draft, named by its stable catalogue id.
@@ -204,25 +212,59 @@ pub struct RuleRecord {
     pub section: String,
     pub level: Level,
     pub basis: Basis,
+    /// Ids of the draft facts (`spec-notes/facts.toml`) the rule rests on. A rule whose basis is
+    /// `text`, `text-09`, `text-01` or `kit` must cite a fact of that source for every revision it
+    /// lists (tested); an `interp` rule may cite none.
+    pub facts: Vec<String>,
+}
+
+/// A rule id that was published once and withdrawn. It stays in the catalogue so that it is never
+/// given to another rule, and so that results files and skip lists naming it can be explained.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetiredRule {
+    pub id: String,
+    /// What the rule said while it was in use.
+    pub title: String,
+    /// The suite version that withdrew it.
+    pub retired_in: String,
+    /// Why it was withdrawn, and what grades its inputs now.
+    pub reason: String,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogueFile {
     rule: Vec<RuleRecord>,
+    #[serde(default)]
+    retired: Vec<RetiredRule>,
 }
 
 /// The parsed catalogue.
 #[derive(Clone, Debug)]
 pub struct Catalogue {
     records: Vec<RuleRecord>,
+    retired: Vec<RetiredRule>,
 }
 
 impl Catalogue {
     /// Parses catalogue text; used on the embedded file and by tests on edited copies.
     pub fn parse(text: &str) -> Result<Catalogue, String> {
         let file: CatalogueFile = toml::from_str(text).map_err(|e| e.to_string())?;
-        Ok(Catalogue { records: file.rule })
+        Ok(Catalogue {
+            records: file.rule,
+            retired: file.retired,
+        })
+    }
+
+    /// Withdrawn ids, never reused.
+    pub fn retired(&self) -> &[RetiredRule] {
+        &self.retired
+    }
+
+    /// The retired record for an id, if the id was withdrawn.
+    pub fn retired_id(&self, id: &str) -> Option<&RetiredRule> {
+        self.retired.iter().find(|r| r.id == id)
     }
 
     /// The catalogue embedded in this build.
@@ -275,6 +317,22 @@ impl Catalogue {
                 r.section,
                 r.title.replace('|', "\\|")
             ));
+        }
+        if !self.retired.is_empty() {
+            out.push_str(
+                "\n## Retired ids\n\n\
+                 Withdrawn and never reused; no vector cites them and no check reports them.\n\n\
+                 | id | retired in | was | why |\n|---|---|---|---|\n",
+            );
+            for r in &self.retired {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} |\n",
+                    r.id,
+                    r.retired_in,
+                    r.title.replace('|', "\\|"),
+                    r.reason.replace('|', "\\|")
+                ));
+            }
         }
         out
     }
