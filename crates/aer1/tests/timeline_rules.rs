@@ -525,3 +525,235 @@ fn revision_06_chains_are_historical_and_never_current() {
     );
     assert_eq!(r.verdict, Verdict::Valid);
 }
+
+// ------------------------------------------------------------------------------------------------
+// Revision 06 exactly as its text: a non-empty array of objects, canonical_bytes strict base64,
+// genesis, links over the bytes alone, close a boolean where present, the last entry closed.
+// Chains here are built with sha2 and base64 directly, not with the reference's digest code.
+
+const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// A chain in the shape real revision-06 chains have: `{id, canonical_bytes, prev_digest, close}`
+/// only (no seq, job_id, tool or provenance_class), close only on the last entry.
+fn chain_06(n: usize) -> Vec<Value> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let mut prev = ZEROS.to_string();
+    (0..n)
+        .map(|i| {
+            let bytes = format!("{{\"entry\":{i},\"tag\":\"r06\"}}");
+            let mut e = json!({
+                "id": format!("r06-{i}"),
+                "canonical_bytes": base64::engine::general_purpose::STANDARD.encode(&bytes),
+                "prev_digest": prev,
+            });
+            if i + 1 == n {
+                e["close"] = json!(true);
+            }
+            prev = sha2::Sha256::digest(bytes.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            e
+        })
+        .collect()
+}
+
+fn options_06() -> TimelineOptions {
+    TimelineOptions {
+        revision: Revision::R06,
+        ..TimelineOptions::default()
+    }
+}
+
+fn verify_06(chain: &[Value]) -> TimelineReport {
+    verify_text(&serde_json::to_string(chain).unwrap(), &options_06())
+}
+
+#[test]
+fn revision_06_accepts_chains_in_the_real_06_shape() {
+    for n in [1, 3, 5] {
+        let r = verify_06(&chain_06(n));
+        assert_eq!(r.verdict, Verdict::Valid, "{n}: {:#?}", r.failures);
+        assert!(r.historical);
+        // Every 06 result says what 06 does not protect.
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("binds only canonical_bytes")));
+    }
+    // No member beyond canonical_bytes and prev_digest is required: not even id.
+    let mut c = chain_06(3);
+    c[1].as_object_mut().unwrap().remove("id");
+    assert_eq!(verify_06(&c).verdict, Verdict::Valid);
+}
+
+#[test]
+fn revision_06_rejects_each_of_its_own_defects_on_its_rule() {
+    // Tampered middle bytes: the next link no longer holds.
+    let mut c = chain_06(3);
+    c[1]["canonical_bytes"] = json!("eyJ4Ijp0cnVlfQ==");
+    assert_only(&verify_06(&c), "AER1-TL-LINK", Some(2), Some("prev_digest"));
+    // Reordered entries: links fail, nothing else (06 has no seq to break).
+    let c = chain_06(4);
+    let reordered = vec![c[0].clone(), c[2].clone(), c[1].clone(), c[3].clone()];
+    let r = verify_06(&reordered);
+    assert_eq!(
+        failures(&r),
+        [1, 2, 3]
+            .iter()
+            .map(|i| (
+                "AER1-TL-LINK".to_string(),
+                Some(*i),
+                Some("prev_digest".to_string())
+            ))
+            .collect::<Vec<_>>()
+    );
+    // Bad genesis.
+    let mut c = chain_06(3);
+    c[0]["prev_digest"] = json!("1".repeat(64));
+    assert_only(
+        &verify_06(&c),
+        "AER1-TL-GENESIS",
+        Some(0),
+        Some("prev_digest"),
+    );
+    // No close on the last entry.
+    let mut c = chain_06(3);
+    c[2].as_object_mut().unwrap().remove("close");
+    assert_only(&verify_06(&c), "AER1-TL-CLOSE-LAST", Some(2), Some("close"));
+    // A close that is not a boolean (on an inner entry, so the last is still closed).
+    let mut c = chain_06(3);
+    c[1]["close"] = json!("yes");
+    assert_only(&verify_06(&c), "AER1-TL-CLOSE-TYPE", Some(1), Some("close"));
+    // Bad base64, a missing canonical_bytes, a missing prev_digest: the base64, genesis and link
+    // rules, not a member rule 06 does not have. The broken entry's successor is left unjudged.
+    let mut c = chain_06(3);
+    c[2]["canonical_bytes"] = json!("not base64!");
+    assert_only(
+        &verify_06(&c),
+        "AER1-TL-B64",
+        Some(2),
+        Some("canonical_bytes"),
+    );
+    let mut c = chain_06(3);
+    c[2].as_object_mut().unwrap().remove("canonical_bytes");
+    assert_only(
+        &verify_06(&c),
+        "AER1-TL-B64",
+        Some(2),
+        Some("canonical_bytes"),
+    );
+    let mut c = chain_06(3);
+    c[0].as_object_mut().unwrap().remove("prev_digest");
+    assert_only(
+        &verify_06(&c),
+        "AER1-TL-GENESIS",
+        Some(0),
+        Some("prev_digest"),
+    );
+    let mut c = chain_06(3);
+    c[2]["prev_digest"] = json!(7);
+    assert_only(&verify_06(&c), "AER1-TL-LINK", Some(2), Some("prev_digest"));
+    // Not an array of objects; empty.
+    assert_only(
+        &verify_text("[1]", &options_06()),
+        "AER1-TL-ENTRY-OBJECT",
+        Some(0),
+        None,
+    );
+    assert_only(
+        &verify_text("[]", &options_06()),
+        "AER1-TL-ARRAY",
+        None,
+        None,
+    );
+}
+
+/// What revision 07 added is exactly what 06 cannot see: each of these is valid under 06.
+#[test]
+fn revision_06_does_not_apply_the_rules_revision_07_added() {
+    let full = values(&example_chain("job-7a1f", 5, Revision::R06));
+    type Edit = fn(&mut Vec<Value>);
+    let edits: [(&str, Edit); 7] = [
+        ("tool relabelled", |c| c[2]["tool"] = json!("wire_transfer")),
+        ("provenance swapped", |c| {
+            c[2]["provenance_class"] = json!("EXECUTED BY ZAMBO")
+        }),
+        ("provenance not a class", |c| {
+            c[2]["provenance_class"] = json!("whatever")
+        }),
+        ("job spliced", |c| c[3]["job_id"] = json!("job-other")),
+        ("seq renumbered", |c| {
+            for (i, e) in c.iter_mut().enumerate() {
+                e["seq"] = json!(i + 11);
+            }
+        }),
+        ("close on an inner entry", |c| c[1]["close"] = json!(true)),
+        ("members dropped", |c| {
+            for e in c.iter_mut() {
+                let o = e.as_object_mut().unwrap();
+                for m in ["seq", "job_id", "tool", "provenance_class"] {
+                    o.remove(m);
+                }
+            }
+        }),
+    ];
+    for (what, edit) in edits {
+        let mut c = full.clone();
+        edit(&mut c);
+        let r = verify_06(&c);
+        assert_eq!(r.verdict, Verdict::Valid, "{what}: {:#?}", r.failures);
+    }
+    // Bytes that are not UTF-8 are no 06 failure either (AER1-TL-UTF8 is an interpretation for
+    // 07-09; the 06 digest is over any bytes).
+    let mut c = chain_06(1);
+    c[0]["canonical_bytes"] = json!("/w==");
+    assert_eq!(verify_06(&c).verdict, Verdict::Valid);
+}
+
+#[test]
+fn a_revision_09_check_of_a_06_chain_fails_and_notes_that_it_verifies_under_06() {
+    // The real 06 shape: members missing under 09; the digests cannot be computed, so no link is
+    // judged — and the note still says the chain verifies under 06.
+    let r = verify(&chain_06(3));
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert!(!r.historical);
+    let rules: std::collections::BTreeSet<String> =
+        r.failures.iter().map(|f| f.rule.id().to_string()).collect();
+    assert_eq!(
+        rules.into_iter().collect::<Vec<_>>(),
+        ["AER1-TL-MEMBERS", "AER1-TL-SEQ-TYPE"]
+    );
+    assert!(
+        r.notes.iter().any(|n| n.contains("revision-06 check")),
+        "{:?}",
+        r.notes
+    );
+    // A 06 chain with a job splice: under 09 the links and the one-job rule fail; still noted.
+    let mut c = values(&example_chain("job-7a1f", 5, Revision::R06));
+    c[3]["job_id"] = json!("job-other");
+    c[4]["job_id"] = json!("job-other");
+    let r = verify(&c);
+    assert!(r.failures.iter().any(|f| f.rule.id() == "AER1-TL-JOB"));
+    assert!(r.notes.iter().any(|n| n.contains("revision-06 check")));
+    // No note for chains that fail 06 too, or for a valid 09 chain.
+    let mut c = chain_06(3);
+    c[1]["canonical_bytes"] = json!("eyJ4Ijp0cnVlfQ==");
+    assert!(verify(&c).notes.is_empty());
+    let mut c = chain_06(3);
+    c[2].as_object_mut().unwrap().remove("close");
+    assert!(verify(&c).notes.is_empty());
+    assert!(verify(&values(&entries(5))).notes.is_empty());
+    // The note is about the chain: a valid one-entry chain (the same under both constructions)
+    // with a mismatching commitment gets no note.
+    let one = serde_json::to_string(&values(&entries(1))).unwrap();
+    let good = commitment_for(&verify_text(&one, &TimelineOptions::default()));
+    let wrong = Commitment {
+        entry_count: "2".into(),
+        ..good
+    };
+    let r = verify_text(&one, &with_commitment(&wrong));
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+}

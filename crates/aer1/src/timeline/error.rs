@@ -32,6 +32,11 @@ pub enum TimelineError {
     Base64 {
         error: Base64Error,
     },
+    /// Revision 06: canonical_bytes missing or not a string. Revision 06 has no member rule of its
+    /// own; it asks for strict base64, which a missing or non-string value is not.
+    BytesNotBase64String {
+        found: &'static str,
+    },
     BytesNotUtf8 {
         offset: usize,
     },
@@ -57,9 +62,18 @@ pub enum TimelineError {
     Genesis {
         found: String,
     },
+    /// Revision 06: the first entry's prev_digest missing or not a string (it must be 64 zeros).
+    GenesisNotString {
+        found: &'static str,
+    },
     Link {
         found: String,
         expected: String,
+    },
+    /// Revision 06: a later entry's prev_digest missing or not a string (it must equal the digest
+    /// of the entry before).
+    LinkNotString {
+        found: &'static str,
     },
     CloseNotBoolean {
         found: &'static str,
@@ -77,15 +91,19 @@ impl RuleError for TimelineError {
             TimelineError::MissingMember { .. }
             | TimelineError::MemberNotString { .. }
             | TimelineError::EmptyMember { .. } => Rule::Aer1TlMembers,
-            TimelineError::Base64 { .. } => Rule::Aer1TlB64,
+            TimelineError::Base64 { .. } | TimelineError::BytesNotBase64String { .. } => {
+                Rule::Aer1TlB64
+            }
             TimelineError::BytesNotUtf8 { .. } => Rule::Aer1TlUtf8,
             TimelineError::StoredOutputHash { .. } => Rule::Aer1TlOutputHash,
             TimelineError::ProvenanceClass { .. } => Rule::Aer1TlProvenance,
             TimelineError::SeqMissing | TimelineError::SeqNotInteger { .. } => Rule::Aer1TlSeqType,
             TimelineError::SeqContiguity { .. } => Rule::Aer1TlSeq,
             TimelineError::MixedJob { .. } => Rule::Aer1TlJob,
-            TimelineError::Genesis { .. } => Rule::Aer1TlGenesis,
-            TimelineError::Link { .. } => Rule::Aer1TlLink,
+            TimelineError::Genesis { .. } | TimelineError::GenesisNotString { .. } => {
+                Rule::Aer1TlGenesis
+            }
+            TimelineError::Link { .. } | TimelineError::LinkNotString { .. } => Rule::Aer1TlLink,
             TimelineError::CloseNotBoolean { .. } => Rule::Aer1TlCloseType,
             TimelineError::CloseBeforeLast => Rule::Aer1TlCloseEarly,
             TimelineError::LastNotClosed => Rule::Aer1TlCloseLast,
@@ -101,14 +119,19 @@ impl RuleError for TimelineError {
             TimelineError::MissingMember { member }
             | TimelineError::MemberNotString { member, .. }
             | TimelineError::EmptyMember { member } => member,
-            TimelineError::Base64 { .. } | TimelineError::BytesNotUtf8 { .. } => "canonical_bytes",
+            TimelineError::Base64 { .. }
+            | TimelineError::BytesNotBase64String { .. }
+            | TimelineError::BytesNotUtf8 { .. } => "canonical_bytes",
             TimelineError::StoredOutputHash { .. } => "output_hash",
             TimelineError::ProvenanceClass { .. } => "provenance_class",
             TimelineError::SeqMissing
             | TimelineError::SeqNotInteger { .. }
             | TimelineError::SeqContiguity { .. } => "seq",
             TimelineError::MixedJob { .. } => "job_id",
-            TimelineError::Genesis { .. } | TimelineError::Link { .. } => "prev_digest",
+            TimelineError::Genesis { .. }
+            | TimelineError::GenesisNotString { .. }
+            | TimelineError::Link { .. }
+            | TimelineError::LinkNotString { .. } => "prev_digest",
             TimelineError::CloseNotBoolean { .. }
             | TimelineError::CloseBeforeLast
             | TimelineError::LastNotClosed => "close",
@@ -132,6 +155,9 @@ impl fmt::Display for TimelineError {
             }
             TimelineError::EmptyMember { member } => write!(f, "{member} must be a non-empty string, found \"\""),
             TimelineError::Base64 { error } => write!(f, "canonical_bytes is not valid base64: {error}"),
+            TimelineError::BytesNotBase64String { found } => {
+                write!(f, "canonical_bytes must be a base64 string, found {found}")
+            }
             TimelineError::BytesNotUtf8 { offset } => write!(
                 f,
                 "canonical_bytes decodes to bytes that are not UTF-8 (first bad byte at offset {offset})"
@@ -156,6 +182,14 @@ impl fmt::Display for TimelineError {
             TimelineError::Genesis { found } => {
                 write!(f, "the first entry's prev_digest must be 64 '0' characters, found {found:?}")
             }
+            TimelineError::GenesisNotString { found } => write!(
+                f,
+                "the first entry's prev_digest must be 64 '0' characters, found {found}"
+            ),
+            TimelineError::LinkNotString { found } => write!(
+                f,
+                "prev_digest must be the digest of the entry before, found {found}"
+            ),
             TimelineError::Link { found, expected } => write!(
                 f,
                 "prev_digest {found:?} does not match the recomputed digest of the entry before, {expected}"

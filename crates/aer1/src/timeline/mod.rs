@@ -168,6 +168,38 @@ fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineErr
     })
 }
 
+/// The note on a revision-09 check of a chain that fails 09 but passes every revision-06 check.
+pub const NOTE_VERIFIES_UNDER_06: &str = "this chain does not verify under revision 09, but it \
+    passes every revision-06 check (links over the bytes alone): it looks like a historical \
+    revision-06 chain. Check it with --revision 06 for a result labelled historical; a revision-06 \
+    result does not bind tool, provenance, job, seq or close.";
+
+/// The note on every revision-06 result: what 06 does not protect.
+pub const NOTE_HISTORICAL_06: &str = "historical revision-06 result: the revision-06 digest binds \
+    only canonical_bytes, so a verified 06 chain says nothing about its entries' tool, provenance, \
+    id, job, seq or where close sits; those may have been changed without breaking a link. New \
+    timelines use the current construction (revision 07 and later).";
+
+/// Whether one entry passes the revision-06 checks, judged from what the 09 check already read:
+/// prev_digest a string and linking over the bytes alone (genesis on the first entry), the bytes
+/// strict base64, close a boolean or absent.
+fn holds_under_06(
+    index: u64,
+    prev_digest: Option<&str>,
+    bytes_decoded: bool,
+    close: Option<bool>,
+    previous: Option<&Previous>,
+) -> bool {
+    let link_ok = match (index, prev_digest) {
+        (_, None) => false,
+        (0, Some(p)) => p == GENESIS_PREV_DIGEST,
+        (_, Some(p)) => previous
+            .and_then(|prev| prev.digest_06)
+            .is_some_and(|d| hex::eq_lower(p, &d)),
+    };
+    link_ok && bytes_decoded && close.is_some()
+}
+
 /// What the next entry needs to know about the one before it.
 #[derive(Clone, Copy, Debug)]
 struct Previous {
@@ -188,9 +220,10 @@ struct Chain<'o> {
     first_job: Option<String>,
     /// The array could not be read to its end: end-of-chain rules are not judged.
     incomplete: bool,
-    /// Every link checked so far also holds under the revision-06 construction.
-    links_hold_under_06: bool,
-    links_checked: u64,
+    /// Checking under 09: every entry so far also passes the revision-06 checks (the bytes'
+    /// base64, genesis, links over the bytes alone, close a boolean), so a chain that fails 09 can
+    /// be told to be a historical chain that verifies under 06.
+    verifies_under_06: bool,
     /// Entries whose job differs from the commitment's: first index, its job, and how many.
     commitment_job_mismatch: Option<(u64, String, u64)>,
     last_digest: Option<Hash32>,
@@ -221,8 +254,7 @@ impl<'o> Chain<'o> {
             previous: None,
             first_job: None,
             incomplete: false,
-            links_hold_under_06: true,
-            links_checked: 0,
+            verifies_under_06: true,
             commitment_job_mismatch: None,
             last_digest: None,
             bytes_scratch: Vec::new(),
@@ -243,11 +275,14 @@ impl<'o> Chain<'o> {
         let index = self.count;
         self.count += 1;
         // An entry following one that carried close: true proves that one was not the last.
+        // Revision 06 has no close-position rule: a middle close: true is no 06 failure.
         if let Some(Previous {
             close: Some(true), ..
         }) = self.previous
         {
-            self.report(TimelineError::CloseBeforeLast, index - 1);
+            if self.options.revision == Revision::R09 {
+                self.report(TimelineError::CloseBeforeLast, index - 1);
+            }
         }
         let previous = self.previous.take();
         let current = self.check_entry(bytes, offset, index, previous.as_ref());
@@ -282,10 +317,12 @@ impl<'o> Chain<'o> {
                     offset: offset + at,
                 };
                 self.report(TimelineError::Json(e), index);
+                self.verifies_under_06 = false;
                 return unknown;
             }
             Err(e) => {
                 self.report(TimelineError::Json(e), index);
+                self.verifies_under_06 = false;
                 return unknown;
             }
         };
@@ -294,9 +331,14 @@ impl<'o> Chain<'o> {
             Ok(parsed) => parsed,
             Err(e) => {
                 self.report(TimelineError::Json(e), index);
+                self.verifies_under_06 = false;
                 return unknown;
             }
         };
+        // AER1-JSON-DUPLICATE applies to revision 06 as well.
+        if !parsed.duplicates.is_empty() {
+            self.verifies_under_06 = false;
+        }
         for duplicate in parsed.duplicates {
             self.report(TimelineError::Json(duplicate), index);
         }
@@ -307,6 +349,7 @@ impl<'o> Chain<'o> {
                 },
                 index,
             );
+            self.verifies_under_06 = false;
             return unknown;
         };
         self.check_object(entry, index, previous)
@@ -345,6 +388,62 @@ impl<'o> Chain<'o> {
         index: u64,
         previous: Option<&Previous>,
     ) -> Previous {
+        match self.options.revision {
+            Revision::R06 => self.check_object_06(entry, index, previous),
+            Revision::R09 => self.check_object_09(entry, index, previous),
+        }
+    }
+
+    /// Revision 06 as its text stands, and no more: canonical_bytes strict base64, genesis, links
+    /// over the bytes alone, close a boolean where present (the last entry's close is judged in
+    /// `finish`). No member other than canonical_bytes and prev_digest is required, and seq, job,
+    /// tool, provenance and the position of close are not judged: that 06 cannot see changes to
+    /// them is the weakness revision 07 fixed, shown by the revision06 vectors, never hidden by
+    /// rules 06 did not have.
+    fn check_object_06(
+        &mut self,
+        entry: &Object<'_>,
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> Previous {
+        let digest = match entry.get("canonical_bytes") {
+            Some(Node::String(b64)) => self.check_bytes(b64, index, false),
+            other => {
+                let found = other.map_or("no canonical_bytes member", Node::kind);
+                self.report(TimelineError::BytesNotBase64String { found }, index);
+                None
+            }
+        }
+        .as_ref()
+        .map(entry_digest_06);
+        let close = self.check_close(entry.get("close"), index);
+        match entry.get("prev_digest") {
+            Some(Node::String(prev_digest)) => self.check_link(prev_digest, index, previous),
+            other => {
+                let found = other.map_or("no prev_digest member", Node::kind);
+                if index == 0 {
+                    self.report(TimelineError::GenesisNotString { found }, index);
+                } else if previous.is_some_and(|p| p.digest.is_some()) {
+                    // With the previous digest unknown the link is left unjudged, as in 09.
+                    self.report(TimelineError::LinkNotString { found }, index);
+                }
+            }
+        }
+        Previous {
+            digest,
+            digest_06: digest,
+            close: Some(close == Some(true)),
+        }
+    }
+
+    /// Revisions 07-09: every member bound by the digest, the chain rules, and the revision-06
+    /// checks alongside (for the note on historical chains).
+    fn check_object_09(
+        &mut self,
+        entry: &Object<'_>,
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> Previous {
         let m = Members {
             canonical_bytes: self.string_member(entry, "canonical_bytes", index),
             prev_digest: self.string_member(entry, "prev_digest", index),
@@ -356,11 +455,9 @@ impl<'o> Chain<'o> {
 
         let output_hash = m
             .canonical_bytes
-            .and_then(|b64| self.check_bytes(b64, index));
+            .and_then(|b64| self.check_bytes(b64, index, true));
         if let (Some(hash), Some(stored)) = (&output_hash, entry.get("output_hash")) {
-            if self.options.revision == Revision::R09 {
-                self.check_stored_output_hash(stored, hash, index);
-            }
+            self.check_stored_output_hash(stored, hash, index);
         }
         if let Some(class) = m.provenance_class {
             if provenance_class(class).is_none() {
@@ -375,8 +472,65 @@ impl<'o> Chain<'o> {
 
         let seq = self.check_seq(entry.get("seq"), index);
         self.check_job(m.job_id, index);
+        let close = self.check_close(entry.get("close"), index);
 
-        let close = match entry.get("close") {
+        // The digest needs every bound member well-formed; otherwise the next link is unjudged.
+        let digest = match (
+            m.id,
+            m.job_id,
+            &output_hash,
+            m.prev_digest,
+            m.provenance_class,
+            &seq,
+            m.tool,
+            close,
+        ) {
+            (
+                Some(id),
+                Some(job_id),
+                Some(output_hash),
+                Some(prev_digest),
+                Some(provenance_class),
+                Some(seq),
+                Some(tool),
+                Some(close),
+            ) => {
+                write_preimage(
+                    &mut self.preimage_scratch,
+                    &PreimageFields {
+                        close,
+                        id,
+                        job_id,
+                        output_hash,
+                        prev_digest,
+                        provenance_class,
+                        seq,
+                        tool,
+                    },
+                );
+                Some(sha256(&self.preimage_scratch))
+            }
+            _ => None,
+        };
+
+        if let Some(prev_digest) = m.prev_digest {
+            self.check_link(prev_digest, index, previous);
+        }
+        let digest_06 = output_hash.as_ref().map(entry_digest_06);
+        if !holds_under_06(index, m.prev_digest, digest_06.is_some(), close, previous) {
+            self.verifies_under_06 = false;
+        }
+        Previous {
+            digest,
+            digest_06,
+            // A close that is not a boolean is reported on its own rule; it is still not `true`.
+            close: Some(close == Some(true)),
+        }
+    }
+
+    /// `close` as a boolean (absent is false); `None` when it is not a boolean.
+    fn check_close(&mut self, close: Option<&Node<'_>>, index: u64) -> Option<bool> {
+        match close {
             None => Some(false),
             Some(Node::Bool(b)) => Some(*b),
             Some(other) => {
@@ -388,70 +542,19 @@ impl<'o> Chain<'o> {
                 );
                 None
             }
-        };
-
-        // The digest needs every bound member well-formed; otherwise the next link is unjudged.
-        let digest = match self.options.revision {
-            Revision::R06 => output_hash.as_ref().map(entry_digest_06),
-            Revision::R09 => match (
-                m.id,
-                m.job_id,
-                &output_hash,
-                m.prev_digest,
-                m.provenance_class,
-                &seq,
-                m.tool,
-                close,
-            ) {
-                (
-                    Some(id),
-                    Some(job_id),
-                    Some(output_hash),
-                    Some(prev_digest),
-                    Some(provenance_class),
-                    Some(seq),
-                    Some(tool),
-                    Some(close),
-                ) => {
-                    write_preimage(
-                        &mut self.preimage_scratch,
-                        &PreimageFields {
-                            close,
-                            id,
-                            job_id,
-                            output_hash,
-                            prev_digest,
-                            provenance_class,
-                            seq,
-                            tool,
-                        },
-                    );
-                    Some(sha256(&self.preimage_scratch))
-                }
-                _ => None,
-            },
-        };
-
-        if let Some(prev_digest) = m.prev_digest {
-            self.check_link(prev_digest, index, previous);
-        }
-        Previous {
-            digest,
-            digest_06: output_hash,
-            // A close that is not a boolean is reported on its own rule; it is still not `true`.
-            close: Some(close == Some(true)),
         }
     }
 
-    /// Decodes `canonical_bytes` and returns the SHA-256 of the bytes.
-    fn check_bytes(&mut self, b64: &str, index: u64) -> Option<Hash32> {
+    /// Decodes `canonical_bytes` and returns the SHA-256 of the bytes. The decoded bytes' UTF-8
+    /// (AER1-TL-UTF8, an interpretation for 07-09) is judged only when `check_utf8`.
+    fn check_bytes(&mut self, b64: &str, index: u64, check_utf8: bool) -> Option<Hash32> {
         match decode_and_hash(b64, &mut self.bytes_scratch) {
             Err(error) => {
                 self.report(TimelineError::Base64 { error }, index);
                 None
             }
             Ok(decoded) => {
-                if let Some(offset) = decoded.not_utf8_at {
+                if let (true, Some(offset)) = (check_utf8, decoded.not_utf8_at) {
                     self.report(TimelineError::BytesNotUtf8 { offset }, index);
                 }
                 Some(decoded.sha256)
@@ -543,25 +646,17 @@ impl<'o> Chain<'o> {
             }
             return;
         }
-        let Some(previous) = previous else { return };
-        if let Some(d06) = &previous.digest_06 {
-            self.links_checked += 1;
-            if !hex::eq_lower(prev_digest, d06) {
-                self.links_hold_under_06 = false;
-            }
-        } else {
-            self.links_hold_under_06 = false;
-        }
-        if let Some(expected) = &previous.digest {
-            if !hex::eq_lower(prev_digest, expected) {
-                self.report(
-                    TimelineError::Link {
-                        found: clip(prev_digest, 80),
-                        expected: hex::lower(expected),
-                    },
-                    index,
-                );
-            }
+        let Some(expected) = previous.and_then(|p| p.digest) else {
+            return;
+        };
+        if !hex::eq_lower(prev_digest, &expected) {
+            self.report(
+                TimelineError::Link {
+                    found: clip(prev_digest, 80),
+                    expected: hex::lower(&expected),
+                },
+                index,
+            );
         }
     }
 
@@ -578,27 +673,15 @@ impl<'o> Chain<'o> {
                 self.report(TimelineError::LastNotClosed, self.count - 1);
             }
         }
+        // Failures of the chain itself, before the commitment comparison adds its own.
+        let chain_failures = self.findings.total() - self.options.commitment_findings.len() as u64;
         let commitment_ok = self.check_commitment();
-
-        // Omitted findings are of unknown rules: no note then.
-        let only_link_failures = !self.findings.list().is_empty()
-            && self.findings.total() == self.findings.list().len() as u64
-            && self
-                .findings
-                .list()
-                .iter()
-                .all(|f| f.rule == agentconf_rules::Rule::Aer1TlLink);
-        if revision == Revision::R09
-            && only_link_failures
-            && self.links_hold_under_06
-            && self.links_checked > 0
-        {
-            notes.push(
-                "every link holds under the revision-06 construction (digest of the bytes alone): \
-                 this looks like a historical revision-06 chain. It does not verify under revision 09; \
-                 check it with --revision 06 for a result labelled historical."
-                    .to_string(),
-            );
+        match revision {
+            Revision::R09 if chain_failures > 0 && self.verifies_under_06_to_the_end() => {
+                notes.push(NOTE_VERIFIES_UNDER_06.to_string())
+            }
+            Revision::R06 => notes.push(NOTE_HISTORICAL_06.to_string()),
+            Revision::R09 => {}
         }
         let (failures, failures_omitted) = self.findings.into_parts();
         let verdict = Verdict::from_findings(&failures, failures_omitted);
@@ -624,6 +707,20 @@ impl<'o> Chain<'o> {
             failures_omitted,
             notes,
         }
+    }
+
+    /// Whether the whole chain, read to its end, passes every revision-06 check.
+    fn verifies_under_06_to_the_end(&self) -> bool {
+        self.verifies_under_06
+            && !self.incomplete
+            && self.count > 0
+            && matches!(
+                self.previous,
+                Some(Previous {
+                    close: Some(true),
+                    ..
+                })
+            )
     }
 
     /// Compares the chain with the commitment; true when one was given and everything matched.
