@@ -6,7 +6,7 @@
 //!    clock starts ([`PersistentSession::run_with_files`]), so the number measures the protocol
 //!    round trip plus the reference's verification, not file writes. One session, then one
 //!    session per core.
-//! 2. One-shot overhead: the AER-1 corpus through `run_vector` (inputs written per vector,
+//! 2. One-shot overhead: the AER-1 corpus through `run_case` (inputs written per vector,
 //!    process group, pipes, capture, timeout) with `/bin/true` as the implementation, against the
 //!    same number of bare `std::process::Command` spawns of `/bin/true`, interleaved in rounds in
 //!    the same run. The ratio is harness time / bare time. It is measured twice: with the
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use agentconf_corpus::model::{Suite, Vector};
 use agentconf_harness::materialize::write_inputs;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
-use agentconf_harness::runner::{run_vector, Grading, Implementation, Status};
+use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -77,7 +77,7 @@ fn main() {
         profiles: vec![],
     };
     println!(
-        "one-shot overhead: {} AER-1 vectors x {rounds} rounds through run_vector with argv [/bin/true], one \
+        "one-shot overhead: {} AER-1 vectors x {rounds} rounds through run_case with argv [/bin/true], one \
          worker, inputs written and removed per vector as in a real run; bare = Command::new(\"/bin/true\").status()",
         aer1.len()
     );
@@ -120,7 +120,7 @@ fn persistent(
         let mut s = PersistentSession::start(config).expect("agentconf impl serve starts");
         // Warm-up: the first pass pays for page faults and lazy statics.
         for (v, files) in prepared {
-            s.run_with_files(v, files, Grading::Strict);
+            s.run_with_files(&v.main_case(), files, Grading::Strict);
         }
         s
     };
@@ -135,7 +135,10 @@ fn persistent(
                     let mut bad = 0;
                     for _ in 0..repeats {
                         for (v, files) in prepared.iter().skip(k).step_by(sessions) {
-                            if s.run_with_files(v, files, Grading::Strict).status != Status::Pass {
+                            if s.run_with_files(&v.main_case(), files, Grading::Strict)
+                                .status
+                                != Status::Pass
+                            {
                                 bad += 1;
                             }
                         }
@@ -153,7 +156,7 @@ fn persistent(
     (prepared.len() * repeats, elapsed, not_passed)
 }
 
-/// Microseconds per vector through `run_vector` and per bare spawn, interleaved in `rounds`
+/// Microseconds per vector through `run_case` and per bare spawn, interleaved in `rounds`
 /// (after one untimed warm-up of each), and how many vectors were not accepted.
 fn overhead(
     imp: &Implementation,
@@ -185,7 +188,7 @@ fn overhead(
 fn one_shot(imp: &Implementation, vectors: &[&Vector], work: &Path) -> usize {
     vectors
         .iter()
-        .map(|v| run_vector(imp, v, work, Grading::Loose))
+        .map(|v| run_case(imp, &v.main_case(), work, Grading::Loose))
         .filter(|r| !matches!(r.status, Status::Pass | Status::FalseAccept))
         .count()
 }

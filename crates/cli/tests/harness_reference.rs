@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use agentconf_harness::runner::{run_vector, Grading, Implementation, Status};
+use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
 
 #[test]
 fn the_reference_passes_every_vector_through_the_contract() {
@@ -21,8 +21,11 @@ fn the_reference_passes_every_vector_through_the_contract() {
     };
     let work = std::env::temp_dir().join(format!("agentconf-harness-ref-{}", std::process::id()));
     let corpus = agentconf_corpus::corpus();
-    let halves: Vec<&[agentconf_corpus::model::Vector]> = {
-        let (a, b) = corpus.split_at(corpus.len() / 2);
+    // Every case: a vector graded differently under revision 06 runs once per revision.
+    let cases: Vec<agentconf_corpus::model::Case<'_>> =
+        corpus.iter().flat_map(|v| v.cases()).collect();
+    let halves: Vec<&[agentconf_corpus::model::Case<'_>]> = {
+        let (a, b) = cases.split_at(cases.len() / 2);
         vec![a, b]
     };
     let ran = std::sync::atomic::AtomicUsize::new(0);
@@ -33,7 +36,7 @@ fn the_reference_passes_every_vector_through_the_contract() {
                 let (imp, work, ran) = (&imp, &work, &ran);
                 s.spawn(move || {
                     part.iter()
-                        .map(|v| run_vector(imp, v, work, Grading::Strict))
+                        .map(|c| run_case(imp, c, work, Grading::Strict))
                         .inspect(|_| {
                             ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         })
@@ -49,7 +52,7 @@ fn the_reference_passes_every_vector_through_the_contract() {
             .collect()
     });
     let _ = std::fs::remove_dir_all(&work);
-    assert_eq!(ran.into_inner(), corpus.len());
+    assert_eq!(ran.into_inner(), cases.len());
     assert!(corpus
         .iter()
         .any(|v| v.suite == agentconf_corpus::model::Suite::GrpAdmission));
@@ -77,7 +80,8 @@ fn misbehaving_implementations_are_classified() {
         capture_limit: 4096,
         profiles: vec![],
     };
-    let status = |script: &str| run_vector(&with(script), invalid, &work, Grading::Strict).status;
+    let status =
+        |script: &str| run_case(&with(script), &invalid.main_case(), &work, Grading::Strict).status;
     assert_eq!(status("exit 0"), Status::FalseAccept);
     assert_eq!(status("exit 89"), Status::Unsupported);
     assert_eq!(status("exit 2"), Status::Crash);
@@ -101,7 +105,7 @@ fn misbehaving_implementations_are_classified() {
     // A result object longer than the capture limit is refused with the limit named, not as
     // malformed JSON.
     let long = r#"printf '{"verdict":"invalid","rules":["AER1-CM-COUNT"],"messages":["%s"]}' "$(head -c 5000 /dev/zero | tr '\0' x)"; exit 1"#;
-    let r = run_vector(&with(long), invalid, &work, Grading::Strict);
+    let r = run_case(&with(long), &invalid.main_case(), &work, Grading::Strict);
     assert_eq!(r.status, Status::ProtocolError);
     assert!(r.detail.contains("4096-byte capture limit"), "{}", r.detail);
     let slow = Implementation {
@@ -109,7 +113,7 @@ fn misbehaving_implementations_are_classified() {
         ..with("sleep 30")
     };
     assert_eq!(
-        run_vector(&slow, invalid, &work, Grading::Strict).status,
+        run_case(&slow, &invalid.main_case(), &work, Grading::Strict).status,
         Status::Timeout
     );
     let _ = std::fs::remove_dir_all(&work);
@@ -140,7 +144,7 @@ fn grp_scenarios_catch_a_receiver_without_dedup() {
         profiles: vec!["durable".into(), "atomic".into()],
     };
     assert_eq!(
-        run_vector(&no_dedup, redelivery, &work, Grading::Strict).status,
+        run_case(&no_dedup, &redelivery.main_case(), &work, Grading::Strict).status,
         Status::FalseAccept
     );
     let reference = Implementation {
@@ -153,11 +157,11 @@ fn grp_scenarios_catch_a_receiver_without_dedup() {
         profiles: vec![],
     };
     assert_eq!(
-        run_vector(&reference, restart, &work, Grading::Strict).status,
+        run_case(&reference, &restart.main_case(), &work, Grading::Strict).status,
         Status::Unsupported
     );
     assert_eq!(
-        run_vector(&reference, redelivery, &work, Grading::Strict).status,
+        run_case(&reference, &redelivery.main_case(), &work, Grading::Strict).status,
         Status::Pass
     );
     let _ = std::fs::remove_dir_all(&work);
@@ -183,17 +187,17 @@ fn grp_receivers_with_hostile_output() {
         capture_limit: 4096,
         profiles: vec![],
     };
-    let r = run_vector(
+    let r = run_case(
         &with("head -c 3000000 /dev/zero | tr '\\0' x; sleep 30".into()),
-        v,
+        &v.main_case(),
         &work,
         Grading::Strict,
     );
     assert_eq!(r.status, Status::ProtocolError, "{}", r.detail);
     assert!(r.detail.contains("longer than"), "{}", r.detail);
-    let r = run_vector(
+    let r = run_case(
         &with("printf '\\377\\n'; sleep 30".into()),
-        v,
+        &v.main_case(),
         &work,
         Grading::Strict,
     );
@@ -203,7 +207,7 @@ fn grp_receivers_with_hostile_output() {
         "head -c 50000000 /dev/zero >&2; exec {} impl grp-admit \"$2\" \"$3\" \"$4\"",
         env!("CARGO_BIN_EXE_agentconf")
     );
-    let r = run_vector(&with(noisy), v, &work, Grading::Strict);
+    let r = run_case(&with(noisy), &v.main_case(), &work, Grading::Strict);
     assert_eq!(r.status, Status::Pass, "{}", r.detail);
     let _ = std::fs::remove_dir_all(&work);
 }
@@ -229,7 +233,7 @@ fn the_python_example_implementation_follows_the_contract() {
         .iter()
         .filter(|v| v.suite == agentconf_corpus::model::Suite::Aer1Timeline)
     {
-        let r = run_vector(&imp, v, &work, Grading::Strict);
+        let r = run_case(&imp, &v.main_case(), &work, Grading::Strict);
         assert!(
             matches!(r.status, Status::Pass | Status::Unsupported),
             "{}: {:?}: {} {}",
@@ -466,7 +470,12 @@ fn run_in_persistent_mode() {
         String::from_utf8_lossy(&o.stdout)
     );
     let file = agentconf_harness::results::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(file.results.len(), agentconf_corpus::corpus().len());
+    let cases: usize = agentconf_corpus::corpus()
+        .iter()
+        .map(|v| v.cases().len())
+        .sum();
+    assert_eq!(file.results.len(), cases);
+    assert_eq!(file.header.case_count, Some(cases));
     assert!(file.results.iter().all(|r| r.status == Status::Pass));
     let _ = std::fs::remove_dir_all(&dir);
 }

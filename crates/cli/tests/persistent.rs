@@ -95,7 +95,7 @@ fn the_reference_passes_the_aer1_corpus_in_persistent_mode() {
         .expect("a GRP vector");
     let mut failures = Vec::new();
     for v in aer1.iter().copied().chain([grp]) {
-        let r = session.run(v, &work, Grading::Strict);
+        let r = session.run(&v.main_case(), &work, Grading::Strict);
         if r.status != Status::Pass {
             failures.push(format!(
                 "{}: {:?}: {} {}",
@@ -133,11 +133,11 @@ fn a_crash_fails_one_vector_and_the_session_restarts() {
     let timelines = valid_timelines(4);
     let mut statuses = Vec::new();
     for v in &timelines[..2] {
-        statuses.push(session.run(v, &work, Grading::Strict));
+        statuses.push(session.run(&v.main_case(), &work, Grading::Strict));
     }
-    let crashed = session.run(&workflow, &work, Grading::Strict);
+    let crashed = session.run(&workflow.main_case(), &work, Grading::Strict);
     for v in &timelines[2..] {
-        statuses.push(session.run(v, &work, Grading::Strict));
+        statuses.push(session.run(&v.main_case(), &work, Grading::Strict));
     }
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(crashed.status, Status::Crash, "{crashed:?}");
@@ -163,7 +163,7 @@ fn a_server_that_dies_after_start_crashes_every_vector_but_the_run_goes_on() {
     let work = work("dies");
     let results: Vec<_> = valid_timelines(3)
         .iter()
-        .map(|v| session.run(v, &work, Grading::Strict))
+        .map(|v| session.run(&v.main_case(), &work, Grading::Strict))
         .collect();
     let _ = std::fs::remove_dir_all(&work);
     assert!(
@@ -180,8 +180,8 @@ fn a_wrong_seq_echo_is_a_protocol_error_and_the_session_restarts() {
         PersistentSession::start(fake(&script, Duration::from_secs(10))).expect("starts");
     let work = work("seq");
     let vectors = valid_timelines(2);
-    let first = session.run(&vectors[0], &work, Grading::Strict);
-    let second = session.run(&vectors[1], &work, Grading::Strict);
+    let first = session.run(&vectors[0].main_case(), &work, Grading::Strict);
+    let second = session.run(&vectors[1].main_case(), &work, Grading::Strict);
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(first.status, Status::ProtocolError, "{first:?}");
     assert!(
@@ -200,7 +200,7 @@ fn the_schema_catches_a_malformed_response() {
     let v = &valid_timelines(1)[0];
     let mut session =
         PersistentSession::start(fake(&script, Duration::from_secs(10))).expect("starts");
-    let r = session.run(v, &work, Grading::Strict);
+    let r = session.run(&v.main_case(), &work, Grading::Strict);
     assert_eq!(r.status, Status::ProtocolError, "{r:?}");
     assert!(
         r.detail.contains("protocol.schema.json") && r.detail.contains("/exit"),
@@ -220,7 +220,7 @@ fn the_schema_catches_a_malformed_response() {
     let mut config = fake(&script, Duration::from_secs(10));
     config.validate_protocol = false;
     let mut session = PersistentSession::start(config).expect("starts");
-    let r = session.run(v, &work, Grading::Strict);
+    let r = session.run(&v.main_case(), &work, Grading::Strict);
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(r.status, Status::ProtocolError, "{r:?}");
     assert!(!r.detail.contains("protocol.schema.json"), "{}", r.detail);
@@ -253,8 +253,8 @@ fn a_hang_is_a_timeout_and_the_session_restarts() {
     let work = work("hang");
     let vectors = valid_timelines(2);
     let started = std::time::Instant::now();
-    let first = session.run(&vectors[0], &work, Grading::Strict);
-    let second = session.run(&vectors[1], &work, Grading::Strict);
+    let first = session.run(&vectors[0].main_case(), &work, Grading::Strict);
+    let second = session.run(&vectors[1].main_case(), &work, Grading::Strict);
     let _ = std::fs::remove_dir_all(&work);
     let _ = std::fs::remove_file(&marker);
     assert_eq!(first.status, Status::Timeout, "{first:?}");
@@ -290,10 +290,10 @@ done"#;
         .find(|v| v.suite == Suite::Aer1Timeline && v.revisions == ["06"])
         .expect("a 06-only timeline vector");
     for v in [receipt, r06] {
-        let r = session.run(v, &work, Grading::Strict);
+        let r = session.run(&v.main_case(), &work, Grading::Strict);
         assert_eq!(r.status, Status::Unsupported, "{r:?}");
     }
-    let r = session.run(&valid_timelines(1)[0], &work, Grading::Strict);
+    let r = session.run(&valid_timelines(1)[0].main_case(), &work, Grading::Strict);
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(r.status, Status::Pass, "{r:?}");
     assert_eq!(session.restarts(), 0);

@@ -18,7 +18,9 @@ use agentconf_aer1::producer::{timeline_json, Entry};
 use agentconf_rules::{Level, Rule};
 use sha2::{Digest as _, Sha256};
 
-use crate::model::{Derivation, Encoding, Expectation, Flag, Input, Options, Suite, Vector};
+use crate::model::{
+    Derivation, Encoding, Expectation, Flag, Input, Options, RevisionExpectation, Suite, Vector,
+};
 
 /// Revisions whose chain construction is the one revision 07 introduced.
 pub const R07_09: &[&str] = &["07", "08", "09"];
@@ -64,6 +66,7 @@ impl<'a> Family<'a> {
                 flags: Vec::new(),
                 options: Options::default(),
                 inputs: Vec::new(),
+                other_revisions: Vec::new(),
                 derivation: None,
                 requires: Vec::new(),
                 scenario: None,
@@ -126,6 +129,38 @@ impl VectorBuilder<'_> {
         let mut flags = flags.to_vec();
         flags.sort();
         self.vector.flags = flags;
+        self
+    }
+
+    /// Under `revisions` (disjoint from the main ones) the vector must be accepted; `reason` says
+    /// why the expectation differs there.
+    pub fn valid_under(self, revisions: &[&str], reason: &str) -> Self {
+        self.other(revisions, Expectation::Valid, &[], &[], reason)
+    }
+
+    /// Under `revisions` (disjoint from the main ones) the vector must be rejected citing `rules`.
+    pub fn invalid_under(self, revisions: &[&str], rules: &[Rule], reason: &str) -> Self {
+        self.other(revisions, Expectation::Invalid, rules, &[], reason)
+    }
+
+    fn other(
+        mut self,
+        revisions: &[&str],
+        expectation: Expectation,
+        rules: &[Rule],
+        flags: &[Flag],
+        reason: &str,
+    ) -> Self {
+        for r in rules {
+            self.add_rule(*r);
+        }
+        self.vector.other_revisions.push(RevisionExpectation {
+            revisions: revisions.iter().map(|r| r.to_string()).collect(),
+            expectation,
+            expected_rules: rules.iter().map(|r| r.id().to_string()).collect(),
+            flags: flags.to_vec(),
+            reason: reason.to_string(),
+        });
         self
     }
 
@@ -270,6 +305,22 @@ impl VectorBuilder<'_> {
         assert!(!v.rules.is_empty(), "{}: exercises no rule", v.id);
         assert!(self.expectation_set, "{}: no expectation", v.id);
         assert!(!v.inputs.is_empty(), "{}: no input", v.id);
+        let mut seen: Vec<&String> = v.revisions.iter().collect();
+        for o in &v.other_revisions {
+            for r in &o.revisions {
+                assert!(
+                    !seen.contains(&r),
+                    "{}: revision {r} has two expectations",
+                    v.id
+                );
+                seen.push(r);
+            }
+            assert!(
+                !o.reason.is_empty(),
+                "{}: other revisions without a reason",
+                v.id
+            );
+        }
         let must = v
             .rules
             .iter()

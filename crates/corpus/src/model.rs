@@ -166,6 +166,22 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
+/// The expectation under further revisions, where it differs from the vector's main one. The
+/// main `revisions`/`expectation`/`expected_rules`/`flags` keep their meaning (a reader that knows
+/// nothing of this field grades those revisions correctly and merely skips these).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevisionExpectation {
+    /// Revisions under which this expectation holds; disjoint from the vector's `revisions` and
+    /// from every other entry's.
+    pub revisions: Vec<String>,
+    pub expectation: Expectation,
+    pub expected_rules: Vec<String>,
+    pub flags: Vec<Flag>,
+    /// Why the expectation differs under these revisions.
+    pub reason: String,
+}
+
 /// One test vector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -187,6 +203,10 @@ pub struct Vector {
     pub expected_rules: Vec<String>,
     /// For `acceptable`: why either verdict is fine.
     pub flags: Vec<Flag>,
+    /// Expectations under other revisions, where they differ from the one above (a chain valid
+    /// under revision 06 and invalid under 09, for example).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub other_revisions: Vec<RevisionExpectation>,
     #[serde(skip_serializing_if = "Options::is_empty", default)]
     pub options: Options,
     pub inputs: Vec<Input>,
@@ -204,7 +224,133 @@ pub struct Vector {
     pub expected_decisions: Vec<ExpectedDecision>,
 }
 
+/// One run of a vector: a revision to run it under and the expectation that holds there. A vector
+/// has one case per group of revisions sharing an expectation — and, for timelines, per digest
+/// construction the group spans (06, and the 07-09 one), since a timeline is checked under the
+/// revision it is given and carries no marker of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case<'v> {
+    pub vector: &'v Vector,
+    /// The vector id for its first case, `<id>@<revision>` for the others.
+    pub id: String,
+    /// The revision the case runs under (the contract's `REVISION` argument for timelines).
+    pub revision: &'v str,
+    /// The revisions whose expectation this case grades.
+    pub revisions: &'v [String],
+    pub expectation: Expectation,
+    pub expected_rules: &'v [String],
+    pub flags: &'v [Flag],
+}
+
+/// The separator between a vector id and the revision in the id of a vector's further cases.
+pub const CASE_REVISION_SEPARATOR: char = '@';
+
+/// The revisions a case of `suite` runs under for a group of revisions. Timelines: 09 for the
+/// 07-09 construction, and 06 for the historical one, each when the group names it. Other AER-1
+/// suites take no revision argument: one case, run as 09 when listed. GRP: the first listed.
+fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
+    let has = |r: &str| group.iter().any(|x| x == r);
+    let current = group.iter().find(|r| r.as_str() == "09").or(group
+        .iter()
+        .filter(|r| matches!(r.as_str(), "07" | "08"))
+        .next_back());
+    match suite {
+        Suite::Aer1Timeline => {
+            let mut out: Vec<&str> = current.map(String::as_str).into_iter().collect();
+            if has("06") {
+                out.push("06");
+            }
+            out
+        }
+        Suite::Aer1Receipt | Suite::Aer1Workflow => current
+            .or(group.first())
+            .map(String::as_str)
+            .into_iter()
+            .collect(),
+        Suite::GrpAdmission => group.first().map(String::as_str).into_iter().collect(),
+    }
+}
+
 impl Vector {
+    /// Every run of this vector, the main expectation first.
+    pub fn cases(&self) -> Vec<Case<'_>> {
+        let main = (
+            &self.revisions[..],
+            self.expectation,
+            &self.expected_rules[..],
+            &self.flags[..],
+        );
+        let others = self.other_revisions.iter().map(|o| {
+            (
+                &o.revisions[..],
+                o.expectation,
+                &o.expected_rules[..],
+                &o.flags[..],
+            )
+        });
+        let mut out = Vec::new();
+        for (revisions, expectation, expected_rules, flags) in std::iter::once(main).chain(others) {
+            for revision in run_revisions(self.suite, revisions) {
+                let id = if out.is_empty() {
+                    self.id.clone()
+                } else {
+                    format!("{}{CASE_REVISION_SEPARATOR}{revision}", self.id)
+                };
+                out.push(Case {
+                    vector: self,
+                    id,
+                    revision,
+                    revisions,
+                    expectation,
+                    expected_rules,
+                    flags,
+                });
+            }
+        }
+        out
+    }
+
+    /// The vector's first case: its main expectation, under its main run revision.
+    pub fn main_case(&self) -> Case<'_> {
+        let mut cases = self.cases();
+        // Every vector has at least one revision (the builder and the schema require it).
+        assert!(
+            !cases.is_empty(),
+            "{}: a vector without a revision",
+            self.id
+        );
+        cases.swap_remove(0)
+    }
+
+    /// Every revision the vector has an expectation for.
+    pub fn all_revisions(&self) -> impl Iterator<Item = &String> {
+        self.revisions
+            .iter()
+            .chain(self.other_revisions.iter().flat_map(|o| &o.revisions))
+    }
+
+    /// The vector as seen by a reader of one revision: the expectation that holds under
+    /// `revision` becomes the main one, and the other revisions' are dropped (`vectors export`).
+    /// `None` when the vector has no expectation for that revision.
+    pub fn for_revision(&self, revision: &str) -> Option<Vector> {
+        if self.revisions.iter().any(|r| r == revision) {
+            let mut v = self.clone();
+            v.other_revisions.clear();
+            return Some(v);
+        }
+        let other = self
+            .other_revisions
+            .iter()
+            .find(|o| o.revisions.iter().any(|r| r == revision))?;
+        let mut v = self.clone();
+        v.revisions = other.revisions.clone();
+        v.expectation = other.expectation;
+        v.expected_rules = other.expected_rules.clone();
+        v.flags = other.flags.clone();
+        v.other_revisions.clear();
+        Some(v)
+    }
+
     /// `vectors/`-relative path: `<suite>/<family>/<name>.json`.
     pub fn path(&self) -> String {
         let name = self.id.rsplit('/').next().unwrap_or(&self.id);
@@ -252,6 +398,17 @@ pub struct ManifestEntry {
     pub rules: Vec<String>,
     pub expectation: Expectation,
     pub level: String,
+    /// The expectations under other revisions, where they differ.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub other_revisions: Vec<ManifestRevisionExpectation>,
+}
+
+/// A vector's expectation under other revisions, as the manifest lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestRevisionExpectation {
+    pub revisions: Vec<String>,
+    pub expectation: Expectation,
 }
 
 /// `vectors/manifest.json`.

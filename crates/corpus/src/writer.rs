@@ -9,7 +9,9 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::model::{Expectation, Manifest, ManifestEntry, Suite, Vector};
+use crate::model::{
+    Expectation, Manifest, ManifestEntry, ManifestRevisionExpectation, Suite, Vector,
+};
 
 /// The manifest's path under `vectors/`.
 pub const MANIFEST: &str = "manifest.json";
@@ -40,6 +42,14 @@ pub fn manifest(vectors: &[Vector]) -> Manifest {
             rules: v.rules.clone(),
             expectation: v.expectation,
             level: v.level.clone(),
+            other_revisions: v
+                .other_revisions
+                .iter()
+                .map(|o| ManifestRevisionExpectation {
+                    revisions: o.revisions.clone(),
+                    expectation: o.expectation,
+                })
+                .collect(),
         })
         .collect();
     Manifest {

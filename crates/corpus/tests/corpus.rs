@@ -268,16 +268,86 @@ fn the_manifest_digest_can_be_recomputed_from_the_manifest_alone() {
 #[test]
 fn exercised_rules_apply_to_the_vectors_revisions() {
     for v in corpus() {
+        let revisions: Vec<&String> = v.all_revisions().collect();
         for id in v.rules.iter().filter(|id| *id != "AER1-TL-VERSIONING") {
             let record = Rule::from_id(id).unwrap().record();
             assert!(
-                v.revisions.iter().any(|r| record.revisions.contains(r)),
-                "{}: rule {id} applies to revisions {:?}, the vector to {:?}",
+                revisions.iter().any(|r| record.revisions.contains(r)),
+                "{}: rule {id} applies to revisions {:?}, the vector to {revisions:?}",
                 v.id,
                 record.revisions,
-                v.revisions
             );
         }
+    }
+}
+
+/// A rejection may only be expected on a rule that every revision of the expectation has: a
+/// vector must not expect a revision-06 verifier to report a rule revision 06 does not have.
+#[test]
+fn expected_rules_apply_to_every_revision_they_are_expected_under() {
+    for v in corpus() {
+        for case in v.cases() {
+            for id in case.expected_rules {
+                let record = Rule::from_id(id).unwrap().record();
+                for r in case.revisions {
+                    assert!(
+                        record.revisions.contains(r),
+                        "{}: expects {id} under revision {r}, but the rule applies to {:?}",
+                        case.id,
+                        record.revisions
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Other-revision expectations are as consistent as the main one, and every vector's cases have
+/// distinct ids that never collide with another vector's.
+#[test]
+fn other_revision_expectations_are_consistent() {
+    let vectors = corpus();
+    let mut ids = BTreeSet::new();
+    for v in &vectors {
+        for o in &v.other_revisions {
+            assert!(!o.reason.trim().is_empty(), "{}", v.id);
+            assert!(!o.revisions.is_empty(), "{}", v.id);
+            for id in &o.expected_rules {
+                assert!(v.rules.contains(id), "{}: {id} not among its rules", v.id);
+            }
+            match o.expectation {
+                Expectation::Valid => assert!(o.expected_rules.is_empty() && o.flags.is_empty()),
+                Expectation::Invalid => assert!(!o.expected_rules.is_empty() && o.flags.is_empty()),
+                Expectation::Acceptable => {
+                    assert!(!o.expected_rules.is_empty() && !o.flags.is_empty())
+                }
+            }
+        }
+        let cases = v.cases();
+        assert!(!cases.is_empty(), "{}: no case", v.id);
+        assert_eq!(cases[0].id, v.id);
+        for c in &cases {
+            assert!(ids.insert(c.id.clone()), "case id {} twice", c.id);
+            assert!(c.revisions.iter().any(|r| r == c.revision), "{}", c.id);
+        }
+    }
+}
+
+/// Every timeline expectation runs under each construction it names: a group naming 06 and 07-09
+/// gives two cases.
+#[test]
+fn timeline_cases_cover_each_construction_of_each_expectation() {
+    for v in corpus().iter().filter(|v| v.suite == Suite::Aer1Timeline) {
+        let run: BTreeSet<&str> = v.cases().iter().map(|c| c.revision).collect();
+        let has_06 = v.all_revisions().any(|r| r == "06");
+        let has_current = v.all_revisions().any(|r| r != "06");
+        assert_eq!(run.contains("06"), has_06, "{}", v.id);
+        assert_eq!(
+            run.contains("09") || run.contains("08") || run.contains("07"),
+            has_current,
+            "{}",
+            v.id
+        );
     }
 }
 

@@ -1,7 +1,8 @@
-//! Every vector through the reference, one named trial per vector id (libtest-mimic): the
-//! reference's verdict must match the declared expectation, and for a rejection the set of rules
-//! it reports must equal the vector's `expected_rules` — so each negative vector breaks exactly
-//! the rules it claims. Expectations are written by hand in the generators; this is where the
+//! Every vector through the reference, one named trial per case (libtest-mimic; a case is a
+//! vector under one revision, named by the vector id, or `<id>@<revision>` for a vector's further
+//! revisions): the reference's verdict must match the case's expectation, and for a rejection the
+//! set of rules it reports must equal the case's `expected_rules` — so each negative vector breaks
+//! exactly the rules it claims. Expectations are written by hand in the generators; this is where the
 //! reference and the corpus check each other.
 //!
 //! Filter like any test: `cargo test -p agentconf-corpus --test self_test -- aer1/timeline/reclosed`.
@@ -13,31 +14,26 @@ use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Finding, Revision, Verdict};
-use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_corpus::model::{Case, Expectation, Suite, Vector};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
-    let trials = agentconf_corpus::corpus()
-        .into_iter()
-        .map(|v| Trial::test(v.id.clone(), move || check(&v)))
-        .collect();
+    let corpus = std::sync::Arc::new(agentconf_corpus::corpus());
+    let mut trials = Vec::new();
+    for (n, v) in corpus.iter().enumerate() {
+        for (k, case) in v.cases().iter().enumerate() {
+            let corpus = corpus.clone();
+            trials.push(Trial::test(case.id.clone(), move || {
+                check(&corpus[n].cases()[k])
+            }));
+        }
+    }
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// The constructions a vector's revisions call for: 06, and/or the 07-09 one.
-fn constructions(v: &Vector) -> Vec<Revision> {
-    let mut out = Vec::new();
-    if v.revisions.iter().any(|r| r == "06") {
-        out.push(Revision::R06);
-    }
-    if v.revisions.iter().any(|r| r != "06") {
-        out.push(Revision::R09);
-    }
-    out
-}
-
-fn check(v: &Vector) -> Result<(), Failed> {
+fn check(case: &Case<'_>) -> Result<(), Failed> {
+    let v = case.vector;
     match v.suite {
         Suite::Aer1Receipt => {
             let tier = match v.options.id_tier.as_deref() {
@@ -45,35 +41,37 @@ fn check(v: &Vector) -> Result<(), Failed> {
                 _ => IdTier::Core,
             };
             let report = verify_receipt(&input(v, "receipt")?, tier);
-            compare(v, report.verdict, &report.failures, "")
+            compare(case, report.verdict, &report.failures)
         }
         Suite::Aer1Workflow => {
             let report = verify_workflow(&input(v, "workflow")?);
-            compare(v, report.verdict, &report.failures, "")
+            compare(case, report.verdict, &report.failures)
         }
         Suite::GrpAdmission => grp::run(v),
         Suite::Aer1Timeline => {
             let timeline = input(v, "timeline")?;
-            for revision in constructions(v) {
-                let mut options = TimelineOptions {
-                    revision,
-                    ..TimelineOptions::default()
-                };
-                if let Some(bytes) = v.input_bytes("commitment") {
-                    match parse_commitment(&bytes) {
-                        Ok(c) => options.commitment = Some(c),
-                        Err(findings) => options.commitment_findings = findings,
-                    }
+            let revision = Revision::parse(case.revision)
+                .ok_or_else(|| format!("no construction for revision {}", case.revision))?;
+            let mut options = TimelineOptions {
+                revision,
+                ..TimelineOptions::default()
+            };
+            if let Some(bytes) = v.input_bytes("commitment") {
+                match parse_commitment(&bytes) {
+                    Ok(c) => options.commitment = Some(c),
+                    Err(findings) => options.commitment_findings = findings,
                 }
-                let report = verify_timeline(timeline.as_slice(), &options)
-                    .map_err(|e| format!("reading failed: {e}"))?;
-                if revision == Revision::R06 && !report.historical {
-                    return Err("a revision-06 result is not labelled historical".into());
-                }
-                let label = format!(" (under revision {})", revision.as_str());
-                compare(v, report.verdict, &report.failures, &label)?;
             }
-            Ok(())
+            let report = verify_timeline(timeline.as_slice(), &options)
+                .map_err(|e| format!("reading failed: {e}"))?;
+            if report.historical != revision.is_historical() {
+                return Err(format!(
+                    "a revision-{} result is labelled historical: {}",
+                    case.revision, report.historical
+                )
+                .into());
+            }
+            compare(case, report.verdict, &report.failures)
         }
     }
 }
@@ -243,20 +241,22 @@ fn input(v: &Vector, role: &str) -> Result<Vec<u8>, Failed> {
         .ok_or_else(|| format!("the vector has no readable {role} input").into())
 }
 
-fn compare(v: &Vector, verdict: Verdict, failures: &[Finding], label: &str) -> Result<(), Failed> {
+fn compare(case: &Case<'_>, verdict: Verdict, failures: &[Finding]) -> Result<(), Failed> {
     let reported: BTreeSet<&str> = failures.iter().map(|f| f.rule.id()).collect();
-    let expected: BTreeSet<&str> = v.expected_rules.iter().map(String::as_str).collect();
+    let expected: BTreeSet<&str> = case.expected_rules.iter().map(String::as_str).collect();
+    let label = format!(" (under revision {})", case.revision);
     let detail = || {
         failures
             .iter()
             .map(|f| format!("\n    {f}"))
             .collect::<String>()
     };
-    match (v.expectation, verdict) {
+    match (case.expectation, verdict) {
         (Expectation::Valid, Verdict::Valid) => Ok(()),
         (Expectation::Valid, Verdict::Invalid) => {
             Err(format!("expected valid, the reference rejected{label}:{}", detail()).into())
         }
+        // The reference fails closed: it rejects acceptable vectors too, on their rules.
         (Expectation::Invalid | Expectation::Acceptable, Verdict::Valid) => Err(format!(
             "expected a rejection citing {expected:?}, the reference accepted{label}"
         )

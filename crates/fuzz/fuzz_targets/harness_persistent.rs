@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(answer) => {
             let vectors = corpus();
             let vector = &vectors[usize::from(which) % vectors.len()];
-            let _ = grade_run_answer(vector, answer, Grading::Strict);
+            let _ = grade_run_answer(&vector.main_case(), answer, Grading::Strict);
         }
         Err(ReplyError::OutOfStep(why) | ReplyError::Invalid(why)) => assert!(!why.is_empty()),
     }

@@ -12,22 +12,23 @@ use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Finding, Revision, Verdict};
-use agentconf_corpus::model::{Step, Suite, Vector};
+use agentconf_corpus::model::{Case, Step, Suite, Vector};
 use agentconf_grp::admission::{Outcome, Receiver, Revision as GrpRevision};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::SqliteStore;
 
-use crate::runner::{grade_decision, grade_verdict, run_revision, Grading, Status, VectorResult};
+use crate::runner::{grade_decision, grade_verdict, Grading, Status, VectorResult};
 
-/// Runs one vector through the reference libraries and grades it.
-pub fn run_reference(v: &Vector, work: &Path, grading: Grading) -> VectorResult {
+/// Runs one case through the reference libraries and grades it.
+pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
     let started = Instant::now();
+    let v = c.vector;
     let (status, detail) = match v.suite {
-        Suite::GrpAdmission => match scenario(v, work, grading) {
+        Suite::GrpAdmission => match scenario(v, c.revision, work, grading) {
             Ok(()) => (Status::Pass, "every decision as expected".to_string()),
             Err((s, d)) => (s, d),
         },
-        _ => match one_shot(v) {
+        _ => match one_shot(v, c.revision) {
             Ok((verdict, findings)) => {
                 let mut rules: Vec<String> = Vec::new();
                 for f in &findings {
@@ -35,13 +36,13 @@ pub fn run_reference(v: &Vector, work: &Path, grading: Grading) -> VectorResult 
                         rules.push(f.rule.id().to_string());
                     }
                 }
-                grade_verdict(v, verdict == Verdict::Valid, &rules, grading)
+                grade_verdict(c, verdict == Verdict::Valid, &rules, grading)
             }
             Err(detail) => (Status::Crash, detail),
         },
     };
     VectorResult {
-        id: v.id.clone(),
+        id: c.id.clone(),
         status,
         detail,
         stderr: String::new(),
@@ -54,7 +55,7 @@ fn input(v: &Vector, role: &str) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("no {role} input"))
 }
 
-fn one_shot(v: &Vector) -> Result<(Verdict, Vec<Finding>), String> {
+fn one_shot(v: &Vector, revision: &str) -> Result<(Verdict, Vec<Finding>), String> {
     Ok(match v.suite {
         Suite::Aer1Receipt => {
             let tier = match v.options.id_tier.as_deref() {
@@ -69,10 +70,10 @@ fn one_shot(v: &Vector) -> Result<(Verdict, Vec<Finding>), String> {
             (r.verdict, r.failures)
         }
         Suite::Aer1Timeline => {
-            let revision = if run_revision(v) == "06" {
-                Revision::R06
-            } else {
-                Revision::R09
+            // 07 and 08 share the 09 construction.
+            let revision = match revision {
+                "06" => Revision::R06,
+                _ => Revision::R09,
             };
             let mut options = TimelineOptions {
                 revision,
@@ -94,7 +95,7 @@ fn one_shot(v: &Vector) -> Result<(Verdict, Vec<Finding>), String> {
 
 type Failure = (Status, String);
 
-fn scenario(v: &Vector, work: &Path, grading: Grading) -> Result<(), Failure> {
+fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result<(), Failure> {
     let crash = |e: String| (Status::Crash, e);
     let steps = &v
         .scenario
@@ -103,11 +104,8 @@ fn scenario(v: &Vector, work: &Path, grading: Grading) -> Result<(), Failure> {
         .steps;
     let events_text = input(v, "events").map_err(crash)?;
     let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
-    let revision = v
-        .revisions
-        .first()
-        .and_then(|r| GrpRevision::parse(r))
-        .ok_or((Status::Crash, "no GRP revision".to_string()))?;
+    let revision = GrpRevision::parse(revision)
+        .ok_or((Status::Crash, format!("no GRP revision {revision}")))?;
     let session_of = |file: &str| -> Result<SessionContext, Failure> {
         let bytes = v
             .input_file_bytes(file)

@@ -13,7 +13,7 @@
 //!
 //! GRP scenarios need real process restarts and concurrent processes, so they are never sent to
 //! the persistent process: [`PersistentSession::run`] runs them one-shot
-//! ([`crate::runner::run_vector`]) with the same command prefix.
+//! ([`crate::runner::run_case`]) with the same command prefix.
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Suite, Vector};
+use agentconf_corpus::model::{Case, Suite};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -33,7 +33,7 @@ use crate::contract::{parse_result, ExitMeaning, ImplResult};
 use crate::materialize::write_inputs;
 use crate::process::{kill_group, BackgroundCapture};
 use crate::runner::{
-    grade_verdict, one_shot_args, run_vector, Grading, Implementation, Status, VectorResult,
+    grade_verdict, one_shot_args, run_case, Grading, Implementation, Status, VectorResult,
 };
 
 /// The protocol version the harness speaks (the `protocol` member of `start`).
@@ -247,20 +247,20 @@ impl PersistentSession {
         &self.config
     }
 
-    /// Runs `vector`: its inputs are written into a fresh directory under `work` (removed
+    /// Runs one case: its inputs are written into a fresh directory under `work` (removed
     /// afterwards). GRP scenarios run one-shot.
-    pub fn run(&mut self, v: &Vector, work: &Path, grading: Grading) -> VectorResult {
-        if v.suite == Suite::GrpAdmission {
-            return run_vector(&self.config.implementation, v, work, grading);
+    pub fn run(&mut self, c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
+        if c.vector.suite == Suite::GrpAdmission {
+            return run_case(&self.config.implementation, c, work, grading);
         }
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = work.join(format!("persistent-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let result = match write_inputs(v, &dir) {
-            Ok(files) => self.run_with_files(v, &files, grading),
+        let result = match write_inputs(c.vector, &dir) {
+            Ok(files) => self.run_with_files(c, &files, grading),
             Err(e) => VectorResult {
-                id: v.id.clone(),
+                id: c.id.clone(),
                 status: Status::Crash,
                 detail: format!("cannot prepare inputs: {e}"),
                 stderr: String::new(),
@@ -271,18 +271,18 @@ impl PersistentSession {
         result
     }
 
-    /// Runs an AER-1 `vector` whose inputs were already written: `files` as returned by
+    /// Runs a case of an AER-1 vector whose inputs were already written: `files` as returned by
     /// [`write_inputs`]. The implementation must not change them (each run reads them again).
     pub fn run_with_files(
         &mut self,
-        v: &Vector,
+        c: &Case<'_>,
         files: &[(String, PathBuf)],
         grading: Grading,
     ) -> VectorResult {
         let started = Instant::now();
-        let (status, detail, stderr) = self.exchange(v, files, grading);
+        let (status, detail, stderr) = self.exchange(c, files, grading);
         VectorResult {
-            id: v.id.clone(),
+            id: c.id.clone(),
             status,
             detail,
             stderr,
@@ -342,11 +342,11 @@ impl PersistentSession {
 
     fn exchange(
         &mut self,
-        v: &Vector,
+        c: &Case<'_>,
         files: &[(String, PathBuf)],
         grading: Grading,
     ) -> (Status, String, String) {
-        let Some(args) = one_shot_args(v, files) else {
+        let Some(args) = one_shot_args(c, files) else {
             return (
                 Status::Crash,
                 "the vector lacks an input its operation needs".into(),
@@ -401,7 +401,7 @@ impl PersistentSession {
             }
             Err(ReplyError::Invalid(why)) => return (Status::ProtocolError, why, stderr),
         };
-        let (status, detail) = grade_run_answer(v, answer, grading);
+        let (status, detail) = grade_run_answer(c, answer, grading);
         (status, detail, stderr)
     }
 
@@ -574,8 +574,8 @@ pub fn read_run_response(line: &[u8], seq: u64, validate: bool) -> Result<RunAns
     })
 }
 
-/// Grades an in-step answer against the vector.
-pub fn grade_run_answer(v: &Vector, answer: RunAnswer, grading: Grading) -> (Status, String) {
+/// Grades an in-step answer against the case.
+pub fn grade_run_answer(c: &Case<'_>, answer: RunAnswer, grading: Grading) -> (Status, String) {
     match answer.exit {
         ExitMeaning::Crash => (
             Status::Crash,
@@ -595,7 +595,7 @@ pub fn grade_run_answer(v: &Vector, answer: RunAnswer, grading: Grading) -> (Sta
                     grading
                 };
                 let reported = result.map(|r| r.rules).unwrap_or_default();
-                grade_verdict(v, answer.exit == ExitMeaning::Accept, &reported, grading)
+                grade_verdict(c, answer.exit == ExitMeaning::Accept, &reported, grading)
             }
             Err(e) => (Status::ProtocolError, e),
         },

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_corpus::model::{Case, Expectation, Suite};
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{Grading, Status, VectorResult};
@@ -35,7 +35,12 @@ pub struct Header {
     pub format: String,
     pub suite_version: String,
     pub corpus_digest: String,
+    /// Vectors selected for the run.
     pub vector_count: usize,
+    /// Cases selected (a vector has one case per revision group it is graded under): the number
+    /// of result lines a complete run writes. Absent in files written before cases existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_count: Option<usize>,
     pub implementation: ImplementationInfo,
     /// SHA-256 of the adapter file, when one was used.
     pub adapter_digest: Option<String>,
@@ -46,10 +51,15 @@ pub struct Header {
     pub started_at: String,
 }
 
-/// One vector's line: the vector's metadata (so reports need no corpus) and its outcome.
+/// One case's line: the vector's metadata (so reports need no corpus), the expectation under the
+/// revision it ran, and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultLine {
+    /// The case id: the vector id, or `<id>@<revision>` for a vector's further revisions.
     pub id: String,
+    /// The draft revision the case ran under. Absent in files written before cases existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
     pub suite: Suite,
     pub family: String,
     pub rules: Vec<String>,
@@ -64,15 +74,17 @@ pub struct ResultLine {
 }
 
 impl ResultLine {
-    pub fn new(v: &Vector, r: VectorResult) -> ResultLine {
+    pub fn new(c: &Case<'_>, r: VectorResult) -> ResultLine {
+        let v = c.vector;
         ResultLine {
-            id: v.id.clone(),
+            id: c.id.clone(),
+            revision: Some(c.revision.to_string()),
             suite: v.suite,
             family: v.family.clone(),
             rules: v.rules.clone(),
             level: v.level.clone(),
-            expectation: v.expectation,
-            expected_rules: v.expected_rules.clone(),
+            expectation: c.expectation,
+            expected_rules: c.expected_rules.to_vec(),
             status: r.status,
             detail: r.detail,
             stderr: r.stderr,

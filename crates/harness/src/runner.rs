@@ -13,7 +13,7 @@ use std::sync::mpsc::{sync_channel, Receiver as Channel, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Expectation, ExpectedDecision, Step, Suite, Vector};
+use agentconf_corpus::model::{Case, Expectation, ExpectedDecision, Step, Suite, Vector};
 use serde::Serialize;
 
 use crate::adapter::Adapter;
@@ -64,9 +64,10 @@ pub enum Status {
     ProtocolError,
 }
 
-/// What happened with one vector.
+/// What happened with one case (a vector under one revision).
 #[derive(Clone, Debug, Serialize)]
 pub struct VectorResult {
+    /// The case id: the vector id, or `<id>@<revision>` for a vector's further revisions.
     pub id: String,
     pub status: Status,
     pub detail: String,
@@ -75,37 +76,38 @@ pub struct VectorResult {
     pub duration_ms: u64,
 }
 
-/// Runs `vector` in a fresh directory under `work`.
-pub fn run_vector(imp: &Implementation, v: &Vector, work: &Path, grading: Grading) -> VectorResult {
-    run_vector_with(imp, None, v, work, grading)
+/// Runs one case of a vector in a fresh directory under `work`.
+pub fn run_case(imp: &Implementation, c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
+    run_case_with(imp, None, c, work, grading)
 }
 
-/// As [`run_vector`], through an adapter: its argv templates, exit-code and error maps, skips
+/// As [`run_case`], through an adapter: its argv templates, exit-code and error maps, skips
 /// and expected failures.
-pub fn run_vector_with(
+pub fn run_case_with(
     imp: &Implementation,
     adapter: Option<&Adapter>,
-    v: &Vector,
+    c: &Case<'_>,
     work: &Path,
     grading: Grading,
 ) -> VectorResult {
     let started = Instant::now();
-    if let Some(reason) = adapter.and_then(|a| a.skip_reason(&v.id)) {
+    let v = c.vector;
+    if let Some(reason) = adapter.and_then(|a| a.skip_reason(&c.id)) {
         return VectorResult {
-            id: v.id.clone(),
+            id: c.id.clone(),
             status: Status::Skip,
             detail: format!("skipped: {reason}"),
             stderr: String::new(),
             duration_ms: 0,
         };
     }
-    let dir = work.join(safe_name(&v.id));
+    let dir = work.join(safe_name(&c.id));
     let _ = std::fs::remove_dir_all(&dir);
     let (mut status, mut detail, stderr) = match v.suite {
-        Suite::GrpAdmission => run_scenario(imp, v, &dir, grading),
-        _ => run_one_shot(imp, adapter, v, &dir, grading),
+        Suite::GrpAdmission => run_scenario(imp, c, &dir, grading),
+        _ => run_one_shot(imp, adapter, c, &dir, grading),
     };
-    if let Some(reason) = adapter.and_then(|a| a.xfail_reason(&v.id)) {
+    if let Some(reason) = adapter.and_then(|a| a.xfail_reason(&c.id)) {
         match status {
             Status::Pass => {
                 status = Status::Xpass;
@@ -122,7 +124,7 @@ pub fn run_vector_with(
     }
     let _ = std::fs::remove_dir_all(&dir);
     VectorResult {
-        id: v.id.clone(),
+        id: c.id.clone(),
         status,
         detail,
         stderr,
@@ -146,20 +148,17 @@ fn excerpt(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
 }
 
-/// The operation and arguments for an AER-1 vector, in the contract's order.
-pub(crate) fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<Vec<String>> {
+/// The operation and arguments for a case of an AER-1 vector, in the contract's order.
+pub(crate) fn one_shot_args(c: &Case<'_>, files: &[(String, PathBuf)]) -> Option<Vec<String>> {
+    let v = c.vector;
     let path = |role: &str| {
         files
             .iter()
             .find(|(r, _)| r == role)
             .map(|(_, p)| p.display().to_string())
     };
-    // The construction the vector is run under: 09 unless it applies to 06 only.
-    let revision = if v.revisions.iter().any(|r| r == "09") {
-        "09"
-    } else {
-        v.revisions.first().map(String::as_str).unwrap_or("09")
-    };
+    // The construction the case runs under (a timeline carries no revision marker).
+    let revision = c.revision;
     Some(match v.suite {
         Suite::Aer1Receipt => {
             let mut a = vec!["aer1-receipt".to_string(), path("receipt")?];
@@ -187,10 +186,11 @@ pub(crate) fn one_shot_args(v: &Vector, files: &[(String, PathBuf)]) -> Option<V
 fn run_one_shot(
     imp: &Implementation,
     adapter: Option<&Adapter>,
-    v: &Vector,
+    c: &Case<'_>,
     dir: &Path,
     grading: Grading,
 ) -> (Status, String, String) {
+    let v = c.vector;
     let files = match write_inputs(v, dir) {
         Ok(f) => f,
         Err(e) => {
@@ -201,7 +201,7 @@ fn run_one_shot(
             )
         }
     };
-    let Some(args) = one_shot_args(v, &files) else {
+    let Some(args) = one_shot_args(c, &files) else {
         return (
             Status::Crash,
             "the vector lacks an input its operation needs".into(),
@@ -211,7 +211,7 @@ fn run_one_shot(
     let argv = match adapter {
         Some(a) => {
             let mut argv = imp.argv.clone();
-            argv.extend(a.argv(&args[0], &args[1..], &placeholders(v, &files)));
+            argv.extend(a.argv(&args[0], &args[1..], &placeholders(c, &files)));
             argv
         }
         None => {
@@ -285,7 +285,7 @@ fn run_one_shot(
         (None, Some(a)) => {
             let mut text = String::from_utf8_lossy(&out.stdout.bytes).into_owned();
             text.push_str(&String::from_utf8_lossy(&out.stderr.bytes));
-            a.mapped_rules(&v.id, &text)
+            a.mapped_rules(&c.id, &text)
         }
         _ => Vec::new(),
     };
@@ -295,24 +295,24 @@ fn run_one_shot(
         grading
     };
     let reported: Vec<String> = result.map(|r| r.rules).unwrap_or(mapped);
-    let (status, detail) = grade_verdict(v, accepted, &reported, grading);
+    let (status, detail) = grade_verdict(c, accepted, &reported, grading);
     (status, detail, stderr)
 }
 
-/// Grades an accept or a reject of an AER-1 vector against the rules reported (`grading` is
+/// Grades an accept or a reject of an AER-1 case against the rules reported (`grading` is
 /// already loose when nothing was reported). Shared by the one-shot and the persistent mode.
 pub fn grade_verdict(
-    v: &Vector,
+    c: &Case<'_>,
     accepted: bool,
     reported: &[String],
     grading: Grading,
 ) -> (Status, String) {
-    let missing: Vec<&String> = v
+    let missing: Vec<&String> = c
         .expected_rules
         .iter()
         .filter(|r| !reported.contains(r))
         .collect();
-    match (v.expectation, accepted) {
+    match (c.expectation, accepted) {
         (Expectation::Valid, true) => (Status::Pass, "accepted".to_string()),
         (Expectation::Valid, false) => (Status::FalseReject, format!("rejected: {reported:?}")),
         (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
@@ -325,7 +325,7 @@ pub fn grade_verdict(
                     Status::WrongReason,
                     format!(
                         "rejected with {reported:?}, expected {:?}",
-                        v.expected_rules
+                        c.expected_rules
                     ),
                 )
             }
@@ -335,9 +335,10 @@ pub fn grade_verdict(
 
 /// The values an adapter's argv templates may name.
 fn placeholders<'a>(
-    v: &Vector,
+    c: &Case<'_>,
     files: &[(String, PathBuf)],
 ) -> std::collections::BTreeMap<&'a str, String> {
+    let v = c.vector;
     let mut values = std::collections::BTreeMap::new();
     for (role, path) in files {
         let key = match role.as_str() {
@@ -350,21 +351,12 @@ fn placeholders<'a>(
         };
         values.insert(key, path.display().to_string());
     }
-    values.insert("revision", run_revision(v).to_string());
+    values.insert("revision", c.revision.to_string());
     values.insert(
         "id_tier",
         v.options.id_tier.clone().unwrap_or_else(|| "core".into()),
     );
     values
-}
-
-/// The construction a timeline vector is run under: 09 unless it applies to 06 only.
-pub(crate) fn run_revision(v: &Vector) -> &str {
-    if v.revisions.iter().any(|r| r == "09") {
-        "09"
-    } else {
-        v.revisions.first().map(String::as_str).unwrap_or("09")
-    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -539,10 +531,11 @@ impl Drop for Receiver {
 
 fn run_scenario(
     imp: &Implementation,
-    v: &Vector,
+    c: &Case<'_>,
     dir: &Path,
     grading: Grading,
 ) -> (Status, String, String) {
+    let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
         return (
             Status::Unsupported,
@@ -550,7 +543,7 @@ fn run_scenario(
             String::new(),
         );
     }
-    match scenario(imp, v, dir, grading) {
+    match scenario(imp, v, c.revision, dir, grading) {
         Ok(()) => (
             Status::Pass,
             "every decision as expected".into(),
@@ -563,6 +556,7 @@ fn run_scenario(
 fn scenario(
     imp: &Implementation,
     v: &Vector,
+    revision: &str,
     dir: &Path,
     grading: Grading,
 ) -> Result<(), (Status, String)> {
@@ -585,7 +579,6 @@ fn scenario(
         .map_err(crash)?
         .unwrap_or_default();
     let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
-    let revision = v.revisions.first().cloned().unwrap_or_else(|| "01".into());
     let mut session = dir.join(
         &v.inputs
             .iter()
@@ -593,7 +586,7 @@ fn scenario(
             .ok_or((Status::Crash, "no session".to_string()))?
             .file,
     );
-    let mut receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+    let mut receiver = Some(Receiver::start(imp, revision, &session, &state).map_err(crash)?);
     for (index, step) in steps.iter().enumerate() {
         let expected = v.expected_decisions.iter().find(|e| e.step == index);
         let line = |n: usize| {
@@ -620,7 +613,7 @@ fn scenario(
                 if let Step::Session { file } = step {
                     session = dir.join(file);
                 }
-                receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+                receiver = Some(Receiver::start(imp, revision, &session, &state).map_err(crash)?);
             }
             Step::Concurrent { event, copies } => {
                 if let Some(r) = receiver.take() {
@@ -628,7 +621,7 @@ fn scenario(
                 }
                 let mut all = Vec::new();
                 for _ in 0..*copies {
-                    all.push(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+                    all.push(Receiver::start(imp, revision, &session, &state).map_err(crash)?);
                 }
                 for r in &mut all {
                     r.send(line(*event)?).map_err(crash)?;
@@ -652,7 +645,7 @@ fn scenario(
                     };
                     return Err((status, format!("step {index}: {admitted} of {copies} concurrent copies admitted, expected {want}")));
                 }
-                receiver = Some(Receiver::start(imp, &revision, &session, &state).map_err(crash)?);
+                receiver = Some(Receiver::start(imp, revision, &session, &state).map_err(crash)?);
             }
         }
     }

@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Expectation, Suite, Vector};
-use agentconf_harness::runner::{run_vector, Grading, Implementation, Status, VectorResult};
+use agentconf_corpus::model::{Case as VectorCase, Expectation, Suite};
+use agentconf_harness::runner::{run_case, Grading, Implementation, Status, VectorResult};
 
 const AER1: &[Suite] = &[Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
 const TIMELINE: &[Suite] = &[Suite::Aer1Timeline];
@@ -154,11 +154,11 @@ fn cases() -> Vec<Case> {
         Case {
             must_catch: &[
                 (
-                    "aer1/timeline/revision06/example-06-5-under-current",
+                    "aer1/timeline/revision06/example-06-5@09",
                     FALSE_ACCEPT,
                 ),
                 (
-                    "aer1/timeline/revision06/example-06-8-under-current",
+                    "aer1/timeline/revision06/example-06-8@09",
                     FALSE_ACCEPT,
                 ),
             ],
@@ -166,6 +166,33 @@ fn cases() -> Vec<Case> {
                 "accepts-06-as-current",
                 TIMELINE,
                 &["AER1-TL-LINK", "AER1-TL-VERSIONING"],
+            )
+        },
+        Case {
+            must_catch: &[
+                ("aer1/timeline/revision06/shape-06-3", FALSE_REJECT),
+                (
+                    "aer1/timeline/revision06/example-06-5-inner-job-changed",
+                    FALSE_REJECT,
+                ),
+                (
+                    "aer1/timeline/revision06/shape-06-3-inner-close-true",
+                    FALSE_REJECT,
+                ),
+            ],
+            ..case(
+                "applies-07-rules-under-06",
+                TIMELINE,
+                &[
+                    "AER1-TL-MEMBERS",
+                    "AER1-TL-SEQ-TYPE",
+                    "AER1-TL-SEQ",
+                    "AER1-TL-JOB",
+                    "AER1-TL-CLOSE-EARLY",
+                    "AER1-TL-PROVENANCE",
+                    "AER1-TL-UTF8",
+                    "AER1-TL-VERSIONING",
+                ],
             )
         },
         // Once a corpus hole: caught since structure/links-over-raw-utf8-preimages.
@@ -323,11 +350,12 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn exercises(v: &Vector, rules: &[&str]) -> bool {
+fn exercises(v: &VectorCase<'_>, rules: &[&str]) -> bool {
     rules.contains(&"*")
-        || v.rules
+        || v.vector
+            .rules
             .iter()
-            .chain(&v.expected_rules)
+            .chain(v.expected_rules)
             .any(|r| rules.contains(&r.as_str()))
 }
 
@@ -360,11 +388,16 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
     );
 
     // Every (mutant, vector) pair, the slow GRP scenarios first so two workers finish together.
-    let mut jobs: Vec<(usize, &Vector)> = Vec::new();
+    // Every case of every vector: a vector graded differently under revision 06 runs twice.
+    let vector_cases: Vec<VectorCase<'_>> = corpus.iter().flat_map(|v| v.cases()).collect();
+    let mut jobs: Vec<(usize, &VectorCase<'_>)> = Vec::new();
     for grp_first in [true, false] {
         for (i, c) in cases.iter().enumerate() {
-            for v in corpus.iter().filter(|v| c.suites.contains(&v.suite)) {
-                if (v.suite == Suite::GrpAdmission) == grp_first {
+            for v in vector_cases
+                .iter()
+                .filter(|v| c.suites.contains(&v.vector.suite))
+            {
+                if (v.vector.suite == Suite::GrpAdmission) == grp_first {
                     jobs.push((i, v));
                 }
             }
@@ -394,7 +427,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                 let Some(&(i, v)) = jobs.get(n) else { break };
                 // A directory per mutant: two workers may run the same vector for two mutants.
                 let t = Instant::now();
-                let r = run_vector(&imps[i], v, &work.join(cases[i].name), Grading::Strict);
+                let r = run_case(&imps[i], v, &work.join(cases[i].name), Grading::Strict);
                 elapsed.lock().unwrap()[i] += t.elapsed();
                 results.lock().unwrap()[i].push(r);
             });
@@ -403,7 +436,8 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
     let _ = std::fs::remove_dir_all(&work);
     let results = results.into_inner().unwrap();
     let elapsed = elapsed.into_inner().unwrap();
-    let by_id: BTreeMap<&str, &Vector> = corpus.iter().map(|v| (v.id.as_str(), v)).collect();
+    let by_id: BTreeMap<&str, &VectorCase<'_>> =
+        vector_cases.iter().map(|v| (v.id.as_str(), v)).collect();
 
     // The matrix.
     let mut table = String::from(
@@ -426,7 +460,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
             .map(|r| {
                 let v = by_id[r.id.as_str()];
                 let rules = if v.expected_rules.is_empty() {
-                    format!("valid; exercises {}", v.rules.join(", "))
+                    format!("valid; exercises {}", v.vector.rules.join(", "))
                 } else {
                     v.expected_rules.join(", ")
                 };
@@ -511,7 +545,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
             if !exercises(v, c.rules) {
                 problems.push(format!(
                     "{}: caught by {}, which exercises none of {:?} (rules {:?}, expected {:?}): {}",
-                    c.name, r.id, c.rules, v.rules, v.expected_rules, r.detail
+                    c.name, r.id, c.rules, v.vector.rules, v.expected_rules, r.detail
                 ));
             }
         }
@@ -557,9 +591,10 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
         timing.push_str(&format!("| `{}` | {:.1} |\n", c.name, t.as_secs_f64()));
     }
     println!(
-        "\n## Mutation kill matrix\n\n{} vectors in the corpus; {} runs in {:.1} s (2 workers). \
-         Strict grading, profiles `durable` and `atomic` claimed.\n\n{table}{timing}",
+        "\n## Mutation kill matrix\n\n{} vectors ({} cases) in the corpus; {} runs in {:.1} s (2 \
+         workers). Strict grading, profiles `durable` and `atomic` claimed.\n\n{table}{timing}",
         corpus.len(),
+        vector_cases.len(),
         jobs.len(),
         started.elapsed().as_secs_f64()
     );

@@ -34,6 +34,7 @@ fn line(
     };
     ResultLine {
         id: id.into(),
+        revision: None,
         suite,
         family: family.into(),
         rules: rules.iter().map(|r| r.to_string()).collect(),
@@ -206,6 +207,7 @@ fn file(fixed: bool) -> ResultsFile {
             corpus_digest: "3f1c9a0e5b7d2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b2d4f6e8a0c2e4b6d8f0a"
                 .into(),
             vector_count: results.len(),
+            case_count: None,
             implementation: ImplementationInfo {
                 name: "example-impl".into(),
                 argv: vec![

@@ -7,21 +7,25 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::Vector;
+use agentconf_corpus::model::Case;
 use agentconf_harness::adapter::Adapter;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
     self, footer, is_unexpected, Header, ImplementationInfo, Line, ResultLine, ResultsFile, FORMAT,
 };
-use agentconf_harness::runner::{run_vector_with, Grading, Implementation, Status};
+use agentconf_harness::runner::{run_case_with, Grading, Implementation, Status};
 
 use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let corpus = agentconf_corpus::corpus();
-    let corpus_ids: std::collections::BTreeSet<String> =
-        corpus.iter().map(|v| v.id.clone()).collect();
+    // Skip and expected-failure lists name cases: a vector's id names its first case,
+    // `<id>@<revision>` its others.
+    let corpus_ids: std::collections::BTreeSet<String> = corpus
+        .iter()
+        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
+        .collect();
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
@@ -55,16 +59,23 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         _ => Grading::Strict,
     };
     let manifest = agentconf_corpus::writer::manifest(&corpus);
-    let selected: Vec<&Vector> = corpus
+    // Prefixes select cases; a vector id is a prefix of all its cases' ids.
+    let selected: Vec<Case<'_>> = corpus
         .iter()
-        .filter(|v| {
-            args.include.is_empty() || args.include.iter().any(|p| v.id.starts_with(p.as_str()))
+        .flat_map(|v| v.cases())
+        .filter(|c| {
+            args.include.is_empty() || args.include.iter().any(|p| c.id.starts_with(p.as_str()))
         })
-        .filter(|v| !args.exclude.iter().any(|p| v.id.starts_with(p.as_str())))
+        .filter(|c| !args.exclude.iter().any(|p| c.id.starts_with(p.as_str())))
         .collect();
     if selected.is_empty() {
         return Err("no vector matches the --include/--exclude prefixes".into());
     }
+    let selected_vectors = {
+        let mut ids: Vec<&str> = selected.iter().map(|c| c.vector.id.as_str()).collect();
+        ids.dedup();
+        ids.len()
+    };
     // The reference claims both GRP capability profiles unless told otherwise.
     let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
         a.profiles.clone()
@@ -83,7 +94,8 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         format: FORMAT.into(),
         suite_version: env!("CARGO_PKG_VERSION").into(),
         corpus_digest: manifest.corpus_digest.clone(),
-        vector_count: selected.len(),
+        vector_count: selected_vectors,
+        case_count: Some(selected.len()),
         implementation: ImplementationInfo {
             name,
             argv: if argv.is_empty() {
@@ -174,11 +186,11 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     ))
 }
 
-/// Runs the vectors on `--jobs` workers; results come back in corpus order.
+/// Runs the cases on `--jobs` workers; results come back in corpus order.
 fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
-    vectors: &[&Vector],
+    vectors: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
 ) -> Result<Vec<ResultLine>, String> {
@@ -240,7 +252,7 @@ fn run_all(
                         None if imp.argv.is_empty() && adapter.is_none() => {
                             agentconf_harness::inprocess::run_reference(v, &work, grading)
                         }
-                        None => run_vector_with(imp, adapter, v, &work, grading),
+                        None => run_case_with(imp, adapter, v, &work, grading),
                     };
                     progress.inc(1);
                     if is_unexpected(r.status) {

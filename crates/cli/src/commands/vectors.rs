@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use agentconf_corpus::model::Vector;
+use agentconf_corpus::model::{Vector, CASE_REVISION_SEPARATOR};
 use agentconf_corpus::writer;
 
 use super::{emit, Outcome};
@@ -36,32 +36,39 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
             && args
                 .revision
                 .as_deref()
-                .is_none_or(|r| v.revisions.iter().any(|x| x == r))
+                .is_none_or(|r| v.all_revisions().any(|x| x == r))
     };
     let selected: Vec<_> = manifest
         .vectors
         .iter()
         .zip(&corpus)
         .filter(|(_, v)| keep(v))
-        .map(|(entry, _)| entry)
         .collect();
+    // Under --revision, a vector's expectation is the one that holds under that revision.
+    let expectation_of = |v: &Vector| {
+        let e = match args.revision.as_deref().and_then(|r| v.for_revision(r)) {
+            Some(flat) => flat.expectation,
+            None => v.expectation,
+        };
+        serde_json::to_value(e)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
     let text = match args.output.format {
         Format::Json => {
             let value = serde_json::json!({
                 "corpus_digest": manifest.corpus_digest,
                 "vector_count": manifest.vector_count,
                 "selected": selected.len(),
-                "vectors": selected,
+                "vectors": selected.iter().map(|(entry, _)| entry).collect::<Vec<_>>(),
             });
             value.to_string() + "\n"
         }
         Format::Text => {
             let mut out = String::new();
-            for e in &selected {
-                let expectation = serde_json::to_value(e.expectation)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
+            for (e, v) in &selected {
+                let expectation = expectation_of(v);
                 let _ = writeln!(
                     out,
                     "{:<64} {:<10} {}",
@@ -86,12 +93,29 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
 
 pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
     let corpus = agentconf_corpus::corpus();
-    let vector = corpus.iter().find(|v| v.id == args.id).ok_or_else(|| {
+    // `<id>@<revision>` (a case id, as results files name it) shows the vector as a reader of that
+    // revision sees it: that revision's expectation as the main one.
+    let (id, revision) = match args.id.split_once(CASE_REVISION_SEPARATOR) {
+        Some((id, revision)) => (id, Some(revision)),
+        None => (args.id.as_str(), None),
+    };
+    let unknown = || {
         format!(
             "no vector with id {:?} (see `agentconf vectors list`)",
             args.id
         )
-    })?;
+    };
+    let found = corpus.iter().find(|v| v.id == id).ok_or_else(unknown)?;
+    let flat;
+    let vector = match revision {
+        None => found,
+        Some(r) => {
+            flat = found
+                .for_revision(r)
+                .ok_or_else(|| format!("{id} has no expectation for revision {r:?}"))?;
+            &flat
+        }
+    };
     match &args.input {
         None => emit(&writer::vector_file(vector))?,
         Some(role) => {
@@ -140,9 +164,10 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
             ));
         }
     }
+    // Each vector as a reader of that revision sees it: the expectation that holds there.
     let subset: Vec<Vector> = agentconf_corpus::corpus()
-        .into_iter()
-        .filter(|v| v.revisions.contains(&args.revision))
+        .iter()
+        .filter_map(|v| v.for_revision(&args.revision))
         .collect();
     let write = |rel: &str, bytes: &[u8]| -> Result<(), String> {
         let path = dir.join(rel);

@@ -14,6 +14,13 @@ pub const CHAIN_RULES: &[agentconf_rules::Rule] = &[
     agentconf_rules::Rule::Aer1TlCloseLast,
 ];
 
+/// The chain rules a valid revision-06 chain demonstrates: the ones revision 06 has.
+pub const CHAIN_RULES_06: &[agentconf_rules::Rule] = &[
+    agentconf_rules::Rule::Aer1TlGenesis,
+    agentconf_rules::Rule::Aer1TlLink,
+    agentconf_rules::Rule::Aer1TlCloseLast,
+];
+
 /// The job id of the draft's published example.
 pub const JOB: &str = "job-7a1f";
 /// The `published_at` of every commitment in the corpus (the draft example's).
@@ -43,4 +50,25 @@ pub fn commitment_for(entries: &[Entry]) -> String {
         // Generators only commit to chains they built; a failure here is a generator bug.
         Err(e) => panic!("cannot build a commitment: {e}"),
     }
+}
+
+/// A revision-06 chain in the shape real 06 chains have: each entry carries only `id`,
+/// `canonical_bytes`, `prev_digest` and (on the last) `close` — no seq, job_id, tool or
+/// provenance_class, which revision 06 neither required nor bound. The 06 links are those of
+/// [`example_06`]: the 06 digest covers the bytes alone.
+pub fn example_06_shape(n: usize) -> Vec<serde_json::Value> {
+    example_06(n)
+        .into_iter()
+        .map(|e| {
+            let mut v = serde_json::json!({
+                "id": e.id,
+                "canonical_bytes": e.canonical_bytes,
+                "prev_digest": e.prev_digest,
+            });
+            if let Some(close) = e.close {
+                v["close"] = serde_json::json!(close);
+            }
+            v
+        })
+        .collect()
 }

@@ -61,6 +61,7 @@ enum Mutant {
     RawU007f,
     UppercaseEscapes,
     Accepts06AsCurrent,
+    Applies07RulesUnder06,
     AcceptsRawUtf8Too,
     CommitmentCountOnly,
     IgnoresCommitmentJob,
@@ -126,6 +127,12 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "accepts-06-as-current",
         Mutant::Accepts06AsCurrent,
         "under revision 07-09, accepts a chain whose links hold under either construction",
+    ),
+    (
+        "applies-07-rules-under-06",
+        Mutant::Applies07RulesUnder06,
+        "under revision 06, also applies the member, seq, one-job and close-position rules that \
+         revision 07 added (the suite's own mistake before issue 10)",
     ),
     (
         "accepts-raw-utf8-too",
@@ -428,6 +435,30 @@ fn timeline_op(
     }
     let r = verify_timeline(open(timeline)?, &options).map_err(|e| read_error(timeline, &e))?;
     let mut failures = r.failures;
+    if m == Mutant::Applies07RulesUnder06 && revision == Revision::R06 {
+        // The 07-09 check's findings on the rules revision 07 added, reported under 06 as well.
+        let added_in_07 = [
+            Rule::Aer1TlMembers,
+            Rule::Aer1TlSeqType,
+            Rule::Aer1TlSeq,
+            Rule::Aer1TlJob,
+            Rule::Aer1TlCloseEarly,
+            Rule::Aer1TlProvenance,
+            Rule::Aer1TlUtf8,
+        ];
+        let current = TimelineOptions {
+            revision: Revision::R09,
+            max_entry_bytes: options.max_entry_bytes,
+            ..TimelineOptions::default()
+        };
+        let r09 =
+            verify_timeline(open(timeline)?, &current).map_err(|e| read_error(timeline, &e))?;
+        failures.extend(
+            r09.failures
+                .into_iter()
+                .filter(|f| added_in_07.contains(&f.rule)),
+        );
+    }
     if m == Mutant::RejectsSeqFloat {
         for (index, entry) in read_entries(timeline, options.max_entry_bytes)?
             .iter()
