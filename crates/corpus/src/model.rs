@@ -250,10 +250,10 @@ pub const CASE_REVISION_SEPARATOR: char = '@';
 /// suites take no revision argument: one case, run as 09 when listed. GRP: the first listed.
 fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
     let has = |r: &str| group.iter().any(|x| x == r);
-    let current = group.iter().find(|r| r.as_str() == "09").or(group
+    let current = group
         .iter()
-        .filter(|r| matches!(r.as_str(), "07" | "08"))
-        .next_back());
+        .find(|r| r.as_str() == "09")
+        .or(group.iter().rfind(|r| matches!(r.as_str(), "07" | "08")));
     match suite {
         Suite::Aer1Timeline => {
             let mut out: Vec<&str> = current.map(String::as_str).into_iter().collect();
