@@ -690,6 +690,103 @@ fn rev06_chain_is_valid_only_under_revision_06() {
     assert!(!out.contains("HISTORICAL"), "{out}");
 }
 
+/// A chain in the shape real revision-06 chains have: `{id, canonical_bytes, prev_digest, close}`
+/// entries only. Built here from the definition (SHA-256 of the previous entry's bytes).
+fn real_06_entries(n: usize) -> Vec<Value> {
+    let mut prev = "0".repeat(64);
+    (0..n)
+        .map(|i| {
+            let bytes = format!("{{\"step\":{i}}}");
+            let mut e = json!({
+                "id": format!("r-{i}"),
+                "canonical_bytes": encode_base64(bytes.as_bytes()),
+                "prev_digest": prev,
+            });
+            if i + 1 == n {
+                e["close"] = json!(true);
+            }
+            prev = hex::lower(&sha256(bytes.as_bytes()));
+            e
+        })
+        .collect()
+}
+
+#[test]
+fn revision_06_accepts_real_06_chains_and_rejects_each_06_defect_on_its_rule() {
+    let dir = TempDir::new("real06");
+    let check = |name: &str, entries: &[Value]| {
+        let path = dir.write(name, entries_json(entries));
+        verify_timeline_json(&path, &["--revision", "06"])
+    };
+    let good = real_06_entries(3);
+    let (r, v) = check("good.json", &good);
+    r.expect_code(EXIT_VALID);
+    assert_eq!(v["historical"], true);
+    assert!(
+        v["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("binds only canonical_bytes"))),
+        "{v}"
+    );
+
+    type Edit = fn(&mut Vec<Value>);
+    let defects: [(&str, &[(&str, Option<u64>)], Edit); 5] = [
+        ("tampered bytes", &[("AER1-TL-LINK", Some(2))], |c| {
+            c[1]["canonical_bytes"] = json!(encode_base64(b"{\"step\":9}"))
+        }),
+        (
+            "reordered",
+            &[
+                ("AER1-TL-GENESIS", Some(0)),
+                ("AER1-TL-LINK", Some(1)),
+                ("AER1-TL-LINK", Some(2)),
+            ],
+            |c| c.swap(0, 1),
+        ),
+        ("bad genesis", &[("AER1-TL-GENESIS", Some(0))], |c| {
+            c[0]["prev_digest"] = json!("f".repeat(64))
+        }),
+        ("no final close", &[("AER1-TL-CLOSE-LAST", Some(2))], |c| {
+            c[2].as_object_mut().unwrap().remove("close");
+        }),
+        (
+            "close not a boolean",
+            &[("AER1-TL-CLOSE-TYPE", Some(1))],
+            |c| c[1]["close"] = json!(0),
+        ),
+    ];
+    for (what, expected, edit) in defects {
+        let mut c = good.clone();
+        edit(&mut c);
+        let (r, v) = check("bad.json", &c);
+        r.expect_code(EXIT_INVALID);
+        let found: Vec<(String, Option<u64>)> = v["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["rule"].as_str().unwrap().to_string(), f["entry"].as_u64()))
+            .collect();
+        let expected: Vec<(String, Option<u64>)> =
+            expected.iter().map(|(r, e)| (r.to_string(), *e)).collect();
+        assert_eq!(found, expected, "{what}: {v}");
+    }
+
+    // Under 09 the same good chain is rejected for the members 07 requires, with the note.
+    let path = dir.write("good09.json", entries_json(&good));
+    let (r, v) = verify_timeline_json(&path, &[]);
+    r.expect_code(EXIT_INVALID);
+    let rules = rules_of(&v);
+    assert!(rules.contains(&"AER1-TL-MEMBERS".to_string()), "{v}");
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().is_some_and(|n| n.contains("revision-06 check"))),
+        "{v}"
+    );
+}
+
 #[test]
 fn digest_under_revision_06_is_historical() {
     let dir = TempDir::new("digest06");
