@@ -19,7 +19,7 @@ mod fuzz_seeds;
 
 const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check] | fuzz-seeds
   rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml
-  vectors   regenerate vectors/ (vector files and manifest.json) from crates/corpus
+  vectors   regenerate vectors/ (vector files and manifest.json) and README's corpus region
   --check   change nothing; fail if the files are stale
   fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
 
@@ -113,7 +113,7 @@ fn vectors(check: bool) -> Result<(), String> {
             "vectors/: up to date ({} vectors, corpus digest {})",
             manifest.vector_count, manifest.corpus_digest
         );
-        return Ok(());
+        return readme_region(&corpus, true);
     }
     let summary = agentconf_corpus::writer::write(&dir, &corpus)
         .map_err(|e| format!("cannot write vectors/: {e}"))?;
@@ -125,5 +125,21 @@ fn vectors(check: bool) -> Result<(), String> {
         manifest.vector_count,
         manifest.corpus_digest
     );
+    readme_region(&corpus, false)
+}
+
+/// README.md's generated corpus region (counts, digest, families).
+fn readme_region(corpus: &[agentconf_corpus::model::Vector], check: bool) -> Result<(), String> {
+    let path = workspace_root().join("README.md");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read README.md: {e}"))?;
+    let fresh = agentconf_corpus::writer::splice_readme(&text, corpus)?;
+    if fresh == text {
+        println!("README.md corpus region: up to date");
+    } else if check {
+        return Err("README.md's corpus region is stale: run `cargo xtask vectors`".into());
+    } else {
+        std::fs::write(&path, fresh).map_err(|e| format!("cannot write README.md: {e}"))?;
+        println!("README.md corpus region: written");
+    }
     Ok(())
 }
