@@ -20,7 +20,7 @@ use crate::text::clip;
 /// Which receipt id tier to enforce (revision 09 names two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum IdTier {
-    /// Lowercase UUID shape, not nil.
+    /// Lowercase UUID shape (the nil UUID included, as at revision 09).
     #[default]
     Core,
     /// Core plus UUID version 4 with the RFC 4122 variant (the anchored tier).
@@ -147,13 +147,6 @@ impl RuleError for ReceiptError {
                 Rule::Aer1RcMembers
             }
             ReceiptError::WrongType { member, .. } => member.rule(),
-            // The nil UUID has the core shape; revision 09 rules it out separately.
-            ReceiptError::Id {
-                error: IdError::Nil,
-            }
-            | ReceiptError::IdStrict {
-                error: IdError::Nil,
-            } => Rule::Aer1RcIdNil,
             ReceiptError::Id { .. } => Rule::Aer1RcId,
             ReceiptError::IdStrict { .. } => Rule::Aer1RcIdStrict,
             ReceiptError::SchemaVersionEmpty => Rule::Aer1RcSchemaVersion,

@@ -247,7 +247,7 @@ fn a_member_of_the_wrong_type_fails_its_own_rule() {
 }
 
 // ------------------------------------------------------------------------------------------------
-// AER1-RC-ID, AER1-RC-ID-NIL and AER1-RC-ID-STRICT
+// AER1-RC-ID and AER1-RC-ID-STRICT
 
 #[test]
 fn id_core_tier() {
@@ -270,18 +270,38 @@ fn id_core_tier() {
             assert_only(&r, "AER1-RC-ID", Some("id"));
         }
     }
-    // The nil UUID has the core shape; it breaks its own rule, under both tiers.
-    for tier in [IdTier::Core, IdTier::Strict] {
-        let nil = verify(
-            &with("id", json!("00000000-0000-0000-0000-000000000000")),
-            tier,
-        );
-        assert_only(&nil, "AER1-RC-ID-NIL", Some("id"));
-        assert!(
-            nil.failures[0].message.contains("nil"),
-            "{}",
-            nil.failures[0].message
-        );
+    // The nil UUID has the core shape. Revision 09 (and its kit) accept it under the core tier;
+    // under the strict tier its version digit 0 fails AER1-RC-ID-STRICT (AER1.md section 1).
+    let nil = with("id", json!("00000000-0000-0000-0000-000000000000"));
+    assert_valid(&core(&nil));
+    let r = strict(&nil);
+    assert_only(&r, "AER1-RC-ID-STRICT", Some("id"));
+    assert!(
+        r.failures[0].message.contains("version is 0"),
+        "{}",
+        r.failures[0].message
+    );
+}
+
+#[test]
+fn id_is_matched_against_the_whole_string() {
+    // The kit's revision-09 vector id-trailing-newline: a valid v4 id followed by a newline.
+    // A regular expression anchored with `$` (which matches before a final newline in Python and
+    // others) would accept it; the id must be the UUID and nothing else.
+    for id in [
+        format!("{V4_ID}\n"),
+        format!("{V4_ID}\r\n"),
+        format!("\n{V4_ID}"),
+        format!("{V4_ID} "),
+        format!("{V4_ID}\u{0}"),
+    ] {
+        for tier in [IdTier::Core, IdTier::Strict] {
+            assert_only(
+                &verify(&with("id", json!(id)), tier),
+                "AER1-RC-ID",
+                Some("id"),
+            );
+        }
     }
 }
 

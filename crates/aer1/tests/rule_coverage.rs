@@ -273,14 +273,6 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             )),
         ),
         (
-            "nil id",
-            vec!["AER1-RC-ID-NIL"],
-            core(receipt_with(
-                "id",
-                json!("00000000-0000-0000-0000-000000000000"),
-            )),
-        ),
-        (
             "version-1 id under the strict tier",
             vec!["AER1-RC-ID-STRICT"],
             Check::Receipt(

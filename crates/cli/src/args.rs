@@ -273,7 +273,7 @@ pub enum RevisionArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum IdTierArg {
-    /// Lowercase UUID shape, not nil.
+    /// Lowercase UUID shape (the nil UUID included, as at revision 09).
     Core,
     /// Also UUID version 4 with the RFC 4122 variant.
     Strict,

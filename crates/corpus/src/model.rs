@@ -71,6 +71,10 @@ pub enum Flag {
     KitAccepts,
     /// RFC 8259 lets a parser ignore or accept this (e.g. a byte order mark).
     ParserLatitude,
+    /// A later draft revision, beyond the ones the vector targets, rejects this input: a verifier
+    /// that already follows it conforms too. The reference follows the targeted revisions and
+    /// accepts.
+    LaterRevision,
 }
 
 /// How an input file's bytes are stored in the vector.

@@ -13,7 +13,7 @@ use agentconf_aer1::receipt::{verify_receipt, IdTier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Finding, Revision, Verdict};
-use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_corpus::model::{Expectation, Flag, Suite, Vector};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -252,8 +252,18 @@ fn compare(v: &Vector, verdict: Verdict, failures: &[Finding], label: &str) -> R
             .map(|f| format!("\n    {f}"))
             .collect::<String>()
     };
+    // The reference fails closed on every rule it knows, so it rejects `acceptable` vectors;
+    // except where only a later revision rejects: it follows the revisions the vector targets.
+    let follows_targeted = v.flags.contains(&Flag::LaterRevision);
     match (v.expectation, verdict) {
         (Expectation::Valid, Verdict::Valid) => Ok(()),
+        (Expectation::Acceptable, Verdict::Valid) if follows_targeted => Ok(()),
+        (Expectation::Acceptable, Verdict::Invalid) if follows_targeted => Err(format!(
+            "only a later revision rejects this input; the reference, which follows the targeted \
+             revisions, rejected{label}:{}",
+            detail()
+        )
+        .into()),
         (Expectation::Valid, Verdict::Invalid) => {
             Err(format!("expected valid, the reference rejected{label}:{}", detail()).into())
         }

@@ -64,7 +64,6 @@ rules! {
     Aer1JsonSize => "AER1-JSON-SIZE",
     Aer1RcMembers => "AER1-RC-MEMBERS",
     Aer1RcId => "AER1-RC-ID",
-    Aer1RcIdNil => "AER1-RC-ID-NIL",
     Aer1RcIdStrict => "AER1-RC-ID-STRICT",
     Aer1RcSchemaVersion => "AER1-RC-SCHEMA-VERSION",
     Aer1RcCreatedAt => "AER1-RC-CREATED-AT",

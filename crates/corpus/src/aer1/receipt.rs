@@ -780,21 +780,24 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
             .push();
     }
 
-    // The nil UUID: AER1.md says it is "never valid in later revisions" without naming the
-    // revision that introduced the rule, so the vector claims only revision 09.
+    // The nil UUID. Until issue 10 this vector was invalid on a rule (AER1-RC-ID-NIL) that
+    // revision 09 does not have; its id is kept and its expectation corrected.
     f.vector("id-nil")
-        .revisions(R09)
+        .revisions(ALL_REVISIONS)
         .describe(
-            "id is the nil UUID 00000000-0000-0000-0000-000000000000. It has the lowercase UUID \
-             shape, but the nil UUID is never a valid receipt id in the later revisions. (The \
-             fact sheet does not name the revision that introduced this, so the vector claims \
-             revision 09 only.)",
+            "id is the nil UUID 00000000-0000-0000-0000-000000000000. Expectation changed in \
+             agentconf 0.2.0 (it was invalid): the nil UUID has the lowercase 8-4-4-4-12 shape of \
+             the core id tier, and at revision 09 the draft author's kit accepts it; only revision \
+             21 and later reject it. A verifier of revision 09 accepts this receipt under the core \
+             tier; one that already follows the later revisions conforms too, and its rejection \
+             cites AER1-RC-ID (the later revisions' core id rule excludes nil). (Under the strict \
+             tier the nil UUID fails the version check: see id-tier/strict-nil-id.)",
         )
         .receipt_text(&text(&with(
             "id",
             json!("00000000-0000-0000-0000-000000000000"),
         )))
-        .invalid(&[Rule::Aer1RcIdNil])
+        .acceptable(&[Rule::Aer1RcId], &[Flag::KitAccepts, Flag::LaterRevision])
         .derived_from(&sources.worked, "id set to the nil UUID")
         .push();
 
@@ -928,6 +931,24 @@ fn id_tier(out: &mut Vec<Vector>) {
             )
             .push();
     }
+
+    f.vector("strict-nil-id")
+        .revisions(R09)
+        .describe(
+            "id is the nil UUID 00000000-0000-0000-0000-000000000000. It has the core tier's \
+             lowercase UUID shape (at revision 09 the core tier accepts it: see \
+             structure/id-nil), but its version digit is 0, not 4, and its variant digit is 0, so \
+             under the strict id tier of revision 09 the receipt must be rejected on \
+             AER1-RC-ID-STRICT.",
+        )
+        .id_tier("strict")
+        .receipt_text(&text(&with(
+            "id",
+            json!("00000000-0000-0000-0000-000000000000"),
+        )))
+        .invalid(&[Rule::Aer1RcIdStrict])
+        .derived_from(&v4_id, "id set to the nil UUID")
+        .push();
 
     f.vector("strict-uppercase-v4-id")
         .revisions(R09)
