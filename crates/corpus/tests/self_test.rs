@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use agentconf_aer1::commitment::parse_commitment;
-use agentconf_aer1::receipt::{verify_receipt, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Finding, Revision, Verdict};
@@ -40,10 +40,8 @@ fn constructions(v: &Vector) -> Vec<Revision> {
 fn check(v: &Vector) -> Result<(), Failed> {
     match v.suite {
         Suite::Aer1Receipt => {
-            let tier = match v.options.id_tier.as_deref() {
-                Some("strict") => IdTier::Strict,
-                _ => IdTier::Core,
-            };
+            let name = v.options.tier.as_deref().unwrap_or("core");
+            let tier = Tier::parse(name).ok_or_else(|| format!("unknown tier {name:?}"))?;
             let report = verify_receipt(&input(v, "receipt")?, tier);
             compare(v, report.verdict, &report.failures, "")
         }

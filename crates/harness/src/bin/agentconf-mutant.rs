@@ -25,7 +25,7 @@ use std::time::Duration;
 use agentconf_aer1::commitment::read_commitment;
 use agentconf_aer1::digest::{sha256, Hash32};
 use agentconf_aer1::hex;
-use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{
     verify_timeline, verify_timeline_observed, TimelineOptions, DEFAULT_MAX_DOCUMENT_BYTES,
 };
@@ -369,11 +369,10 @@ fn read_error(path: &str, e: &io::Error) -> String {
 // AER-1
 
 fn receipt_op(m: Mutant, path: &str, tier: &str) -> Result<Outcome, String> {
-    let tier = match tier {
-        "core" => IdTier::Core,
-        "strict" if m == Mutant::StrictTierAsCore => IdTier::Core,
-        "strict" => IdTier::Strict,
-        _ => return Ok(Outcome::Unsupported),
+    let tier = match Tier::parse(tier) {
+        Some(Tier::Strict) if m == Mutant::StrictTierAsCore => Tier::Core,
+        Some(tier) => tier,
+        None => return Ok(Outcome::Unsupported),
     };
     let r = verify_receipt_reader(open(path)?, tier, DEFAULT_MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(path, &e))?;
