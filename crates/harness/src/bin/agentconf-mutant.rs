@@ -73,6 +73,7 @@ enum Mutant {
     FirstFindingOnly,
     // --- AER-1 receipts and workflows
     StrictTierAsCore,
+    SkipsAnchors,
     TrustsReceiptHash,
     WorkflowIgnoresDuplicates,
     // --- GRP
@@ -175,7 +176,12 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
     (
         "strict-tier-as-core",
         Mutant::StrictTierAsCore,
-        "checks receipt ids under the core tier when the strict tier is asked for",
+        "checks receipt ids under the core tier when the strict (or anchored) tier is asked for",
+    ),
+    (
+        "skips-anchors",
+        Mutant::SkipsAnchors,
+        "treats the anchored receipt tier as strict: never checks the anchor object",
     ),
     (
         "trusts-receipt-hash",
@@ -274,6 +280,9 @@ impl Mutant {
             Mutant::IgnoresGenesis => &[Rule::Aer1TlGenesis],
             Mutant::IgnoresMixedJob => &[Rule::Aer1TlJob],
             Mutant::AcceptsDuplicateMembers => &[Rule::Aer1JsonDuplicate],
+            // The strict checks run only on ids the core tier accepts: dropping their findings is
+            // checking the id under the core tier.
+            Mutant::StrictTierAsCore => &[Rule::Aer1RcIdStrict],
             Mutant::TrustsReceiptHash => &[Rule::Aer1RcHashMatch],
             Mutant::WorkflowIgnoresDuplicates => &[Rule::Aer1WfDuplicate],
             _ => &[],
@@ -370,7 +379,7 @@ fn read_error(path: &str, e: &io::Error) -> String {
 
 fn receipt_op(m: Mutant, path: &str, tier: &str) -> Result<Outcome, String> {
     let tier = match Tier::parse(tier) {
-        Some(Tier::Strict) if m == Mutant::StrictTierAsCore => Tier::Core,
+        Some(Tier::Anchored) if m == Mutant::SkipsAnchors => Tier::Strict,
         Some(tier) => tier,
         None => return Ok(Outcome::Unsupported),
     };
