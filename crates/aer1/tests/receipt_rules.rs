@@ -1305,3 +1305,24 @@ fn the_profile_judges_only_bytes_that_decoded_to_utf8() {
         ],
     );
 }
+
+#[test]
+fn every_byte_flip_of_an_anchored_receipt_is_judged_without_panic() {
+    let text = serde_json::to_string(&anchored()).unwrap();
+    let bytes = text.as_bytes();
+    let mut invalid = 0;
+    for at in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut m = bytes.to_vec();
+            m[at] ^= 1 << bit;
+            for tier in [Tier::Anchored, Tier::Profile] {
+                let r = verify_receipt(&m, tier);
+                assert_eq!(r.verdict == Verdict::Valid, r.failures.is_empty());
+                assert_eq!(r.tier, tier.as_str());
+                invalid += usize::from(r.verdict == Verdict::Invalid);
+            }
+        }
+    }
+    // Most flips break something (a flip inside the made-up proof need not).
+    assert!(invalid > bytes.len() * 8, "{invalid}");
+}

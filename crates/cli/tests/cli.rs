@@ -1414,6 +1414,37 @@ fn receipt_anchored_tier_checks_the_anchor_and_the_others_do_not_claim_it() {
     ));
 }
 
+/// `agentconf impl aer1-receipt RECEIPT [TIER]`: every tier it knows is checked, any other is
+/// unsupported (89) with no result object, never checked as another tier.
+#[test]
+fn impl_receipt_checks_each_tier_and_refuses_unknown_ones() {
+    let dir = TempDir::new("impl-receipt");
+    let plain = dir.write("plain.json", receipt(WORKFLOW_IDS[0]).to_string());
+    for (args, code, rules) in [
+        (vec![], EXIT_VALID, vec![]),
+        (vec!["core"], EXIT_VALID, vec![]),
+        (vec!["strict"], EXIT_VALID, vec![]),
+        (vec!["profile"], EXIT_VALID, vec![]),
+        (
+            vec!["anchored"],
+            EXIT_INVALID,
+            vec!["AER1-RC-ANCHOR-MEMBERS"],
+        ),
+    ] {
+        let mut argv = vec!["impl", "aer1-receipt", p(&plain)];
+        argv.extend(args.iter().copied());
+        let r = run(&argv);
+        r.expect_code(code);
+        let v = r.json();
+        assert_eq!(v["rules"], json!(rules), "{args:?}: {v}");
+    }
+    for tier in ["loose", "Anchored", "id", ""] {
+        let r = run(&["impl", "aer1-receipt", p(&plain), tier]);
+        r.expect_code(89);
+        assert!(r.out().is_empty(), "{tier:?}: {}", r.out());
+    }
+}
+
 #[test]
 fn receipt_profile_tier_needs_inputs_in_the_payload() {
     let dir = TempDir::new("receipt-profile");
