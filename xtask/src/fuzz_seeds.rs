@@ -14,6 +14,9 @@ type Seeds = BTreeMap<&'static str, BTreeMap<String, Vec<u8>>>;
 /// same `-max_len`, so it would cut them anyway.
 pub const MAX_SEED_BYTES: usize = 64 * 1024;
 
+/// The receipt tiers in the order of `agentconf_aer1::receipt::Tier::ALL`.
+const RECEIPT_TIERS: [&str; 4] = ["core", "strict", "anchored", "profile"];
+
 fn add(seeds: &mut Seeds, target: &'static str, name: String, bytes: Vec<u8>) {
     if bytes.len() <= MAX_SEED_BYTES {
         seeds.entry(target).or_default().insert(name, bytes);
@@ -51,18 +54,15 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
         match v.suite {
             Suite::Aer1Receipt => {
                 if let Some(r) = v.input_bytes("receipt") {
-                    add(
-                        &mut seeds,
-                        "receipt",
-                        format!("{name}.core"),
-                        prefixed(0, &[&r]),
-                    );
-                    add(
-                        &mut seeds,
-                        "receipt",
-                        format!("{name}.strict"),
-                        prefixed(1, &[&r]),
-                    );
+                    // The receipt target's selector is an index into `receipt::Tier::ALL`.
+                    for (selector, tier) in RECEIPT_TIERS.iter().enumerate() {
+                        add(
+                            &mut seeds,
+                            "receipt",
+                            format!("{name}.{tier}"),
+                            prefixed(selector as u8, &[&r]),
+                        );
+                    }
                 }
             }
             Suite::Aer1Timeline => {

@@ -255,8 +255,6 @@ fn is_leap_year(year: u32) -> bool {
 pub enum IdError {
     /// Not the lowercase 8-4-4-4-12 hex shape (uppercase is rejected).
     Shape,
-    /// The nil UUID, never valid.
-    Nil,
     /// Strict tier: version nibble is not 4.
     Version(char),
     /// Strict tier: variant is not the RFC 4122 one (8, 9, a or b).
@@ -267,7 +265,6 @@ impl fmt::Display for IdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IdError::Shape => f.write_str("not a lowercase UUID (8-4-4-4-12 lowercase hex digits)"),
-            IdError::Nil => f.write_str("the nil UUID is never a valid receipt id"),
             IdError::Version(c) => write!(f, "UUID version is {c}, the strict tier requires 4"),
             IdError::Variant(c) => write!(
                 f,
@@ -277,7 +274,9 @@ impl fmt::Display for IdError {
     }
 }
 
-/// Core tier: lowercase UUID shape, not nil.
+/// Core tier: the lowercase UUID shape, matched against the whole string. The nil UUID has that
+/// shape and passes: revision 09 and its kit accept it (only revisions 21 and later reject it).
+/// Under the strict tier it fails the version check (its version digit is 0).
 pub fn check_uuid_core(s: &str) -> Result<(), IdError> {
     let b = s.as_bytes();
     let shape_ok = b.len() == 36
@@ -287,9 +286,6 @@ pub fn check_uuid_core(s: &str) -> Result<(), IdError> {
         });
     if !shape_ok {
         return Err(IdError::Shape);
-    }
-    if b.iter().all(|c| matches!(c, b'0' | b'-')) {
-        return Err(IdError::Nil);
     }
     Ok(())
 }
@@ -482,9 +478,18 @@ mod tests {
             check_uuid_core("E80168EB-A6A1-4EC9-8478-AC108F9397FF"),
             Err(IdError::Shape)
         );
+        // The nil UUID: core shape (accepted at revision 09), not version 4.
         assert_eq!(
             check_uuid_core("00000000-0000-0000-0000-000000000000"),
-            Err(IdError::Nil)
+            Ok(())
+        );
+        assert_eq!(
+            check_uuid_strict("00000000-0000-0000-0000-000000000000"),
+            Err(IdError::Version('0'))
+        );
+        assert_eq!(
+            check_uuid_core("e80168eb-a6a1-4ec9-8478-ac108f9397ff\n"),
+            Err(IdError::Shape)
         );
         assert_eq!(
             check_uuid_core("e80168eba6a14ec98478ac108f9397ff"),

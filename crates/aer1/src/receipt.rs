@@ -1,7 +1,12 @@
-//! Single-receipt verification (Sections 3-6).
+//! Single-receipt verification (Sections 3-6), under one of four tiers.
 //!
 //! Receipts are never re-canonicalised: the producer keeps the exact bytes that were hashed, and
 //! the verifier only decodes and hashes them. Every failure is reported, not just the first.
+//!
+//! A tier says how much is checked, and a report names the tier it checked: a `valid` verdict
+//! means the receipt meets that tier and says nothing about the others. In particular an `anchor`
+//! member is checked under the anchored tier only; under the others it is an extra member, and the
+//! report says so in a note instead of claiming the anchored tier.
 
 use std::fmt;
 
@@ -17,21 +22,99 @@ use crate::json::{self, JsonError, Node, Object};
 use crate::report::ReceiptReport;
 use crate::text::clip;
 
-/// Which receipt id tier to enforce (revision 09 names two).
+/// Which receipt tier to check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum IdTier {
-    /// Lowercase UUID shape, not nil.
+pub enum Tier {
+    /// The eight core members; `id` has the lowercase UUID shape (revision 09's core id tier, the
+    /// nil UUID included, as at revision 09).
     #[default]
     Core,
-    /// Core plus UUID version 4 with the RFC 4122 variant (the anchored tier).
+    /// Core, and `id` is a UUID version 4 with the RFC 4122 variant (revision 09's strict id tier).
     Strict,
+    /// Strict, and the receipt carries a well-formed `anchor` bound to its bytes (the kit's
+    /// anchored tier at revision 09).
+    Anchored,
+    /// Core, and the decoded payload is a JSON object carrying `inputs` (the kit's producer
+    /// profile). Not combined with the strict or anchored tier.
+    Profile,
 }
 
-impl IdTier {
+impl Tier {
+    /// Every tier, in the order the contract lists them.
+    pub const ALL: [Tier; 4] = [Tier::Core, Tier::Strict, Tier::Anchored, Tier::Profile];
+
     pub fn as_str(self) -> &'static str {
         match self {
-            IdTier::Core => "core",
-            IdTier::Strict => "strict",
+            Tier::Core => "core",
+            Tier::Strict => "strict",
+            Tier::Anchored => "anchored",
+            Tier::Profile => "profile",
+        }
+    }
+
+    /// The tier with this name (`core`, `strict`, `anchored`, `profile`).
+    pub fn parse(name: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// The id tier this tier applies: `strict` for the strict and anchored tiers, else `core`.
+    pub fn id_tier(self) -> &'static str {
+        if self.strict_id() {
+            "strict"
+        } else {
+            "core"
+        }
+    }
+
+    fn strict_id(self) -> bool {
+        match self {
+            Tier::Strict | Tier::Anchored => true,
+            Tier::Core | Tier::Profile => false,
+        }
+    }
+}
+
+/// The four members of an anchor, in the order they are checked and reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnchorMember {
+    Log,
+    LeafHash,
+    AnchoredAt,
+    Proof,
+}
+
+impl AnchorMember {
+    pub const ALL: [AnchorMember; 4] = [
+        AnchorMember::Log,
+        AnchorMember::LeafHash,
+        AnchorMember::AnchoredAt,
+        AnchorMember::Proof,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AnchorMember::Log => "log",
+            AnchorMember::LeafHash => "leaf_hash",
+            AnchorMember::AnchoredAt => "anchored_at",
+            AnchorMember::Proof => "proof",
+        }
+    }
+}
+
+/// Why the decoded payload is not a JSON object (producer profile).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PayloadError {
+    /// The bytes are not a JSON text the strict reader accepts.
+    NotJson(JsonError),
+    /// A JSON text, but not an object.
+    NotObject { found: &'static str },
+}
+
+impl fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PayloadError::NotJson(e) => write!(f, "it is not JSON ({e})"),
+            PayloadError::NotObject { found } => write!(f, "it is {found}"),
         }
     }
 }
@@ -137,6 +220,51 @@ pub enum ReceiptError {
     Status {
         found: String,
     },
+    /// Anchored tier: the receipt has no `anchor` member.
+    AnchorMissing,
+    /// Anchored tier: `anchor` is not an object.
+    AnchorNotObject {
+        found: &'static str,
+    },
+    /// Anchored tier: one of the four anchor members is absent.
+    AnchorMemberMissing {
+        member: AnchorMember,
+    },
+    /// Anchored tier: the anchor has a member other than the four (name clipped).
+    AnchorExtraMember {
+        name: String,
+    },
+    /// Anchored tier: `anchor.log` is not a non-empty string.
+    AnchorLog {
+        found: String,
+    },
+    /// Anchored tier: `anchor.leaf_hash` is not `sha256:` plus 64 lowercase hex digits.
+    AnchorLeafFormat {
+        found: String,
+    },
+    /// Anchored tier: `anchor.leaf_hash` is not the hash of the decoded bytes.
+    AnchorLeafMismatch {
+        stored: String,
+        computed: String,
+    },
+    /// Anchored tier: `anchor.anchored_at` is not a string.
+    AnchoredAtType {
+        found: &'static str,
+    },
+    /// Anchored tier: `anchor.anchored_at` is not a calendar-valid RFC 3339 date-time.
+    AnchoredAt {
+        error: TimeError,
+    },
+    /// Anchored tier: `anchor.proof` is not an object.
+    AnchorProof {
+        found: &'static str,
+    },
+    /// Profile tier: the decoded payload is not a JSON object.
+    ProfilePayload {
+        error: PayloadError,
+    },
+    /// Profile tier: the payload object has no `inputs` member.
+    ProfileNoInputs,
 }
 
 impl RuleError for ReceiptError {
@@ -147,13 +275,6 @@ impl RuleError for ReceiptError {
                 Rule::Aer1RcMembers
             }
             ReceiptError::WrongType { member, .. } => member.rule(),
-            // The nil UUID has the core shape; revision 09 rules it out separately.
-            ReceiptError::Id {
-                error: IdError::Nil,
-            }
-            | ReceiptError::IdStrict {
-                error: IdError::Nil,
-            } => Rule::Aer1RcIdNil,
             ReceiptError::Id { .. } => Rule::Aer1RcId,
             ReceiptError::IdStrict { .. } => Rule::Aer1RcIdStrict,
             ReceiptError::SchemaVersionEmpty => Rule::Aer1RcSchemaVersion,
@@ -165,6 +286,20 @@ impl RuleError for ReceiptError {
             ReceiptError::HashFormat { .. } => Rule::Aer1RcHashFormat,
             ReceiptError::HashMismatch { .. } => Rule::Aer1RcHashMatch,
             ReceiptError::Status { .. } => Rule::Aer1RcStatus,
+            ReceiptError::AnchorMissing
+            | ReceiptError::AnchorNotObject { .. }
+            | ReceiptError::AnchorMemberMissing { .. }
+            | ReceiptError::AnchorExtraMember { .. } => Rule::Aer1RcAnchorMembers,
+            ReceiptError::AnchorLog { .. } => Rule::Aer1RcAnchorLog,
+            ReceiptError::AnchorLeafFormat { .. } => Rule::Aer1RcAnchorLeafFormat,
+            ReceiptError::AnchorLeafMismatch { .. } => Rule::Aer1RcAnchorLeafMatch,
+            ReceiptError::AnchoredAtType { .. } | ReceiptError::AnchoredAt { .. } => {
+                Rule::Aer1RcAnchorTime
+            }
+            ReceiptError::AnchorProof { .. } => Rule::Aer1RcAnchorProof,
+            ReceiptError::ProfilePayload { .. } | ReceiptError::ProfileNoInputs => {
+                Rule::Aer1RcProfileInputs
+            }
         }
     }
 
@@ -183,6 +318,23 @@ impl RuleError for ReceiptError {
             ReceiptError::Base64 { .. } | ReceiptError::BytesNotUtf8 { .. } => "canonical_bytes",
             ReceiptError::HashFormat { .. } | ReceiptError::HashMismatch { .. } => "output_hash",
             ReceiptError::Status { .. } => "verification_status",
+            ReceiptError::AnchorMissing | ReceiptError::AnchorNotObject { .. } => "anchor",
+            ReceiptError::AnchorMemberMissing { member } => {
+                return Some(format!("anchor.{}", member.name()))
+            }
+            ReceiptError::AnchorExtraMember { name } => return Some(format!("anchor.{name}")),
+            ReceiptError::AnchorLog { .. } => "anchor.log",
+            ReceiptError::AnchorLeafFormat { .. } | ReceiptError::AnchorLeafMismatch { .. } => {
+                "anchor.leaf_hash"
+            }
+            ReceiptError::AnchoredAtType { .. } | ReceiptError::AnchoredAt { .. } => {
+                "anchor.anchored_at"
+            }
+            ReceiptError::AnchorProof { .. } => "anchor.proof",
+            // The payload lives inside canonical_bytes.
+            ReceiptError::ProfilePayload { .. } | ReceiptError::ProfileNoInputs => {
+                "canonical_bytes"
+            }
         };
         Some(m.to_string())
     }
@@ -224,6 +376,34 @@ impl fmt::Display for ReceiptError {
                 "output_hash is {stored} but the decoded bytes hash to sha256:{computed}"
             ),
             ReceiptError::Status { found } => write!(f, "verification_status must be \"verified\", found {found}"),
+            ReceiptError::AnchorMissing => f.write_str("the anchored tier needs an anchor member; the receipt has none"),
+            ReceiptError::AnchorNotObject { found } => write!(f, "anchor must be an object, found {found}"),
+            ReceiptError::AnchorMemberMissing { member } => {
+                write!(f, "the anchor has no {} member", member.name())
+            }
+            ReceiptError::AnchorExtraMember { name } => write!(
+                f,
+                "the anchor has a member {name:?}; it must have exactly log, leaf_hash, anchored_at and proof"
+            ),
+            ReceiptError::AnchorLog { found } => write!(f, "anchor.log must be a non-empty string, found {found}"),
+            ReceiptError::AnchorLeafFormat { found } => write!(
+                f,
+                "anchor.leaf_hash must be sha256: followed by 64 lowercase hex digits, found {found}"
+            ),
+            ReceiptError::AnchorLeafMismatch { stored, computed } => write!(
+                f,
+                "anchor.leaf_hash is {stored} but the decoded bytes hash to sha256:{computed}"
+            ),
+            ReceiptError::AnchoredAtType { found } => write!(f, "anchor.anchored_at must be a string, found {found}"),
+            ReceiptError::AnchoredAt { error } => write!(f, "anchor.anchored_at: {error}"),
+            ReceiptError::AnchorProof { found } => write!(f, "anchor.proof must be an object, found {found}"),
+            ReceiptError::ProfilePayload { error } => write!(
+                f,
+                "the producer profile needs the decoded payload to be a JSON object; {error}"
+            ),
+            ReceiptError::ProfileNoInputs => f.write_str(
+                "the producer profile needs the decoded payload to carry an inputs member; it has none"
+            ),
         }
     }
 }
@@ -231,7 +411,7 @@ impl fmt::Display for ReceiptError {
 /// Reads and verifies one receipt document of at most `limit` bytes. `Err` only when reading fails.
 pub fn verify_receipt_reader<R: std::io::Read>(
     reader: R,
-    tier: IdTier,
+    tier: Tier,
     limit: u64,
 ) -> std::io::Result<ReceiptReport> {
     Ok(match json::read_limited(reader, limit)? {
@@ -239,43 +419,56 @@ pub fn verify_receipt_reader<R: std::io::Read>(
         Err(e) => {
             let mut findings = Findings::new(crate::timeline::DEFAULT_MAX_FAILURES);
             findings.report(&ReceiptError::Json(e), None);
-            finish(tier, None, findings)
+            finish(tier, Checked::default(), findings)
         }
     })
 }
 
-/// Verifies one receipt document (the whole file's bytes).
-pub fn verify_receipt(bytes: &[u8], tier: IdTier) -> ReceiptReport {
+/// Verifies one receipt document (the whole file's bytes) under `tier`.
+pub fn verify_receipt(bytes: &[u8], tier: Tier) -> ReceiptReport {
     let mut findings = Findings::new(crate::timeline::DEFAULT_MAX_FAILURES);
-    let computed = check_receipt(bytes, tier, &mut findings);
-    finish(tier, computed, findings)
+    let checked = check_receipt(bytes, tier, &mut findings);
+    finish(tier, checked, findings)
 }
 
-fn finish(tier: IdTier, computed: Option<[u8; 32]>, findings: Findings) -> ReceiptReport {
+/// What a check found besides failures.
+#[derive(Default)]
+struct Checked {
+    /// SHA-256 of the decoded bytes, when they decoded.
+    computed: Option<[u8; 32]>,
+    /// Remarks for the report.
+    notes: Vec<String>,
+}
+
+fn finish(tier: Tier, checked: Checked, findings: Findings) -> ReceiptReport {
     let (failures, omitted) = findings.into_parts();
     ReceiptReport {
-        id_tier: tier.as_str(),
+        tier: tier.as_str(),
+        id_tier: tier.id_tier(),
         verdict: Verdict::from_findings(&failures, omitted),
-        computed_output_hash: computed.map(|h| format!("sha256:{}", hex::lower(&h))),
+        computed_output_hash: checked
+            .computed
+            .map(|h| format!("sha256:{}", hex::lower(&h))),
         failures,
         failures_omitted: omitted,
+        notes: checked.notes,
     }
 }
 
-fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<[u8; 32]> {
+fn check_receipt(bytes: &[u8], tier: Tier, findings: &mut Findings) -> Checked {
     let mut report = |e: ReceiptError| findings.report(&e, None);
     let text = match json::as_text(bytes) {
         Ok(t) => t,
         Err(e) => {
             report(ReceiptError::Json(e));
-            return None;
+            return Checked::default();
         }
     };
     let parsed = match json::parse(text, &[]) {
         Ok(p) => p,
         Err(e) => {
             report(ReceiptError::Json(e));
-            return None;
+            return Checked::default();
         }
     };
     for d in parsed.duplicates {
@@ -285,7 +478,7 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
         report(ReceiptError::NotObject {
             found: parsed.root.kind(),
         });
-        return None;
+        return Checked::default();
     };
     for member in ReceiptMember::ALL {
         if receipt.get(member.name()).is_none() {
@@ -294,15 +487,7 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
     }
 
     if let Some(id) = string(receipt, ReceiptMember::Id, &mut report) {
-        match check_uuid_core(id) {
-            Err(error) => report(ReceiptError::Id { error }),
-            Ok(()) if tier == IdTier::Strict => {
-                if let Err(error) = check_uuid_strict(id) {
-                    report(ReceiptError::IdStrict { error });
-                }
-            }
-            Ok(()) => {}
-        }
+        check_id(id, tier, &mut report);
     }
     if let Some(v) = string(receipt, ReceiptMember::ReceiptSchemaVersion, &mut report) {
         if v.is_empty() {
@@ -314,24 +499,8 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
             report(ReceiptError::CreatedAt { error });
         }
     }
-    match receipt.get("tool") {
-        None => {}
-        Some(Node::Object(tool)) => {
-            for member in ["name", "version", "scope"] {
-                let found = match tool.get(member) {
-                    Some(Node::String(s)) if !s.is_empty() => continue,
-                    Some(Node::String(_)) => "\"\"".to_string(),
-                    Some(other) => other.kind().to_string(),
-                    None => "nothing".to_string(),
-                };
-                report(ReceiptError::ToolMember { member, found });
-            }
-        }
-        Some(other) => report(ReceiptError::WrongType {
-            member: ReceiptMember::Tool,
-            expected: "an object",
-            found: other.kind(),
-        }),
+    if let Some(tool) = receipt.get("tool") {
+        check_tool(tool, &mut report);
     }
     if let Some(class) = string(receipt, ReceiptMember::ProvenanceClass, &mut report) {
         if provenance_class(class).is_none() {
@@ -340,36 +509,12 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
             });
         }
     }
-    let computed = string(receipt, ReceiptMember::CanonicalBytes, &mut report).and_then(|b64| {
-        match decode_and_hash(b64, &mut Vec::new()) {
-            Err(error) => {
-                report(ReceiptError::Base64 { error });
-                None
-            }
-            Ok(decoded) => {
-                if let Some(offset) = decoded.not_utf8_at {
-                    report(ReceiptError::BytesNotUtf8 { offset });
-                }
-                Some(decoded.sha256)
-            }
-        }
-    });
+    let mut payload = Vec::new();
+    let decoded = string(receipt, ReceiptMember::CanonicalBytes, &mut report)
+        .and_then(|b64| decode_bytes(b64, &mut payload, &mut report));
+    let computed = decoded.map(|d| d.sha256);
     if let Some(stored) = string(receipt, ReceiptMember::OutputHash, &mut report) {
-        match stored.strip_prefix("sha256:") {
-            Some(h) if hex::is_lower_hex(h, 64) => {
-                if let Some(c) = &computed {
-                    if !hex::eq_lower(h, c) {
-                        report(ReceiptError::HashMismatch {
-                            stored: stored.to_string(),
-                            computed: hex::lower(c),
-                        });
-                    }
-                }
-            }
-            _ => report(ReceiptError::HashFormat {
-                found: format!("{:?}", clip(stored, 80)),
-            }),
-        }
+        check_output_hash(stored, computed.as_ref(), &mut report);
     }
     if let Some(status) = string(receipt, ReceiptMember::VerificationStatus, &mut report) {
         if status != "verified" {
@@ -378,7 +523,239 @@ fn check_receipt(bytes: &[u8], tier: IdTier, findings: &mut Findings) -> Option<
             });
         }
     }
-    computed
+
+    let mut notes = Vec::new();
+    match tier {
+        Tier::Anchored => {
+            if check_anchor(receipt.get("anchor"), computed.as_ref(), &mut report) {
+                notes.push(PROOF_NOT_VERIFIED.to_string());
+            }
+        }
+        Tier::Core | Tier::Strict | Tier::Profile => {
+            if receipt.get("anchor").is_some() {
+                notes.push(format!(
+                    "the receipt carries an anchor member, which the {} tier does not check: this \
+                     result does not show that the anchored tier is met",
+                    tier.as_str()
+                ));
+            }
+        }
+    }
+    // The payload is judged only when it decoded to UTF-8 (else AER1-RC-B64 or -UTF8 reports it).
+    if tier == Tier::Profile && decoded.is_some_and(|d| d.not_utf8_at.is_none()) {
+        check_profile(&payload, &mut report);
+    }
+    Checked { computed, notes }
+}
+
+/// What the anchored tier cannot check offline, said on every anchored result that has an anchor.
+const PROOF_NOT_VERIFIED: &str =
+    "anchored tier: anchor.proof is checked to be an object only; that \
+     the log named by anchor.log holds the leaf is not verified here (an offline check)";
+
+/// The core id tier, then (for the strict and anchored tiers) version 4 and the RFC 4122 variant.
+/// An id that fails the core tier is reported once, as AER1-RC-ID.
+fn check_id(id: &str, tier: Tier, report: &mut impl FnMut(ReceiptError)) {
+    match check_uuid_core(id) {
+        Err(error) => report(ReceiptError::Id { error }),
+        Ok(()) if tier.strict_id() => {
+            if let Err(error) = check_uuid_strict(id) {
+                report(ReceiptError::IdStrict { error });
+            }
+        }
+        Ok(()) => {}
+    }
+}
+
+fn check_tool(tool: &Node<'_>, report: &mut impl FnMut(ReceiptError)) {
+    let Node::Object(tool) = tool else {
+        report(ReceiptError::WrongType {
+            member: ReceiptMember::Tool,
+            expected: "an object",
+            found: tool.kind(),
+        });
+        return;
+    };
+    for member in ["name", "version", "scope"] {
+        let found = match tool.get(member) {
+            Some(Node::String(s)) if !s.is_empty() => continue,
+            Some(Node::String(_)) => "\"\"".to_string(),
+            Some(other) => other.kind().to_string(),
+            None => "nothing".to_string(),
+        };
+        report(ReceiptError::ToolMember { member, found });
+    }
+}
+
+/// Decodes `canonical_bytes` into `out` and hashes them; `None` when they are not base64.
+fn decode_bytes(
+    b64: &str,
+    out: &mut Vec<u8>,
+    report: &mut impl FnMut(ReceiptError),
+) -> Option<crate::formats::DecodedBytes> {
+    match decode_and_hash(b64, out) {
+        Err(error) => {
+            report(ReceiptError::Base64 { error });
+            None
+        }
+        Ok(decoded) => {
+            if let Some(offset) = decoded.not_utf8_at {
+                report(ReceiptError::BytesNotUtf8 { offset });
+            }
+            Some(decoded)
+        }
+    }
+}
+
+/// A `sha256:` + 64 lowercase hex value's hex part, or `None` when it is malformed.
+fn sha256_hex(value: &str) -> Option<&str> {
+    value
+        .strip_prefix("sha256:")
+        .filter(|h| hex::is_lower_hex(h, 64))
+}
+
+fn check_output_hash(
+    stored: &str,
+    computed: Option<&[u8; 32]>,
+    report: &mut impl FnMut(ReceiptError),
+) {
+    match sha256_hex(stored) {
+        Some(h) => {
+            if let Some(c) = computed {
+                if !hex::eq_lower(h, c) {
+                    report(ReceiptError::HashMismatch {
+                        stored: stored.to_string(),
+                        computed: hex::lower(c),
+                    });
+                }
+            }
+        }
+        None => report(ReceiptError::HashFormat {
+            found: format!("{:?}", clip(stored, 80)),
+        }),
+    }
+}
+
+/// The anchored tier's `anchor` object: exactly four members, each well-formed, the leaf bound to
+/// the decoded bytes. Returns whether an anchor object was there to check.
+fn check_anchor(
+    anchor: Option<&Node<'_>>,
+    computed: Option<&[u8; 32]>,
+    report: &mut impl FnMut(ReceiptError),
+) -> bool {
+    let anchor = match anchor {
+        None => {
+            report(ReceiptError::AnchorMissing);
+            return false;
+        }
+        Some(Node::Object(a)) => a,
+        Some(other) => {
+            report(ReceiptError::AnchorNotObject {
+                found: other.kind(),
+            });
+            return false;
+        }
+    };
+    check_anchor_members(anchor, report);
+    match anchor.get(AnchorMember::Log.name()) {
+        None => {}
+        Some(Node::String(s)) if !s.is_empty() => {}
+        Some(Node::String(_)) => report(ReceiptError::AnchorLog {
+            found: "\"\"".to_string(),
+        }),
+        Some(other) => report(ReceiptError::AnchorLog {
+            found: other.kind().to_string(),
+        }),
+    }
+    match anchor.get(AnchorMember::LeafHash.name()) {
+        None => {}
+        Some(Node::String(leaf)) => check_leaf(leaf, computed, report),
+        Some(other) => report(ReceiptError::AnchorLeafFormat {
+            found: other.kind().to_string(),
+        }),
+    }
+    match anchor.get(AnchorMember::AnchoredAt.name()) {
+        None => {}
+        Some(Node::String(t)) => {
+            if let Err(error) = check_rfc3339(t) {
+                report(ReceiptError::AnchoredAt { error });
+            }
+        }
+        Some(other) => report(ReceiptError::AnchoredAtType {
+            found: other.kind(),
+        }),
+    }
+    match anchor.get(AnchorMember::Proof.name()) {
+        None | Some(Node::Object(_)) => {}
+        Some(other) => report(ReceiptError::AnchorProof {
+            found: other.kind(),
+        }),
+    }
+    true
+}
+
+/// Exactly the four members: each missing one, then each other name once, in document order
+/// (a duplicated name is the JSON reader's finding, not an extra member).
+fn check_anchor_members(anchor: &Object<'_>, report: &mut impl FnMut(ReceiptError)) {
+    for member in AnchorMember::ALL {
+        if anchor.get(member.name()).is_none() {
+            report(ReceiptError::AnchorMemberMissing { member });
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, _) in &anchor.members {
+        let known = AnchorMember::ALL.iter().any(|m| m.name() == name);
+        if !known && !seen.contains(&name.as_ref()) {
+            seen.push(name);
+            report(ReceiptError::AnchorExtraMember {
+                name: clip(name, 80),
+            });
+        }
+    }
+}
+
+fn check_leaf(leaf: &str, computed: Option<&[u8; 32]>, report: &mut impl FnMut(ReceiptError)) {
+    match sha256_hex(leaf) {
+        Some(h) => {
+            if let Some(c) = computed {
+                if !hex::eq_lower(h, c) {
+                    report(ReceiptError::AnchorLeafMismatch {
+                        stored: clip(leaf, 80),
+                        computed: hex::lower(c),
+                    });
+                }
+            }
+        }
+        None => report(ReceiptError::AnchorLeafFormat {
+            found: format!("{:?}", clip(leaf, 80)),
+        }),
+    }
+}
+
+/// The producer profile: the decoded payload (UTF-8 already checked) is a JSON object carrying
+/// `inputs`, whatever its value. The payload is read with the same strict reader as the receipt;
+/// duplicate names inside it are not reported (they are not the receipt document's), and what the
+/// reader refuses is a payload that is not JSON.
+fn check_profile(payload: &[u8], report: &mut impl FnMut(ReceiptError)) {
+    let parsed = std::str::from_utf8(payload)
+        .map_err(|e| JsonError::NotUtf8 {
+            offset: e.valid_up_to() as u64,
+        })
+        .and_then(|text| json::parse(text, &[]));
+    match parsed {
+        Err(e) => report(ReceiptError::ProfilePayload {
+            error: PayloadError::NotJson(e),
+        }),
+        Ok(p) => match &p.root {
+            Node::Object(o) if o.get("inputs").is_some() => {}
+            Node::Object(_) => report(ReceiptError::ProfileNoInputs),
+            other => report(ReceiptError::ProfilePayload {
+                error: PayloadError::NotObject {
+                    found: other.kind(),
+                },
+            }),
+        },
+    }
 }
 
 /// The member as a string; a non-string is reported against the member's own rule.

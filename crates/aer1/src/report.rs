@@ -47,7 +47,11 @@ pub struct TimelineReport {
 /// Result of `verify receipt`.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReceiptReport {
-    /// `core` or `strict`.
+    /// The tier checked: `core`, `strict`, `anchored` or `profile`. A valid verdict means the
+    /// receipt meets this tier and says nothing about the others (an anchor is judged only under
+    /// `anchored`).
+    pub tier: &'static str,
+    /// The id tier that tier applies: `strict` under `strict` and `anchored`, else `core`.
     pub id_tier: &'static str,
     pub verdict: Verdict,
     /// The recomputed `sha256:<hex>` of the decoded bytes, when they decoded.
@@ -55,6 +59,9 @@ pub struct ReceiptReport {
     pub failures: Vec<Finding>,
     /// Failures found beyond the kept maximum (counted, not listed).
     pub failures_omitted: u64,
+    /// Remarks that are not failures: an anchor the tier did not check, what the anchored tier
+    /// cannot check offline.
+    pub notes: Vec<String>,
 }
 
 /// Result of `verify workflow`.

@@ -6,7 +6,7 @@ use agentconf_aer1::digest::Revision;
 use agentconf_aer1::producer::{
     build_timeline, example_chain, relink, timeline_json, CloseStyle, Entry, EntrySpec,
 };
-use agentconf_aer1::receipt::{verify_receipt, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::report::TimelineReport;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
@@ -202,7 +202,7 @@ fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
             let mut m = bytes.to_vec();
             m[at] ^= 1 << bit;
             let _ = verify_bytes(&m);
-            let _ = verify_receipt(&m, IdTier::Strict);
+            let _ = verify_receipt(&m, Tier::Strict);
             let _ = verify_workflow(&m);
             let _ = agentconf_aer1::commitment::parse_commitment(&m);
         }

@@ -4,7 +4,7 @@
 use agentconf_aer1::digest::{merkle_root, Revision};
 use agentconf_aer1::hex;
 use agentconf_aer1::producer::{digest_entry, example_chain, timeline_json};
-use agentconf_aer1::receipt::{verify_receipt, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::timeline::{verify_timeline, verify_timeline_observed, TimelineOptions};
 use agentconf_aer1::{Report, TruncationEvidence, Verdict};
 
@@ -94,7 +94,7 @@ fn receipt_worked_value() {
         "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=",
         hash,
     );
-    let r = verify_receipt(good.as_bytes(), IdTier::Strict);
+    let r = verify_receipt(good.as_bytes(), Tier::Strict);
     assert_eq!(r.verdict, Verdict::Valid, "{:?}", r.failures);
     assert_eq!(r.computed_output_hash.as_deref(), Some(hash));
     // Without the padding it is invalid.
@@ -102,7 +102,7 @@ fn receipt_worked_value() {
         "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0",
         hash,
     );
-    let r = verify_receipt(unpadded.as_bytes(), IdTier::Core);
+    let r = verify_receipt(unpadded.as_bytes(), Tier::Core);
     assert_eq!(r.verdict, Verdict::Invalid);
     assert_eq!(
         r.failures.iter().map(|f| f.rule.id()).collect::<Vec<_>>(),

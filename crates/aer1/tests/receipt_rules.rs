@@ -5,7 +5,7 @@
 use agentconf_aer1::digest::sha256;
 use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::hex;
-use agentconf_aer1::receipt::{verify_receipt, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::report::ReceiptReport;
 use agentconf_aer1::Verdict;
 use serde_json::{json, Value};
@@ -51,20 +51,20 @@ const MEMBERS: [&str; 8] = [
 
 type Failure = (String, Option<u64>, Option<String>);
 
-fn verify_text(text: &str, tier: IdTier) -> ReceiptReport {
+fn verify_text(text: &str, tier: Tier) -> ReceiptReport {
     verify_receipt(text.as_bytes(), tier)
 }
 
-fn verify(doc: &Value, tier: IdTier) -> ReceiptReport {
+fn verify(doc: &Value, tier: Tier) -> ReceiptReport {
     verify_receipt(&serde_json::to_vec(doc).unwrap(), tier)
 }
 
 fn core(doc: &Value) -> ReceiptReport {
-    verify(doc, IdTier::Core)
+    verify(doc, Tier::Core)
 }
 
 fn strict(doc: &Value) -> ReceiptReport {
-    verify(doc, IdTier::Strict)
+    verify(doc, Tier::Strict)
 }
 
 /// (rule, entry, member) of every failure.
@@ -130,11 +130,13 @@ fn with_tool(member: &str, value: Option<Value>) -> Value {
 // The valid starting point.
 
 #[test]
-fn worked_value_is_valid_under_both_tiers() {
-    for tier in [IdTier::Core, IdTier::Strict] {
+fn worked_value_is_valid_under_both_id_tiers() {
+    for tier in [Tier::Core, Tier::Strict] {
         let r = verify(&valid(), tier);
         assert_valid(&r);
+        assert_eq!(r.tier, tier.as_str());
         assert_eq!(r.id_tier, tier.as_str());
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
         assert_eq!(r.computed_output_hash.as_deref(), Some(WORKED_HASH));
     }
     // The other two fixed provenance classes are valid too.
@@ -142,7 +144,7 @@ fn worked_value_is_valid_under_both_tiers() {
         assert_valid(&core(&with("provenance_class", json!(class))));
     }
     // The default tier is core.
-    assert_eq!(IdTier::default(), IdTier::Core);
+    assert_eq!(Tier::default(), Tier::Core);
 }
 
 #[test]
@@ -184,7 +186,7 @@ fn decoded_bytes_are_not_recanonicalised() {
 #[test]
 fn each_missing_member_is_reported_alone() {
     for member in MEMBERS {
-        for tier in [IdTier::Core, IdTier::Strict] {
+        for tier in [Tier::Core, Tier::Strict] {
             let r = verify(&without(member), tier);
             assert_only(&r, "AER1-RC-MEMBERS", Some(member));
         }
@@ -205,7 +207,7 @@ fn all_missing_members_are_reported_in_order() {
 #[test]
 fn a_document_that_is_not_an_object() {
     for text in ["[]", "[{}]", "\"receipt\"", "1", "null", "true"] {
-        let r = verify_text(text, IdTier::Core);
+        let r = verify_text(text, Tier::Core);
         assert_only(&r, "AER1-RC-MEMBERS", None);
         assert_eq!(r.computed_output_hash, None);
     }
@@ -247,7 +249,7 @@ fn a_member_of_the_wrong_type_fails_its_own_rule() {
 }
 
 // ------------------------------------------------------------------------------------------------
-// AER1-RC-ID, AER1-RC-ID-NIL and AER1-RC-ID-STRICT
+// AER1-RC-ID and AER1-RC-ID-STRICT
 
 #[test]
 fn id_core_tier() {
@@ -265,23 +267,43 @@ fn id_core_tier() {
     ];
     for id in bad {
         // Under the strict tier a core failure is reported once, as AER1-RC-ID.
-        for tier in [IdTier::Core, IdTier::Strict] {
+        for tier in [Tier::Core, Tier::Strict] {
             let r = verify(&with("id", json!(id)), tier);
             assert_only(&r, "AER1-RC-ID", Some("id"));
         }
     }
-    // The nil UUID has the core shape; it breaks its own rule, under both tiers.
-    for tier in [IdTier::Core, IdTier::Strict] {
-        let nil = verify(
-            &with("id", json!("00000000-0000-0000-0000-000000000000")),
-            tier,
-        );
-        assert_only(&nil, "AER1-RC-ID-NIL", Some("id"));
-        assert!(
-            nil.failures[0].message.contains("nil"),
-            "{}",
-            nil.failures[0].message
-        );
+    // The nil UUID has the core shape. Revision 09 (and its kit) accept it under the core tier;
+    // under the strict tier its version digit 0 fails AER1-RC-ID-STRICT (AER1.md section 1).
+    let nil = with("id", json!("00000000-0000-0000-0000-000000000000"));
+    assert_valid(&core(&nil));
+    let r = strict(&nil);
+    assert_only(&r, "AER1-RC-ID-STRICT", Some("id"));
+    assert!(
+        r.failures[0].message.contains("version is 0"),
+        "{}",
+        r.failures[0].message
+    );
+}
+
+#[test]
+fn id_is_matched_against_the_whole_string() {
+    // The kit's revision-09 vector id-trailing-newline: a valid v4 id followed by a newline.
+    // A regular expression anchored with `$` (which matches before a final newline in Python and
+    // others) would accept it; the id must be the UUID and nothing else.
+    for id in [
+        format!("{V4_ID}\n"),
+        format!("{V4_ID}\r\n"),
+        format!("\n{V4_ID}"),
+        format!("{V4_ID} "),
+        format!("{V4_ID}\u{0}"),
+    ] {
+        for tier in [Tier::Core, Tier::Strict] {
+            assert_only(
+                &verify(&with("id", json!(id)), tier),
+                "AER1-RC-ID",
+                Some("id"),
+            );
+        }
     }
 }
 
@@ -699,7 +721,7 @@ fn duplicate_member_names_are_reported() {
     );
     assert_ne!(dup, text);
     assert_only(
-        &verify_text(&dup, IdTier::Core),
+        &verify_text(&dup, Tier::Core),
         "AER1-JSON-DUPLICATE",
         Some("verification_status"),
     );
@@ -711,7 +733,7 @@ fn duplicate_member_names_are_reported() {
     );
     assert_ne!(dup, text);
     assert_only(
-        &verify_text(&dup, IdTier::Core),
+        &verify_text(&dup, Tier::Core),
         "AER1-JSON-DUPLICATE",
         Some("tool.name"),
     );
@@ -722,7 +744,7 @@ fn duplicate_member_names_are_reported() {
         1,
     );
     assert_only(
-        &verify_text(&dup, IdTier::Core),
+        &verify_text(&dup, Tier::Core),
         "AER1-JSON-DUPLICATE",
         Some("verification_status"),
     );
@@ -733,7 +755,7 @@ fn duplicate_member_names_are_reported() {
         1,
     );
     assert_failures(
-        &verify_text(&dup, IdTier::Core),
+        &verify_text(&dup, Tier::Core),
         &[
             ("AER1-JSON-DUPLICATE", Some("verification_status")),
             ("AER1-RC-STATUS", Some("verification_status")),
@@ -746,7 +768,7 @@ fn duplicate_member_names_are_reported() {
         .unwrap()
         .replacen("{\"k\":1}", "{\"k\":1,\"k\":2}", 1);
     assert_only(
-        &verify_text(&text, IdTier::Core),
+        &verify_text(&text, Tier::Core),
         "AER1-JSON-DUPLICATE",
         Some("extra.list[0].k"),
     );
@@ -843,12 +865,12 @@ fn unreadable_documents_give_one_json_finding() {
         ),
     ];
     for (bytes, rule) in cases {
-        let r = verify_receipt(&bytes, IdTier::Core);
+        let r = verify_receipt(&bytes, Tier::Core);
         assert_only(&r, rule, None);
         assert_eq!(r.computed_output_hash, None);
     }
     // Trailing whitespace after the document is fine.
-    assert_valid(&verify_text(&format!("\n {text} \n"), IdTier::Core));
+    assert_valid(&verify_text(&format!("\n {text} \n"), Tier::Core));
 }
 
 #[test]
@@ -856,9 +878,451 @@ fn the_reader_enforces_its_size_limit() {
     use agentconf_aer1::receipt::verify_receipt_reader;
     let text = serde_json::to_string(&valid()).unwrap();
     let n = text.len() as u64;
-    let r = verify_receipt_reader(text.as_bytes(), IdTier::Core, n).unwrap();
+    let r = verify_receipt_reader(text.as_bytes(), Tier::Core, n).unwrap();
     assert_valid(&r);
-    let r = verify_receipt_reader(text.as_bytes(), IdTier::Strict, n - 1).unwrap();
+    let r = verify_receipt_reader(text.as_bytes(), Tier::Anchored, n - 1).unwrap();
     assert_only(&r, "AER1-JSON-SIZE", None);
-    assert_eq!(r.id_tier, "strict");
+    assert_eq!((r.tier, r.id_tier), ("anchored", "strict"));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Tiers
+
+#[test]
+fn tiers_have_names_and_apply_an_id_tier() {
+    let names: Vec<&str> = Tier::ALL.iter().map(|t| t.as_str()).collect();
+    assert_eq!(names, ["core", "strict", "anchored", "profile"]);
+    for tier in Tier::ALL {
+        assert_eq!(Tier::parse(tier.as_str()), Some(tier));
+    }
+    for unknown in ["", "Core", "STRICT", "loose", "anchor", "strict "] {
+        assert_eq!(Tier::parse(unknown), None, "{unknown:?}");
+    }
+    assert_eq!(Tier::default(), Tier::Core);
+    let id_tiers: Vec<&str> = Tier::ALL.iter().map(|t| t.id_tier()).collect();
+    assert_eq!(id_tiers, ["core", "strict", "strict", "core"]);
+}
+
+#[test]
+fn the_report_names_the_tier_checked() {
+    for tier in Tier::ALL {
+        let r = verify(&anchored(), tier);
+        assert_valid(&r);
+        assert_eq!((r.tier, r.id_tier), (tier.as_str(), tier.id_tier()));
+    }
+    // The worked value has no anchor: valid under core, strict and profile; not under anchored.
+    for tier in [Tier::Core, Tier::Strict, Tier::Profile] {
+        let r = verify(&valid(), tier);
+        assert_valid(&r);
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+    }
+    assert_eq!(verify(&valid(), Tier::Anchored).verdict, Verdict::Invalid);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The anchored tier: AER1-RC-ANCHOR-* (and AER1-RC-ID-STRICT)
+
+/// A well-formed anchor for the worked value: leaf_hash is the hash of the worked bytes.
+fn anchor() -> Value {
+    json!({
+        "log": "https://log.example/aer1",
+        "leaf_hash": WORKED_HASH,
+        "anchored_at": "2026-10-01T18:31:00Z",
+        "proof": {"tree_size": 8, "leaf_index": 3, "hashes": []},
+    })
+}
+
+fn anchored() -> Value {
+    let mut r = valid();
+    r["anchor"] = anchor();
+    r
+}
+
+fn with_anchor(member: &str, value: Option<Value>) -> Value {
+    let mut r = anchored();
+    let a = r["anchor"].as_object_mut().unwrap();
+    match value {
+        Some(v) => {
+            a.insert(member.to_string(), v);
+        }
+        None => {
+            a.remove(member);
+        }
+    }
+    r
+}
+
+fn anchored_tier(doc: &Value) -> ReceiptReport {
+    verify(doc, Tier::Anchored)
+}
+
+#[test]
+fn a_well_formed_anchor_meets_the_anchored_tier() {
+    let r = anchored_tier(&anchored());
+    assert_valid(&r);
+    assert_eq!((r.tier, r.id_tier), ("anchored", "strict"));
+    // What the tier cannot check offline is said, not claimed.
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert!(r.notes[0].contains("not verified"), "{:?}", r.notes);
+    // Any non-empty log, any proof object, any calendar-valid instant.
+    let mut doc = anchored();
+    doc["anchor"]["log"] = json!(" ");
+    doc["anchor"]["proof"] = json!({});
+    doc["anchor"]["anchored_at"] = json!("2000-02-29T23:59:59.123456789-23:59");
+    assert_valid(&anchored_tier(&doc));
+    // The leaf is over the bytes: another payload, with both hashes recomputed, is fine.
+    let bytes = br#"{"inputs":{"q":"BTC"},"outputs":{}}"#;
+    let mut doc = valid_over(bytes);
+    doc["anchor"] = anchor();
+    doc["anchor"]["leaf_hash"] = doc["output_hash"].clone();
+    assert_valid(&anchored_tier(&doc));
+}
+
+#[test]
+fn under_the_other_tiers_an_anchor_is_an_extra_member_and_a_note() {
+    // A broken anchor: every anchor rule would fail.
+    let mut doc = valid();
+    doc["anchor"] = json!({"log": "", "leaf_hash": "x", "anchored_at": "2026-02-30T00:00:00Z",
+                           "proof": "none", "extra": 1});
+    for tier in [Tier::Core, Tier::Strict, Tier::Profile] {
+        let r = verify(&doc, tier);
+        assert_valid(&r);
+        assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+        assert!(
+            r.notes[0].contains("does not show that the anchored tier is met"),
+            "{:?}",
+            r.notes
+        );
+    }
+    // Even `anchor: null` is a member the lower tiers leave alone, and say so.
+    let r = core(&with("anchor", json!(null)));
+    assert_valid(&r);
+    assert_eq!(r.notes.len(), 1);
+}
+
+#[test]
+fn anchor_missing_or_not_an_object() {
+    let r = anchored_tier(&valid());
+    assert_only(&r, "AER1-RC-ANCHOR-MEMBERS", Some("anchor"));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    for value in [
+        json!("anchor"),
+        json!([anchor()]),
+        json!(null),
+        json!(1),
+        json!(true),
+    ] {
+        assert_only(
+            &anchored_tier(&with("anchor", value)),
+            "AER1-RC-ANCHOR-MEMBERS",
+            Some("anchor"),
+        );
+    }
+}
+
+#[test]
+fn anchor_has_exactly_four_members() {
+    for member in ["log", "leaf_hash", "anchored_at", "proof"] {
+        let path = format!("anchor.{member}");
+        assert_only(
+            &anchored_tier(&with_anchor(member, None)),
+            "AER1-RC-ANCHOR-MEMBERS",
+            Some(&path),
+        );
+    }
+    // An extra member, and two: each once, in document order.
+    assert_only(
+        &anchored_tier(&with_anchor("signature", Some(json!("x")))),
+        "AER1-RC-ANCHOR-MEMBERS",
+        Some("anchor.signature"),
+    );
+    let mut doc = with_anchor("z_extra", Some(json!(1)));
+    doc["anchor"]["a_extra"] = json!(2);
+    let text = serde_json::to_string(&doc).unwrap();
+    assert!(text.find("a_extra") < text.find("z_extra"));
+    assert_failures(
+        &verify_text(&text, Tier::Anchored),
+        &[
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.a_extra")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.z_extra")),
+        ],
+    );
+    // Names are case-sensitive: LOG is an extra member, and log is then missing.
+    let mut doc = with_anchor("log", None);
+    doc["anchor"]["LOG"] = json!("https://log.example/aer1");
+    assert_failures(
+        &anchored_tier(&doc),
+        &[
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.log")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.LOG")),
+        ],
+    );
+    // A duplicated anchor member is the JSON reader's finding, not an extra member.
+    let text = serde_json::to_string(&anchored()).unwrap();
+    let dup = text.replacen(
+        "\"log\":\"https://log.example/aer1\"",
+        "\"log\":\"https://log.example/aer1\",\"log\":\"https://log.example/aer1\"",
+        1,
+    );
+    assert_ne!(dup, text);
+    assert_only(
+        &verify_text(&dup, Tier::Anchored),
+        "AER1-JSON-DUPLICATE",
+        Some("anchor.log"),
+    );
+}
+
+#[test]
+fn anchor_log() {
+    for bad in [json!(""), json!(1), json!(null), json!({}), json!(["log"])] {
+        assert_only(
+            &anchored_tier(&with_anchor("log", Some(bad))),
+            "AER1-RC-ANCHOR-LOG",
+            Some("anchor.log"),
+        );
+    }
+}
+
+#[test]
+fn anchor_leaf_hash_format() {
+    let hexpart = WORKED_HASH.strip_prefix("sha256:").unwrap();
+    for bad in [
+        json!(format!("sha256:{}", hexpart.to_uppercase())),
+        json!(hexpart),
+        json!(format!("SHA256:{hexpart}")),
+        json!(format!("sha256:{}", &hexpart[..63])),
+        json!(format!("sha256:{hexpart}\n")),
+        json!(""),
+        json!(7),
+        json!(null),
+    ] {
+        let r = anchored_tier(&with_anchor("leaf_hash", Some(bad.clone())));
+        assert_only(&r, "AER1-RC-ANCHOR-LEAF-FORMAT", Some("anchor.leaf_hash"));
+    }
+}
+
+#[test]
+fn anchor_leaf_hash_is_the_hash_of_the_decoded_bytes() {
+    for wrong in [
+        format!("sha256:{}", "0".repeat(64)),
+        format!("sha256:{}", hex::lower(&sha256(WORKED_B64.as_bytes()))),
+    ] {
+        let r = anchored_tier(&with_anchor("leaf_hash", Some(json!(wrong))));
+        assert_only(&r, "AER1-RC-ANCHOR-LEAF-MATCH", Some("anchor.leaf_hash"));
+        assert!(
+            r.failures[0].message.contains(&WORKED_HASH[7..]),
+            "{}",
+            r.failures[0].message
+        );
+    }
+    // The leaf is compared with the bytes, not with output_hash: a wrong output_hash over the
+    // right leaf fails the output hash only.
+    let mut doc = anchored();
+    doc["output_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    assert_only(
+        &anchored_tier(&doc),
+        "AER1-RC-HASH-MATCH",
+        Some("output_hash"),
+    );
+    // Bytes that do not decode: the leaf is not compared either.
+    let mut doc = anchored();
+    doc["canonical_bytes"] = json!(WORKED_B64.trim_end_matches('='));
+    assert_only(&anchored_tier(&doc), "AER1-RC-B64", Some("canonical_bytes"));
+}
+
+#[test]
+fn anchor_anchored_at() {
+    for bad in [
+        json!("2026-02-30T00:00:00Z"),
+        json!("1900-02-29T00:00:00Z"),
+        json!("2026-12-31T23:59:60Z"),
+        json!("2026-10-01t18:31:00Z"),
+        json!("2026-10-01T18:31:00Z\n"),
+        json!("2026-10-01T18:31:00"),
+        json!(""),
+        json!(1_790_000_000),
+        json!(null),
+    ] {
+        assert_only(
+            &anchored_tier(&with_anchor("anchored_at", Some(bad))),
+            "AER1-RC-ANCHOR-TIME",
+            Some("anchor.anchored_at"),
+        );
+    }
+}
+
+#[test]
+fn anchor_proof() {
+    for bad in [
+        json!("proof"),
+        json!([]),
+        json!(null),
+        json!(1),
+        json!(false),
+    ] {
+        assert_only(
+            &anchored_tier(&with_anchor("proof", Some(bad))),
+            "AER1-RC-ANCHOR-PROOF",
+            Some("anchor.proof"),
+        );
+    }
+}
+
+#[test]
+fn the_anchored_tier_requires_the_strict_id() {
+    for id in [
+        "e80168eb-a6a1-1ec9-8478-ac108f9397ff",
+        "e80168eb-a6a1-4ec9-c478-ac108f9397ff",
+        "00000000-0000-0000-0000-000000000000",
+    ] {
+        let mut doc = anchored();
+        doc["id"] = json!(id);
+        assert_valid(&core(&doc));
+        assert_only(&anchored_tier(&doc), "AER1-RC-ID-STRICT", Some("id"));
+    }
+}
+
+#[test]
+fn every_anchor_failure_is_reported_in_order() {
+    let mut doc = valid();
+    doc["id"] = json!("e80168eb-a6a1-1ec9-8478-ac108f9397ff");
+    doc["anchor"] = json!({"log": "", "leaf_hash": "x", "anchored_at": "2026-02-30T00:00:00Z",
+                           "proof": "none", "extra": 1});
+    assert_failures(
+        &anchored_tier(&doc),
+        &[
+            ("AER1-RC-ID-STRICT", Some("id")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.extra")),
+            ("AER1-RC-ANCHOR-LOG", Some("anchor.log")),
+            ("AER1-RC-ANCHOR-LEAF-FORMAT", Some("anchor.leaf_hash")),
+            ("AER1-RC-ANCHOR-TIME", Some("anchor.anchored_at")),
+            ("AER1-RC-ANCHOR-PROOF", Some("anchor.proof")),
+        ],
+    );
+    let r = anchored_tier(&with("anchor", json!({})));
+    assert_failures(
+        &r,
+        &[
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.log")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.leaf_hash")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.anchored_at")),
+            ("AER1-RC-ANCHOR-MEMBERS", Some("anchor.proof")),
+        ],
+    );
+}
+
+// ------------------------------------------------------------------------------------------------
+// The producer profile: AER1-RC-PROFILE-INPUTS
+
+fn profile(doc: &Value) -> ReceiptReport {
+    verify(doc, Tier::Profile)
+}
+
+#[test]
+fn a_payload_carrying_inputs_meets_the_profile() {
+    // The worked value's payload is {"inputs":{},...}.
+    assert_valid(&profile(&valid()));
+    for payload in [
+        &br#"{"inputs":null}"#[..],
+        br#"{"outputs":1,"inputs":[1,2]}"#,
+        br#" { "inputs" : "x" } "#,
+    ] {
+        assert_valid(&profile(&valid_over(payload)));
+    }
+    // The profile does not apply the strict id tier.
+    assert_valid(&profile(&with(
+        "id",
+        json!("e80168eb-a6a1-1ec9-8478-ac108f9397ff"),
+    )));
+}
+
+#[test]
+fn a_payload_without_inputs_passes_core_and_fails_the_profile() {
+    // The kit's invalid-profile/missing-inputs: core accepts, the profile does not.
+    for payload in [
+        &br#"{"outputs":{"x":123},"tool":"t"}"#[..],
+        br#"{}"#,
+        br#"{"outputs":{"inputs":{}}}"#, // nested, not a member of the payload object
+        br#"{"INPUTS":{}}"#,
+    ] {
+        let doc = valid_over(payload);
+        assert_valid(&core(&doc));
+        let r = profile(&doc);
+        assert_only(&r, "AER1-RC-PROFILE-INPUTS", Some("canonical_bytes"));
+        assert!(
+            r.failures[0].message.contains("inputs"),
+            "{}",
+            r.failures[0].message
+        );
+    }
+}
+
+#[test]
+fn a_payload_that_is_not_a_json_object_fails_the_profile() {
+    for payload in [
+        &b"plain text output, not JSON"[..],
+        b"",
+        b"[{\"inputs\":{}}]",
+        b"\"inputs\"",
+        b"1",
+        b"{\"inputs\":{}} trailing",
+    ] {
+        let doc = valid_over(payload);
+        assert_valid(&core(&doc));
+        assert_only(
+            &profile(&doc),
+            "AER1-RC-PROFILE-INPUTS",
+            Some("canonical_bytes"),
+        );
+    }
+}
+
+#[test]
+fn the_profile_judges_only_bytes_that_decoded_to_utf8() {
+    // Not UTF-8: the UTF-8 rule, not the profile.
+    assert_only(
+        &profile(&valid_over(b"{\"inputs\":\"\xff\"}")),
+        "AER1-RC-UTF8",
+        Some("canonical_bytes"),
+    );
+    // Not base64: the base64 rule only.
+    assert_only(
+        &profile(&with(
+            "canonical_bytes",
+            json!(WORKED_B64.trim_end_matches('=')),
+        )),
+        "AER1-RC-B64",
+        Some("canonical_bytes"),
+    );
+    // Profile and hash are judged apart: both failures are reported.
+    let mut doc = valid_over(b"{}");
+    doc["output_hash"] = json!(WORKED_HASH);
+    assert_failures(
+        &profile(&doc),
+        &[
+            ("AER1-RC-HASH-MATCH", Some("output_hash")),
+            ("AER1-RC-PROFILE-INPUTS", Some("canonical_bytes")),
+        ],
+    );
+}
+
+#[test]
+fn every_byte_flip_of_an_anchored_receipt_is_judged_without_panic() {
+    let text = serde_json::to_string(&anchored()).unwrap();
+    let bytes = text.as_bytes();
+    let mut invalid = 0;
+    for at in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut m = bytes.to_vec();
+            m[at] ^= 1 << bit;
+            for tier in [Tier::Anchored, Tier::Profile] {
+                let r = verify_receipt(&m, tier);
+                assert_eq!(r.verdict == Verdict::Valid, r.failures.is_empty());
+                assert_eq!(r.tier, tier.as_str());
+                invalid += usize::from(r.verdict == Verdict::Invalid);
+            }
+        }
+    }
+    // Most flips break something (a flip inside the made-up proof need not).
+    assert!(invalid > bytes.len() * 8, "{invalid}");
 }

@@ -20,7 +20,7 @@ use agentconf_aer1::digest::Revision;
 use agentconf_aer1::finding::Finding;
 use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::producer::{example_chain, relink, Entry};
-use agentconf_aer1::receipt::{verify_receipt, verify_receipt_reader, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::{verify_workflow, verify_workflow_reader};
 use agentconf_aer1::Verdict;
@@ -61,6 +61,22 @@ fn receipt_with(member: &str, value: Value) -> Vec<u8> {
     let mut r = receipt();
     r[member] = value;
     serde_json::to_vec(&r).unwrap()
+}
+
+/// The receipt with a well-formed anchor (the leaf is the worked hash).
+fn anchored_receipt() -> Value {
+    let mut r = receipt();
+    r["anchor"] = json!({
+        "log": "https://log.example/aer1",
+        "leaf_hash": WORKED_HASH,
+        "anchored_at": "2026-10-01T18:31:00Z",
+        "proof": {},
+    });
+    r
+}
+
+fn anchored(receipt: Value) -> Check {
+    Check::Receipt(serde_json::to_vec(&receipt).unwrap(), Tier::Anchored)
 }
 
 fn receipt_text() -> String {
@@ -124,7 +140,7 @@ fn commitment_for(n: usize) -> Commitment {
 
 /// How one input is verified.
 enum Check {
-    Receipt(Vec<u8>, IdTier),
+    Receipt(Vec<u8>, Tier),
     ReceiptReader(Vec<u8>, u64),
     Timeline(Vec<u8>, TimelineOptions),
     Workflow(Vec<u8>),
@@ -138,7 +154,7 @@ impl Check {
         match self {
             Check::Receipt(bytes, tier) => verify_receipt(bytes, *tier).failures,
             Check::ReceiptReader(bytes, limit) => {
-                verify_receipt_reader(&bytes[..], IdTier::Core, *limit)
+                verify_receipt_reader(&bytes[..], Tier::Core, *limit)
                     .unwrap()
                     .failures
             }
@@ -159,7 +175,7 @@ impl Check {
 }
 
 fn core(bytes: Vec<u8>) -> Check {
-    Check::Receipt(bytes, IdTier::Core)
+    Check::Receipt(bytes, Tier::Core)
 }
 
 fn timeline(bytes: Vec<u8>) -> Check {
@@ -273,19 +289,11 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             )),
         ),
         (
-            "nil id",
-            vec!["AER1-RC-ID-NIL"],
-            core(receipt_with(
-                "id",
-                json!("00000000-0000-0000-0000-000000000000"),
-            )),
-        ),
-        (
             "version-1 id under the strict tier",
             vec!["AER1-RC-ID-STRICT"],
             Check::Receipt(
                 receipt_with("id", json!("e80168eb-a6a1-1ec9-8478-ac108f9397ff")),
-                IdTier::Strict,
+                Tier::Strict,
             ),
         ),
         (
@@ -343,6 +351,58 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             "status Verified",
             vec!["AER1-RC-STATUS"],
             core(receipt_with("verification_status", json!("Verified"))),
+        ),
+        (
+            "no anchor under the anchored tier",
+            vec!["AER1-RC-ANCHOR-MEMBERS"],
+            anchored(receipt()),
+        ),
+        ("anchor with an empty log", vec!["AER1-RC-ANCHOR-LOG"], {
+            let mut r = anchored_receipt();
+            r["anchor"]["log"] = json!("");
+            anchored(r)
+        }),
+        (
+            "anchor leaf without prefix",
+            vec!["AER1-RC-ANCHOR-LEAF-FORMAT"],
+            {
+                let mut r = anchored_receipt();
+                r["anchor"]["leaf_hash"] = json!(&WORKED_HASH[7..]);
+                anchored(r)
+            },
+        ),
+        (
+            "anchor leaf of other bytes",
+            vec!["AER1-RC-ANCHOR-LEAF-MATCH"],
+            {
+                let mut r = anchored_receipt();
+                r["anchor"]["leaf_hash"] = json!(format!("sha256:{zeros}"));
+                anchored(r)
+            },
+        ),
+        ("anchored 30 February", vec!["AER1-RC-ANCHOR-TIME"], {
+            let mut r = anchored_receipt();
+            r["anchor"]["anchored_at"] = json!("2026-02-30T00:00:00Z");
+            anchored(r)
+        }),
+        ("anchor proof a string", vec!["AER1-RC-ANCHOR-PROOF"], {
+            let mut r = anchored_receipt();
+            r["anchor"]["proof"] = json!("none");
+            anchored(r)
+        }),
+        (
+            "payload without inputs under the profile tier",
+            vec!["AER1-RC-PROFILE-INPUTS"],
+            {
+                let bytes = br#"{"outputs":{}}"#;
+                let mut r = receipt();
+                r["canonical_bytes"] = json!(encode_base64(bytes));
+                r["output_hash"] = json!(format!(
+                    "sha256:{}",
+                    agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(bytes))
+                ));
+                Check::Receipt(serde_json::to_vec(&r).unwrap(), Tier::Profile)
+            },
         ),
         // ---- timeline
         (

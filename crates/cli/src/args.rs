@@ -42,7 +42,7 @@ pub enum Command {
     /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
     Report(ReportArgs),
     /// The reference speaking the harness contract (crates/harness/CONTRACT.md):
-    /// `aer1-receipt RECEIPT [ID_TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
+    /// `aer1-receipt RECEIPT [TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
     /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
     /// Exit 0 accept, 1 reject, 89 unsupported.
     Impl(ImplArgs),
@@ -272,20 +272,25 @@ pub enum RevisionArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IdTierArg {
-    /// Lowercase UUID shape, not nil.
+pub enum TierArg {
+    /// The eight members; id a lowercase UUID (the nil UUID included, as at revision 09).
     Core,
-    /// Also UUID version 4 with the RFC 4122 variant.
+    /// Core, and id a UUID version 4 with the RFC 4122 variant (revision 09).
     Strict,
+    /// Strict, and the anchor object: log, leaf_hash (the bytes' hash), anchored_at, proof.
+    Anchored,
+    /// Core, and the decoded payload a JSON object carrying inputs (producer profile).
+    Profile,
 }
 
 #[derive(Args, Debug)]
 pub struct ReceiptArgs {
     /// The receipt file, or '-' for standard input.
     pub file: PathBuf,
-    /// Receipt id tier to enforce.
-    #[arg(long, value_enum, default_value_t = IdTierArg::Core)]
-    pub id_tier: IdTierArg,
+    /// The receipt tier to check; the report names it, and a valid verdict says nothing about
+    /// the others. (`--id-tier` is the old spelling, still accepted.)
+    #[arg(long, alias = "id-tier", value_enum, default_value_t = TierArg::Core)]
+    pub tier: TierArg,
     #[command(flatten)]
     pub output: Output,
 }

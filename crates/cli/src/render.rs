@@ -42,11 +42,14 @@ pub fn text(report: &Report, source: &str) -> String {
 
 fn receipt(r: &ReceiptReport, source: &str) -> String {
     let mut out = format!("AER-1 receipt {source} ({DRAFT_NOTE})\n");
-    let _ = writeln!(out, "id tier: {}", r.id_tier);
+    let _ = writeln!(out, "tier: {} (id tier {})", r.tier, r.id_tier);
     if let Some(h) = &r.computed_output_hash {
         let _ = writeln!(out, "output hash of the decoded bytes: {h}");
     }
     verdict(&mut out, r.verdict, &r.failures, r.failures_omitted);
+    for note in &r.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
     out
 }
 

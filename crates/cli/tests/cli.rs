@@ -829,6 +829,8 @@ fn usage_errors_exit_2() {
         ],
         vec!["verify", "timeline", p(&v07), "--max-failures", "-1"],
         vec!["verify", "receipt", p(&v07), "--id-tier", "loose"],
+        vec!["verify", "receipt", p(&v07), "--tier", "loose"],
+        vec!["verify", "receipt", p(&v07), "--tier", "Anchored"],
         vec!["digest", p(&v07), "--revision", "06", "--preimage"],
         vec!["digest", p(&v07), "--revision", "07"],
         vec!["commit", p(&v07)],
@@ -1242,10 +1244,12 @@ fn receipt_valid_and_invalid() {
     assert_eq!(v["draft"], "draft-zambo-aer1");
     assert_eq!(v["kind"], "aer1-receipt");
     assert_eq!(v["verdict"], "valid");
+    assert_eq!(v["tier"], "core");
     assert_eq!(v["id_tier"], "core");
+    assert_eq!(v["notes"], json!([]));
     assert_eq!(v["computed_output_hash"], RECEIPT_HASH);
     assert_eq!(v["failures"], json!([]));
-    let r = run(&["verify", "receipt", p(&valid), "--id-tier", "strict"]);
+    let r = run(&["verify", "receipt", p(&valid), "--tier", "strict"]);
     r.expect_code(EXIT_VALID);
     let out = r.out();
     assert!(out.contains("verdict: VALID"), "{out}");
@@ -1350,34 +1354,40 @@ fn receipt_strict_id_tier_rejects_a_non_v4_id_that_core_accepts() {
 
     let r = run(&["verify", "receipt", p(&path), "--format", "json"]);
     r.expect_code(EXIT_VALID);
-    assert_eq!(r.json()["id_tier"], "core");
+    assert_eq!(r.json()["tier"], "core");
     let r = run(&[
         "verify",
         "receipt",
         p(&path),
-        "--id-tier",
+        "--tier",
         "core",
         "--format",
         "json",
     ]);
     r.expect_code(EXIT_VALID);
 
-    let r = run(&[
-        "verify",
-        "receipt",
-        p(&path),
-        "--id-tier",
-        "strict",
-        "--format",
-        "json",
-    ]);
-    r.expect_code(EXIT_INVALID);
-    let v = r.json();
-    assert_eq!(v["id_tier"], "strict");
-    assert!(
-        has_failure(&v, "AER1-RC-ID-STRICT", None, Some("id")),
-        "{v}"
-    );
+    // `--id-tier` is the old spelling of `--tier`, still accepted.
+    for flag in ["--tier", "--id-tier"] {
+        let r = run(&[
+            "verify",
+            "receipt",
+            p(&path),
+            flag,
+            "strict",
+            "--format",
+            "json",
+        ]);
+        r.expect_code(EXIT_INVALID);
+        let v = r.json();
+        assert_eq!(
+            (&v["tier"], &v["id_tier"]),
+            (&json!("strict"), &json!("strict"))
+        );
+        assert!(
+            has_failure(&v, "AER1-RC-ID-STRICT", None, Some("id")),
+            "{v}"
+        );
+    }
 
     // A v4 id with the wrong variant (c: RFC 4122 variant needs 8, 9, a or b).
     let path = dir.write(
@@ -1385,16 +1395,178 @@ fn receipt_strict_id_tier_rejects_a_non_v4_id_that_core_accepts() {
         receipt("e80168eb-a6a1-4ec9-c478-ac108f9397ff").to_string(),
     );
     run(&["verify", "receipt", p(&path)]).expect_code(EXIT_VALID);
-    run(&["verify", "receipt", p(&path), "--id-tier", "strict"]).expect_code(EXIT_INVALID);
+    run(&["verify", "receipt", p(&path), "--tier", "strict"]).expect_code(EXIT_INVALID);
 
-    // The nil UUID is never valid, in either tier.
+    // The nil UUID: the core tier accepts it at revision 09 (as the kit does); the strict tier
+    // rejects it, its version digit being 0.
     let path = dir.write(
         "nil.json",
         receipt("00000000-0000-0000-0000-000000000000").to_string(),
     );
     let r = run(&["verify", "receipt", p(&path), "--format", "json"]);
+    r.expect_code(EXIT_VALID);
+    let r = run(&[
+        "verify",
+        "receipt",
+        p(&path),
+        "--tier",
+        "strict",
+        "--format",
+        "json",
+    ]);
     r.expect_code(EXIT_INVALID);
-    assert!(has_failure(&r.json(), "AER1-RC-ID-NIL", None, Some("id")));
+    let v = r.json();
+    assert!(rules_of(&v) == ["AER1-RC-ID-STRICT"], "{v}");
+}
+
+#[test]
+fn receipt_anchored_tier_checks_the_anchor_and_the_others_do_not_claim_it() {
+    let dir = TempDir::new("receipt-anchored");
+    let mut doc = receipt(WORKFLOW_IDS[0]);
+    doc["anchor"] = json!({
+        "log": "https://log.example/aer1",
+        "leaf_hash": RECEIPT_HASH,
+        "anchored_at": "2026-10-01T18:31:00Z",
+        "proof": {"hashes": []},
+    });
+    let good = dir.write("anchored.json", doc.to_string());
+    let r = run(&[
+        "verify",
+        "receipt",
+        p(&good),
+        "--tier",
+        "anchored",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(EXIT_VALID);
+    let v = r.json();
+    assert_eq!(
+        (&v["tier"], &v["id_tier"]),
+        (&json!("anchored"), &json!("strict"))
+    );
+    let notes = v["notes"].as_array().expect("notes");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().is_some_and(|n| n.contains("not verified"))),
+        "{v}"
+    );
+
+    // A broken leaf: rejected under anchored, on that rule ...
+    doc["anchor"]["leaf_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    let bad = dir.write("bad-leaf.json", doc.to_string());
+    let r = run(&[
+        "verify",
+        "receipt",
+        p(&bad),
+        "--tier",
+        "anchored",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(EXIT_INVALID);
+    let v = r.json();
+    assert!(rules_of(&v) == ["AER1-RC-ANCHOR-LEAF-MATCH"], "{v}");
+    assert!(has_failure(
+        &v,
+        "AER1-RC-ANCHOR-LEAF-MATCH",
+        None,
+        Some("anchor.leaf_hash")
+    ));
+    // ... and valid under core, whose report names core and says the anchor was not checked.
+    let r = run(&["verify", "receipt", p(&bad), "--format", "json"]);
+    r.expect_code(EXIT_VALID);
+    let v = r.json();
+    assert_eq!(v["tier"], "core");
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("anchored tier"),
+        "{v}"
+    );
+    let r = run(&["verify", "receipt", p(&bad)]);
+    r.expect_code(EXIT_VALID);
+    assert!(r.out().contains("tier: core"), "{}", r.out());
+    assert!(r.out().contains("note: "), "{}", r.out());
+
+    // No anchor under the anchored tier.
+    let plain = dir.write("plain.json", receipt(WORKFLOW_IDS[0]).to_string());
+    let r = run(&[
+        "verify",
+        "receipt",
+        p(&plain),
+        "--tier",
+        "anchored",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(EXIT_INVALID);
+    assert!(has_failure(
+        &r.json(),
+        "AER1-RC-ANCHOR-MEMBERS",
+        None,
+        Some("anchor")
+    ));
+}
+
+/// `agentconf impl aer1-receipt RECEIPT [TIER]`: every tier it knows is checked, any other is
+/// unsupported (89) with no result object, never checked as another tier.
+#[test]
+fn impl_receipt_checks_each_tier_and_refuses_unknown_ones() {
+    let dir = TempDir::new("impl-receipt");
+    let plain = dir.write("plain.json", receipt(WORKFLOW_IDS[0]).to_string());
+    for (args, code, rules) in [
+        (vec![], EXIT_VALID, vec![]),
+        (vec!["core"], EXIT_VALID, vec![]),
+        (vec!["strict"], EXIT_VALID, vec![]),
+        (vec!["profile"], EXIT_VALID, vec![]),
+        (
+            vec!["anchored"],
+            EXIT_INVALID,
+            vec!["AER1-RC-ANCHOR-MEMBERS"],
+        ),
+    ] {
+        let mut argv = vec!["impl", "aer1-receipt", p(&plain)];
+        argv.extend(args.iter().copied());
+        let r = run(&argv);
+        r.expect_code(code);
+        let v = r.json();
+        assert_eq!(v["rules"], json!(rules), "{args:?}: {v}");
+    }
+    for tier in ["loose", "Anchored", "id", ""] {
+        let r = run(&["impl", "aer1-receipt", p(&plain), tier]);
+        r.expect_code(89);
+        assert!(r.out().is_empty(), "{tier:?}: {}", r.out());
+    }
+}
+
+#[test]
+fn receipt_profile_tier_needs_inputs_in_the_payload() {
+    let dir = TempDir::new("receipt-profile");
+    // The shared receipt's payload carries inputs.
+    let good = dir.write("good.json", receipt(WORKFLOW_IDS[0]).to_string());
+    run(&["verify", "receipt", p(&good), "--tier", "profile"]).expect_code(EXIT_VALID);
+    let bytes = br#"{"outputs":{"x":123}}"#;
+    let mut doc = receipt(WORKFLOW_IDS[0]);
+    doc["canonical_bytes"] = json!(encode_base64(bytes));
+    doc["output_hash"] = json!(format!("sha256:{}", hex::lower(&sha256(bytes))));
+    let path = dir.write("no-inputs.json", doc.to_string());
+    run(&["verify", "receipt", p(&path)]).expect_code(EXIT_VALID);
+    let r = run(&[
+        "verify",
+        "receipt",
+        p(&path),
+        "--tier",
+        "profile",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(EXIT_INVALID);
+    let v = r.json();
+    assert_eq!(v["tier"], "profile");
+    assert!(rules_of(&v) == ["AER1-RC-PROFILE-INPUTS"], "{v}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -81,6 +81,10 @@ fn the_reference_passes_the_aer1_corpus_in_persistent_mode() {
         session.info().capabilities.operations,
         ["aer1-receipt", "aer1-timeline", "aer1-workflow"]
     );
+    assert_eq!(
+        session.info().capabilities.receipt_tiers(),
+        Some(&["core", "strict", "anchored", "profile"].map(String::from)[..])
+    );
     let work = work("reference");
     let corpus = agentconf_corpus::corpus();
     let aer1: Vec<&Vector> = corpus
@@ -296,5 +300,40 @@ done"#;
     let r = session.run(&valid_timelines(1)[0].main_case(), &work, Grading::Strict);
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(r.status, Status::Pass, "{r:?}");
+    assert_eq!(session.restarts(), 0);
+}
+
+#[test]
+fn receipt_tiers_outside_the_claim_are_unsupported_and_not_sent() {
+    // Claims receipts under the pre-0.2.0 name `id_tiers` (core and strict); it would crash on
+    // anything it is sent but a core or strict receipt, and accepts those.
+    let script = r#"while IFS= read -r line; do
+  case "$line" in
+    *'"cmd":"start"'*) echo '{"protocol":1,"implementation":{"name":"t","version":"1"},"capabilities":{"operations":["aer1-receipt"],"id_tiers":["core","strict"]}}' ;;
+    *anchored*|*profile*) exit 3 ;;
+    *aer1-receipt*) seq=$(printf '%s\n' "$line" | sed 's/.*"seq":\([0-9]*\).*/\1/'); echo "{\"seq\":$seq,\"exit\":0}" ;;
+    *) exit 3 ;;
+  esac
+done"#;
+    let mut session =
+        PersistentSession::start(fake(script, Duration::from_secs(10))).expect("starts");
+    let work = work("tiers");
+    let corpus = agentconf_corpus::corpus();
+    let find = |id: &str| corpus.iter().find(|v| v.id == id).expect(id);
+    for id in [
+        "aer1/receipt/anchored/valid",
+        "aer1/receipt/profile/payload-with-inputs",
+    ] {
+        let r = session.run(&find(id).main_case(), &work, Grading::Strict);
+        assert_eq!(r.status, Status::Unsupported, "{r:?}");
+    }
+    for id in [
+        "aer1/receipt/valid/worked-value",
+        "aer1/receipt/id-tier/strict-v4-id",
+    ] {
+        let r = session.run(&find(id).main_case(), &work, Grading::Strict);
+        assert_eq!(r.status, Status::Pass, "{r:?}");
+    }
+    let _ = std::fs::remove_dir_all(&work);
     assert_eq!(session.restarts(), 0);
 }

@@ -15,6 +15,7 @@
 //! the self-test then checks the reference against them.
 
 use agentconf_aer1::producer::{timeline_json, Entry};
+use agentconf_aer1::receipt::Tier;
 use agentconf_rules::{Level, Rule};
 use sha2::{Digest as _, Sha256};
 
@@ -24,7 +25,7 @@ use crate::model::{
 
 /// Revisions whose chain construction is the one revision 07 introduced.
 pub const R07_09: &[&str] = &["07", "08", "09"];
-/// Revision 09 only (the external commitment, the strict id tier).
+/// Revision 09 only (the external commitment, the strict id tier, the anchored tier).
 pub const R09: &[&str] = &["09"];
 /// Revision 06 only (the historical construction).
 pub const R06: &[&str] = &["06"];
@@ -222,8 +223,9 @@ impl VectorBuilder<'_> {
         self
     }
 
-    pub fn id_tier(mut self, tier: &str) -> Self {
-        self.vector.options.id_tier = Some(tier.to_string());
+    /// Receipts: the tier the vector is checked under (absent: core).
+    pub fn tier(mut self, tier: Tier) -> Self {
+        self.vector.options.tier = Some(tier.as_str().to_string());
         self
     }
 

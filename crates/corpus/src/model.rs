@@ -71,6 +71,10 @@ pub enum Flag {
     KitAccepts,
     /// RFC 8259 lets a parser ignore or accept this (e.g. a byte order mark).
     ParserLatitude,
+    /// A later draft revision, beyond the ones the vector targets, rejects this input: a verifier
+    /// that already follows it conforms too. The reference follows the targeted revisions and
+    /// accepts.
+    LaterRevision,
 }
 
 /// How an input file's bytes are stored in the vector.
@@ -111,14 +115,15 @@ pub struct Derivation {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
-    /// Receipts only: the id tier the vector is meant for (`core` or `strict`).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub id_tier: Option<String>,
+    /// Receipts only: the tier the vector is checked under (`core`, `strict`, `anchored`,
+    /// `profile`); absent means `core`. Vector files before 0.2.0 called it `id_tier`.
+    #[serde(skip_serializing_if = "Option::is_none", default, alias = "id_tier")]
+    pub tier: Option<String>,
 }
 
 impl Options {
     pub fn is_empty(&self) -> bool {
-        self.id_tier.is_none()
+        self.tier.is_none()
     }
 }
 

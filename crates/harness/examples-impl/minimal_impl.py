@@ -13,7 +13,9 @@ endorsed by the IETF.
     python3 minimal_impl.py aer1-timeline 09 timeline.json
 
 Everything else exits 89 (unsupported), which the harness reports as unsupported, never as a
-failure: the other operations, revision 06 and a COMMITMENT argument.
+failure: the other operations (aer1-receipt under any TIER included), revision 06 and a
+COMMITMENT argument. A real implementation that verifies receipts but not, say, the anchored tier
+exits 89 for that TIER; it never checks it as another tier and exits 0.
 
 On a timeline it prints one JSON object, {"verdict", "rules", "messages"}, and exits 0 (valid) or
 1 (invalid). Note: Python exits 1 on an uncaught exception, which the harness would read as a

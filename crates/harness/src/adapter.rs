@@ -42,8 +42,8 @@ use crate::contract::ExitMeaning;
 pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
 
 /// One operation's argv template; placeholders are replaced by the contract's arguments:
-/// `{receipt}`, `{id_tier}`, `{revision}`, `{timeline}`, `{commitment}`, `{workflow}`,
-/// `{session}`, `{state_dir}`.
+/// `{receipt}`, `{tier}` (also spelled `{id_tier}`, its name before 0.2.0), `{revision}`,
+/// `{timeline}`, `{commitment}`, `{workflow}`, `{session}`, `{state_dir}`.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct OperationTemplate {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use agentconf_aer1::commitment::parse_commitment;
-use agentconf_aer1::receipt::{verify_receipt, IdTier};
+use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Finding, Revision, Verdict};
@@ -58,10 +58,8 @@ fn input(v: &Vector, role: &str) -> Result<Vec<u8>, String> {
 fn one_shot(v: &Vector, revision: &str) -> Result<(Verdict, Vec<Finding>), String> {
     Ok(match v.suite {
         Suite::Aer1Receipt => {
-            let tier = match v.options.id_tier.as_deref() {
-                Some("strict") => IdTier::Strict,
-                _ => IdTier::Core,
-            };
+            let name = v.options.tier.as_deref().unwrap_or("core");
+            let tier = Tier::parse(name).ok_or_else(|| format!("unknown receipt tier {name:?}"))?;
             let r = verify_receipt(&input(v, "receipt")?, tier);
             (r.verdict, r.failures)
         }

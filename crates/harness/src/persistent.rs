@@ -97,9 +97,20 @@ pub struct Capabilities {
     /// `REVISION` values of `aer1-timeline`; `None`: not restricted.
     #[serde(default)]
     pub timeline_revisions: Option<Vec<String>>,
-    /// `ID_TIER` values of `aer1-receipt`; `None`: not restricted.
+    /// `TIER` values of `aer1-receipt`; `None`: not restricted.
+    #[serde(default)]
+    pub tiers: Option<Vec<String>>,
+    /// The name `tiers` had before 0.2.0 (when it held `core` and `strict` only), still read;
+    /// `tiers` wins when both are given.
     #[serde(default)]
     pub id_tiers: Option<Vec<String>>,
+}
+
+impl Capabilities {
+    /// The claimed `TIER` values of `aer1-receipt`, under either name; `None`: not restricted.
+    pub fn receipt_tiers(&self) -> Option<&[String]> {
+        self.tiers.as_deref().or(self.id_tiers.as_deref())
+    }
 }
 
 /// One implementation process in persistent mode, restarted after a crash.
@@ -426,10 +437,9 @@ impl PersistentSession {
             }
             "aer1-receipt" => {
                 let tier = args.get(2).map_or("core", String::as_str);
-                caps.id_tiers
-                    .as_ref()
+                caps.receipt_tiers()
                     .filter(|t| !t.iter().any(|t| t == tier))
-                    .map(|_| format!("id tier {tier} is not among the claimed id tiers"))
+                    .map(|_| format!("receipt tier {tier} is not among the claimed tiers"))
             }
             _ => None,
         }
@@ -964,6 +974,33 @@ mod tests {
         assert!(read_start_response(b"{", false)
             .unwrap_err()
             .contains("not JSON"));
+    }
+
+    #[test]
+    fn receipt_tiers_are_read_under_both_names() {
+        let start = |caps: &str| {
+            let line = format!(
+                r#"{{"protocol":1,"implementation":{{"name":"x","version":"1"}},"capabilities":{caps}}}"#
+            );
+            read_start_response(line.as_bytes(), true)
+                .unwrap()
+                .capabilities
+        };
+        let caps = start(r#"{"operations":["aer1-receipt"]}"#);
+        assert_eq!(caps.receipt_tiers(), None);
+        let caps = start(r#"{"operations":["aer1-receipt"],"tiers":["core","anchored"]}"#);
+        assert_eq!(caps.receipt_tiers().unwrap(), ["core", "anchored"]);
+        // The pre-0.2.0 name: core and strict only, so anchored and profile are not claimed.
+        let caps = start(r#"{"operations":["aer1-receipt"],"id_tiers":["core","strict"]}"#);
+        assert_eq!(caps.receipt_tiers().unwrap(), ["core", "strict"]);
+        // Both: tiers wins.
+        let caps =
+            start(r#"{"operations":["aer1-receipt"],"id_tiers":["core"],"tiers":["profile"]}"#);
+        assert_eq!(caps.receipt_tiers().unwrap(), ["profile"]);
+        // The schema knows the four tiers and no others.
+        let bad = json!({"protocol": 1, "implementation": {"name": "x", "version": "1"},
+            "capabilities": {"operations": ["aer1-receipt"], "tiers": ["loose"]}});
+        assert!(!schema_errors(ResponseKind::Start, &bad).is_empty());
     }
     use serde_json::json;
 

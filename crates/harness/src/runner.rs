@@ -162,7 +162,7 @@ pub(crate) fn one_shot_args(c: &Case<'_>, files: &[(String, PathBuf)]) -> Option
     Some(match v.suite {
         Suite::Aer1Receipt => {
             let mut a = vec!["aer1-receipt".to_string(), path("receipt")?];
-            if let Some(tier) = &v.options.id_tier {
+            if let Some(tier) = &v.options.tier {
                 a.push(tier.clone());
             }
             a
@@ -352,10 +352,10 @@ fn placeholders<'a>(
         values.insert(key, path.display().to_string());
     }
     values.insert("revision", c.revision.to_string());
-    values.insert(
-        "id_tier",
-        v.options.id_tier.clone().unwrap_or_else(|| "core".into()),
-    );
+    let tier = v.options.tier.clone().unwrap_or_else(|| "core".into());
+    // `{id_tier}` is the name adapter files used before 0.2.0: the same value as `{tier}`.
+    values.insert("id_tier", tier.clone());
+    values.insert("tier", tier);
     values
 }
 

@@ -84,6 +84,14 @@ const CLOSE_RULES: &[&str] = &[
     "AER1-TL-CLOSE-EARLY",
     "AER1-TL-CLOSE-LAST",
 ];
+const ANCHOR_RULES: &[&str] = &[
+    "AER1-RC-ANCHOR-MEMBERS",
+    "AER1-RC-ANCHOR-LOG",
+    "AER1-RC-ANCHOR-LEAF-FORMAT",
+    "AER1-RC-ANCHOR-LEAF-MATCH",
+    "AER1-RC-ANCHOR-TIME",
+    "AER1-RC-ANCHOR-PROOF",
+];
 const GRP_SIG_RULES: &[&str] = &[
     "GRP-SIG-FORMAT",
     "GRP-SIG-ALG",
@@ -242,7 +250,19 @@ fn cases() -> Vec<Case> {
         case("first-finding-only", AER1, &["*"]),
         Case {
             every_invalid_expecting: &["AER1-RC-ID-STRICT"],
+            must_catch: &[
+                ("aer1/receipt/id-tier/strict-nil-id", FALSE_ACCEPT),
+                ("aer1/receipt/anchored/non-v4-id", FALSE_ACCEPT),
+            ],
             ..case("strict-tier-as-core", RECEIPT, &["AER1-RC-ID-STRICT"])
+        },
+        Case {
+            every_invalid_expecting: ANCHOR_RULES,
+            must_catch: &[
+                ("aer1/receipt/anchored/bad-leaf-hash", FALSE_ACCEPT),
+                ("aer1/receipt/anchored/anchor-missing", FALSE_ACCEPT),
+            ],
+            ..case("skips-anchors", RECEIPT, ANCHOR_RULES)
         },
         Case {
             every_invalid_expecting: &["AER1-RC-HASH-MATCH"],

@@ -14,7 +14,7 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use agentconf_aer1::commitment::read_commitment;
-use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow_reader;
 use agentconf_aer1::{Finding, Revision, Verdict};
@@ -94,10 +94,9 @@ fn answer(operation: &str, args: &[&str]) -> Result<Answer, String> {
 }
 
 fn receipt_op(path: &str, tier: &str) -> Result<Answer, String> {
-    let tier = match tier {
-        "core" => IdTier::Core,
-        "strict" => IdTier::Strict,
-        _ => return Ok(Answer::UNSUPPORTED),
+    // A tier this implementation does not know is unsupported (89), never checked as another.
+    let Some(tier) = Tier::parse(tier) else {
+        return Ok(Answer::UNSUPPORTED);
     };
     let input = open(Path::new(path))?;
     let r = verify_receipt_reader(input.reader, tier, super::MAX_DOCUMENT_BYTES)
@@ -216,7 +215,7 @@ fn start_response(request: &Value) -> Result<Value, String> {
         "capabilities": {
             "operations": ["aer1-receipt", "aer1-timeline", "aer1-workflow"],
             "timeline_revisions": ["06", "07", "08", "09"],
-            "id_tiers": ["core", "strict"],
+            "tiers": Tier::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
         },
     }))
 }

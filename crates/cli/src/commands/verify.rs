@@ -1,20 +1,22 @@
 //! `agentconf verify receipt|timeline|workflow`.
 
 use agentconf_aer1::commitment::read_commitment;
-use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow_reader;
 use agentconf_aer1::{Report, Revision};
 
 use super::{emit, revision, Outcome, MAX_DOCUMENT_BYTES};
-use crate::args::{Format, IdTierArg, ReceiptArgs, TimelineArgs, WorkflowArgs};
+use crate::args::{Format, ReceiptArgs, TierArg, TimelineArgs, WorkflowArgs};
 use crate::input::{open, read_error};
 use crate::render;
 
 pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
-    let tier = match args.id_tier {
-        IdTierArg::Core => IdTier::Core,
-        IdTierArg::Strict => IdTier::Strict,
+    let tier = match args.tier {
+        TierArg::Core => Tier::Core,
+        TierArg::Strict => Tier::Strict,
+        TierArg::Anchored => Tier::Anchored,
+        TierArg::Profile => Tier::Profile,
     };
     let input = open(&args.file)?;
     let report = verify_receipt_reader(input.reader, tier, MAX_DOCUMENT_BYTES)

@@ -4,12 +4,15 @@
 //! - `valid`: receipts every conforming verifier must accept, starting from the kit's worked value;
 //! - `structure`: the worked value with one receipt rule broken at a time;
 //! - `id-tier`: the revision-09 id tiers (core shape versus strict UUID v4 with the RFC 4122 variant);
+//! - `anchored`: the kit's revision-09 anchored tier (the `anchor` object, on top of the strict id);
+//! - `profile`: the kit's producer profile (the decoded payload is a JSON object carrying `inputs`);
 //! - `hostile`: documents that are not clean JSON (duplicate names, lone surrogates, bad bytes).
 //!
 //! Hashes and base64 are computed here with `sha2` and the `base64` crate, not through the
 //! reference verifier, and every expectation is declared by hand from the draft facts.
 
 use agentconf_aer1::hex;
+use agentconf_aer1::receipt::Tier;
 use agentconf_rules::Rule;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -64,6 +67,8 @@ pub fn generate(out: &mut Vec<Vector>) {
     let sources = valid(out);
     structure(out, &sources);
     id_tier(out);
+    anchored(out);
+    profile(out);
     hostile(out, &sources);
 }
 
@@ -470,6 +475,14 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
             json!(12345),
             "id is the JSON number 12345, not a string; the id must be a lowercase UUID string.",
         ),
+        (
+            "id-trailing-newline",
+            json!(format!("{V4_ID}\n")),
+            "id is the worked UUID followed by a newline (the kit's revision-09 vector \
+             id-trailing-newline, which the kit rejects). The id is matched against the whole \
+             string; a regular expression anchored with $ (which in Python and other engines also \
+             matches just before a final newline) would wrongly accept it.",
+        ),
     ];
     for (name, value, why) in ids {
         cases.push(case(
@@ -708,6 +721,12 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
             format!("sha256:{}", &hex_part[..63]),
             "is the right digest with its last hex digit dropped: 63 digits instead of 64",
         ),
+        (
+            "output-hash-trailing-newline",
+            format!("{WORKED_HASH}\n"),
+            "is the right value followed by a newline. The format is matched against the whole \
+             string (a regular expression anchored with $ would also match before the newline)",
+        ),
     ];
     for (name, value, why) in hash_formats {
         cases.push(case(
@@ -759,6 +778,11 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
             json!(true),
             "is the JSON boolean true, not a string",
         ),
+        (
+            "status-trailing-newline",
+            json!("verified\n"),
+            "is \"verified\" followed by a newline, which is not the string \"verified\"",
+        ),
     ];
     for (name, value, why) in statuses {
         cases.push(case(
@@ -780,21 +804,24 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
             .push();
     }
 
-    // The nil UUID: AER1.md says it is "never valid in later revisions" without naming the
-    // revision that introduced the rule, so the vector claims only revision 09.
+    // The nil UUID. Until issue 10 this vector was invalid on a rule (AER1-RC-ID-NIL) that
+    // revision 09 does not have; its id is kept and its expectation corrected.
     f.vector("id-nil")
-        .revisions(R09)
+        .revisions(ALL_REVISIONS)
         .describe(
-            "id is the nil UUID 00000000-0000-0000-0000-000000000000. It has the lowercase UUID \
-             shape, but the nil UUID is never a valid receipt id in the later revisions. (The \
-             fact sheet does not name the revision that introduced this, so the vector claims \
-             revision 09 only.)",
+            "id is the nil UUID 00000000-0000-0000-0000-000000000000. Expectation changed in \
+             agentconf 0.2.0 (it was invalid): the nil UUID has the lowercase 8-4-4-4-12 shape of \
+             the core id tier, and at revision 09 the draft author's kit accepts it; only revision \
+             21 and later reject it. A verifier of revision 09 accepts this receipt under the core \
+             tier; one that already follows the later revisions conforms too, and its rejection \
+             cites AER1-RC-ID (the later revisions' core id rule excludes nil). (Under the strict \
+             tier the nil UUID fails the version check: see id-tier/strict-nil-id.)",
         )
         .receipt_text(&text(&with(
             "id",
             json!("00000000-0000-0000-0000-000000000000"),
         )))
-        .invalid(&[Rule::Aer1RcIdNil])
+        .acceptable(&[Rule::Aer1RcId], &[Flag::KitAccepts, Flag::LaterRevision])
         .derived_from(&sources.worked, "id set to the nil UUID")
         .push();
 
@@ -866,7 +893,7 @@ fn id_tier(out: &mut Vec<Vector>) {
              RFC 4122 variant (the 17th hex digit is 8). It satisfies the core tier and the strict tier revision 09 defines for \
              anchored receipts; must verify under the strict tier.",
         )
-        .id_tier("strict")
+        .tier(Tier::Strict)
         .receipt_text(&text(&worked()))
         .exercises(&[Rule::Aer1RcId, Rule::Aer1RcIdStrict])
         .valid()
@@ -905,7 +932,7 @@ fn id_tier(out: &mut Vec<Vector>) {
                  shape and a non-nil value, with any version and variant; checked under the core \
                  tier, the receipt must verify."
             ))
-            .id_tier("core")
+            .tier(Tier::Core)
             .receipt_text(&doc)
             .exercises(&[Rule::Aer1RcId])
             .valid()
@@ -919,7 +946,7 @@ fn id_tier(out: &mut Vec<Vector>) {
                  requires a UUID version 4 with the RFC 4122 variant, so under the strict tier the \
                  receipt must be rejected on AER1-RC-ID-STRICT."
             ))
-            .id_tier("strict")
+            .tier(Tier::Strict)
             .receipt_text(&doc)
             .invalid(&[Rule::Aer1RcIdStrict])
             .derived_from(
@@ -929,6 +956,24 @@ fn id_tier(out: &mut Vec<Vector>) {
             .push();
     }
 
+    f.vector("strict-nil-id")
+        .revisions(R09)
+        .describe(
+            "id is the nil UUID 00000000-0000-0000-0000-000000000000. It has the core tier's \
+             lowercase UUID shape (at revision 09 the core tier accepts it: see \
+             structure/id-nil), but its version digit is 0, not 4, and its variant digit is 0, so \
+             under the strict id tier of revision 09 the receipt must be rejected on \
+             AER1-RC-ID-STRICT.",
+        )
+        .tier(Tier::Strict)
+        .receipt_text(&text(&with(
+            "id",
+            json!("00000000-0000-0000-0000-000000000000"),
+        )))
+        .invalid(&[Rule::Aer1RcIdStrict])
+        .derived_from(&v4_id, "id set to the nil UUID")
+        .push();
+
     f.vector("strict-uppercase-v4-id")
         .revisions(R09)
         .describe(
@@ -937,11 +982,375 @@ fn id_tier(out: &mut Vec<Vector>) {
              shape, so under the strict tier it is rejected on AER1-RC-ID (its version and variant \
              digits are fine).",
         )
-        .id_tier("strict")
+        .tier(Tier::Strict)
         .receipt_text(&text(&with("id", json!(V4_ID.to_uppercase()))))
         .invalid(&[Rule::Aer1RcId])
         .derived_from(&v4_id, "id written in uppercase hex")
         .push();
+}
+
+// ------------------------------------------------------------------------------------------------
+// anchored
+
+/// The anchored tier's rules (besides the strict id), for the valid vector.
+const ANCHOR_RULES: &[Rule] = &[
+    Rule::Aer1RcAnchorMembers,
+    Rule::Aer1RcAnchorLog,
+    Rule::Aer1RcAnchorLeafFormat,
+    Rule::Aer1RcAnchorLeafMatch,
+    Rule::Aer1RcAnchorTime,
+    Rule::Aer1RcAnchorProof,
+];
+
+/// A well-formed anchor for the worked value: leaf_hash is the SHA-256 of the worked bytes
+/// (computed here with sha2). The proof's contents are made up; the tier checks it is an object.
+fn anchor() -> Value {
+    json!({
+        "log": "https://log.example/aer1",
+        "leaf_hash": hash_of(WORKED_BYTES),
+        "anchored_at": "2026-10-01T18:31:00Z",
+        "proof": {
+            "tree_size": 8,
+            "leaf_index": 3,
+            "audit_path": [hash_of(b"sibling-0"), hash_of(b"sibling-1"), hash_of(b"sibling-2")],
+        },
+    })
+}
+
+/// The worked value with a well-formed anchor (its id is already v4 with the RFC 4122 variant).
+fn anchored_doc() -> Value {
+    let mut r = worked();
+    r["anchor"] = anchor();
+    r
+}
+
+/// The anchored receipt with one anchor member replaced (`Some`) or removed (`None`).
+fn with_anchor(member: &str, value: Option<Value>) -> Value {
+    let mut r = anchored_doc();
+    if let Some(a) = r["anchor"].as_object_mut() {
+        match value {
+            Some(v) => {
+                a.insert(member.to_string(), v);
+            }
+            None => {
+                a.remove(member);
+            }
+        }
+    }
+    r
+}
+
+fn anchored(out: &mut Vec<Vector>) {
+    let mut f = Family::new(out, Suite::Aer1Receipt, "anchored");
+    f.vector("valid")
+        .revisions(R09)
+        .describe(
+            "The worked receipt with an anchor: log https://log.example/aer1 (a non-empty string), \
+             leaf_hash sha256:65c8ba37... (the SHA-256 of the decoded canonical_bytes, as the \
+             output_hash), anchored_at 2026-10-01T18:31:00Z (a calendar-valid RFC 3339 instant) \
+             and proof (an object), and no other member; the id is a UUID v4 with the RFC 4122 \
+             variant. This is the kit's valid anchored vector of revision 09; must verify under the \
+             anchored tier. (The tier checks the proof is an object, not that the log holds the leaf.)",
+        )
+        .tier(Tier::Anchored)
+        .receipt_text(&text(&anchored_doc()))
+        .exercises(&[Rule::Aer1RcId, Rule::Aer1RcIdStrict])
+        .exercises(ANCHOR_RULES)
+        .valid()
+        .push();
+    let valid_id = f.id_of("valid");
+
+    // One anchor rule broken at a time, under the anchored tier.
+    let other_bytes = br#"{"inputs":{},"outputs":{"x":124},"tool":"t"}"#;
+    let leaf_hex = &WORKED_HASH["sha256:".len()..];
+    let cases: Vec<(&str, Value, Rule, String, String)> = vec![
+        (
+            "bad-leaf-hash",
+            with_anchor("leaf_hash", Some(json!(hash_of(other_bytes)))),
+            Rule::Aer1RcAnchorLeafMatch,
+            "anchor.leaf_hash is well-formed but is the SHA-256 of other bytes (the payload with \
+             x 124 instead of 123), not of the decoded canonical_bytes. The kit's revision-09 \
+             anchored vector \"bad leaf hash\": the leaf must be the hash of the receipt's own bytes."
+                .into(),
+            "anchor.leaf_hash set to the hash of another payload".into(),
+        ),
+        (
+            "leaf-hash-of-base64-text",
+            with_anchor("leaf_hash", Some(json!(hash_of(WORKED_B64.as_bytes())))),
+            Rule::Aer1RcAnchorLeafMatch,
+            "anchor.leaf_hash is the SHA-256 of the base64 text in canonical_bytes instead of the \
+             bytes it decodes to; the leaf is the hash of the decoded bytes, so it does not match."
+                .into(),
+            "anchor.leaf_hash set to the hash of the base64 text".into(),
+        ),
+        (
+            "leaf-hash-uppercase-hex",
+            with_anchor("leaf_hash", Some(json!(format!("sha256:{}", leaf_hex.to_uppercase())))),
+            Rule::Aer1RcAnchorLeafFormat,
+            "anchor.leaf_hash is the right digest in uppercase hex; it must be sha256: followed by \
+             64 lowercase hex digits (a malformed leaf is a format failure, not a mismatch)."
+                .into(),
+            "anchor.leaf_hash written in uppercase hex".into(),
+        ),
+        (
+            "leaf-hash-missing-prefix",
+            with_anchor("leaf_hash", Some(json!(leaf_hex))),
+            Rule::Aer1RcAnchorLeafFormat,
+            "anchor.leaf_hash is the right digest as bare hex, without the sha256: prefix; it must \
+             be sha256: followed by 64 lowercase hex digits."
+                .into(),
+            "sha256: prefix removed from anchor.leaf_hash".into(),
+        ),
+        (
+            "leaf-hash-trailing-newline",
+            with_anchor("leaf_hash", Some(json!(format!("{WORKED_HASH}\n")))),
+            Rule::Aer1RcAnchorLeafFormat,
+            "anchor.leaf_hash is the right value followed by a newline; the format is matched \
+             against the whole string."
+                .into(),
+            "newline appended to anchor.leaf_hash".into(),
+        ),
+        (
+            "impossible-timestamp",
+            with_anchor("anchored_at", Some(json!("2026-02-30T18:31:00Z"))),
+            Rule::Aer1RcAnchorTime,
+            "anchor.anchored_at is 2026-02-30T18:31:00Z: RFC 3339 in shape, but 30 February does not \
+             exist. The kit's revision-09 anchored vector \"impossible timestamp\": anchored_at must \
+             name a real calendar instant, under the same rules as created_at."
+                .into(),
+            "anchor.anchored_at set to 30 February".into(),
+        ),
+        (
+            "anchored-at-not-a-string",
+            with_anchor("anchored_at", Some(json!(1_790_880_660))),
+            Rule::Aer1RcAnchorTime,
+            "anchor.anchored_at is the JSON number 1790880660 (seconds since 1970), not an RFC 3339 \
+             date-time string."
+                .into(),
+            "anchor.anchored_at replaced by a Unix timestamp".into(),
+        ),
+        (
+            "log-not-a-string",
+            with_anchor("log", Some(json!(42))),
+            Rule::Aer1RcAnchorLog,
+            "anchor.log is the JSON number 42; it must be a non-empty string naming the log.".into(),
+            "anchor.log set to 42".into(),
+        ),
+        (
+            "log-empty",
+            with_anchor("log", Some(json!(""))),
+            Rule::Aer1RcAnchorLog,
+            "anchor.log is the empty string; it must be a non-empty string.".into(),
+            "anchor.log set to \"\"".into(),
+        ),
+        (
+            "proof-not-an-object",
+            with_anchor("proof", Some(json!("inclusion-proof-17"))),
+            Rule::Aer1RcAnchorProof,
+            "anchor.proof is the string inclusion-proof-17; it must be an object.".into(),
+            "anchor.proof set to a string".into(),
+        ),
+        (
+            "proof-array",
+            with_anchor("proof", Some(json!([hash_of(b"sibling-0")]))),
+            Rule::Aer1RcAnchorProof,
+            "anchor.proof is an array holding one hash (an audit path without its object); it must \
+             be an object."
+                .into(),
+            "anchor.proof set to an array".into(),
+        ),
+        (
+            "extra-member",
+            with_anchor("signature", Some(json!("not part of the anchor"))),
+            Rule::Aer1RcAnchorMembers,
+            "The anchor has a fifth member, signature. The kit's revision-09 anchored vector \
+             \"extra member\": the anchor has exactly the members log, leaf_hash, anchored_at and \
+             proof (unlike the receipt itself, which may carry extra members)."
+                .into(),
+            "member signature added to the anchor".into(),
+        ),
+        (
+            "anchor-not-an-object",
+            with("anchor", json!("https://log.example/aer1/entries/17")),
+            Rule::Aer1RcAnchorMembers,
+            "anchor is a string (a URL of a log entry), not an object with log, leaf_hash, \
+             anchored_at and proof."
+                .into(),
+            "anchor replaced by a string".into(),
+        ),
+        (
+            "anchor-missing",
+            worked(),
+            Rule::Aer1RcAnchorMembers,
+            "The receipt carries no anchor at all, and it is checked under the anchored tier. The \
+             anchored tier needs the anchor object; a verifier that accepts here reports a tier it \
+             never checked."
+                .into(),
+            "anchor removed".into(),
+        ),
+    ];
+    for (name, doc, rule, why, mutation) in cases {
+        f.vector(name)
+            .revisions(R09)
+            .describe(&format!(
+                "{why} Under the anchored tier the receipt must be rejected on {}; the receipt and \
+                 the rest of the anchor are the valid anchored vector's.",
+                rule.id()
+            ))
+            .tier(Tier::Anchored)
+            .receipt_text(&text(&doc))
+            .invalid(&[rule])
+            .derived_from(&valid_id, &mutation)
+            .push();
+    }
+    for member in ["log", "leaf_hash", "anchored_at", "proof"] {
+        let kit = if member == "proof" {
+            " This is the kit's revision-09 anchored vector \"missing proof\"."
+        } else {
+            ""
+        };
+        f.vector(&format!("missing-{}", kebab(member)))
+            .revisions(R09)
+            .describe(&format!(
+                "The anchor has no {member} member.{kit} The anchor must carry exactly log, \
+                 leaf_hash, anchored_at and proof; under the anchored tier the receipt must be \
+                 rejected on AER1-RC-ANCHOR-MEMBERS."
+            ))
+            .tier(Tier::Anchored)
+            .receipt_text(&text(&with_anchor(member, None)))
+            .invalid(&[Rule::Aer1RcAnchorMembers])
+            .derived_from(&valid_id, &format!("anchor.{member} removed"))
+            .push();
+    }
+
+    let mut v1 = anchored_doc();
+    v1["id"] = json!("e80168eb-a6a1-1ec9-8478-ac108f9397ff");
+    f.vector("non-v4-id")
+        .revisions(R09)
+        .describe(
+            "A well-formed anchor bound to the bytes, but the id e80168eb-a6a1-1ec9-... is a UUID \
+             version 1 (core shape, not v4). The anchored tier requires the strict id tier, so the \
+             receipt must be rejected on AER1-RC-ID-STRICT, and on nothing else.",
+        )
+        .tier(Tier::Anchored)
+        .receipt_text(&text(&v1))
+        .invalid(&[Rule::Aer1RcIdStrict])
+        .derived_from(&valid_id, "id version digit changed from 4 to 1")
+        .push();
+
+    // An invalid anchor where the anchored tier is not asked for: an extra member, no more.
+    let broken = with_anchor("leaf_hash", Some(json!(hash_of(other_bytes))));
+    let bad_leaf_id = f.id_of("bad-leaf-hash");
+    f.vector("bad-anchor-under-core")
+        .revisions(ALL_REVISIONS)
+        .describe(
+            "The receipt of bad-leaf-hash (its anchor.leaf_hash is the hash of other bytes), checked \
+             under the core tier. The core tier does not check anchors: the anchor is an extra \
+             member, which may appear and does not change the meaning of the core members, so the \
+             receipt must verify. (A verifier must then not report the anchored tier as met.)",
+        )
+        .tier(Tier::Core)
+        .receipt_text(&text(&broken))
+        .exercises(&[Rule::Aer1RcMembers, Rule::Aer1RcAnchorLeafMatch])
+        .valid()
+        .derived_from(&bad_leaf_id, "checked under the core tier")
+        .push();
+    f.vector("bad-anchor-under-strict")
+        .revisions(R09)
+        .describe(
+            "The receipt of bad-leaf-hash, checked under the strict id tier. The strict tier adds \
+             the v4 id check (which passes) and nothing about anchors, so the anchor is an extra \
+             member and the receipt must verify.",
+        )
+        .tier(Tier::Strict)
+        .receipt_text(&text(&broken))
+        .exercises(&[Rule::Aer1RcIdStrict, Rule::Aer1RcAnchorLeafMatch])
+        .valid()
+        .derived_from(&bad_leaf_id, "checked under the strict tier")
+        .push();
+}
+
+// ------------------------------------------------------------------------------------------------
+// profile
+
+fn profile(out: &mut Vec<Vector>) {
+    let mut f = Family::new(out, Suite::Aer1Receipt, "profile");
+    f.vector("payload-with-inputs")
+        .revisions(ALL_REVISIONS)
+        .describe(
+            "The kit's worked value: its decoded payload {\"inputs\":{},\"outputs\":{\"x\":123},\
+             \"tool\":\"t\"} is a JSON object carrying inputs, as the producer profile asks; must \
+             verify under the profile tier.",
+        )
+        .tier(Tier::Profile)
+        .receipt_text(&text(&worked()))
+        .exercises(&[Rule::Aer1RcProfileInputs])
+        .valid()
+        .push();
+    let with_inputs = f.id_of("payload-with-inputs");
+
+    let no_inputs = br#"{"outputs":{"x":123},"tool":"t"}"#;
+    f.vector("missing-inputs")
+        .revisions(ALL_REVISIONS)
+        .describe(
+            "The decoded payload is {\"outputs\":{\"x\":123},\"tool\":\"t\"}: a JSON object without \
+             inputs (output_hash matches it). The kit's vector invalid-profile/missing-inputs: it \
+             fails the producer profile, so under the profile tier the receipt must be rejected on \
+             AER1-RC-PROFILE-INPUTS.",
+        )
+        .tier(Tier::Profile)
+        .receipt_text(&text(&over(no_inputs)))
+        .invalid(&[Rule::Aer1RcProfileInputs])
+        .derived_from(&with_inputs, "inputs removed from the payload, hashes recomputed")
+        .push();
+    let missing_inputs_id = f.id_of("missing-inputs");
+    f.vector("missing-inputs-under-core")
+        .revisions(ALL_REVISIONS)
+        .describe(
+            "The receipt of missing-inputs (a payload object without inputs), checked under the \
+             core tier. Interoperable verifiers must still accept receipts without inputs: the \
+             kit's invalid-profile/missing-inputs passes core. Must verify.",
+        )
+        .tier(Tier::Core)
+        .receipt_text(&text(&over(no_inputs)))
+        .exercises(&[Rule::Aer1RcHashMatch, Rule::Aer1RcProfileInputs])
+        .valid()
+        .derived_from(&missing_inputs_id, "checked under the core tier")
+        .push();
+
+    let cases: [(&str, &[u8], &str); 3] = [
+        (
+            "payload-not-an-object",
+            br#"[{"inputs":{},"outputs":{"x":123}}]"#,
+            "The decoded payload is a JSON array holding an object with inputs, not itself an \
+             object",
+        ),
+        (
+            "payload-not-json",
+            b"inputs: {}, outputs: {x: 123}",
+            "The decoded payload is the text inputs: {}, outputs: {x: 123}, which is not JSON",
+        ),
+        (
+            "inputs-only-nested",
+            br#"{"outputs":{"inputs":{},"x":123},"tool":"t"}"#,
+            "The decoded payload is a JSON object whose only inputs member is inside outputs; the \
+             payload object itself does not carry inputs",
+        ),
+    ];
+    for (name, bytes, why) in cases {
+        f.vector(name)
+            .revisions(ALL_REVISIONS)
+            .describe(&format!(
+                "{why} (output_hash matches the bytes). The producer profile needs the decoded \
+                 payload to be a JSON object carrying inputs, so under the profile tier the receipt \
+                 must be rejected on AER1-RC-PROFILE-INPUTS (under the core tier it would verify)."
+            ))
+            .tier(Tier::Profile)
+            .receipt_text(&text(&over(bytes)))
+            .invalid(&[Rule::Aer1RcProfileInputs])
+            .derived_from(&with_inputs, "payload replaced, hashes recomputed")
+            .push();
+    }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ use std::time::Duration;
 use agentconf_aer1::commitment::read_commitment;
 use agentconf_aer1::digest::{sha256, Hash32};
 use agentconf_aer1::hex;
-use agentconf_aer1::receipt::{verify_receipt_reader, IdTier};
+use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{
     verify_timeline, verify_timeline_observed, TimelineOptions, DEFAULT_MAX_DOCUMENT_BYTES,
 };
@@ -74,6 +74,7 @@ enum Mutant {
     FirstFindingOnly,
     // --- AER-1 receipts and workflows
     StrictTierAsCore,
+    SkipsAnchors,
     TrustsReceiptHash,
     WorkflowIgnoresDuplicates,
     // --- GRP
@@ -182,7 +183,12 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
     (
         "strict-tier-as-core",
         Mutant::StrictTierAsCore,
-        "checks receipt ids under the core tier when the strict tier is asked for",
+        "checks receipt ids under the core tier when the strict (or anchored) tier is asked for",
+    ),
+    (
+        "skips-anchors",
+        Mutant::SkipsAnchors,
+        "treats the anchored receipt tier as strict: never checks the anchor object",
     ),
     (
         "trusts-receipt-hash",
@@ -281,6 +287,9 @@ impl Mutant {
             Mutant::IgnoresGenesis => &[Rule::Aer1TlGenesis],
             Mutant::IgnoresMixedJob => &[Rule::Aer1TlJob],
             Mutant::AcceptsDuplicateMembers => &[Rule::Aer1JsonDuplicate],
+            // The strict checks run only on ids the core tier accepts: dropping their findings is
+            // checking the id under the core tier.
+            Mutant::StrictTierAsCore => &[Rule::Aer1RcIdStrict],
             Mutant::TrustsReceiptHash => &[Rule::Aer1RcHashMatch],
             Mutant::WorkflowIgnoresDuplicates => &[Rule::Aer1WfDuplicate],
             _ => &[],
@@ -376,11 +385,10 @@ fn read_error(path: &str, e: &io::Error) -> String {
 // AER-1
 
 fn receipt_op(m: Mutant, path: &str, tier: &str) -> Result<Outcome, String> {
-    let tier = match tier {
-        "core" => IdTier::Core,
-        "strict" if m == Mutant::StrictTierAsCore => IdTier::Core,
-        "strict" => IdTier::Strict,
-        _ => return Ok(Outcome::Unsupported),
+    let tier = match Tier::parse(tier) {
+        Some(Tier::Anchored) if m == Mutant::SkipsAnchors => Tier::Strict,
+        Some(tier) => tier,
+        None => return Ok(Outcome::Unsupported),
     };
     let r = verify_receipt_reader(open(path)?, tier, DEFAULT_MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(path, &e))?;
