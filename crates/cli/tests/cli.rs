@@ -730,7 +730,8 @@ fn revision_06_accepts_real_06_chains_and_rejects_each_06_defect_on_its_rule() {
     );
 
     type Edit = fn(&mut Vec<Value>);
-    let defects: [(&str, &[(&str, Option<u64>)], Edit); 5] = [
+    type Located = &'static [(&'static str, Option<u64>)];
+    let defects: [(&str, Located, Edit); 5] = [
         ("tampered bytes", &[("AER1-TL-LINK", Some(2))], |c| {
             c[1]["canonical_bytes"] = json!(encode_base64(b"{\"step\":9}"))
         }),
