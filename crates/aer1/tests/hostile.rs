@@ -331,17 +331,34 @@ fn workflow_step_limit() {
     use agentconf_aer1::digest::merkle_root;
     use agentconf_aer1::workflow::MAX_WORKFLOW_STEPS;
 
+    // A workflow receipt of n steps in the draft's layout, with distinct ids and its root.
     let doc = |n: usize| {
-        let ids: Vec<String> = (0..n).map(|i| format!("r-{i}")).collect();
+        let ids: Vec<String> = (0..n)
+            .map(|i| format!("{i:08x}-0000-4000-8000-{i:012x}"))
+            .collect();
         let root = merkle_root(ids.iter().map(String::as_str));
         let steps: Vec<String> = ids
             .iter()
-            .map(|id| format!("{{\"receipt_id\":\"{id}\"}}"))
+            .enumerate()
+            .map(|(i, id)| {
+                format!(
+                    "{{\"seq\":{},\"tool\":\"t\",\"receipt_id\":\"{id}\",\"receipt_hash\":\"{}\",\
+                     \"started_at\":\"2026-09-29T10:57:40Z\",\"ended_at\":\"2026-09-29T10:57:41Z\",\
+                     \"status\":\"ok\"}}",
+                    i + 1,
+                    "0".repeat(64)
+                )
+            })
             .collect();
         let hex: String = root.iter().map(|b| format!("{b:02x}")).collect();
         format!(
-            "{{\"steps\":[{}],\"merkle_root\":\"{hex}\"}}",
-            steps.join(",")
+            "{{\"type\":\"verifiable-workflow-receipt\",\"version\":\"1\",\
+             \"workflow_id\":\"42a3c2cf-2cdd-5b8a-aced-016e5a2fb634\",\
+             \"receipt_id\":\"442243d2-9c32-53f7-817e-2def28fa5b07\",\"session_id\":\"s\",\
+             \"goal\":\"g\",\"status\":\"ok\",\"steps\":[{}],\"merkle_root\":\"{hex}\",\
+             \"output_hash\":\"{}\",\"verify_url\":\"https://example.invalid/w\"}}",
+            steps.join(","),
+            "0".repeat(64)
         )
     };
     let at = verify_workflow(doc(MAX_WORKFLOW_STEPS).as_bytes());
