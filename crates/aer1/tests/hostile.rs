@@ -12,6 +12,9 @@ use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::Verdict;
 
+#[path = "support/worked_workflow.rs"]
+mod worked_workflow;
+
 fn chain(n: usize) -> String {
     timeline_json(&example_chain("job-7a1f", n, Revision::R09))
 }
@@ -205,6 +208,28 @@ fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
             let _ = verify_receipt(&m, IdTier::Strict);
             let _ = verify_workflow(&m);
             let _ = agentconf_aer1::commitment::parse_commitment(&m);
+        }
+    }
+}
+
+/// The draft's worked workflow receipt, cut at every length and with every single bit flipped:
+/// always a typed verdict, never a panic, and a cut document is never valid.
+#[test]
+fn every_prefix_and_every_byte_flip_of_a_workflow_is_judged_without_panic() {
+    let bytes = worked_workflow::WORKED_WORKFLOW.as_bytes();
+    assert_eq!(verify_workflow(bytes).verdict, Verdict::Valid);
+    for end in 0..bytes.len() {
+        let r = verify_workflow(&bytes[..end]);
+        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+            assert_eq!(r.verdict, Verdict::Invalid, "prefix of {end} bytes");
+        }
+    }
+    for at in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut m = bytes.to_vec();
+            m[at] ^= 1 << bit;
+            let r = verify_workflow(&m);
+            assert_eq!(r.verdict == Verdict::Valid, r.failures.is_empty());
         }
     }
 }
