@@ -481,6 +481,23 @@ fn valid(out: &mut Vec<Vector>) -> String {
 
 /// One invalid vector: name, document, why it fails, the mutation, the rules it breaks.
 type Case = (&'static str, Value, String, String, &'static [Rule]);
+/// One document member set to a value: name, member, value, why it fails, the rules it breaks.
+type MemberCase = (
+    &'static str,
+    &'static str,
+    Value,
+    &'static str,
+    &'static [Rule],
+);
+/// One step member set to a value: as [`MemberCase`], with the step's index after the name.
+type StepMemberCase = (
+    &'static str,
+    usize,
+    &'static str,
+    Value,
+    &'static str,
+    &'static [Rule],
+);
 
 fn structure(out: &mut Vec<Vector>, example: &str) {
     let mut cases: Vec<Case> = Vec::new();
@@ -561,7 +578,7 @@ fn document_members(cases: &mut Vec<Case>) {
 
 /// AER1-WF-TYPE, -STRINGS, -ID, -ID-DISTINCT, -HEX, -VERIFY-URL: one document member wrong.
 fn document_formats(cases: &mut Vec<Case>) {
-    let one: Vec<(&'static str, &str, Value, &str, &'static [Rule])> = vec![
+    let one: Vec<MemberCase> = vec![
         (
             "type-other-value",
             "type",
@@ -827,7 +844,7 @@ fn step_formats(cases: &mut Vec<Case>) {
             &[Rule::Aer1WfStepId],
         ));
     }
-    let one: Vec<(&'static str, usize, &str, Value, &str, &'static [Rule])> = vec![
+    let one: Vec<StepMemberCase> = vec![
         (
             "step-receipt-hash-uppercase",
             1,
