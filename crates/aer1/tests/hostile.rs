@@ -12,6 +12,9 @@ use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::Verdict;
 
+#[path = "support/worked_workflow.rs"]
+mod worked_workflow;
+
 fn chain(n: usize) -> String {
     timeline_json(&example_chain("job-7a1f", n, Revision::R09))
 }
@@ -209,6 +212,28 @@ fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
     }
 }
 
+/// The draft's worked workflow receipt, cut at every length and with every single bit flipped:
+/// always a typed verdict, never a panic, and a cut document is never valid.
+#[test]
+fn every_prefix_and_every_byte_flip_of_a_workflow_is_judged_without_panic() {
+    let bytes = worked_workflow::WORKED_WORKFLOW.as_bytes();
+    assert_eq!(verify_workflow(bytes).verdict, Verdict::Valid);
+    for end in 0..bytes.len() {
+        let r = verify_workflow(&bytes[..end]);
+        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
+            assert_eq!(r.verdict, Verdict::Invalid, "prefix of {end} bytes");
+        }
+    }
+    for at in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut m = bytes.to_vec();
+            m[at] ^= 1 << bit;
+            let r = verify_workflow(&m);
+            assert_eq!(r.verdict == Verdict::Valid, r.failures.is_empty());
+        }
+    }
+}
+
 /// A reader handing out `n` bytes per call, to prove the result does not depend on chunking.
 struct Trickle<'a> {
     data: &'a [u8],
@@ -331,17 +356,34 @@ fn workflow_step_limit() {
     use agentconf_aer1::digest::merkle_root;
     use agentconf_aer1::workflow::MAX_WORKFLOW_STEPS;
 
+    // A workflow receipt of n steps in the draft's layout, with distinct ids and its root.
     let doc = |n: usize| {
-        let ids: Vec<String> = (0..n).map(|i| format!("r-{i}")).collect();
+        let ids: Vec<String> = (0..n)
+            .map(|i| format!("{i:08x}-0000-4000-8000-{i:012x}"))
+            .collect();
         let root = merkle_root(ids.iter().map(String::as_str));
         let steps: Vec<String> = ids
             .iter()
-            .map(|id| format!("{{\"receipt_id\":\"{id}\"}}"))
+            .enumerate()
+            .map(|(i, id)| {
+                format!(
+                    "{{\"seq\":{},\"tool\":\"t\",\"receipt_id\":\"{id}\",\"receipt_hash\":\"{}\",\
+                     \"started_at\":\"2026-09-29T10:57:40Z\",\"ended_at\":\"2026-09-29T10:57:41Z\",\
+                     \"status\":\"ok\"}}",
+                    i + 1,
+                    "0".repeat(64)
+                )
+            })
             .collect();
         let hex: String = root.iter().map(|b| format!("{b:02x}")).collect();
         format!(
-            "{{\"steps\":[{}],\"merkle_root\":\"{hex}\"}}",
-            steps.join(",")
+            "{{\"type\":\"verifiable-workflow-receipt\",\"version\":\"1\",\
+             \"workflow_id\":\"42a3c2cf-2cdd-5b8a-aced-016e5a2fb634\",\
+             \"receipt_id\":\"442243d2-9c32-53f7-817e-2def28fa5b07\",\"session_id\":\"s\",\
+             \"goal\":\"g\",\"status\":\"ok\",\"steps\":[{}],\"merkle_root\":\"{hex}\",\
+             \"output_hash\":\"{}\",\"verify_url\":\"https://example.invalid/w\"}}",
+            steps.join(","),
+            "0".repeat(64)
         )
     };
     let at = verify_workflow(doc(MAX_WORKFLOW_STEPS).as_bytes());

@@ -1,12 +1,17 @@
 //! Known-answer tests: the values published with the draft (spec notes AER1.md), checked against
-//! the reference. The expected values are copied from the publication, never computed here.
+//! the reference. The expected values are copied from the publication, never computed here (the
+//! workflow values are in `support/worked_workflow.rs`).
 
 use agentconf_aer1::digest::{merkle_root, Revision};
 use agentconf_aer1::hex;
 use agentconf_aer1::producer::{digest_entry, example_chain, timeline_json};
 use agentconf_aer1::receipt::{verify_receipt, Tier};
 use agentconf_aer1::timeline::{verify_timeline, verify_timeline_observed, TimelineOptions};
+use agentconf_aer1::workflow::verify_workflow;
 use agentconf_aer1::{Report, TruncationEvidence, Verdict};
+
+#[path = "support/worked_workflow.rs"]
+mod wf;
 
 /// Entry digests d0..d4 of `v07-valid-5`, as published.
 const V07_VALID_5: [&str; 5] = [
@@ -111,26 +116,83 @@ fn receipt_worked_value() {
 }
 
 #[test]
-fn merkle_worked_root() {
-    let ids = [
-        "e80168eb-a6a1-4ec9-8478-ac108f9397ff",
-        "514fe841-bbdd-4804-9ef4-6828842d8763",
-        "a090bdad-f2cf-48c9-bc89-e9e17700fb15",
-        "bf88a036-416b-456a-8e82-8c0991811d68",
-        "ae795bf0-27f8-4cf2-8aef-3f8142b77217",
-    ];
+fn merkle_published_roots() {
+    let ids = wf::STEP_IDS;
+    let root = |list: &[&str]| hex::lower(&merkle_root(list.iter().copied()));
+    assert_eq!(root(&ids), wf::ROOT_5);
+    // No domain separation: the five plus the fifth again give the same root.
     assert_eq!(
-        hex::lower(&merkle_root(ids)),
-        "7c4817ca249edfeae259b98abf63ed38a31d9dbeebf5ee23139410a7a7f63b37"
+        root(&[ids[0], ids[1], ids[2], ids[3], ids[4], ids[4]]),
+        wf::ROOT_5
     );
-    // No domain separation: a duplicated last id gives the same root.
-    let dup = [ids[0], ids[1], ids[2], ids[3], ids[4], ids[4]];
-    assert_eq!(merkle_root(ids), merkle_root(dup));
+    assert_eq!(root(&ids[..3]), wf::ROOT_FIRST_3);
+    let reversed: Vec<&str> = ids.iter().rev().copied().collect();
+    assert_eq!(root(&reversed), wf::ROOT_REVERSED);
+    assert_eq!(root(&ids[..1]), wf::ROOT_FIRST_1);
     // Empty: SHA-256 of the empty string.
-    assert_eq!(
-        hex::lower(&merkle_root([])),
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    assert_eq!(root(&[]), wf::ROOT_EMPTY);
+}
+
+/// The legacy construction (leaves `"<seq>:<receipt_hash>"`) gives the published legacy root,
+/// which is not the worked example's root.
+#[test]
+fn merkle_legacy_construction_gives_another_root() {
+    let leaves: Vec<String> = wf::STEP_HASHES
+        .iter()
+        .enumerate()
+        .map(|(i, h)| format!("{}:{h}", i + 1))
+        .collect();
+    let legacy = hex::lower(&merkle_root(leaves.iter().map(String::as_str)));
+    assert_eq!(legacy, wf::ROOT_LEGACY);
+    assert_ne!(legacy, wf::ROOT_5);
+}
+
+fn workflow_rules(r: &agentconf_aer1::report::WorkflowReport) -> Vec<&'static str> {
+    r.failures.iter().map(|f| f.rule.id()).collect()
+}
+
+/// The draft's worked workflow receipt is a valid document, and its root is the published one.
+#[test]
+fn worked_workflow_receipt_verifies() {
+    let r = verify_workflow(wf::WORKED_WORKFLOW.as_bytes());
+    assert_eq!(r.verdict, Verdict::Valid, "{:#?}", r.failures);
+    assert_eq!(r.step_count, 5);
+    assert_eq!(r.computed_merkle_root.as_deref(), Some(wf::ROOT_5));
+}
+
+/// Five steps plus the fifth again: the published root, and still invalid (duplicate receipt_id).
+#[test]
+fn five_ids_plus_the_fifth_again() {
+    let mut doc: serde_json::Value = serde_json::from_str(wf::WORKED_WORKFLOW).unwrap();
+    let steps = doc["steps"].as_array_mut().unwrap();
+    let mut again = steps[4].clone();
+    again["seq"] = 6.into();
+    steps.push(again);
+    let six = serde_json::to_vec(&doc).unwrap();
+    let r = verify_workflow(&six);
+    assert_eq!(r.step_count, 6);
+    assert_eq!(r.computed_merkle_root.as_deref(), Some(wf::ROOT_5));
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(workflow_rules(&r), ["AER1-WF-DUPLICATE"]);
+    assert_eq!(r.failures[0].entry, Some(5));
+    assert!(
+        r.failures[0]
+            .message
+            .starts_with(&format!("duplicate receipt_id: {}", wf::STEP_IDS[4])),
+        "{}",
+        r.failures[0].message
     );
+}
+
+/// The worked example carrying the legacy root does not verify: a root mismatch, nothing else.
+#[test]
+fn worked_workflow_with_the_legacy_root_is_rejected() {
+    let legacy = wf::WORKED_WORKFLOW.replacen(wf::ROOT_5, wf::ROOT_LEGACY, 1);
+    assert_ne!(legacy, wf::WORKED_WORKFLOW);
+    let r = verify_workflow(legacy.as_bytes());
+    assert_eq!(r.verdict, Verdict::Invalid);
+    assert_eq!(workflow_rules(&r), ["AER1-WF-ROOT"]);
+    assert_eq!(r.computed_merkle_root.as_deref(), Some(wf::ROOT_5));
 }
 
 #[test]

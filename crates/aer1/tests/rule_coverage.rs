@@ -27,6 +27,9 @@ use agentconf_aer1::Verdict;
 use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
+#[path = "support/worked_workflow.rs"]
+mod wf;
+
 /// Rules shown by something other than a failure.
 const NOT_AN_ERROR: &[&str] = &["AER1-TL-VERSIONING"];
 
@@ -35,15 +38,6 @@ const NOT_AN_ERROR: &[&str] = &["AER1-TL-VERSIONING"];
 
 const WORKED_B64: &str = "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=";
 const WORKED_HASH: &str = "sha256:65c8ba373c6115ce04b70e2aaa544f4374d0d5f8e73116a40d9856de5053dc50";
-const WF_IDS: [&str; 5] = [
-    "e80168eb-a6a1-4ec9-8478-ac108f9397ff",
-    "514fe841-bbdd-4804-9ef4-6828842d8763",
-    "a090bdad-f2cf-48c9-bc89-e9e17700fb15",
-    "bf88a036-416b-456a-8e82-8c0991811d68",
-    "ae795bf0-27f8-4cf2-8aef-3f8142b77217",
-];
-const WF_ROOT: &str = "7c4817ca249edfeae259b98abf63ed38a31d9dbeebf5ee23139410a7a7f63b37";
-
 fn receipt() -> Value {
     json!({
         "id": "e80168eb-a6a1-4ec9-8478-ac108f9397ff",
@@ -109,9 +103,11 @@ fn entries_bytes(entries: &[Entry]) -> Vec<u8> {
     serde_json::to_vec(entries).unwrap()
 }
 
-fn workflow(ids: &[&str], root: &str) -> Vec<u8> {
-    let steps: Vec<Value> = ids.iter().map(|id| json!({"receipt_id": id})).collect();
-    serde_json::to_vec(&json!({"steps": steps, "merkle_root": root})).unwrap()
+/// The draft's worked workflow receipt with one change.
+fn workflow_with(change: impl FnOnce(&mut Value)) -> Check {
+    let mut w: Value = serde_json::from_str(wf::WORKED_WORKFLOW).unwrap();
+    change(&mut w);
+    Check::Workflow(serde_json::to_vec(&w).unwrap())
 }
 
 fn commitment_text(job: &str, digest: &str, count: &str, published: &str) -> Vec<u8> {
@@ -244,7 +240,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
         (
             "workflow over a 10-byte limit",
             vec!["AER1-JSON-SIZE"],
-            Check::WorkflowReader(workflow(&WF_IDS, WF_ROOT), 10),
+            Check::WorkflowReader(wf::WORKED_WORKFLOW.as_bytes().to_vec(), 10),
         ),
         (
             "commitment over a 10-byte limit",
@@ -587,25 +583,88 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             ),
         ),
         // ---- workflow
+        ("workflow without goal", vec!["AER1-WF-MEMBERS"], {
+            workflow_with(|w| {
+                w.as_object_mut().unwrap().remove("goal");
+            })
+        }),
+        (
+            "workflow of another type",
+            vec!["AER1-WF-TYPE"],
+            workflow_with(|w| w["type"] = json!("workflow-receipt")),
+        ),
+        (
+            "workflow with an empty version",
+            vec!["AER1-WF-STRINGS"],
+            workflow_with(|w| w["version"] = json!("")),
+        ),
+        (
+            "uppercase workflow_id",
+            vec!["AER1-WF-ID"],
+            workflow_with(|w| w["workflow_id"] = json!(wf::WORKFLOW_ID.to_uppercase())),
+        ),
+        (
+            "receipt_id equal to workflow_id",
+            vec!["AER1-WF-ID-DISTINCT"],
+            workflow_with(|w| w["receipt_id"] = json!(wf::WORKFLOW_ID)),
+        ),
         (
             "workflow root uppercase",
-            vec!["AER1-WF-FORMAT"],
-            Check::Workflow(workflow(&WF_IDS, &WF_ROOT.to_uppercase())),
+            vec!["AER1-WF-HEX"],
+            workflow_with(|w| w["merkle_root"] = json!(wf::ROOT_5.to_uppercase())),
+        ),
+        (
+            "ftp verify_url",
+            vec!["AER1-WF-VERIFY-URL"],
+            workflow_with(|w| w["verify_url"] = json!("ftp://zambo.dev/workflow/x")),
+        ),
+        ("step without ended_at", vec!["AER1-WF-STEP-MEMBERS"], {
+            workflow_with(|w| {
+                w["steps"][2].as_object_mut().unwrap().remove("ended_at");
+            })
+        }),
+        (
+            "step receipt_id a number",
+            vec!["AER1-WF-STEP-ID"],
+            workflow_with(|w| w["steps"][2]["receipt_id"] = json!(3)),
+        ),
+        (
+            "step receipt_hash with a prefix",
+            vec!["AER1-WF-STEP-HASH"],
+            workflow_with(|w| {
+                w["steps"][2]["receipt_hash"] = json!(format!("sha256:{}", wf::STEP_HASHES[2]))
+            }),
+        ),
+        (
+            "step started 30 February",
+            vec!["AER1-WF-STEP-TIME"],
+            workflow_with(|w| w["steps"][2]["started_at"] = json!("2026-02-30T10:57:45.415Z")),
+        ),
+        (
+            "step seq 2.5",
+            vec!["AER1-WF-SEQ-TYPE"],
+            workflow_with(|w| w["steps"][1]["seq"] = json!(2.5)),
+        ),
+        (
+            "steps with seq 1, 2, 3, 4, 9",
+            vec!["AER1-WF-SEQ"],
+            workflow_with(|w| w["steps"][4]["seq"] = json!(9)),
         ),
         (
             "workflow with a duplicated last id",
             vec!["AER1-WF-DUPLICATE"],
-            Check::Workflow(workflow(
-                &[
-                    WF_IDS[0], WF_IDS[1], WF_IDS[2], WF_IDS[3], WF_IDS[4], WF_IDS[4],
-                ],
-                WF_ROOT,
-            )),
+            {
+                workflow_with(|w| {
+                    let mut again = w["steps"][4].clone();
+                    again["seq"] = json!(6);
+                    w["steps"].as_array_mut().unwrap().push(again);
+                })
+            },
         ),
         (
-            "workflow with a wrong root",
+            "workflow with the legacy root",
             vec!["AER1-WF-ROOT"],
-            Check::Workflow(workflow(&WF_IDS, &zeros)),
+            workflow_with(|w| w["merkle_root"] = json!(wf::ROOT_LEGACY)),
         ),
     ]
 }

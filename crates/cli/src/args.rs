@@ -244,7 +244,8 @@ pub enum Verify {
     Receipt(ReceiptArgs),
     /// Verify a job timeline (Section 7), optionally against an external commitment.
     Timeline(TimelineArgs),
-    /// Verify a workflow's Merkle root over its steps' receipt ids (Section 8).
+    /// Verify a workflow receipt (Section 8): its members, step seq 1..n, distinct step receipt
+    /// ids and the Merkle root over them in seq order.
     Workflow(WorkflowArgs),
 }
 

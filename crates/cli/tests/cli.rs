@@ -17,6 +17,9 @@ use agentconf_aer1::Revision;
 use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
+#[path = "../../aer1/tests/support/worked_workflow.rs"]
+mod worked_workflow;
+
 // ---------------------------------------------------------------------------------------------
 // Published values (draft-zambo-aer1 revision 09, example v07-valid-5; workflow example of §8).
 // ---------------------------------------------------------------------------------------------
@@ -33,14 +36,8 @@ const V07_PREIMAGE_0: &str = r#"{"close":false,"id":"r-job-7a1f-0","job_id":"job
 const V07_COMMITMENT: &str = r#"{"job_id":"job-7a1f","final_entry_digest":"79b1e2e26842e7a49f7d0c0606e795c08d84d3877bb95988492601b7451074b0","entry_count":5,"published_at":"2026-10-01T18:30:00Z"}"#;
 const PUBLISHED_AT: &str = "2026-10-01T18:30:00Z";
 
-const WORKFLOW_IDS: [&str; 5] = [
-    "e80168eb-a6a1-4ec9-8478-ac108f9397ff",
-    "514fe841-bbdd-4804-9ef4-6828842d8763",
-    "a090bdad-f2cf-48c9-bc89-e9e17700fb15",
-    "bf88a036-416b-456a-8e82-8c0991811d68",
-    "ae795bf0-27f8-4cf2-8aef-3f8142b77217",
-];
-const WORKFLOW_ROOT: &str = "7c4817ca249edfeae259b98abf63ed38a31d9dbeebf5ee23139410a7a7f63b37";
+// The worked workflow example of §8 (its step ids also serve as receipt ids here).
+use worked_workflow::{ROOT_5 as WORKFLOW_ROOT, STEP_IDS as WORKFLOW_IDS};
 
 /// The worked receipt value of §1: base64 of `{"inputs":{},"outputs":{"x":123},"tool":"t"}`.
 const RECEIPT_B64: &str = "eyJpbnB1dHMiOnt9LCJvdXRwdXRzIjp7IngiOjEyM30sInRvb2wiOiJ0In0=";
@@ -348,11 +345,9 @@ fn receipt(id: &str) -> Value {
     })
 }
 
-fn workflow(ids: &[&str], root: &str) -> Value {
-    json!({
-        "steps": ids.iter().map(|id| json!({"receipt_id": id})).collect::<Vec<_>>(),
-        "merkle_root": root,
-    })
+/// The draft's worked workflow receipt (Section 8).
+fn workflow() -> Value {
+    serde_json::from_str(worked_workflow::WORKED_WORKFLOW).unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -948,13 +943,14 @@ fn malformed_content_is_invalid_not_unreadable() {
 #[test]
 fn wrong_document_shapes_are_invalid() {
     let dir = TempDir::new("shapes");
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 7] = [
         ("timeline", "{}", "AER1-TL-ARRAY"),
         ("timeline", "[]", "AER1-TL-ARRAY"),
         ("timeline", "[1]", "AER1-TL-ENTRY-OBJECT"),
         ("receipt", "[]", "AER1-RC-MEMBERS"),
         ("receipt", "{}", "AER1-RC-MEMBERS"),
-        ("workflow", "[]", "AER1-WF-FORMAT"),
+        ("workflow", "[]", "AER1-WF-MEMBERS"),
+        ("workflow", "{\"steps\":[]}", "AER1-WF-MEMBERS"),
     ];
     for (i, (kind, doc, rule)) in cases.into_iter().enumerate() {
         let path = dir.write(&format!("{i}.json"), doc);
@@ -1031,7 +1027,7 @@ fn dash_reads_standard_input() {
     r.expect_code(EXIT_VALID);
     assert_eq!(r.json()["kind"], "aer1-receipt");
 
-    let wf = workflow(&WORKFLOW_IDS, WORKFLOW_ROOT).to_string();
+    let wf = workflow().to_string();
     let r = run_with(
         &["verify", "workflow", "-", "--format", "json"],
         Some(wf.as_bytes()),
@@ -1577,10 +1573,7 @@ fn receipt_profile_tier_needs_inputs_in_the_payload() {
 #[test]
 fn workflow_valid_and_invalid() {
     let dir = TempDir::new("workflow");
-    let valid = dir.write(
-        "valid.json",
-        workflow(&WORKFLOW_IDS, WORKFLOW_ROOT).to_string(),
-    );
+    let valid = dir.write("valid.json", workflow().to_string());
     let r = run(&["verify", "workflow", p(&valid), "--format", "json"]);
     r.expect_code(EXIT_VALID);
     let v = r.json();
@@ -1601,10 +1594,9 @@ fn workflow_valid_and_invalid() {
     assert!(out.contains("not an RFC"), "{out}");
 
     // Wrong root.
-    let wrong = dir.write(
-        "wrong.json",
-        workflow(&WORKFLOW_IDS, &"0".repeat(64)).to_string(),
-    );
+    let mut doc = workflow();
+    doc["merkle_root"] = json!("0".repeat(64));
+    let wrong = dir.write("wrong.json", doc.to_string());
     let r = run(&["verify", "workflow", p(&wrong), "--format", "json"]);
     r.expect_code(EXIT_INVALID);
     let v = r.json();
@@ -1616,9 +1608,11 @@ fn workflow_valid_and_invalid() {
 
     // A duplicated last id gives the same root (odd level repeats its last digest), and is
     // still rejected.
-    let mut dup: Vec<&str> = WORKFLOW_IDS.to_vec();
-    dup.push(WORKFLOW_IDS[4]);
-    let dup_path = dir.write("dup.json", workflow(&dup, WORKFLOW_ROOT).to_string());
+    let mut doc = workflow();
+    let mut again = doc["steps"][4].clone();
+    again["seq"] = json!(6);
+    doc["steps"].as_array_mut().unwrap().push(again);
+    let dup_path = dir.write("dup.json", doc.to_string());
     let r = run(&["verify", "workflow", p(&dup_path), "--format", "json"]);
     r.expect_code(EXIT_INVALID);
     let v = r.json();
@@ -1633,31 +1627,75 @@ fn workflow_valid_and_invalid() {
     );
     assert!(!rules_of(&v).iter().any(|r| r == "AER1-WF-ROOT"), "{v}");
 
-    // Malformed shapes.
-    for (name, doc) in [
-        ("no-root", json!({"steps": [{"receipt_id": "a"}]})),
+    // Steps swapped with their seq: [1,3,2,4,5] in document order fails on seq alone (the root,
+    // over the ids in seq order, still matches). The text output names step, member and rule.
+    let mut doc = workflow();
+    doc["steps"].as_array_mut().unwrap().swap(1, 2);
+    let swapped = dir.write("swapped.json", doc.to_string());
+    let r = run(&["verify", "workflow", p(&swapped), "--format", "json"]);
+    r.expect_code(EXIT_INVALID);
+    let v = r.json();
+    check_failures(&v);
+    assert_eq!(rules_of(&v), ["AER1-WF-SEQ", "AER1-WF-SEQ"], "{v}");
+    assert!(has_failure(
+        &v,
+        "AER1-WF-SEQ",
+        Some(1),
+        Some("steps[1].seq")
+    ));
+    assert!(has_failure(
+        &v,
+        "AER1-WF-SEQ",
+        Some(2),
+        Some("steps[2].seq")
+    ));
+    let r = run(&["verify", "workflow", p(&swapped)]);
+    r.expect_code(EXIT_INVALID);
+    assert!(
+        r.out()
+            .contains("step seq values are not 1..n in order (index 1 carries seq 3)"),
+        "{}",
+        r.out()
+    );
+
+    // Malformed members, each on its own rule.
+    for (name, change, rule) in [
+        (
+            "no-root",
+            Box::new(|d: &mut Value| {
+                d.as_object_mut().unwrap().remove("merkle_root");
+            }) as Box<dyn Fn(&mut Value)>,
+            "AER1-WF-MEMBERS",
+        ),
         (
             "upper-root",
-            workflow(&WORKFLOW_IDS, &WORKFLOW_ROOT.to_uppercase()),
+            Box::new(|d: &mut Value| d["merkle_root"] = json!(WORKFLOW_ROOT.to_uppercase())),
+            "AER1-WF-HEX",
         ),
         (
             "step-not-object",
-            json!({"steps": [1], "merkle_root": WORKFLOW_ROOT}),
+            Box::new(|d: &mut Value| d["steps"][0] = json!(1)),
+            "AER1-WF-STEP-MEMBERS",
         ),
         (
             "id-not-string",
-            json!({"steps": [{"receipt_id": 5}], "merkle_root": WORKFLOW_ROOT}),
+            Box::new(|d: &mut Value| d["steps"][0]["receipt_id"] = json!(5)),
+            "AER1-WF-STEP-ID",
+        ),
+        (
+            "ftp-url",
+            Box::new(|d: &mut Value| d["verify_url"] = json!("ftp://zambo.dev/w")),
+            "AER1-WF-VERIFY-URL",
         ),
     ] {
+        let mut doc = workflow();
+        change(&mut doc);
         let path = dir.write(&format!("{name}.json"), doc.to_string());
         let r = run(&["verify", "workflow", p(&path), "--format", "json"]);
         r.expect_code(EXIT_INVALID);
         let v = r.json();
         check_failures(&v);
-        assert!(
-            rules_of(&v).iter().any(|r| r == "AER1-WF-FORMAT"),
-            "{name}: {v}"
-        );
+        assert_eq!(rules_of(&v), [rule], "{name}: {v}");
     }
 }
 

@@ -28,6 +28,11 @@ pub const RETIRED_IDS: &[&str] = &[
     "aer1/timeline/revision06/example-06-2-under-current",
     "aer1/timeline/revision06/example-06-5-under-current",
     "aer1/timeline/revision06/example-06-8-under-current",
+    // Swapped two receipt ids in the invented `{steps: [{receipt_id}], merkle_root}` layout and
+    // expected a root mismatch. In the draft's layout a reordering of whole steps is a seq failure
+    // (`structure/seq-swapped`) and exchanged ids with seq in place a root failure
+    // (`structure/receipt-ids-swapped`); spec-notes/aer1-workflow.md explains both.
+    "aer1/workflow/structure/steps-reordered",
 ];
 
 /// Every vector, sorted by id.

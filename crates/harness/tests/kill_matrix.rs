@@ -92,6 +92,7 @@ const ANCHOR_RULES: &[&str] = &[
     "AER1-RC-ANCHOR-TIME",
     "AER1-RC-ANCHOR-PROOF",
 ];
+const WF_SEQ_RULES: &[&str] = &["AER1-WF-SEQ", "AER1-WF-SEQ-TYPE"];
 const GRP_SIG_RULES: &[&str] = &[
     "GRP-SIG-FORMAT",
     "GRP-SIG-ALG",
@@ -275,6 +276,23 @@ fn cases() -> Vec<Case> {
                 WORKFLOW,
                 &["AER1-WF-DUPLICATE"],
             )
+        },
+        Case {
+            every_invalid_expecting: WF_SEQ_RULES,
+            must_catch: &[
+                ("aer1/workflow/structure/seq-swapped", FALSE_ACCEPT),
+                ("aer1/workflow/structure/seq-gap", FALSE_ACCEPT),
+                ("aer1/workflow/structure/seq-repeated", FALSE_ACCEPT),
+            ],
+            ..case("workflow-ignores-seq", WORKFLOW, WF_SEQ_RULES)
+        },
+        // Sorting first hides only a swap: gaps and repeats survive the sort.
+        Case {
+            must_catch: &[
+                ("aer1/workflow/structure/seq-swapped", FALSE_ACCEPT),
+                ("aer1/workflow/structure/seq-values-exchanged", WRONG_REASON),
+            ],
+            ..case("workflow-sorts-steps", WORKFLOW, &["AER1-WF-SEQ"])
         },
         Case {
             every_invalid_expecting: &["GRP-DUP-EVENT"],

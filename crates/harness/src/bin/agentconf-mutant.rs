@@ -27,7 +27,8 @@ use agentconf_aer1::digest::{sha256, Hash32};
 use agentconf_aer1::hex;
 use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{
-    verify_timeline, verify_timeline_observed, TimelineOptions, DEFAULT_MAX_DOCUMENT_BYTES,
+    seq_digits, verify_timeline, verify_timeline_observed, TimelineOptions,
+    DEFAULT_MAX_DOCUMENT_BYTES,
 };
 use agentconf_aer1::workflow::verify_workflow_reader;
 use agentconf_aer1::{Finding, Revision, Verdict};
@@ -77,6 +78,8 @@ enum Mutant {
     SkipsAnchors,
     TrustsReceiptHash,
     WorkflowIgnoresDuplicates,
+    WorkflowIgnoresSeq,
+    WorkflowSortsSteps,
     // --- GRP
     GrpNoDedup,
     GrpDedupEventIdOnly,
@@ -201,6 +204,16 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "accepts a workflow that lists the same step receipt twice",
     ),
     (
+        "workflow-ignores-seq",
+        Mutant::WorkflowIgnoresSeq,
+        "accepts any step seq: neither its type nor 1..n in document order is checked",
+    ),
+    (
+        "workflow-sorts-steps",
+        Mutant::WorkflowSortsSteps,
+        "sorts the steps by seq before checking seq and computing the root, so swapped steps pass",
+    ),
+    (
         "grp-no-dedup",
         Mutant::GrpNoDedup,
         "GRP receiver without the duplicate check (revision 00 behaviour under 01)",
@@ -292,6 +305,7 @@ impl Mutant {
             Mutant::StrictTierAsCore => &[Rule::Aer1RcIdStrict],
             Mutant::TrustsReceiptHash => &[Rule::Aer1RcHashMatch],
             Mutant::WorkflowIgnoresDuplicates => &[Rule::Aer1WfDuplicate],
+            Mutant::WorkflowIgnoresSeq => &[Rule::Aer1WfSeq, Rule::Aer1WfSeqType],
             _ => &[],
         }
     }
@@ -355,11 +369,7 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
         ("aer1-timeline", [revision, timeline, commitment]) => {
             timeline_op(m, revision, timeline, Some(commitment))
         }
-        ("aer1-workflow", [workflow]) => {
-            let r = verify_workflow_reader(open(workflow)?, DEFAULT_MAX_DOCUMENT_BYTES)
-                .map_err(|e| read_error(workflow, &e))?;
-            result(m, r.failures, 0)
-        }
+        ("aer1-workflow", [workflow]) => workflow_op(m, workflow),
         ("grp-admit", [revision, session, state_dir]) => grp_op(m, revision, session, state_dir),
         ("aer1-receipt" | "aer1-timeline" | "aer1-workflow" | "grp-admit", _) => Err(format!(
             "wrong arguments for {operation}: see crates/harness/CONTRACT.md"
@@ -393,6 +403,63 @@ fn receipt_op(m: Mutant, path: &str, tier: &str) -> Result<Outcome, String> {
     let r = verify_receipt_reader(open(path)?, tier, DEFAULT_MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(path, &e))?;
     result(m, r.failures, 0)
+}
+
+fn workflow_op(m: Mutant, path: &str) -> Result<Outcome, String> {
+    let r = verify_workflow_reader(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(path, &e))?;
+    let mut failures = r.failures;
+    if m == Mutant::WorkflowSortsSteps {
+        // The reference already takes the root over the ids in seq order, so sorting first
+        // changes only the seq check: judged on the sorted values, a swap passes.
+        if let Some(seqs) = step_seqs(path)? {
+            failures.retain(|f| f.rule != Rule::Aer1WfSeq);
+            failures.extend(sorted_seq_findings(seqs));
+        }
+    }
+    result(m, failures, r.failures_omitted)
+}
+
+/// Every step's seq as the reference reads it, when every step has an integer seq.
+fn step_seqs(path: &str) -> Result<Option<Vec<i128>>, String> {
+    let bytes = match agentconf_json::read_limited(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
+        .map_err(|e| read_error(path, &e))?
+    {
+        Ok(b) => b,
+        Err(_) => return Ok(None),
+    };
+    let Ok(parsed) = agentconf_json::as_text(&bytes).and_then(|t| agentconf_json::parse(t, &[]))
+    else {
+        return Ok(None);
+    };
+    let Some(Node::Array(steps)) = parsed.root.as_object().and_then(|o| o.get("steps")) else {
+        return Ok(None);
+    };
+    Ok(steps
+        .iter()
+        .map(|step| {
+            let seq = step.as_object()?.get("seq")?;
+            seq_digits(seq).ok()?.parse::<i128>().ok()
+        })
+        .collect())
+}
+
+/// The seq check on the values sorted (the defect): only gaps and repeats remain.
+fn sorted_seq_findings(mut seqs: Vec<i128>) -> Vec<Finding> {
+    seqs.sort_unstable();
+    seqs.iter()
+        .enumerate()
+        .filter(|(i, seq)| **seq != *i as i128 + 1)
+        .map(|(i, seq)| Finding {
+            rule: Rule::Aer1WfSeq,
+            entry: Some(i as u64),
+            member: Some(format!("steps[{i}].seq")),
+            message: format!(
+                "step seq values are not 1..n in order (index {i} carries seq {seq}, after \
+                 sorting: mutant)"
+            ),
+        })
+        .collect()
 }
 
 fn timeline_op(
