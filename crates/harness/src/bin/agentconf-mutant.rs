@@ -410,18 +410,40 @@ fn workflow_op(m: Mutant, path: &str) -> Result<Outcome, String> {
         .map_err(|e| read_error(path, &e))?;
     let mut failures = r.failures;
     if m == Mutant::WorkflowSortsSteps {
-        // The reference already takes the root over the ids in seq order, so sorting first
-        // changes only the seq check: judged on the sorted values, a swap passes.
-        if let Some(seqs) = step_seqs(path)? {
+        // Judged on the steps sorted by seq: the seq check sees only gaps and repeats, and the
+        // root (which the reference leaves unjudged when seq is broken) is taken over the
+        // sorted ids, so a swap of whole steps passes.
+        if let Some((mut steps, stored_root)) = sorted_view(path)? {
+            steps.sort_by_key(|(seq, _)| *seq);
+            let seq_broken = failures.iter().any(|f| f.rule == Rule::Aer1WfSeq);
             failures.retain(|f| f.rule != Rule::Aer1WfSeq);
-            failures.extend(sorted_seq_findings(seqs));
+            let sorted = sorted_seq_findings(steps.iter().map(|(s, _)| *s).collect());
+            if seq_broken && sorted.is_empty() {
+                let root = agentconf_aer1::hex::lower(&agentconf_aer1::digest::merkle_root(
+                    steps.iter().map(|(_, id)| id.as_str()),
+                ));
+                if stored_root.as_deref().is_some_and(|s| s != root) {
+                    failures.push(Finding {
+                        rule: Rule::Aer1WfRoot,
+                        entry: None,
+                        member: Some("merkle_root".into()),
+                        message: format!(
+                            "merkle_root does not match the sorted steps' root {root} (mutant)"
+                        ),
+                    });
+                }
+            }
+            failures.extend(sorted);
         }
     }
     result(m, failures, r.failures_omitted)
 }
 
-/// Every step's seq as the reference reads it, when every step has an integer seq.
-fn step_seqs(path: &str) -> Result<Option<Vec<i128>>, String> {
+/// Every step's seq (as the reference reads it) and receipt id, when every step has both, with
+/// the stored merkle_root.
+type SortedView = (Vec<(i128, String)>, Option<String>);
+
+fn sorted_view(path: &str) -> Result<Option<SortedView>, String> {
     let bytes = match agentconf_json::read_limited(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(path, &e))?
     {
@@ -432,16 +454,25 @@ fn step_seqs(path: &str) -> Result<Option<Vec<i128>>, String> {
     else {
         return Ok(None);
     };
-    let Some(Node::Array(steps)) = parsed.root.as_object().and_then(|o| o.get("steps")) else {
+    let Some(doc) = parsed.root.as_object() else {
         return Ok(None);
     };
-    Ok(steps
+    let Some(Node::Array(steps)) = doc.get("steps") else {
+        return Ok(None);
+    };
+    let stored_root = doc
+        .get("merkle_root")
+        .and_then(|r| r.as_str())
+        .map(str::to_string);
+    let steps: Option<Vec<(i128, String)>> = steps
         .iter()
         .map(|step| {
-            let seq = step.as_object()?.get("seq")?;
-            seq_digits(seq).ok()?.parse::<i128>().ok()
+            let step = step.as_object()?;
+            let seq = seq_digits(step.get("seq")?).ok()?.parse::<i128>().ok()?;
+            Some((seq, step.get("receipt_id")?.as_str()?.to_string()))
         })
-        .collect())
+        .collect();
+    Ok(steps.map(|s| (s, stored_root)))
 }
 
 /// The seq check on the values sorted (the defect): only gaps and repeats remain.
