@@ -30,7 +30,12 @@ fuzz_target!(|data: &[u8]| {
             }
             let vectors = corpus();
             let v = &vectors[usize::from(which) % vectors.len()];
-            let _ = grade_verdict(&v.main_case(), exit == ExitMeaning::Accept, &result.rules, grading);
+            let _ = grade_verdict(
+                &v.main_case(),
+                exit == ExitMeaning::Accept,
+                &result.rules,
+                grading,
+            );
         }
         Ok(None) => assert!(std::str::from_utf8(stdout).is_ok_and(|t| t.trim().is_empty())),
         Err(e) => assert!(!e.to_string().is_empty()),

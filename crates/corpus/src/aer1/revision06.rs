@@ -114,6 +114,32 @@ fn examples(f: &mut Family<'_>) {
     }
 }
 
+/// One attack revision 07 made visible: a revision-06 chain, changed where 06 cannot see it.
+struct Weakness<'a> {
+    name: &'a str,
+    description: &'a str,
+    chain: &'a [Entry],
+    /// What a 07-09 verifier reports, and why 07-09 differs from 06.
+    under_07: &'a [Rule],
+    reason: &'a str,
+    source: &'a str,
+    mutation: &'a str,
+}
+
+/// Valid under 06 (labelled historical), invalid under 07-09 on `under_07`.
+fn push_weakness(f: &mut Family<'_>, w: Weakness<'_>) {
+    f.vector(w.name)
+        .revisions(R06)
+        .describe(w.description)
+        .timeline(w.chain)
+        .exercises(&[Rule::Aer1TlVersioning])
+        .exercises(CHAIN_RULES_06)
+        .valid()
+        .invalid_under(R07_09, w.under_07, w.reason)
+        .derived_from(w.source, w.mutation)
+        .push();
+}
+
 /// Each attack revision 07 made visible: valid under 06, invalid under 07-09.
 fn unbound_metadata(f: &mut Family<'_>) {
     let source = f.id_of("example-06-5");
@@ -136,26 +162,28 @@ fn unbound_metadata(f: &mut Family<'_>) {
     for (part, what, edit) in relabel {
         let mut old = example_06(5);
         edit(&mut old[2]);
-        f.vector(&format!("example-06-5-inner-{part}-changed"))
-            .revisions(R06)
-            .describe(&format!(
-                "The revision-06 chain of example-06-5 with entry 3 (index 2): {what}, links not \
-                 recomputed. Revision 06 digests only the decoded bytes, so the change breaks no \
-                 link and the chain MUST verify under 06 — the weakness that produced revision 07, \
-                 and why 06 results are labelled historical (AER1-TL-VERSIONING). Under 07-09 \
-                 (case @09) the chain is rejected on its links; on a current chain the same change \
-                 breaks the next link (the tamper family)."
-            ))
-            .timeline(&old)
-            .exercises(&[Rule::Aer1TlVersioning])
-            .exercises(CHAIN_RULES_06)
-            .valid()
-            .invalid_under(R07_09, &[Rule::Aer1TlLink], LINKS_FAIL_UNDER_07)
-            .derived_from(
-                &source,
-                &format!("third entry (index 2): {what}; not re-linked"),
-            )
-            .push();
+        let name = format!("example-06-5-inner-{part}-changed");
+        let description = format!(
+            "The revision-06 chain of example-06-5 with entry 3 (index 2): {what}, links not \
+             recomputed. Revision 06 digests only the decoded bytes, so the change breaks no \
+             link and the chain MUST verify under 06 — the weakness that produced revision 07, \
+             and why 06 results are labelled historical (AER1-TL-VERSIONING). Under 07-09 \
+             (case @09) the chain is rejected on its links; on a current chain the same change \
+             breaks the next link (the tamper family)."
+        );
+        let mutation = format!("third entry (index 2): {what}; not re-linked");
+        push_weakness(
+            f,
+            Weakness {
+                name: &name,
+                description: &description,
+                chain: &old,
+                under_07: &[Rule::Aer1TlLink],
+                reason: LINKS_FAIL_UNDER_07,
+                source: &source,
+                mutation: &mutation,
+            },
+        );
     }
 
     let mut old = example_06(5);
@@ -184,86 +212,65 @@ fn unbound_metadata(f: &mut Family<'_>) {
     // the links a 06 chain always fails there).
     let mut old = example_06(5);
     old[2].job_id = "job-other".to_string();
-    f.vector("example-06-5-inner-job-changed")
-        .revisions(R06)
-        .describe(
-            "The revision-06 chain of example-06-5 with the third entry's (index 2) job_id changed \
-             to job-other, links not recomputed. Revision 06 neither binds job_id nor has a \
-             one-job rule, so the chain MUST verify under 06. Under 07-09 (case @09) the one-job \
-             rule catches it (AER1-TL-JOB on index 2) besides the links. Expectation changed: \
-             this vector once expected AER1-TL-JOB under 06, a rule revision 06 does not have.",
-        )
-        .timeline(&old)
-        .exercises(&[Rule::Aer1TlVersioning])
-        .exercises(CHAIN_RULES_06)
-        .valid()
-        .invalid_under(
-            R07_09,
-            &[Rule::Aer1TlLink, Rule::Aer1TlJob],
-            "Revision 07 added the one-job rule; and the links of a 06 chain fail under 07-09.",
-        )
-        .derived_from(
-            &source,
-            "third entry (index 2): job_id changed to job-other; not re-linked",
-        )
-        .push();
+    push_weakness(
+        f,
+        Weakness {
+            name: "example-06-5-inner-job-changed",
+            description: "The revision-06 chain of example-06-5 with the third entry's (index 2) job_id changed \
+                 to job-other, links not recomputed. Revision 06 neither binds job_id nor has a \
+                 one-job rule, so the chain MUST verify under 06. Under 07-09 (case @09) the one-job \
+                 rule catches it (AER1-TL-JOB on index 2) besides the links. Expectation changed: \
+                 this vector once expected AER1-TL-JOB under 06, a rule revision 06 does not have.",
+            chain: &old,
+            under_07: &[Rule::Aer1TlLink, Rule::Aer1TlJob],
+            reason: "Revision 07 added the one-job rule; and the links of a 06 chain fail under 07-09.",
+            source: &source,
+            mutation: "third entry (index 2): job_id changed to job-other; not re-linked",
+        },
+    );
 
     let mut old = example_06(5);
     old[2].seq = 7;
-    f.vector("example-06-5-inner-seq-changed")
-        .revisions(R06)
-        .describe(
-            "The revision-06 chain of example-06-5 with the third entry's (index 2) seq changed \
-             from 3 to 7, links not recomputed. Revision 06 has no seq and no contiguity rule, so \
-             the chain MUST verify under 06. Under 07-09 (case @09) contiguity catches it \
-             (AER1-TL-SEQ on index 2, judged by position) besides the links. Expectation changed: \
-             this vector once expected AER1-TL-SEQ under 06, a rule revision 06 does not have.",
-        )
-        .timeline(&old)
-        .exercises(&[Rule::Aer1TlVersioning])
-        .exercises(CHAIN_RULES_06)
-        .valid()
-        .invalid_under(
-            R07_09,
-            &[Rule::Aer1TlLink, Rule::Aer1TlSeq],
-            "Revision 07 added seq and its contiguity rule; and the links of a 06 chain fail \
+    push_weakness(
+        f,
+        Weakness {
+            name: "example-06-5-inner-seq-changed",
+            description: "The revision-06 chain of example-06-5 with the third entry's (index 2) seq changed \
+                 from 3 to 7, links not recomputed. Revision 06 has no seq and no contiguity rule, so \
+                 the chain MUST verify under 06. Under 07-09 (case @09) contiguity catches it \
+                 (AER1-TL-SEQ on index 2, judged by position) besides the links. Expectation changed: \
+                 this vector once expected AER1-TL-SEQ under 06, a rule revision 06 does not have.",
+            chain: &old,
+            under_07: &[Rule::Aer1TlLink, Rule::Aer1TlSeq],
+            reason: "Revision 07 added seq and its contiguity rule; and the links of a 06 chain fail \
              under 07-09.",
-        )
-        .derived_from(
-            &source,
-            "third entry (index 2): seq changed from 3 to 7; not re-linked",
-        )
-        .push();
+            source: &source,
+            mutation: "third entry (index 2): seq changed from 3 to 7; not re-linked",
+        },
+    );
 
     let mut old = example_06(5);
     old[2].close = Some(true);
-    f.vector("example-06-5-inner-close-true")
-        .revisions(R06)
-        .describe(
-            "The revision-06 chain of example-06-5 with close: true also set on the third of 5 \
-             entries (index 2); the last entry still carries close: true. Revision 06 requires \
-             the last entry to be closed but says nothing about close elsewhere, and does not bind \
-             close, so the chain MUST verify under 06: a reader of a 06 chain cannot tell where \
-             the job really ended. Under 07-09 (case @09) close: true before the last entry is \
-             reported (AER1-TL-CLOSE-EARLY on index 2) besides the links. Expectation changed: \
-             this vector once expected AER1-TL-CLOSE-EARLY under 06, a rule revision 06 does not \
-             have.",
-        )
-        .timeline(&old)
-        .exercises(&[Rule::Aer1TlVersioning])
-        .exercises(CHAIN_RULES_06)
-        .valid()
-        .invalid_under(
-            R07_09,
-            &[Rule::Aer1TlLink, Rule::Aer1TlCloseEarly],
-            "Revision 07 allows close: true on the last entry only; and the links of a 06 chain \
+    push_weakness(
+        f,
+        Weakness {
+            name: "example-06-5-inner-close-true",
+            description: "The revision-06 chain of example-06-5 with close: true also set on the third of 5 \
+                 entries (index 2); the last entry still carries close: true. Revision 06 requires \
+                 the last entry to be closed but says nothing about close elsewhere, and does not bind \
+                 close, so the chain MUST verify under 06: a reader of a 06 chain cannot tell where \
+                 the job really ended. Under 07-09 (case @09) close: true before the last entry is \
+                 reported (AER1-TL-CLOSE-EARLY on index 2) besides the links. Expectation changed: \
+                 this vector once expected AER1-TL-CLOSE-EARLY under 06, a rule revision 06 does not \
+                 have.",
+            chain: &old,
+            under_07: &[Rule::Aer1TlLink, Rule::Aer1TlCloseEarly],
+            reason: "Revision 07 allows close: true on the last entry only; and the links of a 06 chain \
              fail under 07-09.",
-        )
-        .derived_from(
-            &source,
-            "third entry (index 2): close: true set; not re-linked",
-        )
-        .push();
+            source: &source,
+            mutation: "third entry (index 2): close: true set; not re-linked",
+        },
+    );
 
     // A cross-job splice: the head of one job's chain, the tail of another's, re-linked under 06.
     let mut spliced = example_06(5);
@@ -271,53 +278,42 @@ fn unbound_metadata(f: &mut Family<'_>) {
     spliced.truncate(3);
     spliced.extend(other.into_iter().skip(3));
     relink(&mut spliced, Revision::R06);
-    f.vector("example-06-5-cross-job-splice")
-        .revisions(R06)
-        .describe(
-            "Entries 1-3 of job-7a1f's revision-06 chain followed by entries 4-5 of job-b's, \
-             re-linked under 06 (each prev_digest the hash of the previous entry's bytes; no \
-             secret is needed). Revision 06 has no one-job rule and does not bind job_id, so the \
-             spliced chain MUST verify under 06. Under 07-09 (case @09) AER1-TL-JOB reports the \
-             two entries of job-b, besides the links.",
-        )
-        .timeline(&spliced)
-        .exercises(&[Rule::Aer1TlVersioning])
-        .exercises(CHAIN_RULES_06)
-        .valid()
-        .invalid_under(
-            R07_09,
-            &[Rule::Aer1TlLink, Rule::Aer1TlJob],
-            "Revision 07 added the one-job rule; and the links of a 06 chain fail under 07-09.",
-        )
-        .derived_from(
-            &source,
-            "entries 4-5 replaced by entries 4-5 of job-b's 06 chain; re-linked under 06",
-        )
-        .push();
+    push_weakness(
+        f,
+        Weakness {
+            name: "example-06-5-cross-job-splice",
+            description: "Entries 1-3 of job-7a1f's revision-06 chain followed by entries 4-5 of job-b's, \
+                 re-linked under 06 (each prev_digest the hash of the previous entry's bytes; no \
+                 secret is needed). Revision 06 has no one-job rule and does not bind job_id, so the \
+                 spliced chain MUST verify under 06. Under 07-09 (case @09) AER1-TL-JOB reports the \
+                 two entries of job-b, besides the links.",
+            chain: &spliced,
+            under_07: &[Rule::Aer1TlLink, Rule::Aer1TlJob],
+            reason: "Revision 07 added the one-job rule; and the links of a 06 chain fail under 07-09.",
+            source: &source,
+            mutation: "entries 4-5 replaced by entries 4-5 of job-b's 06 chain; re-linked under 06",
+        },
+    );
 
     let mut renumbered = example_06(5);
     for (i, e) in renumbered.iter_mut().enumerate() {
         e.seq = 11 + i as u64;
     }
-    f.vector("example-06-5-renumbered")
-        .revisions(R06)
-        .describe(
-            "The revision-06 chain of example-06-5 with every seq renumbered to 11..15, links not \
-             recomputed (06 does not bind seq, so none changes). Revision 06 has no seq rule, so \
-             the chain MUST verify under 06. Under 07-09 (case @09) contiguity from 1 fails on \
-             every entry (AER1-TL-SEQ), besides the links.",
-        )
-        .timeline(&renumbered)
-        .exercises(&[Rule::Aer1TlVersioning])
-        .exercises(CHAIN_RULES_06)
-        .valid()
-        .invalid_under(
-            R07_09,
-            &[Rule::Aer1TlLink, Rule::Aer1TlSeq],
-            "Revision 07 added seq, starting at 1; and the links of a 06 chain fail under 07-09.",
-        )
-        .derived_from(&source, "every seq renumbered to 11..15; not re-linked")
-        .push();
+    push_weakness(
+        f,
+        Weakness {
+            name: "example-06-5-renumbered",
+            description: "The revision-06 chain of example-06-5 with every seq renumbered to 11..15, links not \
+                 recomputed (06 does not bind seq, so none changes). Revision 06 has no seq rule, so \
+                 the chain MUST verify under 06. Under 07-09 (case @09) contiguity from 1 fails on \
+                 every entry (AER1-TL-SEQ), besides the links.",
+            chain: &renumbered,
+            under_07: &[Rule::Aer1TlLink, Rule::Aer1TlSeq],
+            reason: "Revision 07 added seq, starting at 1; and the links of a 06 chain fail under 07-09.",
+            source: &source,
+            mutation: "every seq renumbered to 11..15; not re-linked",
+        },
+    );
 }
 
 /// What revision 06 itself requires, broken on a 06 chain.
