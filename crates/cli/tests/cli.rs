@@ -1984,6 +1984,18 @@ fn vectors_list_filters() {
     for v in json(&["--revision", "06"])["vectors"].as_array().unwrap() {
         assert!(v["revisions"].as_array().unwrap().iter().any(|r| r == "06"));
     }
+    // Under --revision, a vector graded differently per revision shows that revision's
+    // expectation, in JSON as in text.
+    let expectation_under = |revision: &str| {
+        json(&["--revision", revision, "--family", "revision06"])["vectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == "aer1/timeline/revision06/example-06-5-inner-tool-changed")
+            .map(|v| v["expectation"].clone())
+    };
+    assert_eq!(expectation_under("06"), Some(json!("valid")));
+    assert_eq!(expectation_under("09"), Some(json!("invalid")));
     for v in json(&["--suite", "aer1-receipt"])["vectors"]
         .as_array()
         .unwrap()

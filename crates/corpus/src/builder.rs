@@ -144,6 +144,25 @@ impl VectorBuilder<'_> {
         self.other(revisions, Expectation::Invalid, rules, &[], reason)
     }
 
+    /// As [`Self::invalid_under`], where a rejection may also cite `also` (reported by the
+    /// reference, not required: a verifier that stops at an entry's first failure never sees them).
+    pub fn invalid_under_also(
+        mut self,
+        revisions: &[&str],
+        rules: &[Rule],
+        also: &[Rule],
+        reason: &str,
+    ) -> Self {
+        for r in also {
+            self.add_rule(*r);
+        }
+        self = self.other(revisions, Expectation::Invalid, rules, &[], reason);
+        if let Some(o) = self.vector.other_revisions.last_mut() {
+            o.also_reported = also.iter().map(|r| r.id().to_string()).collect();
+        }
+        self
+    }
+
     fn other(
         mut self,
         revisions: &[&str],
@@ -159,6 +178,7 @@ impl VectorBuilder<'_> {
             revisions: revisions.iter().map(|r| r.to_string()).collect(),
             expectation,
             expected_rules: rules.iter().map(|r| r.id().to_string()).collect(),
+            also_reported: Vec::new(),
             flags: flags.to_vec(),
             reason: reason.to_string(),
         });
@@ -307,6 +327,14 @@ impl VectorBuilder<'_> {
         assert!(!v.rules.is_empty(), "{}: exercises no rule", v.id);
         assert!(self.expectation_set, "{}: no expectation", v.id);
         assert!(!v.inputs.is_empty(), "{}: no input", v.id);
+        // A timeline carries no revision marker, so the revision is an argument and can change
+        // the expectation; other operations take no revision, and GRP scenarios grade one set of
+        // expected decisions.
+        assert!(
+            v.other_revisions.is_empty() || v.suite == Suite::Aer1Timeline,
+            "{}: other_revisions are for timelines only",
+            v.id
+        );
         let mut seen: Vec<&String> = v.revisions.iter().collect();
         for o in &v.other_revisions {
             for r in &o.revisions {

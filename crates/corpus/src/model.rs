@@ -54,8 +54,8 @@ pub enum Expectation {
     Valid,
     /// Must reject; strict grading also requires every rule in `expected_rules` to be reported.
     Invalid,
-    /// Either verdict conforms (`flags` say why); a rejection should cite `expected_rules`, and
-    /// strict grading treats the vector as `invalid`.
+    /// Either verdict conforms (`flags` say why); under strict grading a rejection must cite
+    /// `expected_rules`, and an acceptance passes.
     Acceptable,
 }
 
@@ -182,6 +182,11 @@ pub struct RevisionExpectation {
     pub revisions: Vec<String>,
     pub expectation: Expectation,
     pub expected_rules: Vec<String>,
+    /// Rules a rejection may also cite without being required to: where the draft's (or the
+    /// kit's) reading stops at the first failure of an entry, the later ones are not demanded.
+    /// The reference reports them; strict grading requires only `expected_rules`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub also_reported: Vec<String>,
     pub flags: Vec<Flag>,
     /// Why the expectation differs under these revisions.
     pub reason: String,
@@ -244,6 +249,8 @@ pub struct Case<'v> {
     pub revisions: &'v [String],
     pub expectation: Expectation,
     pub expected_rules: &'v [String],
+    /// Rules a rejection may also cite, not required (see [`RevisionExpectation`]).
+    pub also_reported: &'v [String],
     pub flags: &'v [Flag],
 }
 
@@ -279,10 +286,12 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
 impl Vector {
     /// Every run of this vector, the main expectation first.
     pub fn cases(&self) -> Vec<Case<'_>> {
+        let none: &[String] = &[];
         let main = (
             &self.revisions[..],
             self.expectation,
             &self.expected_rules[..],
+            none,
             &self.flags[..],
         );
         let others = self.other_revisions.iter().map(|o| {
@@ -290,11 +299,14 @@ impl Vector {
                 &o.revisions[..],
                 o.expectation,
                 &o.expected_rules[..],
+                &o.also_reported[..],
                 &o.flags[..],
             )
         });
         let mut out = Vec::new();
-        for (revisions, expectation, expected_rules, flags) in std::iter::once(main).chain(others) {
+        for (revisions, expectation, expected_rules, also_reported, flags) in
+            std::iter::once(main).chain(others)
+        {
             for revision in run_revisions(self.suite, revisions) {
                 let id = if out.is_empty() {
                     self.id.clone()
@@ -308,6 +320,7 @@ impl Vector {
                     revisions,
                     expectation,
                     expected_rules,
+                    also_reported,
                     flags,
                 });
             }

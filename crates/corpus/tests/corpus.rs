@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use agentconf_corpus::model::{Expectation, Manifest, Suite};
-use agentconf_corpus::{corpus, writer, RETIRED_IDS};
+use agentconf_corpus::{corpus, writer};
 use agentconf_rules::Rule;
 use serde_json::Value;
 
@@ -95,7 +95,7 @@ fn ids_are_unique_well_formed_and_never_retired() {
             v.id
         );
         assert!(
-            !RETIRED_IDS.contains(&v.id.as_str()),
+            agentconf_corpus::retired(&v.id).is_none(),
             "{} is a retired id",
             v.id
         );
@@ -287,7 +287,7 @@ fn exercised_rules_apply_to_the_vectors_revisions() {
 fn expected_rules_apply_to_every_revision_they_are_expected_under() {
     for v in corpus() {
         for case in v.cases() {
-            for id in case.expected_rules {
+            for id in case.expected_rules.iter().chain(case.also_reported) {
                 let record = Rule::from_id(id).unwrap().record();
                 for r in case.revisions {
                     assert!(
@@ -312,8 +312,16 @@ fn other_revision_expectations_are_consistent() {
         for o in &v.other_revisions {
             assert!(!o.reason.trim().is_empty(), "{}", v.id);
             assert!(!o.revisions.is_empty(), "{}", v.id);
-            for id in &o.expected_rules {
+            for id in o.expected_rules.iter().chain(&o.also_reported) {
                 assert!(v.rules.contains(id), "{}: {id} not among its rules", v.id);
+            }
+            for id in &o.also_reported {
+                assert!(
+                    !o.expected_rules.contains(id),
+                    "{}: {id} both required and optional",
+                    v.id
+                );
+                assert_eq!(o.expectation, Expectation::Invalid, "{}", v.id);
             }
             match o.expectation {
                 Expectation::Valid => assert!(o.expected_rules.is_empty() && o.flags.is_empty()),

@@ -124,6 +124,11 @@ impl Adapter {
                 return Err("adapter: an error_map pattern is empty".into());
             }
             for id in &m.vectors {
+                if let Some(now) = agentconf_corpus::retired(id) {
+                    return Err(format!(
+                        "adapter: error_map names {id:?}, a retired vector id; it is now {now}"
+                    ));
+                }
                 if !known_ids.contains(id) {
                     return Err(format!("adapter: error_map names unknown vector {id:?}"));
                 }
@@ -136,6 +141,12 @@ impl Adapter {
             .map(|e| ("skip", e))
             .chain(a.xfail.iter().map(|e| ("xfail", e)))
         {
+            if let Some(now) = agentconf_corpus::retired(&entry.id) {
+                return Err(format!(
+                    "adapter: {kind} names {:?}, a retired vector id; it is now {now}",
+                    entry.id
+                ));
+            }
             if !known_ids.contains(&entry.id) {
                 return Err(format!(
                     "adapter: {kind} names unknown vector {:?} (ids are exact, not globs)",
@@ -331,6 +342,21 @@ mod tests {
         for text in bad {
             assert!(Adapter::parse(text, &known()).is_err(), "{text}");
         }
+    }
+
+    /// A retired id is named as retired, with what replaced it, even when a caller's list of
+    /// known ids would contain it.
+    #[test]
+    fn retired_ids_name_their_replacement() {
+        let old = "aer1/timeline/revision06/example-06-5-under-current";
+        let mut known = known();
+        known.insert(old.to_string());
+        let e = Adapter::parse(&format!("[[skip]]\nid = \"{old}\"\nreason = \"x\""), &known)
+            .unwrap_err();
+        assert!(
+            e.contains("retired") && e.contains("example-06-5@09"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl ResultLine {
             revision: Some(c.revision.to_string()),
             suite: v.suite,
             family: v.family.clone(),
-            rules: v.rules.clone(),
+            rules: rules_of_case(c),
             level: v.level.clone(),
             expectation: c.expectation,
             expected_rules: c.expected_rules.to_vec(),
@@ -91,6 +91,25 @@ impl ResultLine {
             duration_ms: r.duration_ms,
         }
     }
+}
+
+/// The vector's rules that exist under the revisions the case grades: a per-rule table must not
+/// count a revision-06 case under a rule revision 06 does not have. AER1-TL-VERSIONING, the
+/// current construction's duty towards 06 chains, stays with the 06 cases that show it.
+fn rules_of_case(c: &Case<'_>) -> Vec<String> {
+    c.vector
+        .rules
+        .iter()
+        .filter(|id| match agentconf_rules::Rule::from_id(id) {
+            Some(agentconf_rules::Rule::Aer1TlVersioning) | None => true,
+            Some(rule) => rule
+                .record()
+                .revisions
+                .iter()
+                .any(|r| c.revisions.contains(r)),
+        })
+        .cloned()
+        .collect()
 }
 
 /// The last line.

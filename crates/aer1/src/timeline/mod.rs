@@ -172,7 +172,7 @@ fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineErr
 pub const NOTE_VERIFIES_UNDER_06: &str = "this chain does not verify under revision 09, but it \
     passes every revision-06 check (links over the bytes alone): it looks like a historical \
     revision-06 chain. Check it with --revision 06 for a result labelled historical; a revision-06 \
-    result does not bind tool, provenance, job, seq or close.";
+    result does not bind tool, provenance, id, job, seq or close.";
 
 /// The note on every revision-06 result: what 06 does not protect.
 pub const NOTE_HISTORICAL_06: &str = "historical revision-06 result: the revision-06 digest binds \

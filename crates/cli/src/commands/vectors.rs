@@ -61,7 +61,19 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
                 "corpus_digest": manifest.corpus_digest,
                 "vector_count": manifest.vector_count,
                 "selected": selected.len(),
-                "vectors": selected.iter().map(|(entry, _)| entry).collect::<Vec<_>>(),
+                // Under --revision, each entry as a reader of that revision sees it.
+                "vectors": selected
+                    .iter()
+                    .map(|(entry, v)| {
+                        let mut entry = (*entry).clone();
+                        if let Some(flat) = args.revision.as_deref().and_then(|r| v.for_revision(r)) {
+                            entry.revisions = flat.revisions;
+                            entry.expectation = flat.expectation;
+                            entry.other_revisions.clear();
+                        }
+                        entry
+                    })
+                    .collect::<Vec<_>>(),
             });
             value.to_string() + "\n"
         }

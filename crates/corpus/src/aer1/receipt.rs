@@ -814,7 +814,8 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
              the core id tier, and at revision 09 the draft author's kit accepts it; only revision \
              21 and later reject it. A verifier of revision 09 accepts this receipt under the core \
              tier; one that already follows the later revisions conforms too, and its rejection \
-             cites AER1-RC-ID (the later revisions' core id rule excludes nil). (Under the strict \
+             cites AER1-RC-ID, this suite's id rule (the fact sheet records that revision 21 and \
+             later reject nil, not under which of their rules). (Under the strict \
              tier the nil UUID fails the version check: see id-tier/strict-nil-id.)",
         )
         .receipt_text(&text(&with(

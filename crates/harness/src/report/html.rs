@@ -148,12 +148,14 @@ pub fn html(file: &ResultsFile) -> String {
             "never: no footer (the run was cut short)".into(),
         ),
     }
-    if t.vectors != h.vector_count {
+    // A complete run writes one line per case; files from before cases count vectors.
+    let announced = h.case_count.unwrap_or(h.vector_count);
+    if t.vectors != announced {
         fact(
-            "vectors",
+            "cases",
             format!(
-                "{} of the {} the header announced have results",
-                t.vectors, h.vector_count
+                "{} of the {announced} the header announced have results",
+                t.vectors
             ),
         );
     }
