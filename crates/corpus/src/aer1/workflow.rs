@@ -412,7 +412,8 @@ fn valid(out: &mut Vec<Vector>) -> String {
             }),
             "The worked example with members the draft does not name: a name and a links list (as \
              a Section 8.3 presentation of step/workflow links might carry) on the document and a \
-             note on step 2. Extra members are ignored and presentation never changes the verdict; \
+             note on step 2. Extra members are ignored (this suite's reading: the draft allows them \
+             for single receipts and is silent here) and presentation never changes the verdict; \
              only the receipt ids, in seq order, enter the tree, so the published root still \
              matches; must verify.",
             "added name and links to the document and a note to step 2",
