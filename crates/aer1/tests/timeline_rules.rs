@@ -590,10 +590,84 @@ fn revision_06_accepts_chains_in_the_real_06_shape() {
 
 #[test]
 fn revision_06_rejects_each_of_its_own_defects_on_its_rule() {
-    // Tampered middle bytes: the next link no longer holds.
-    let mut c = chain_06(3);
-    c[1]["canonical_bytes"] = json!("eyJ4Ijp0cnVlfQ==");
-    assert_only(&verify_06(&c), "AER1-TL-LINK", Some(2), Some("prev_digest"));
+    type Edit = fn(&mut Vec<Value>);
+    fn remove(e: &mut Value, member: &str) {
+        e.as_object_mut().unwrap().remove(member);
+    }
+    // Each defect alone, on its rule, entry and member. A missing or non-string canonical_bytes
+    // or prev_digest is the base64, genesis or link rule: 06 has no member rule of its own. The
+    // broken entry's successor is left unjudged.
+    let single: [(&str, Edit, &str, u64, &str); 9] = [
+        (
+            "tampered middle bytes",
+            |c| c[1]["canonical_bytes"] = json!("eyJ4Ijp0cnVlfQ=="),
+            "AER1-TL-LINK",
+            2,
+            "prev_digest",
+        ),
+        (
+            "bad genesis",
+            |c| c[0]["prev_digest"] = json!("1".repeat(64)),
+            "AER1-TL-GENESIS",
+            0,
+            "prev_digest",
+        ),
+        (
+            "no close on the last entry",
+            |c| remove(&mut c[2], "close"),
+            "AER1-TL-CLOSE-LAST",
+            2,
+            "close",
+        ),
+        (
+            "an inner close that is not a boolean",
+            |c| c[1]["close"] = json!("yes"),
+            "AER1-TL-CLOSE-TYPE",
+            1,
+            "close",
+        ),
+        (
+            "bad base64",
+            |c| c[2]["canonical_bytes"] = json!("not base64!"),
+            "AER1-TL-B64",
+            2,
+            "canonical_bytes",
+        ),
+        (
+            "no canonical_bytes",
+            |c| remove(&mut c[2], "canonical_bytes"),
+            "AER1-TL-B64",
+            2,
+            "canonical_bytes",
+        ),
+        (
+            "no genesis prev_digest",
+            |c| remove(&mut c[0], "prev_digest"),
+            "AER1-TL-GENESIS",
+            0,
+            "prev_digest",
+        ),
+        (
+            "a prev_digest that is a number",
+            |c| c[2]["prev_digest"] = json!(7),
+            "AER1-TL-LINK",
+            2,
+            "prev_digest",
+        ),
+        (
+            "canonical_bytes a number",
+            |c| c[1]["canonical_bytes"] = json!(1),
+            "AER1-TL-B64",
+            1,
+            "canonical_bytes",
+        ),
+    ];
+    for (what, edit, rule, entry, member) in single {
+        let mut c = chain_06(3);
+        edit(&mut c);
+        let r = verify_06(&c);
+        assert_eq!(failures(&r), one(rule, Some(entry), Some(member)), "{what}");
+    }
     // Reordered entries: links fail, nothing else (06 has no seq to break).
     let c = chain_06(4);
     let reordered = vec![c[0].clone(), c[2].clone(), c[1].clone(), c[3].clone()];
@@ -609,52 +683,6 @@ fn revision_06_rejects_each_of_its_own_defects_on_its_rule() {
             ))
             .collect::<Vec<_>>()
     );
-    // Bad genesis.
-    let mut c = chain_06(3);
-    c[0]["prev_digest"] = json!("1".repeat(64));
-    assert_only(
-        &verify_06(&c),
-        "AER1-TL-GENESIS",
-        Some(0),
-        Some("prev_digest"),
-    );
-    // No close on the last entry.
-    let mut c = chain_06(3);
-    c[2].as_object_mut().unwrap().remove("close");
-    assert_only(&verify_06(&c), "AER1-TL-CLOSE-LAST", Some(2), Some("close"));
-    // A close that is not a boolean (on an inner entry, so the last is still closed).
-    let mut c = chain_06(3);
-    c[1]["close"] = json!("yes");
-    assert_only(&verify_06(&c), "AER1-TL-CLOSE-TYPE", Some(1), Some("close"));
-    // Bad base64, a missing canonical_bytes, a missing prev_digest: the base64, genesis and link
-    // rules, not a member rule 06 does not have. The broken entry's successor is left unjudged.
-    let mut c = chain_06(3);
-    c[2]["canonical_bytes"] = json!("not base64!");
-    assert_only(
-        &verify_06(&c),
-        "AER1-TL-B64",
-        Some(2),
-        Some("canonical_bytes"),
-    );
-    let mut c = chain_06(3);
-    c[2].as_object_mut().unwrap().remove("canonical_bytes");
-    assert_only(
-        &verify_06(&c),
-        "AER1-TL-B64",
-        Some(2),
-        Some("canonical_bytes"),
-    );
-    let mut c = chain_06(3);
-    c[0].as_object_mut().unwrap().remove("prev_digest");
-    assert_only(
-        &verify_06(&c),
-        "AER1-TL-GENESIS",
-        Some(0),
-        Some("prev_digest"),
-    );
-    let mut c = chain_06(3);
-    c[2]["prev_digest"] = json!(7);
-    assert_only(&verify_06(&c), "AER1-TL-LINK", Some(2), Some("prev_digest"));
     // Not an array of objects; empty.
     assert_only(
         &verify_text("[1]", &options_06()),
