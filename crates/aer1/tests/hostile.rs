@@ -189,27 +189,42 @@ fn multi_megabyte_strings() {
     );
 }
 
-#[test]
-fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
-    let text = chain(3);
-    let bytes = text.as_bytes();
+/// Calls `cut` with every proper prefix of `bytes` and whether it must be invalid (it lacks more
+/// than trailing whitespace), and `flipped` with every single-bit flip of `bytes`.
+fn each_prefix_and_bit_flip(bytes: &[u8], cut: impl Fn(&[u8], bool), flipped: impl Fn(&[u8])) {
     for end in 0..bytes.len() {
-        let r = verify_bytes(&bytes[..end]);
-        // Only the full text and prefixes that differ by trailing whitespace are valid.
-        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-            assert_eq!(r.verdict, Verdict::Invalid, "prefix of {end} bytes");
-        }
+        cut(
+            &bytes[..end],
+            bytes[end..].iter().any(|b| !b.is_ascii_whitespace()),
+        );
     }
     for at in 0..bytes.len() {
         for bit in 0..8 {
             let mut m = bytes.to_vec();
             m[at] ^= 1 << bit;
-            let _ = verify_bytes(&m);
-            let _ = verify_receipt(&m, Tier::Strict);
-            let _ = verify_workflow(&m);
-            let _ = agentconf_aer1::commitment::parse_commitment(&m);
+            flipped(&m);
         }
     }
+}
+
+#[test]
+fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
+    let text = chain(3);
+    each_prefix_and_bit_flip(
+        text.as_bytes(),
+        |cut, must_fail| {
+            let r = verify_bytes(cut);
+            if must_fail {
+                assert_eq!(r.verdict, Verdict::Invalid, "prefix of {} bytes", cut.len());
+            }
+        },
+        |m| {
+            let _ = verify_bytes(m);
+            let _ = verify_receipt(m, Tier::Strict);
+            let _ = verify_workflow(m);
+            let _ = agentconf_aer1::commitment::parse_commitment(m);
+        },
+    );
 }
 
 /// The draft's worked workflow receipt, cut at every length and with every single bit flipped:
@@ -218,20 +233,19 @@ fn every_prefix_and_every_byte_flip_is_judged_without_panic() {
 fn every_prefix_and_every_byte_flip_of_a_workflow_is_judged_without_panic() {
     let bytes = worked_workflow::WORKED_WORKFLOW.as_bytes();
     assert_eq!(verify_workflow(bytes).verdict, Verdict::Valid);
-    for end in 0..bytes.len() {
-        let r = verify_workflow(&bytes[..end]);
-        if bytes[end..].iter().any(|b| !b.is_ascii_whitespace()) {
-            assert_eq!(r.verdict, Verdict::Invalid, "prefix of {end} bytes");
-        }
-    }
-    for at in 0..bytes.len() {
-        for bit in 0..8 {
-            let mut m = bytes.to_vec();
-            m[at] ^= 1 << bit;
-            let r = verify_workflow(&m);
+    each_prefix_and_bit_flip(
+        bytes,
+        |cut, must_fail| {
+            let r = verify_workflow(cut);
+            if must_fail {
+                assert_eq!(r.verdict, Verdict::Invalid, "prefix of {} bytes", cut.len());
+            }
+        },
+        |m| {
+            let r = verify_workflow(m);
             assert_eq!(r.verdict == Verdict::Valid, r.failures.is_empty());
-        }
-    }
+        },
+    );
 }
 
 /// A reader handing out `n` bytes per call, to prove the result does not depend on chunking.
