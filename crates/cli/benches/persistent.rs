@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Suite, Vector};
+use agentconf_corpus::model::{Case, Suite, Vector};
 use agentconf_harness::materialize::write_inputs;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
@@ -28,21 +28,23 @@ use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let corpus = agentconf_corpus::corpus();
-    let aer1: Vec<&Vector> = corpus
+    // Each AER-1 vector's main case, built once, outside every timed loop.
+    let aer1: Vec<Case<'_>> = corpus
         .iter()
         .filter(|v| v.suite != Suite::GrpAdmission)
+        .map(Vector::main_case)
         .collect();
     let work =
         std::env::temp_dir().join(format!("agentconf-bench-persistent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
 
     // Inputs written once, before any timing.
-    let prepared: Vec<(&Vector, Vec<(String, PathBuf)>)> = aer1
+    let prepared: Vec<(&Case<'_>, Vec<(String, PathBuf)>)> = aer1
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let files = write_inputs(v, &work.join(format!("v{i}"))).expect("inputs");
-            (*v, files)
+        .map(|(i, c)| {
+            let files = write_inputs(c.vector, &work.join(format!("v{i}"))).expect("inputs");
+            (c, files)
         })
         .collect();
     let repeats = if quick { 3 } else { 20 };
@@ -104,7 +106,7 @@ fn main() {
 /// Runs the prepared vectors `repeats` times on `sessions` sessions (vectors dealt round-robin).
 /// Returns (vectors run, time, vectors that did not pass).
 fn persistent(
-    prepared: &[(&Vector, Vec<(String, PathBuf)>)],
+    prepared: &[(&Case<'_>, Vec<(String, PathBuf)>)],
     repeats: usize,
     sessions: usize,
     validate: bool,
@@ -120,7 +122,7 @@ fn persistent(
         let mut s = PersistentSession::start(config).expect("agentconf impl serve starts");
         // Warm-up: the first pass pays for page faults and lazy statics.
         for (v, files) in prepared {
-            s.run_with_files(&v.main_case(), files, Grading::Strict);
+            s.run_with_files(v, files, Grading::Strict);
         }
         s
     };
@@ -135,10 +137,7 @@ fn persistent(
                     let mut bad = 0;
                     for _ in 0..repeats {
                         for (v, files) in prepared.iter().skip(k).step_by(sessions) {
-                            if s.run_with_files(&v.main_case(), files, Grading::Strict)
-                                .status
-                                != Status::Pass
-                            {
+                            if s.run_with_files(v, files, Grading::Strict).status != Status::Pass {
                                 bad += 1;
                             }
                         }
@@ -160,7 +159,7 @@ fn persistent(
 /// (after one untimed warm-up of each), and how many vectors were not accepted.
 fn overhead(
     imp: &Implementation,
-    vectors: &[&Vector],
+    vectors: &[Case<'_>],
     work: &Path,
     rounds: usize,
 ) -> (f64, f64, usize) {
@@ -185,10 +184,10 @@ fn overhead(
 }
 
 /// The vectors through the one-shot path; returns how many were not accepted (should be 0).
-fn one_shot(imp: &Implementation, vectors: &[&Vector], work: &Path) -> usize {
+fn one_shot(imp: &Implementation, vectors: &[Case<'_>], work: &Path) -> usize {
     vectors
         .iter()
-        .map(|v| run_case(imp, &v.main_case(), work, Grading::Loose))
+        .map(|c| run_case(imp, c, work, Grading::Loose))
         .filter(|r| !matches!(r.status, Status::Pass | Status::FalseAccept))
         .count()
 }
