@@ -21,9 +21,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agentconf_corpus::model::{Case, Suite, Vector};
+use agentconf_harness::grade::Grading;
 use agentconf_harness::materialize::write_inputs;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
-use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
+use agentconf_harness::runner::{run_case, Implementation};
+use agentconf_harness::status::Status;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");

@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use agentconf_harness::runner::{run_case, Grading, Implementation, Status};
+use agentconf_harness::grade::Grading;
+use agentconf_harness::runner::{run_case, Implementation};
+use agentconf_harness::status::Status;
 
 #[test]
 fn the_reference_passes_every_vector_through_the_contract() {

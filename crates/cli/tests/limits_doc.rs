@@ -73,7 +73,7 @@ fn the_readme_table_matches_the_constants() {
         ),
         (
             "GRP decision line",
-            size(agentconf_harness::runner::MAX_DECISION_LINE_BYTES as u64),
+            size(agentconf_harness::scenario::MAX_DECISION_LINE_BYTES as u64),
         ),
         (
             "adapter file",

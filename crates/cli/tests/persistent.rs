@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
-use agentconf_harness::runner::{Grading, Implementation, Status};
+use agentconf_harness::runner::Implementation;
+use agentconf_harness::status::Status;
 
 fn reference() -> Implementation {
     Implementation {

@@ -15,12 +15,12 @@
 //! the self-test then checks the reference against them.
 
 use agentconf_aer1::producer::{timeline_json, Entry};
-use agentconf_aer1::receipt::Tier;
 use agentconf_rules::{Level, Rule};
 use sha2::{Digest as _, Sha256};
 
 use crate::model::{
-    Derivation, Encoding, Expectation, Flag, Input, Options, RevisionExpectation, Suite, Vector,
+    Derivation, Encoding, Expectation, Flag, Input, Options, RevisionExpectation, Suite, Tier,
+    Vector,
 };
 
 /// Revisions whose chain construction is the one revision 07 introduced.
@@ -61,7 +61,7 @@ impl<'a> Family<'a> {
                 revisions: Vec::new(),
                 description: String::new(),
                 rules: Vec::new(),
-                level: String::new(),
+                level: Level::Should,
                 expectation: Expectation::Valid,
                 expected_rules: Vec::new(),
                 flags: Vec::new(),
@@ -158,7 +158,7 @@ impl VectorBuilder<'_> {
         }
         self = self.other(revisions, Expectation::Invalid, rules, &[], reason);
         if let Some(o) = self.vector.other_revisions.last_mut() {
-            o.also_reported = also.iter().map(|r| r.id().to_string()).collect();
+            o.also_reported = also.to_vec();
         }
         self
     }
@@ -177,7 +177,7 @@ impl VectorBuilder<'_> {
         self.vector.other_revisions.push(RevisionExpectation {
             revisions: revisions.iter().map(|r| r.to_string()).collect(),
             expectation,
-            expected_rules: rules.iter().map(|r| r.id().to_string()).collect(),
+            expected_rules: rules.to_vec(),
             also_reported: Vec::new(),
             flags: flags.to_vec(),
             reason: reason.to_string(),
@@ -186,7 +186,7 @@ impl VectorBuilder<'_> {
     }
 
     fn set_expected(&mut self, rules: &[Rule]) {
-        self.vector.expected_rules = rules.iter().map(|r| r.id().to_string()).collect();
+        self.vector.expected_rules = rules.to_vec();
         for r in rules {
             self.add_rule(*r);
         }
@@ -194,9 +194,8 @@ impl VectorBuilder<'_> {
     }
 
     fn add_rule(&mut self, rule: Rule) {
-        let id = rule.id().to_string();
-        if !self.vector.rules.contains(&id) {
-            self.vector.rules.push(id);
+        if !self.vector.rules.contains(&rule) {
+            self.vector.rules.push(rule);
         }
     }
 
@@ -210,7 +209,7 @@ impl VectorBuilder<'_> {
     ) -> Self {
         let mut rules: Vec<Rule> = Vec::new();
         for e in &expected {
-            let mut rule = e.rule.as_deref().and_then(Rule::from_id);
+            let mut rule = e.rule;
             // A concurrent step that admits fewer copies than it sends rejects the rest as
             // duplicates, even though its expectation names no rule.
             if let (Some(admitted), Some(crate::model::Step::Concurrent { copies, .. })) =
@@ -245,7 +244,7 @@ impl VectorBuilder<'_> {
 
     /// Receipts: the tier the vector is checked under (absent: core).
     pub fn tier(mut self, tier: Tier) -> Self {
-        self.vector.options.tier = Some(tier.as_str().to_string());
+        self.vector.options.tier = Some(tier);
         self
     }
 
@@ -351,11 +350,8 @@ impl VectorBuilder<'_> {
                 v.id
             );
         }
-        let must = v
-            .rules
-            .iter()
-            .any(|id| Rule::from_id(id).is_some_and(|r| r.record().level == Level::Must));
-        v.level = if must { "MUST" } else { "SHOULD" }.to_string();
+        let must = v.rules.iter().any(|r| r.record().level == Level::Must);
+        v.level = if must { Level::Must } else { Level::Should };
         self.out.push(self.vector);
     }
 }

@@ -127,11 +127,7 @@ pub fn coverage(vectors: &[Vector], m: &Manifest) -> String {
     }
     out.push_str("\n| rule | level | vectors exercising it |\n|---|---|---|\n");
     for rule in agentconf_rules::Rule::ALL {
-        let n = m
-            .vectors
-            .iter()
-            .filter(|v| v.rules.iter().any(|r| r == rule.id()))
-            .count();
+        let n = m.vectors.iter().filter(|v| v.rules.contains(rule)).count();
         let _ = writeln!(
             out,
             "| `{}` | {} | {n} |",

@@ -9,12 +9,10 @@
 
 use std::collections::BTreeSet;
 
-use agentconf_aer1::commitment::parse_commitment;
-use agentconf_aer1::receipt::{verify_receipt, Tier};
-use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
-use agentconf_aer1::workflow::verify_workflow;
-use agentconf_aer1::{Finding, Revision, Verdict};
-use agentconf_corpus::model::{Case, Expectation, Flag, Suite, Vector};
+use agentconf_aer1::{Finding, Verdict};
+use agentconf_corpus::model::{Case, Expectation, Flag, Suite};
+use agentconf_reference::dispatch::{answer, Answer};
+use agentconf_reference::vector_inputs::{call_of, VectorInputs};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -34,57 +32,39 @@ fn main() {
 
 fn check(case: &Case<'_>) -> Result<(), Failed> {
     let v = case.vector;
-    match v.suite {
-        Suite::Aer1Receipt => {
-            let name = v.options.tier.as_deref().unwrap_or("core");
-            let tier = Tier::parse(name).ok_or_else(|| format!("unknown tier {name:?}"))?;
-            let report = verify_receipt(&input(v, "receipt")?, tier);
-            compare(case, report.verdict, &report.failures)
-        }
-        Suite::Aer1Workflow => {
-            let report = verify_workflow(&input(v, "workflow")?);
-            compare(case, report.verdict, &report.failures)
-        }
-        Suite::GrpAdmission => grp::run(v),
-        Suite::Aer1Timeline => {
-            let timeline = input(v, "timeline")?;
-            let revision = Revision::parse(case.revision)
-                .ok_or_else(|| format!("no construction for revision {}", case.revision))?;
-            let mut options = TimelineOptions {
-                revision,
-                ..TimelineOptions::default()
-            };
-            if let Some(bytes) = v.input_bytes("commitment") {
-                match parse_commitment(&bytes) {
-                    Ok(c) => options.commitment = Some(c),
-                    Err(findings) => options.commitment_findings = findings,
-                }
-            }
-            let report = verify_timeline(timeline.as_slice(), &options)
-                .map_err(|e| format!("reading failed: {e}"))?;
-            if report.historical != revision.is_historical() {
-                return Err(format!(
-                    "a revision-{} result is labelled historical: {}",
-                    case.revision, report.historical
-                )
-                .into());
-            }
-            compare(case, report.verdict, &report.failures)
-        }
+    if v.suite == Suite::GrpAdmission {
+        return grp::run(v);
     }
+    // The same dispatch as `agentconf impl` and the in-process backend.
+    let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
+    let judged = match answer(&call, &VectorInputs(v))? {
+        Answer::Judged(j) => j,
+        Answer::Unsupported => {
+            return Err(format!("the reference does not support {:?}", call.argv()).into())
+        }
+    };
+    if v.suite == Suite::Aer1Timeline && judged.historical != (case.revision == "06") {
+        return Err(format!(
+            "a revision-{} result is labelled historical: {}",
+            case.revision, judged.historical
+        )
+        .into());
+    }
+    compare(case, judged.verdict, &judged.failures)
 }
 
-/// GRP scenarios, run through the reference receiver in-process on a SQLite store in a fresh
-/// directory: `restart` reopens the store, `concurrent` opens one connection per copy on threads
-/// released together, `session` starts a receiver for another session context on the same store.
+/// GRP scenarios, played by the harness's one player against the reference's in-process
+/// receivers (threads over a SQLite store in a fresh directory), under every revision the
+/// vector lists, each decision compared exactly: outcome, reason and rule.
 mod grp {
-    use std::path::{Path, PathBuf};
-    use std::sync::{Arc, Barrier};
+    use std::path::PathBuf;
 
-    use agentconf_corpus::model::{ExpectedDecision, Step, Vector};
-    use agentconf_grp::admission::{Decision, Outcome, Receiver, Revision};
-    use agentconf_grp::session::SessionContext;
-    use agentconf_grp::store::SqliteStore;
+    use agentconf_contract::decision::{DecisionLine, Outcome};
+    use agentconf_contract::vector::{ExpectedDecision, Vector};
+    use agentconf_harness::grade::Failure;
+    use agentconf_harness::scenario::{play, Judge};
+    use agentconf_harness::status::Status;
+    use agentconf_reference::inprocess::ThreadReceivers;
     use libtest_mimic::Failed;
 
     struct Scratch(PathBuf);
@@ -100,143 +80,73 @@ mod grp {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        let dir =
-            std::env::temp_dir().join(format!("agentconf-selftest-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let _ = std::fs::create_dir_all(&dir);
-        Scratch(dir)
+        Scratch(
+            std::env::temp_dir().join(format!("agentconf-selftest-{}-{name}", std::process::id())),
+        )
     }
 
-    fn session(v: &Vector, file: &str) -> Result<SessionContext, Failed> {
-        let bytes = v
-            .input_file_bytes(file)
-            .ok_or_else(|| format!("no readable input file {file}"))?;
-        Ok(SessionContext::from_json(&bytes)?)
+    /// Exact comparison of every decision with its expectation.
+    struct Exact<'a> {
+        revision: &'a str,
     }
 
-    fn receiver(
-        ctx: &SessionContext,
-        revision: Revision,
-        db: &Path,
-    ) -> Result<Receiver<SqliteStore>, Failed> {
-        let store = SqliteStore::open(db).map_err(|e| e.to_string())?;
-        Ok(Receiver::new(ctx.clone(), revision, store))
+    impl Judge for Exact<'_> {
+        fn decision(
+            &mut self,
+            index: usize,
+            d: &DecisionLine,
+            e: Option<&ExpectedDecision>,
+        ) -> Result<(), Failure> {
+            let rev = self.revision;
+            let e = e.ok_or_else(|| fail(format!("step {index}: no expected decision")))?;
+            let rule = e.rule.map(|r| r.id().to_string());
+            let ok = d.outcome == e.outcome
+                && (e.outcome == Outcome::Admitted
+                    || (d.rejection_reason == e.rejection_reason && d.rule == rule));
+            if ok {
+                Ok(())
+            } else {
+                Err(fail(format!(
+                    "step {index} (revision {rev}): expected {} {:?} {:?}, the reference decided {} {:?} {:?}: {}",
+                    e.outcome.as_str(),
+                    e.rejection_reason,
+                    rule,
+                    d.outcome.as_str(),
+                    d.rejection_reason,
+                    d.rule,
+                    d.message.clone().unwrap_or_default()
+                )))
+            }
+        }
+
+        /// A concurrent copy is admitted, or rejected as a duplicate: nothing else.
+        fn copy(&mut self, index: usize, d: &DecisionLine) -> Result<(), Failure> {
+            if d.outcome == Outcome::Rejected
+                && d.rejection_reason.as_deref() != Some("duplicate_event_id")
+            {
+                return Err(fail(format!(
+                    "step {index}: a concurrent copy was rejected as {:?}",
+                    d.rejection_reason
+                )));
+            }
+            Ok(())
+        }
+    }
+
+    fn fail(message: String) -> Failure {
+        (Status::WrongReason, message)
     }
 
     pub fn run(v: &Vector) -> Result<(), Failed> {
-        let scenario = v
-            .scenario
-            .as_ref()
-            .ok_or("a grp-admission vector without a scenario")?;
-        let events_text = v.input_bytes("events").ok_or("no events input")?;
-        let events: Vec<&[u8]> = events_text.split(|b| *b == b'\n').collect();
-        let first = v
-            .inputs
-            .iter()
-            .find(|i| i.role == "session")
-            .ok_or("no session input")?
-            .file
-            .clone();
         for rev in &v.revisions {
-            let revision = Revision::parse(rev).ok_or_else(|| format!("revision {rev}?"))?;
             let dir = scratch(&format!("{}-{rev}", v.id));
-            let db = dir.0.join("state.sqlite");
-            let mut ctx = session(v, &first)?;
-            let mut current = receiver(&ctx, revision, &db)?;
-            for (index, step) in scenario.steps.iter().enumerate() {
-                let expected = v.expected_decisions.iter().find(|e| e.step == index);
-                let event = |n: usize| {
-                    events
-                        .get(n)
-                        .copied()
-                        .ok_or_else(|| format!("step {index}: no event line {n}"))
-                };
-                match step {
-                    Step::Deliver { event: n } => {
-                        let d = current.deliver(event(*n)?).map_err(|e| e.to_string())?;
-                        let e = expected
-                            .ok_or_else(|| format!("step {index}: no expected decision"))?;
-                        compare(index, rev, &d, e)?;
-                    }
-                    Step::Restart => current = receiver(&ctx, revision, &db)?,
-                    Step::Session { file } => {
-                        ctx = session(v, file)?;
-                        current = receiver(&ctx, revision, &db)?;
-                    }
-                    Step::Concurrent { event: n, copies } => {
-                        let line = event(*n)?.to_vec();
-                        let barrier = Arc::new(Barrier::new(*copies));
-                        let handles: Vec<_> = (0..*copies)
-                            .map(|_| {
-                                let (ctx, db, line, barrier) =
-                                    (ctx.clone(), db.clone(), line.clone(), barrier.clone());
-                                std::thread::spawn(move || -> Result<Decision, String> {
-                                    let store =
-                                        SqliteStore::open(&db).map_err(|e| e.to_string())?;
-                                    let r = Receiver::new(ctx, revision, store);
-                                    barrier.wait();
-                                    r.deliver(&line).map_err(|e| e.to_string())
-                                })
-                            })
-                            .collect();
-                        let mut admitted = 0;
-                        for h in handles {
-                            let d = h.join().map_err(|_| "a concurrent receiver panicked")??;
-                            if d.outcome == Outcome::Admitted {
-                                admitted += 1;
-                            } else if d.rejection_reason != Some("duplicate_event_id") {
-                                return Err(format!(
-                                    "step {index}: a concurrent copy was rejected as {:?}",
-                                    d.rejection_reason
-                                )
-                                .into());
-                            }
-                        }
-                        let e = expected
-                            .ok_or_else(|| format!("step {index}: no expected decision"))?;
-                        let want = e
-                            .admitted_copies
-                            .ok_or_else(|| format!("step {index}: no admitted_copies"))?;
-                        if admitted != want {
-                            return Err(format!("step {index} (revision {rev}): {admitted} of {copies} concurrent copies admitted, expected {want}").into());
-                        }
-                    }
-                }
-            }
+            let mut receivers = ThreadReceivers::new(v, rev, &dir.0)
+                .map_err(|(_, e)| format!("revision {rev}: {e}"))?;
+            play(v, &mut receivers, &mut Exact { revision: rev })
+                .map_err(|(status, e)| format!("revision {rev}: {} {e}", status.name()))?;
         }
         Ok(())
     }
-
-    fn compare(index: usize, rev: &str, d: &Decision, e: &ExpectedDecision) -> Result<(), Failed> {
-        let outcome = match d.outcome {
-            Outcome::Admitted => "admitted",
-            Outcome::Rejected => "rejected",
-        };
-        let rule = d.rule.map(|r| r.id().to_string());
-        let ok = outcome == e.outcome
-            && (e.outcome == "admitted"
-                || (d.rejection_reason.map(str::to_string) == e.rejection_reason
-                    && rule == e.rule));
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "step {index} (revision {rev}): expected {} {:?} {:?}, the reference decided {outcome} {:?} {:?}: {}",
-                e.outcome,
-                e.rejection_reason,
-                e.rule,
-                d.rejection_reason,
-                rule,
-                d.message.clone().unwrap_or_default()
-            )
-            .into())
-        }
-    }
-}
-
-fn input(v: &Vector, role: &str) -> Result<Vec<u8>, Failed> {
-    v.input_bytes(role)
-        .ok_or_else(|| format!("the vector has no readable {role} input").into())
 }
 
 fn compare(case: &Case<'_>, verdict: Verdict, failures: &[Finding]) -> Result<(), Failed> {
@@ -247,7 +157,7 @@ fn compare(case: &Case<'_>, verdict: Verdict, failures: &[Finding]) -> Result<()
         .expected_rules
         .iter()
         .chain(case.also_reported)
-        .map(String::as_str)
+        .map(|r| r.id())
         .collect();
     let label = format!(" (under revision {})", case.revision);
     let detail = || {

@@ -4,8 +4,9 @@
 #![no_main]
 
 use agentconf_fuzz::{corpus, selector};
-use agentconf_harness::contract::{parse_result, ExitMeaning};
-use agentconf_harness::runner::{grade_verdict, Grading};
+use agentconf_contract::exit::ExitMeaning;
+use agentconf_contract::result::parse_result;
+use agentconf_harness::grade::{grade_verdict, Grading};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::contract::ExitMeaning;
+use agentconf_contract::exit::ExitMeaning;
 
 /// An adapter file is configuration, a few kilobytes; `agentconf run` refuses a larger one.
 pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
@@ -124,7 +124,7 @@ impl Adapter {
                 return Err("adapter: an error_map pattern is empty".into());
             }
             for id in &m.vectors {
-                if let Some(now) = agentconf_corpus::retired(id) {
+                if let Some(now) = agentconf_contract::vector::retired(id) {
                     return Err(format!(
                         "adapter: error_map names {id:?}, a retired vector id; it is now {now}"
                     ));
@@ -141,7 +141,7 @@ impl Adapter {
             .map(|e| ("skip", e))
             .chain(a.xfail.iter().map(|e| ("xfail", e)))
         {
-            if let Some(now) = agentconf_corpus::retired(&entry.id) {
+            if let Some(now) = agentconf_contract::vector::retired(&entry.id) {
                 return Err(format!(
                     "adapter: {kind} names {:?}, a retired vector id; it is now {now}",
                     entry.id
@@ -210,12 +210,16 @@ impl Adapter {
     }
 
     /// The rules the tool's messages map to, for vector `id`.
-    pub fn mapped_rules(&self, id: &str, output: &str) -> Vec<String> {
+    pub fn mapped_rules(&self, id: &str, output: &str) -> Vec<agentconf_rules::Rule> {
         let mut rules = Vec::new();
         for m in &self.error_map {
             let applies = m.vectors.is_empty() || m.vectors.iter().any(|v| v == id);
-            if applies && output.contains(&m.pattern) && !rules.contains(&m.rule) {
-                rules.push(m.rule.clone());
+            // Every mapping's rule was checked to be a catalogue id when the file was read.
+            let rule = agentconf_rules::Rule::from_id(&m.rule);
+            if let Some(rule) =
+                rule.filter(|r| applies && output.contains(&m.pattern) && !rules.contains(r))
+            {
+                rules.push(rule);
             }
         }
         rules
@@ -318,11 +322,14 @@ mod tests {
         assert_eq!(a.exit_meaning(Some(1)), ExitMeaning::Crash);
         assert_eq!(
             a.mapped_rules("a/b/c/d", "ERROR: bad base64 and gap"),
-            ["AER1-TL-B64"]
+            [agentconf_rules::Rule::Aer1TlB64]
         );
         assert_eq!(
             a.mapped_rules("a/b/c/e", "ERROR: bad base64 and gap"),
-            ["AER1-TL-B64", "AER1-TL-SEQ"]
+            [
+                agentconf_rules::Rule::Aer1TlB64,
+                agentconf_rules::Rule::Aer1TlSeq
+            ]
         );
         assert_eq!(a.skip_reason("a/b/c/d"), Some("by design"));
     }

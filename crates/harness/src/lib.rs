@@ -1,17 +1,20 @@
-//! The agentconf harness: runs an implementation's command against the corpus through the
-//! contract in `CONTRACT.md`, and grades each vector.
+//! The agentconf harness: runs an implementation against the corpus through the contract
+//! (`crates/contract`, `CONTRACT.md`), grades each case and writes the results file that every
+//! report is derived from.
 //!
-//! This crate is being built in steps (issue 5). Present: the contract's exit codes and result
-//! object ([`contract`]), running a command with a timeout that kills its whole process group and
-//! bounded capture of its output ([`process`]), writing a vector's inputs into a fresh directory
-//! ([`materialize`]).
+//! It links the contract and the rule catalogue only, never a reference: the judge does not link
+//! what it judges. The reference reaches it as one more backend ([`session::Backend`]), handed
+//! in by the CLI.
 
 pub mod adapter;
-pub mod contract;
-pub mod inprocess;
+pub mod child;
+pub mod grade;
 pub mod materialize;
 pub mod persistent;
 pub mod process;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod scenario;
+pub mod session;
+pub mod status;

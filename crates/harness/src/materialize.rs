@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use agentconf_corpus::model::Vector;
+use agentconf_contract::vector::Vector;
 
 /// Writes every input file of `vector` into `dir` (created; must not contain them already) and
 /// returns `(role, path)` for each, in input order.

@@ -15,43 +15,31 @@
 //! the persistent process: [`PersistentSession::run`] runs them one-shot
 //! ([`crate::runner::run_case`]) with the same command prefix.
 
-use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::thread;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Case, Suite};
+use agentconf_contract::case::Case;
+use agentconf_contract::exit::ExitMeaning;
+use agentconf_contract::protocol::{
+    Capabilities, RunRequest, RunResponse, StartRequest, StartResponse, PROTOCOL_VERSION, SCHEMA,
+    SERVE, STOP_REQUEST,
+};
+use agentconf_contract::result::{check_result, ImplResult, ProtocolError, RawResult};
+use agentconf_contract::vector::Suite;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::contract::{parse_result, ExitMeaning, ImplResult};
+use crate::child::{excerpt, LineFailure, LongLived};
+use crate::grade::{grade_verdict, Grading};
 use crate::materialize::write_inputs;
-use crate::process::{kill_group, BackgroundCapture};
-use crate::runner::{
-    grade_verdict, one_shot_args, run_case, Grading, Implementation, Status, VectorResult,
-};
-
-/// The protocol version the harness speaks (the `protocol` member of `start`).
-pub const PROTOCOL_VERSION: u64 = 1;
-
-/// The JSON Schema (2020-12) of the three responses: `$defs/start_response`,
-/// `$defs/run_response`, `$defs/stop_response`.
-pub const SCHEMA: &str = include_str!("../schema/protocol.schema.json");
-
-/// The command-prefix arguments that start the persistent process, by default.
-pub const DEFAULT_SERVE_ARGS: [&str; 1] = ["serve"];
+use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
+use crate::status::Status;
 
 /// After this many failed starts in a row, the remaining vectors fail at once instead of each
 /// waiting for another start to fail.
 const MAX_FAILED_STARTS: usize = 3;
-
-/// How long to poll without sleeping before waiting for a response.
-const SPIN: Duration = Duration::from_micros(50);
 
 /// At most this many bytes in one response line.
 pub const MAX_RESPONSE_LINE_BYTES: usize = 1 << 20;
@@ -74,7 +62,7 @@ impl PersistentConfig {
     pub fn new(implementation: Implementation) -> PersistentConfig {
         PersistentConfig {
             implementation,
-            serve_args: DEFAULT_SERVE_ARGS.iter().map(|s| s.to_string()).collect(),
+            serve_args: vec![SERVE.to_string()],
             validate_protocol: false,
         }
     }
@@ -88,35 +76,10 @@ pub struct ServerInfo {
     pub capabilities: Capabilities,
 }
 
-/// The capabilities an implementation claims. Vectors outside them are reported unsupported
-/// without being sent.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-pub struct Capabilities {
-    /// `aer1-receipt`, `aer1-timeline`, `aer1-workflow`.
-    pub operations: Vec<String>,
-    /// `REVISION` values of `aer1-timeline`; `None`: not restricted.
-    #[serde(default)]
-    pub timeline_revisions: Option<Vec<String>>,
-    /// `TIER` values of `aer1-receipt`; `None`: not restricted.
-    #[serde(default)]
-    pub tiers: Option<Vec<String>>,
-    /// The name `tiers` had before 0.2.0 (when it held `core` and `strict` only), still read;
-    /// `tiers` wins when both are given.
-    #[serde(default)]
-    pub id_tiers: Option<Vec<String>>,
-}
-
-impl Capabilities {
-    /// The claimed `TIER` values of `aer1-receipt`, under either name; `None`: not restricted.
-    pub fn receipt_tiers(&self) -> Option<&[String]> {
-        self.tiers.as_deref().or(self.id_tiers.as_deref())
-    }
-}
-
 /// One implementation process in persistent mode, restarted after a crash.
 pub struct PersistentSession {
     config: PersistentConfig,
-    server: Option<Server>,
+    server: Option<LongLived>,
     info: ServerInfo,
     restarts: usize,
     failed_starts: usize,
@@ -186,45 +149,6 @@ fn validators() -> &'static Result<[jsonschema::Validator; 3], String> {
             build(ResponseKind::Stop)?,
         ])
     })
-}
-
-#[derive(Serialize)]
-struct StartRequest {
-    cmd: &'static str,
-    protocol: u64,
-}
-
-#[derive(Serialize)]
-struct RunRequest<'a> {
-    cmd: &'static str,
-    seq: u64,
-    operation: &'a str,
-    args: &'a [String],
-}
-
-#[derive(Deserialize)]
-struct StartResponse {
-    protocol: Value,
-    implementation: Named,
-    capabilities: Capabilities,
-}
-
-#[derive(Deserialize)]
-struct Named {
-    name: String,
-    #[serde(default)]
-    version: String,
-}
-
-#[derive(Deserialize)]
-struct RunResponse {
-    exit: i64,
-    #[serde(default)]
-    verdict: Option<String>,
-    #[serde(default)]
-    rules: Vec<String>,
-    #[serde(default)]
-    messages: Vec<String>,
 }
 
 impl PersistentSession {
@@ -308,13 +232,13 @@ impl PersistentSession {
             return Ok(());
         };
         let timeout = self.config.implementation.timeout;
-        let line = match server.request(b"{\"cmd\":\"stop\"}\n", timeout) {
+        let line = match server.request(format!("{STOP_REQUEST}\n").as_bytes(), timeout) {
             Ok(line) => line,
             Err(f) => {
-                let (how, stderr) = server.end(Duration::from_millis(100));
+                let (how, stderr) = end(server, Duration::from_millis(100));
                 return Err(format!(
                     "no stop response: {} ({how}){}",
-                    f.describe(timeout),
+                    describe(&f, timeout),
                     stderr_note(&stderr)
                 ));
             }
@@ -339,7 +263,7 @@ impl PersistentSession {
             }
             Ok(())
         })();
-        let (how, stderr) = server.end(timeout);
+        let (how, stderr) = end(server, timeout);
         checked?;
         if how == "exit status 0" {
             Ok(())
@@ -357,13 +281,14 @@ impl PersistentSession {
         files: &[(String, PathBuf)],
         grading: Grading,
     ) -> (Status, String, String) {
-        let Some(args) = one_shot_args(c, files) else {
+        let Some(call) = one_shot_call(c, files) else {
             return (
                 Status::Crash,
                 "the vector lacks an input its operation needs".into(),
                 String::new(),
             );
         };
+        let args = call.argv();
         if let Some(reason) = self.unclaimed(&args) {
             return (Status::Unsupported, reason, String::new());
         }
@@ -372,13 +297,8 @@ impl PersistentSession {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        let mut request = serde_json::to_vec(&RunRequest {
-            cmd: "run",
-            seq,
-            operation: &args[0],
-            args: &args[1..],
-        })
-        .unwrap_or_default();
+        let mut request =
+            serde_json::to_vec(&RunRequest::new(seq, &args[0], &args[1..])).unwrap_or_default();
         request.push(b'\n');
         let timeout = self.config.implementation.timeout;
         let Some(server) = self.server.as_mut() else {
@@ -390,15 +310,17 @@ impl PersistentSession {
                 // After the end of its output, give it a moment to exit so its status can be
                 // reported; a process that hangs or talks too much is killed at once.
                 let (status, grace) = match f {
-                    Failure::Timeout => (Status::Timeout, Duration::ZERO),
-                    Failure::TooLong => (Status::ProtocolError, Duration::ZERO),
-                    Failure::Eof | Failure::Io(_) => (Status::Crash, Duration::from_millis(100)),
+                    LineFailure::Timeout => (Status::Timeout, Duration::ZERO),
+                    LineFailure::TooLong => (Status::ProtocolError, Duration::ZERO),
+                    LineFailure::Eof | LineFailure::Io(_) => {
+                        (Status::Crash, Duration::from_millis(100))
+                    }
                 };
                 let (how, stderr) = self.discard_server(grace);
-                return (status, format!("{} ({how})", f.describe(timeout)), stderr);
+                return (status, format!("{} ({how})", describe(&f, timeout)), stderr);
             }
         };
-        let stderr = server.take_stderr();
+        let stderr = excerpt(&server.take_stderr());
         let answer = match read_run_response(&line, seq, self.config.validate_protocol) {
             Ok(answer) => answer,
             Err(ReplyError::OutOfStep(why)) => {
@@ -448,7 +370,7 @@ impl PersistentSession {
     /// A running process: the current one if it is still alive, else a new one.
     fn ensure_server(&mut self) -> Result<(), String> {
         if let Some(server) = self.server.as_mut() {
-            if matches!(server.child.try_wait(), Ok(None)) {
+            if server.is_running() {
                 return Ok(());
             }
             // It exited between requests: start another.
@@ -480,7 +402,7 @@ impl PersistentSession {
     /// its remaining standard error.
     fn discard_server(&mut self, grace: Duration) -> (String, String) {
         match self.server.take() {
-            Some(server) => server.end(grace),
+            Some(server) => end(server, grace),
             None => ("no process".into(), String::new()),
         }
     }
@@ -501,14 +423,13 @@ fn result_object(response: RunResponse, exit: ExitMeaning) -> Result<Option<Impl
         }
         return Err("the response names rules but has no verdict".into());
     };
-    let object = ImplResult {
+    let raw = RawResult {
         verdict,
         rules: response.rules,
         messages: response.messages,
     };
-    let bytes = serde_json::to_vec(&object).map_err(|e| e.to_string())?;
-    parse_result(&bytes, exit).map_err(|e| match e {
-        crate::contract::ProtocolError::NotAResult { detail } => detail,
+    check_result(raw, exit).map(Some).map_err(|e| match e {
+        ProtocolError::NotAResult { detail } => detail,
         other => other.to_string(),
     })
 }
@@ -631,7 +552,7 @@ pub fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, St
             line_excerpt(line)
         )
     })?;
-    if response.protocol != PROTOCOL_VERSION {
+    if response.protocol != Value::from(PROTOCOL_VERSION) {
         return Err(format!(
             "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
             excerpt(response.protocol.to_string().as_bytes())
@@ -645,18 +566,16 @@ pub fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, St
 }
 
 /// Starts a process and has it answer `start`.
-fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), String> {
+fn start_server(config: &PersistentConfig) -> Result<(LongLived, ServerInfo), String> {
     let imp = &config.implementation;
-    let mut server = Server::spawn(&imp.argv, &config.serve_args, imp.capture_limit)
+    let mut argv = imp.argv.clone();
+    argv.extend(config.serve_args.iter().cloned());
+    let mut server = LongLived::spawn(&argv, MAX_RESPONSE_LINE_BYTES, imp.capture_limit.max(2000))
         .map_err(|e| format!("cannot start {:?}: {e}", imp.argv))?;
-    let mut request = serde_json::to_vec(&StartRequest {
-        cmd: "start",
-        protocol: PROTOCOL_VERSION,
-    })
-    .unwrap_or_default();
+    let mut request = serde_json::to_vec(&StartRequest::new()).unwrap_or_default();
     request.push(b'\n');
-    let fail = |server: Server, what: String| {
-        let (how, stderr) = server.end(Duration::from_millis(100));
+    let fail = |server: LongLived, what: String| {
+        let (how, stderr) = end(server, Duration::from_millis(100));
         Err(format!("{what} ({how}){}", stderr_note(&stderr)))
     };
     let line = match server.request(&request, imp.timeout) {
@@ -664,7 +583,7 @@ fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), Strin
         Err(f) => {
             return fail(
                 server,
-                format!("no start response: {}", f.describe(imp.timeout)),
+                format!("no start response: {}", describe(&f, imp.timeout)),
             )
         }
     };
@@ -679,209 +598,22 @@ fn start_server(config: &PersistentConfig) -> Result<(Server, ServerInfo), Strin
 // ------------------------------------------------------------------------------------------------
 // The process
 
-/// Why no response line came.
-enum Failure {
-    /// Standard output ended: the process exited or closed it.
-    Eof,
-    Timeout,
-    /// The line grew past [`MAX_RESPONSE_LINE_BYTES`] without a newline.
-    TooLong,
-    /// Writing the request or reading the response failed (a broken pipe: it exited).
-    Io(io::Error),
-}
-
-impl Failure {
-    fn describe(&self, timeout: Duration) -> String {
-        match self {
-            Failure::Eof => "the process ended its output without a response".into(),
-            Failure::Timeout => format!("no response within {timeout:?}"),
-            Failure::TooLong => {
-                format!("a response line longer than {MAX_RESPONSE_LINE_BYTES} bytes")
-            }
-            Failure::Io(e) => format!("cannot talk to the process: {e}"),
+/// Why no response line came, in words.
+fn describe(f: &LineFailure, timeout: Duration) -> String {
+    match f {
+        LineFailure::Eof => "the process ended its output without a response".into(),
+        LineFailure::Timeout => format!("no response within {timeout:?}"),
+        LineFailure::TooLong => {
+            format!("a response line longer than {MAX_RESPONSE_LINE_BYTES} bytes")
         }
+        LineFailure::Io(e) => format!("cannot talk to the process: {e}"),
     }
 }
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: LineReader,
-    /// Standard error not yet attributed to a response (bounded).
-    stderr: BackgroundCapture,
-}
-
-impl Server {
-    fn spawn(prefix: &[String], serve_args: &[String], capture_limit: usize) -> io::Result<Server> {
-        let (program, args) = prefix
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .args(serve_args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group, so a kill reaches every helper it started.
-            .process_group(0)
-            .spawn()?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| io::Error::other("no stdin"))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| io::Error::other("no stdout"))?;
-        let err = child
-            .stderr
-            .take()
-            .ok_or_else(|| io::Error::other("no stderr"))?;
-        let stderr = BackgroundCapture::start(err, capture_limit.max(2000));
-        Ok(Server {
-            child,
-            stdin,
-            stdout: LineReader {
-                stdout,
-                buf: Vec::new(),
-                start: 0,
-            },
-            stderr,
-        })
-    }
-
-    /// Writes one request line and reads one response line.
-    fn request(&mut self, line: &[u8], timeout: Duration) -> Result<Vec<u8>, Failure> {
-        let deadline = Instant::now() + timeout;
-        self.stdin
-            .write_all(line)
-            .and_then(|()| self.stdin.flush())
-            .map_err(Failure::Io)?;
-        self.stdout.read_line(deadline)
-    }
-
-    /// Standard error collected since the last call, as an excerpt.
-    fn take_stderr(&self) -> String {
-        excerpt(&self.stderr.take())
-    }
-
-    /// Waits up to `grace` for the process to exit on its own, then kills its process group.
-    /// Returns how it ended and the standard error not yet taken.
-    fn end(mut self, grace: Duration) -> (String, String) {
-        let deadline = Instant::now() + grace;
-        let mut status = None;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => {
-                    status = Some(s);
-                    break;
-                }
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(1)),
-                _ => break,
-            }
-        }
-        // Helpers it started may hold the pipes open: the whole group goes.
-        kill_group(&mut self.child);
-        let how = match status {
-            Some(s) => describe_status(s),
-            None => {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                "killed by the harness".to_string()
-            }
-        };
-        self.stderr.wait_end(Duration::from_millis(200));
-        (how, self.take_stderr())
-    }
-}
-
-fn describe_status(s: ExitStatus) -> String {
-    match (s.code(), s.signal()) {
-        (Some(code), _) => format!("exit status {code}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        _ => format!("{s}"),
-    }
-}
-
-/// Reads lines from the process's standard output with a deadline (poll(2), no extra thread).
-struct LineReader {
-    stdout: ChildStdout,
-    buf: Vec<u8>,
-    /// Where the unread part of `buf` starts.
-    start: usize,
-}
-
-impl LineReader {
-    fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, Failure> {
-        let mut scanned = self.start;
-        loop {
-            if let Some(i) = self.buf[scanned..].iter().position(|b| *b == b'\n') {
-                let end = scanned + i;
-                let line = self.buf[self.start..end].to_vec();
-                self.start = end + 1;
-                if self.start == self.buf.len() {
-                    self.buf.clear();
-                    self.start = 0;
-                }
-                return Ok(line);
-            }
-            if self.buf.len() - self.start > MAX_RESPONSE_LINE_BYTES {
-                return Err(Failure::TooLong);
-            }
-            if self.start > 0 {
-                self.buf.drain(..self.start);
-                self.start = 0;
-            }
-            scanned = self.buf.len();
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Failure::Timeout);
-            }
-            let mut fds = libc::pollfd {
-                fd: self.stdout.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // A response usually comes within microseconds: look again for a moment before
-            // sleeping, which saves a wake-up per request (see the bench).
-            let spin_until = now + SPIN;
-            let mut ready = 0;
-            while ready == 0 && Instant::now() < spin_until {
-                // SAFETY: one valid pollfd, for a descriptor we own, for the duration of the call.
-                ready = unsafe { libc::poll(&mut fds, 1, 0) };
-                if ready == 0 {
-                    // Let the implementation have this CPU if it is waiting for one.
-                    thread::yield_now();
-                }
-            }
-            if ready == 0 {
-                let wait = (deadline - now).as_millis().saturating_add(1);
-                // SAFETY: as above.
-                ready = unsafe { libc::poll(&mut fds, 1, wait.min(i32::MAX as u128) as i32) };
-            }
-            if ready < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(Failure::Io(e));
-            }
-            if ready == 0 {
-                continue;
-            }
-            let mut chunk = [0u8; 16 * 1024];
-            match self.stdout.read(&mut chunk) {
-                Ok(0) => return Err(Failure::Eof),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Failure::Io(e)),
-            }
-        }
-    }
-}
-
-fn excerpt(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
+/// Ends the process (see [`LongLived::end`]); its remaining standard error as an excerpt.
+fn end(server: LongLived, grace: Duration) -> (String, String) {
+    let (how, stderr) = server.end(grace);
+    (how, excerpt(&stderr))
 }
 
 fn line_excerpt(line: &[u8]) -> String {
@@ -952,7 +684,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.exit, ExitMeaning::Reject);
-        assert_eq!(a.result.unwrap().unwrap().rules, ["AER1-TL-SEQ"]);
+        assert_eq!(
+            a.result.unwrap().unwrap().rules,
+            [agentconf_rules::Rule::Aer1TlSeq]
+        );
         // exit 89 and crashes need no verdict.
         let a = read_run_response(br#"{"seq":7,"exit":89}"#, 7, true).unwrap();
         assert_eq!(a.exit, ExitMeaning::Unsupported);

@@ -5,7 +5,6 @@
 use std::io::{self, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -170,52 +169,6 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> io::Result<Ending>
         }
     };
     Ok(ending)
-}
-
-/// A stream (a long-lived process's standard error) read by a background thread: the first
-/// `limit` bytes since the last [`BackgroundCapture::take`] are kept, the rest is read and
-/// dropped, so the writer never blocks on it and memory stays bounded.
-pub(crate) struct BackgroundCapture {
-    kept: Arc<Mutex<Vec<u8>>>,
-    /// Signalled when the stream reaches its end.
-    done: mpsc::Receiver<()>,
-}
-
-impl BackgroundCapture {
-    pub(crate) fn start(mut stream: impl Read + Send + 'static, limit: usize) -> Self {
-        let kept = Arc::new(Mutex::new(Vec::new()));
-        let (tx, done) = mpsc::channel();
-        let sink = Arc::clone(&kept);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match stream.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if let Ok(mut k) = sink.lock() {
-                            let room = limit.saturating_sub(k.len());
-                            k.extend_from_slice(&chunk[..n.min(room)]);
-                        }
-                    }
-                }
-            }
-            let _ = tx.send(());
-        });
-        BackgroundCapture { kept, done }
-    }
-
-    /// The bytes kept since the last call (the limit applies afresh after each).
-    pub(crate) fn take(&self) -> Vec<u8> {
-        self.kept
-            .lock()
-            .map(|mut b| std::mem::take(&mut *b))
-            .unwrap_or_default()
-    }
-
-    /// Waits up to `timeout` for the stream to end.
-    pub(crate) fn wait_end(&self, timeout: Duration) {
-        let _ = self.done.recv_timeout(timeout);
-    }
 }
 
 /// Kills the child's whole process group (it was started as the group's leader), so helpers it

@@ -6,10 +6,14 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agentconf_corpus::model::{Case, Expectation, Suite};
+use agentconf_contract::case::Case;
+use agentconf_contract::vector::{Expectation, Suite};
+use agentconf_rules::Rule;
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{Grading, Status, VectorResult};
+use crate::grade::Grading;
+use crate::runner::VectorResult;
+use crate::status::{is_unexpected, status_name, Status, STATUSES};
 
 /// The results-file format version.
 pub const FORMAT: &str = "agentconf-results/1";
@@ -82,9 +86,13 @@ impl ResultLine {
             suite: v.suite,
             family: v.family.clone(),
             rules: rules_of_case(c),
-            level: v.level.clone(),
+            level: v.level.as_str().to_string(),
             expectation: c.expectation,
-            expected_rules: c.expected_rules.to_vec(),
+            expected_rules: c
+                .expected_rules
+                .iter()
+                .map(|r| r.id().to_string())
+                .collect(),
             status: r.status,
             detail: r.detail,
             stderr: r.stderr,
@@ -100,15 +108,15 @@ fn rules_of_case(c: &Case<'_>) -> Vec<String> {
     c.vector
         .rules
         .iter()
-        .filter(|id| match agentconf_rules::Rule::from_id(id) {
-            Some(agentconf_rules::Rule::Aer1TlVersioning) | None => true,
-            Some(rule) => rule
+        .filter(|rule| match rule {
+            Rule::Aer1TlVersioning => true,
+            rule => rule
                 .record()
                 .revisions
                 .iter()
                 .any(|r| c.revisions.contains(r)),
         })
-        .cloned()
+        .map(|r| r.id().to_string())
         .collect()
 }
 
@@ -131,45 +139,6 @@ pub enum Line {
     Header(Header),
     Result(ResultLine),
     Footer(Footer),
-}
-
-/// Every status, in report order: false accepts first (the security-relevant failure).
-pub const STATUSES: [Status; 11] = [
-    Status::FalseAccept,
-    Status::FalseReject,
-    Status::WrongReason,
-    Status::Crash,
-    Status::Timeout,
-    Status::ProtocolError,
-    Status::Xpass,
-    Status::Xfail,
-    Status::Skip,
-    Status::Unsupported,
-    Status::Pass,
-];
-
-pub fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Pass => "pass",
-        Status::FalseAccept => "false-accept",
-        Status::FalseReject => "false-reject",
-        Status::WrongReason => "wrong-reason",
-        Status::Unsupported => "unsupported",
-        Status::Timeout => "timeout",
-        Status::Crash => "crash",
-        Status::ProtocolError => "protocol-error",
-        Status::Skip => "skip",
-        Status::Xfail => "xfail",
-        Status::Xpass => "xpass",
-    }
-}
-
-/// Whether a status fails the run (an expected failure that passed does: the list is stale).
-pub fn is_unexpected(s: Status) -> bool {
-    !matches!(
-        s,
-        Status::Pass | Status::Unsupported | Status::Skip | Status::Xfail
-    )
 }
 
 /// The footer for `results`.
@@ -228,6 +197,61 @@ pub fn parse(text: &str) -> Result<ResultsFile, String> {
         results,
         footer,
     })
+}
+
+/// Writes `file` to `path` through a temporary file and a rename, so a reader never sees half a
+/// results file.
+pub fn write_file(path: &std::path::Path, file: &ResultsFile) -> Result<(), String> {
+    let mut text = String::new();
+    let mut push = |line: &Line| -> Result<(), String> {
+        text.push_str(&serde_json::to_string(line).map_err(|e| e.to_string())?);
+        text.push('\n');
+        Ok(())
+    };
+    push(&Line::Header(file.header.clone()))?;
+    for r in &file.results {
+        push(&Line::Result(r.clone()))?;
+    }
+    if let Some(f) = &file.footer {
+        push(&Line::Footer(f.clone()))?;
+    }
+    write_atomically(path, text.as_bytes())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a report.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = {
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(".tmp");
+        path.with_file_name(name)
+    };
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
+/// header's record of what was run.
+pub fn executable_sha256(program: &str) -> Option<String> {
+    use sha2::Digest as _;
+    let path = if program.contains('/') {
+        std::path::PathBuf::from(program)
+    } else {
+        std::env::var_os("PATH")?
+            .to_string_lossy()
+            .split(':')
+            .map(|d| std::path::Path::new(d).join(program))
+            .find(|p| p.is_file())?
+    };
+    let bytes = std::fs::read(path).ok()?;
+    Some(
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 /// The current time as RFC 3339 UTC with seconds.

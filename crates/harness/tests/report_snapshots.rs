@@ -5,12 +5,13 @@
 //! Update the snapshots with `INSTA_UPDATE=always cargo test -p agentconf-harness --test
 //! report_snapshots` (or `cargo insta review`), then read the `.snap` diffs before committing.
 
-use agentconf_corpus::model::{Expectation, Suite};
+use agentconf_contract::vector::{Expectation, Suite};
+use agentconf_harness::grade::Grading;
 use agentconf_harness::report::{self, RuleStatus};
 use agentconf_harness::results::{
     footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, FORMAT,
 };
-use agentconf_harness::runner::{Grading, Status};
+use agentconf_harness::status::Status;
 
 /// A hostile standard error: markup, quotes, an ANSI escape, a bidi override, a NUL.
 const HOSTILE: &str = "<script>alert(\"pwned\")</script> it's & <img src=x onerror='alert(1)'>\n\
@@ -397,7 +398,7 @@ fn false_accepts_come_first_everywhere() {
     let f = file(true);
     let order: Vec<&str> = report::unexpected(&f)
         .iter()
-        .map(|r| agentconf_harness::results::status_name(r.status))
+        .map(|r| r.status.name())
         .collect();
     assert_eq!(
         order,

@@ -5,13 +5,12 @@
 //! line gets a rejected decision and the stream goes on. Exit 0 when the stream was processed;
 //! 2 for a usage error, an unreadable session, or a store failure (nothing is admitted then).
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
-use agentconf_grp::admission::{Receiver, Revision, MAX_EVENT_BYTES};
+use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
-use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, SqliteStore};
 
@@ -21,13 +20,7 @@ use crate::input::{open, read_error};
 
 pub fn read_session(path: &Path) -> Result<SessionContext, String> {
     let input = open(path)?;
-    let bytes = match agentconf_json::read_limited(input.reader, MAX_DOCUMENT_BYTES)
-        .map_err(|e| read_error(&input.name, &e))?
-    {
-        Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", input.name)),
-    };
-    SessionContext::from_json(&bytes).map_err(|e| format!("{}: {e}", input.name))
+    agentconf_reference::admit::read_session_from(input.reader, &input.name)
 }
 
 enum Store {
@@ -62,44 +55,12 @@ pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     }
 }
 
-pub fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
+fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut out = io::stdout().lock();
-    let mut line = Vec::new();
-    loop {
-        let read = read_event_line(&mut input, &mut line)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        // The admitted decision is the hand-off: it is written after the pair committed and
-        // before the store marks the hand-off done, so a crash in between leaves the pair pending
-        // (recoverable with `agentconf grp recover`), never lost.
-        let mut handed_off: Option<io::Result<()>> = None;
-        let decision = match read {
-            EventLine::End => break,
-            EventLine::Line => receiver.deliver_then(&line, |d| {
-                handed_off = Some(write_decision(&mut out, d));
-            }),
-            EventLine::TooLong => receiver.deliver_oversized(MAX_EVENT_BYTES),
-        };
-        match handed_off {
-            Some(Err(e)) => return Err(format!("cannot write output: {e}")),
-            Some(Ok(())) => {
-                decision.map_err(|e| e.to_string())?;
-            }
-            None => {
-                let decision = decision.map_err(|e| e.to_string())?;
-                write_decision(&mut out, &decision)
-                    .map_err(|e| format!("cannot write output: {e}"))?;
-            }
-        }
-    }
+    agentconf_reference::admit::run_stream(&receiver, &mut input, &mut out)?;
     Ok(Outcome::Valid)
-}
-
-fn write_decision(out: &mut impl Write, d: &agentconf_grp::Decision) -> io::Result<()> {
-    let text = serde_json::to_string(d).map_err(io::Error::other)?;
-    writeln!(out, "{text}")?;
-    out.flush()
 }
 
 pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {

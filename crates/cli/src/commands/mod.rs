@@ -16,25 +16,22 @@ use std::process::ExitCode;
 use crate::args::{Cli, Command, RevisionArg, Verify};
 use agentconf_aer1::Revision;
 
-pub const EXIT_VALID: u8 = 0;
-pub const EXIT_INVALID: u8 = 1;
-/// Usage errors, unreadable input and unwritable output (clap uses the same code for bad
-/// arguments).
-pub const EXIT_USAGE: u8 = 2;
+// The contract's codes; `verify` uses the same ones: 0 valid, 1 invalid, 2 usage errors,
+// unreadable input and unwritable output (clap uses the same code for bad arguments).
+pub use agentconf_contract::exit::{
+    EXIT_ACCEPT as EXIT_VALID, EXIT_REJECT as EXIT_INVALID, EXIT_USAGE,
+};
 
 /// The limit on documents read whole: receipts, workflows, commitments.
 pub const MAX_DOCUMENT_BYTES: u64 = agentconf_aer1::timeline::DEFAULT_MAX_DOCUMENT_BYTES;
-
-/// The harness contract's "unsupported" exit code.
-pub const EXIT_UNSUPPORTED: u8 = 89;
 
 /// Whether the input was valid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Valid,
     Invalid,
-    /// `agentconf impl` only: the operation, revision or option is not supported.
-    Unsupported,
+    /// `agentconf impl` only: the contract's exit code for the call (0, 1 or 89).
+    Exit(u8),
 }
 
 impl Outcome {
@@ -42,7 +39,7 @@ impl Outcome {
         ExitCode::from(match self {
             Outcome::Valid => EXIT_VALID,
             Outcome::Invalid => EXIT_INVALID,
-            Outcome::Unsupported => EXIT_UNSUPPORTED,
+            Outcome::Exit(code) => code,
         })
     }
 

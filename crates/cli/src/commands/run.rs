@@ -2,18 +2,22 @@
 //! embedded corpus through the contract, writes the results file and prints the summary.
 //! Exit 0 when nothing unexpected happened, 1 otherwise, 2 for usage errors.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::Case;
+use agentconf_contract::case::Case;
 use agentconf_harness::adapter::Adapter;
+use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
-    self, footer, is_unexpected, Header, ImplementationInfo, Line, ResultLine, ResultsFile, FORMAT,
+    self, executable_sha256, footer, write_atomically, Header, ImplementationInfo, ResultLine,
+    ResultsFile, FORMAT,
 };
-use agentconf_harness::runner::{run_case_with, Grading, Implementation, Status};
+use agentconf_harness::runner::Implementation;
+use agentconf_harness::session::{
+    run_cases, work_root, Backend, CommandBackend, PersistentBackend, Plan,
+};
+use agentconf_harness::status::Status;
+use agentconf_reference::inprocess::InProcess;
 
 use super::{emit, to_stderr, Outcome};
 use crate::args::RunArgs;
@@ -130,13 +134,13 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         results: lines,
         footer: Some(footer),
     };
-    write_results(&args.out, &file)?;
+    results::write_file(&args.out, &file)?;
     if let Some(path) = &args.emit_xfail {
         let failing: Vec<(String, String)> = file
             .results
             .iter()
-            .filter(|r| is_unexpected(r.status) && r.status != Status::Xpass)
-            .map(|r| (r.id.clone(), results::status_name(r.status).to_string()))
+            .filter(|r| r.status.is_unexpected() && r.status != Status::Xpass)
+            .map(|r| (r.id.clone(), r.status.name().to_string()))
             .collect();
         write_atomically(
             path,
@@ -186,173 +190,71 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     ))
 }
 
-/// Runs the cases on `--jobs` workers; results come back in corpus order.
+/// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
+/// order.
 fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
-    vectors: &[Case<'_>],
+    cases: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
 ) -> Result<Vec<ResultLine>, String> {
-    let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
-    let max_fail = if args.fail_fast {
-        Some(1)
-    } else {
-        args.max_fail
+    if args.persistent && adapter.is_some() {
+        return Err("--persistent cannot be combined with --adapter yet".into());
+    }
+    let plan = Plan {
+        cases,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        max_fail: if args.fail_fast {
+            Some(1)
+        } else {
+            args.max_fail
+        },
+        work: work_root().join(format!("agentconf-run-{}", std::process::id())),
     };
-    let next = AtomicUsize::new(0);
-    let failures = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; vectors.len()]);
+    let start = || -> Result<Box<dyn Backend + '_>, String> {
+        if args.persistent {
+            let mut config = PersistentConfig::new(imp.clone());
+            config.validate_protocol = args.validate_protocol;
+            let session = PersistentSession::start(config)
+                .map_err(|e| format!("the persistent implementation did not start: {e}"))?;
+            Ok(Box::new(PersistentBackend { session, grading }))
+        } else if imp.argv.is_empty() && adapter.is_none() {
+            // The reference in process: no command, no adapter.
+            Ok(Box::new(InProcess { grading }))
+        } else {
+            Ok(Box::new(CommandBackend {
+                implementation: imp,
+                adapter,
+                grading,
+            }))
+        }
+    };
     // Drawn only when standard error is a terminal (indicatif hides it otherwise), so logs and
     // CI output stay clean.
-    let progress = indicatif::ProgressBar::new(vectors.len() as u64);
+    let progress = indicatif::ProgressBar::new(cases.len() as u64);
     progress.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} vectors {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    if args.persistent && adapter.is_some() {
-        return Err("--persistent cannot be combined with --adapter yet".into());
-    }
-    let restarts = AtomicUsize::new(0);
-    let start_error: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                // One long-lived implementation process per worker in persistent mode.
-                let mut session = if args.persistent {
-                    let mut config = PersistentConfig::new(imp.clone());
-                    config.validate_protocol = args.validate_protocol;
-                    match PersistentSession::start(config) {
-                        Ok(s) => Some(s),
-                        Err(e) => {
-                            if let Ok(mut slot) = start_error.lock() {
-                                *slot = Some(e);
-                            }
-                            stop.store(true, Ordering::Relaxed);
-                            return;
-                        }
-                    }
-                } else {
-                    None
-                };
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(v) = vectors.get(i) else { break };
-                    let r = match session.as_mut() {
-                        Some(s) => s.run(v, &work, grading),
-                        // The reference in process: no command, no adapter.
-                        None if imp.argv.is_empty() && adapter.is_none() => {
-                            agentconf_harness::inprocess::run_reference(v, &work, grading)
-                        }
-                        None => run_case_with(imp, adapter, v, &work, grading),
-                    };
-                    progress.inc(1);
-                    if is_unexpected(r.status) {
-                        let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
-                        progress.set_message(format!("({n} unexpected)"));
-                        if max_fail.is_some_and(|m| n >= m) {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    if let Ok(mut slots) = slots.lock() {
-                        slots[i] = Some(ResultLine::new(v, r));
-                    }
-                }
-                if let Some(session) = session {
-                    restarts.fetch_add(session.restarts(), Ordering::Relaxed);
-                    let _ = session.stop();
-                }
-            });
+    let on_progress = |done: usize, unexpected: usize| {
+        progress.set_position(done as u64);
+        if unexpected > 0 {
+            progress.set_message(format!("({unexpected} unexpected)"));
         }
-    });
-    if let Ok(Some(e)) = start_error.into_inner() {
-        return Err(format!("the persistent implementation did not start: {e}"));
-    }
-    let restarts = restarts.into_inner();
-    if restarts > 0 {
-        to_stderr(&format!("agentconf: the persistent implementation was restarted {restarts} times after crashes\n"));
+    };
+    let ran = run_cases(&plan, &start, &on_progress)?;
+    if ran.restarts > 0 {
+        to_stderr(&format!(
+            "agentconf: the persistent implementation was restarted {} times after crashes\n",
+            ran.restarts
+        ));
     }
     progress.finish_and_clear();
-    let _ = std::fs::remove_dir_all(&work);
-    if stop.load(Ordering::Relaxed) {
+    if ran.stopped_early {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    let slots = slots
-        .into_inner()
-        .map_err(|_| "a worker panicked".to_string())?;
-    Ok(slots.into_iter().flatten().collect())
-}
-
-fn write_results(path: &Path, file: &ResultsFile) -> Result<(), String> {
-    let mut text = String::new();
-    let mut push = |line: &Line| -> Result<(), String> {
-        text.push_str(&serde_json::to_string(line).map_err(|e| e.to_string())?);
-        text.push('\n');
-        Ok(())
-    };
-    push(&Line::Header(file.header.clone()))?;
-    for r in &file.results {
-        push(&Line::Result(r.clone()))?;
-    }
-    if let Some(f) = &file.footer {
-        push(&Line::Footer(f.clone()))?;
-    }
-    write_atomically(path, text.as_bytes())
-}
-
-/// Writes through a temporary file and a rename, so a reader never sees half a report.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp: PathBuf = {
-        let mut name = path
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".tmp");
-        path.with_file_name(name)
-    };
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// SHA-256 of the program file, resolved through PATH when it has no slash.
-fn executable_sha256(program: &str) -> Option<String> {
-    let path = if program.contains('/') {
-        PathBuf::from(program)
-    } else {
-        std::env::var_os("PATH")?
-            .to_string_lossy()
-            .split(':')
-            .map(|d| Path::new(d).join(program))
-            .find(|p| p.is_file())?
-    };
-    let bytes = std::fs::read(path).ok()?;
-    Some(agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(
-        &bytes,
-    )))
-}
-
-/// Where per-vector input directories go: a memory-backed directory when there is one (writing
-/// and removing inputs on a disk costs more than the implementation's own spawn), else the
-/// system's temporary directory.
-fn work_root() -> PathBuf {
-    let candidates = [
-        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
-        Some(PathBuf::from("/dev/shm")),
-    ];
-    for dir in candidates.into_iter().flatten() {
-        let probe = dir.join(format!(".agentconf-probe-{}", std::process::id()));
-        if std::fs::create_dir(&probe).is_ok() {
-            let _ = std::fs::remove_dir(&probe);
-            return dir;
-        }
-    }
-    std::env::temp_dir()
+    Ok(ran.lines)
 }

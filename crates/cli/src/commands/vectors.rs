@@ -32,7 +32,7 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
             && args
                 .rule
                 .as_deref()
-                .is_none_or(|r| v.rules.iter().any(|x| x == r))
+                .is_none_or(|r| v.rules.iter().any(|x| x.id() == r))
             && args
                 .revision
                 .as_deref()
@@ -86,7 +86,7 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
                     "{:<64} {:<10} {}",
                     e.id,
                     expectation,
-                    e.rules.join(",")
+                    e.rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(",")
                 );
             }
             let _ = writeln!(

@@ -12,7 +12,7 @@
 //! reference verifier, and every expectation is declared by hand from the draft facts.
 
 use agentconf_aer1::hex;
-use agentconf_aer1::receipt::Tier;
+use agentconf_contract::vector::Tier;
 use agentconf_rules::Rule;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;

@@ -8,7 +8,7 @@ use agentconf_grp::session::{Publisher, SessionContext};
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Map, Value};
 
-use crate::model::{ExpectedDecision, Step};
+use crate::model::{ExpectedDecision, Outcome, Step};
 
 /// The draft's example values (GRP.md §1, revision 00 Appendix A).
 pub const SESSION_ID: &str = "ses-aep-session-001";
@@ -157,7 +157,7 @@ pub fn deliver(event: usize) -> Step {
 pub fn admitted(step: usize) -> ExpectedDecision {
     ExpectedDecision {
         step,
-        outcome: "admitted".into(),
+        outcome: Outcome::Admitted,
         rejection_reason: None,
         reason_named_by_draft: None,
         rule: None,
@@ -169,10 +169,10 @@ pub fn admitted(step: usize) -> ExpectedDecision {
 pub fn rejected(step: usize, reason: &str, rule: agentconf_rules::Rule) -> ExpectedDecision {
     ExpectedDecision {
         step,
-        outcome: "rejected".into(),
+        outcome: Outcome::Rejected,
         rejection_reason: Some(reason.to_string()),
         reason_named_by_draft: Some(agentconf_grp::admission::DRAFT_REASONS.contains(&reason)),
-        rule: Some(rule.id().to_string()),
+        rule: Some(rule),
         admitted_copies: None,
     }
 }
@@ -181,7 +181,7 @@ pub fn rejected(step: usize, reason: &str, rule: agentconf_rules::Rule) -> Expec
 pub fn admitted_copies(step: usize, n: usize) -> ExpectedDecision {
     ExpectedDecision {
         step,
-        outcome: "admitted".into(),
+        outcome: Outcome::Admitted,
         rejection_reason: None,
         reason_named_by_draft: None,
         rule: None,

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::{clip, status_rank, terminal_safe};
-use crate::results::{is_unexpected, status_name, ResultLine, ResultsFile};
-use crate::runner::Status;
+use crate::results::{ResultLine, ResultsFile};
+use crate::status::Status;
+use crate::status::{is_unexpected, status_name};
 
 /// One vector whose status changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

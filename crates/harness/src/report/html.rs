@@ -7,7 +7,8 @@ use super::{
     argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, seconds, totals,
     unexpected_phrase, verdict_word, RuleRow, RuleStatus, DRAFTS_NOTE,
 };
-use crate::results::{is_unexpected, status_name, ResultLine, ResultsFile};
+use crate::results::{ResultLine, ResultsFile};
+use crate::status::{is_unexpected, status_name};
 
 /// How many unexpected results the overview lists before folding the rest.
 const UNEXPECTED_SHOWN: usize = 20;

@@ -2,12 +2,13 @@
 
 use std::time::Duration;
 
-use agentconf_corpus::model::Suite;
+use agentconf_contract::vector::Suite;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::grading_name;
-use crate::results::{is_unexpected, status_name, ResultsFile};
-use crate::runner::Status;
+use crate::results::ResultsFile;
+use crate::status::Status;
+use crate::status::{is_unexpected, status_name};
 
 /// JUnit XML: one `testsuite` per corpus suite that has results (in corpus order), one
 /// `testcase` per vector (name = id, classname = `suite/family`, sorted by id). Unexpected

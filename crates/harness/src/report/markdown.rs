@@ -6,7 +6,8 @@ use super::{
     clip, grading_name, is_bidi_control, per_rule, totals, unexpected, unexpected_phrase,
     verdict_word, RuleStatus, DRAFTS_NOTE,
 };
-use crate::results::{status_name, ResultsFile};
+use crate::results::ResultsFile;
+use crate::status::status_name;
 
 /// How many unexpected results are listed before "…and N more".
 pub const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;

@@ -28,8 +28,10 @@ use agentconf_rules::{Catalogue, Rule};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::results::{is_unexpected, status_name, ResultLine, ResultsFile, STATUSES};
-use crate::runner::{Grading, Status};
+use crate::grade::Grading;
+use crate::results::{ResultLine, ResultsFile};
+use crate::status::Status;
+use crate::status::{is_unexpected, status_name, STATUSES};
 
 pub use badge::{badge, badge_color};
 pub use diff::{diff, diff_text, Change, Diff, Entry};
@@ -142,10 +144,7 @@ impl Serialize for Totals {
 /// Where a status goes in report order: its place in [`STATUSES`] (false accepts first); a
 /// status missing from that list goes last.
 pub fn status_rank(s: Status) -> usize {
-    STATUSES
-        .iter()
-        .position(|x| *x == s)
-        .unwrap_or(STATUSES.len())
+    s.rank()
 }
 
 /// Counts per status, computed from the result lines (the footer may be missing when a run was

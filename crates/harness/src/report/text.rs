@@ -6,7 +6,8 @@ use super::{
     argv_line, clip, grading_name, per_rule, seconds, terminal_safe, totals, unexpected,
     unexpected_phrase, verdict_word, DRAFTS_NOTE,
 };
-use crate::results::{status_name, ResultsFile};
+use crate::results::ResultsFile;
+use crate::status::status_name;
 
 /// The terminal summary: header facts, totals (false accepts first), the unexpected results
 /// (false accepts first), then the per-rule table. Every string from the file is shown with

@@ -1,46 +1,53 @@
-//! The one-shot implementation contract (see `CONTRACT.md`): exit codes and the optional result
-//! object on standard output. Reading an implementation's output never panics: every problem is a
-//! typed [`ProtocolError`].
+//! The optional result object an AER-1 call prints on standard output for strict grading:
+//! `{"verdict": "valid"|"invalid", "rules": [catalogue ids], "messages": [text]}`. Reading an
+//! implementation's output never panics: every problem is a typed [`ProtocolError`].
 
 use std::fmt;
 
+use agentconf_rules::Rule;
 use serde::{Deserialize, Serialize};
 
-/// The implementation accepted the input.
-pub const EXIT_ACCEPT: i32 = 0;
-/// The implementation rejected the input.
-pub const EXIT_REJECT: i32 = 1;
-/// The implementation does not support the operation, revision or option.
-pub const EXIT_UNSUPPORTED: i32 = 89;
+use crate::exit::ExitMeaning;
 
-/// What an exit status means. Anything but 0, 1 and 89 is a crash, never a rejection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ExitMeaning {
-    Accept,
-    Reject,
-    Unsupported,
-    Crash,
+/// An accept or a reject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Valid,
+    Invalid,
 }
 
-impl ExitMeaning {
-    /// `code` is `None` when the process died by a signal.
-    pub fn of(code: Option<i32>) -> ExitMeaning {
-        match code {
-            Some(EXIT_ACCEPT) => ExitMeaning::Accept,
-            Some(EXIT_REJECT) => ExitMeaning::Reject,
-            Some(EXIT_UNSUPPORTED) => ExitMeaning::Unsupported,
-            _ => ExitMeaning::Crash,
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Invalid => "invalid",
+        }
+    }
+
+    /// The exit meaning this verdict must come with.
+    pub fn exit(self) -> ExitMeaning {
+        match self {
+            Verdict::Valid => ExitMeaning::Accept,
+            Verdict::Invalid => ExitMeaning::Reject,
         }
     }
 }
 
-/// The optional one-object result an implementation prints for strict grading.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A result object, checked: the verdict agrees with the exit code and every rule is a
+/// catalogue id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ImplResult {
-    /// `valid` or `invalid`; must agree with the exit code.
+    pub verdict: Verdict,
+    /// The rules the implementation reports, in its order.
+    pub rules: Vec<Rule>,
+    pub messages: Vec<String>,
+}
+
+/// A result object as written, before it is checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawResult {
     pub verdict: String,
-    /// Catalogue rule ids the implementation reports.
     #[serde(default)]
     pub rules: Vec<String>,
     #[serde(default)]
@@ -94,48 +101,52 @@ pub fn parse_result(stdout: &[u8], exit: ExitMeaning) -> Result<Option<ImplResul
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let result: ImplResult =
+    let raw: RawResult =
         serde_json::from_str(text.trim()).map_err(|e| ProtocolError::NotAResult {
             detail: e.to_string(),
         })?;
-    let expected = match result.verdict.as_str() {
-        "valid" => ExitMeaning::Accept,
-        "invalid" => ExitMeaning::Reject,
+    check_result(raw, exit).map(Some)
+}
+
+/// Checks a result object against the exit code it came with.
+pub fn check_result(raw: RawResult, exit: ExitMeaning) -> Result<ImplResult, ProtocolError> {
+    let verdict = match raw.verdict.as_str() {
+        "valid" => Verdict::Valid,
+        "invalid" => Verdict::Invalid,
         _ => {
             return Err(ProtocolError::UnknownVerdict {
-                verdict: result.verdict,
+                verdict: raw.verdict,
             })
         }
     };
-    if matches!(exit, ExitMeaning::Accept | ExitMeaning::Reject) && exit != expected {
+    if matches!(exit, ExitMeaning::Accept | ExitMeaning::Reject) && exit != verdict.exit() {
         return Err(ProtocolError::VerdictMismatch {
-            verdict: result.verdict,
+            verdict: raw.verdict,
             exit,
         });
     }
-    if let Some(rule) = result
-        .rules
-        .iter()
-        .find(|r| agentconf_rules::Rule::from_id(r).is_none())
-    {
-        return Err(ProtocolError::UnknownRule { rule: rule.clone() });
+    let mut rules = Vec::with_capacity(raw.rules.len());
+    for id in &raw.rules {
+        match Rule::from_id(id) {
+            Some(rule) => rules.push(rule),
+            None => return Err(ProtocolError::UnknownRule { rule: id.clone() }),
+        }
     }
-    Ok(Some(result))
+    Ok(ImplResult {
+        verdict,
+        rules,
+        messages: raw.messages,
+    })
+}
+
+/// Rule ids as a list for messages: `["AER1-TL-SEQ", "AER1-TL-LINK"]`.
+pub fn rule_list(rules: &[Rule]) -> String {
+    format!("{:?}", rules.iter().map(|r| r.id()).collect::<Vec<_>>())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exit_codes() {
-        assert_eq!(ExitMeaning::of(Some(0)), ExitMeaning::Accept);
-        assert_eq!(ExitMeaning::of(Some(1)), ExitMeaning::Reject);
-        assert_eq!(ExitMeaning::of(Some(89)), ExitMeaning::Unsupported);
-        for crash in [Some(2), Some(101), Some(-1), Some(139), None] {
-            assert_eq!(ExitMeaning::of(crash), ExitMeaning::Crash, "{crash:?}");
-        }
-    }
 
     #[test]
     fn results() {
@@ -145,7 +156,7 @@ mod tests {
                 .unwrap()
                 .unwrap()
                 .rules,
-            ["AER1-TL-SEQ"]
+            [Rule::from_id("AER1-TL-SEQ").unwrap()]
         );
         assert_eq!(parse_result(b"  \n", ExitMeaning::Accept).unwrap(), None);
         assert!(matches!(
@@ -171,5 +182,15 @@ mod tests {
             ),
             Err(ProtocolError::UnknownRule { .. })
         ));
+    }
+
+    #[test]
+    fn rule_lists_read_like_the_ids() {
+        let rules: Vec<Rule> = ["AER1-TL-SEQ", "AER1-TL-LINK"]
+            .iter()
+            .filter_map(|id| Rule::from_id(id))
+            .collect();
+        assert_eq!(rule_list(&rules), r#"["AER1-TL-SEQ", "AER1-TL-LINK"]"#);
+        assert_eq!(rule_list(&[]), "[]");
     }
 }

@@ -45,11 +45,10 @@ use agentconf_json::split::{ArraySplitter, Piece, SplitError};
 use agentconf_json::{Node, Num};
 use agentconf_rules::Rule;
 
-const EXIT_VALID: u8 = 0;
-const EXIT_INVALID: u8 = 1;
-/// A usage error or an unreadable input: the harness reports it as a crash.
-const EXIT_USAGE: u8 = 2;
-const EXIT_UNSUPPORTED: u8 = 89;
+use agentconf_contract::call::{Call, Parsed};
+use agentconf_contract::exit::{
+    EXIT_ACCEPT as EXIT_VALID, EXIT_REJECT as EXIT_INVALID, EXIT_UNSUPPORTED, EXIT_USAGE,
+};
 
 /// One deliberate defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,22 +358,28 @@ fn to_stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// The contract's operations, in its argument order (as `agentconf impl`).
+/// The contract's operations, read as `agentconf impl` reads them.
 fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    match (operation, a.as_slice()) {
-        ("aer1-receipt", [receipt]) => receipt_op(m, receipt, "core"),
-        ("aer1-receipt", [receipt, tier]) => receipt_op(m, receipt, tier),
-        ("aer1-timeline", [revision, timeline]) => timeline_op(m, revision, timeline, None),
-        ("aer1-timeline", [revision, timeline, commitment]) => {
-            timeline_op(m, revision, timeline, Some(commitment))
+    match Call::parse(operation, args) {
+        Parsed::Call(Call::Receipt { receipt, tier }) => {
+            receipt_op(m, &receipt, tier.as_deref().unwrap_or("core"))
         }
-        ("aer1-workflow", [workflow]) => workflow_op(m, workflow),
-        ("grp-admit", [revision, session, state_dir]) => grp_op(m, revision, session, state_dir),
-        ("aer1-receipt" | "aer1-timeline" | "aer1-workflow" | "grp-admit", _) => Err(format!(
-            "wrong arguments for {operation}: see crates/harness/CONTRACT.md"
+        Parsed::Call(Call::Timeline {
+            revision,
+            timeline,
+            commitment,
+        }) => timeline_op(m, &revision, &timeline, commitment.as_deref()),
+        Parsed::Call(Call::Workflow { workflow }) => workflow_op(m, &workflow),
+        Parsed::Call(Call::GrpAdmit {
+            revision,
+            session,
+            state_dir,
+        }) => grp_op(m, &revision, &session, &state_dir),
+        Parsed::WrongArguments(op) => Err(format!(
+            "wrong arguments for {}: see crates/harness/CONTRACT.md",
+            op.as_str()
         )),
-        _ => Ok(Outcome::Unsupported),
+        Parsed::UnknownOperation(_) => Ok(Outcome::Unsupported),
     }
 }
 

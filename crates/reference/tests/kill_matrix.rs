@@ -23,7 +23,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use agentconf_corpus::model::{Case as VectorCase, Expectation, Suite};
-use agentconf_harness::runner::{run_case, Grading, Implementation, Status, VectorResult};
+use agentconf_harness::grade::Grading;
+use agentconf_harness::runner::{run_case, Implementation, VectorResult};
+use agentconf_harness::status::Status;
 
 const AER1: &[Suite] = &[Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
 const TIMELINE: &[Suite] = &[Suite::Aer1Timeline];
@@ -394,7 +396,12 @@ fn exercises(v: &VectorCase<'_>, rules: &[&str]) -> bool {
             .rules
             .iter()
             .chain(v.expected_rules)
-            .any(|r| rules.contains(&r.as_str()))
+            .any(|r| rules.contains(&r.id()))
+}
+
+/// Rule ids, comma-separated.
+fn ids(rules: &[agentconf_rules::Rule]) -> String {
+    rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
 }
 
 /// The status as results files spell it (`false-accept`, …).
@@ -498,9 +505,9 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
             .map(|r| {
                 let v = by_id[r.id.as_str()];
                 let rules = if v.expected_rules.is_empty() {
-                    format!("valid; exercises {}", v.vector.rules.join(", "))
+                    format!("valid; exercises {}", ids(&v.vector.rules))
                 } else {
-                    v.expected_rules.join(", ")
+                    ids(v.expected_rules)
                 };
                 format!("`{}` {} ({rules})", r.id, status_name(r.status))
             })
@@ -593,7 +600,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
             if v.expectation == Expectation::Invalid
                 && v.expected_rules
                     .iter()
-                    .any(|e| c.every_invalid_expecting.contains(&e.as_str()))
+                    .any(|e| c.every_invalid_expecting.contains(&e.id()))
             {
                 expecting += 1;
                 if r.status == Status::Pass {

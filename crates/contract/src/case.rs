@@ -1,0 +1,112 @@
+//! The cases of a vector: one run per revision group with its own expectation.
+
+use agentconf_rules::Rule;
+
+use crate::vector::{Expectation, Flag, Suite, Vector};
+
+/// One run of a vector: a revision to run it under and the expectation that holds there. A vector
+/// has one case per group of revisions sharing an expectation — and, for timelines, per digest
+/// construction the group spans (06, and the 07-09 one), since a timeline is checked under the
+/// revision it is given and carries no marker of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case<'v> {
+    pub vector: &'v Vector,
+    /// The vector id for its first case, `<id>@<revision>` for the others.
+    pub id: String,
+    /// The revision the case runs under (the contract's `REVISION` argument for timelines).
+    pub revision: &'v str,
+    /// The revisions whose expectation this case grades.
+    pub revisions: &'v [String],
+    pub expectation: Expectation,
+    pub expected_rules: &'v [Rule],
+    /// Rules a rejection may also cite, not required (see [`crate::vector::RevisionExpectation`]).
+    pub also_reported: &'v [Rule],
+    pub flags: &'v [Flag],
+}
+
+/// The separator between a vector id and the revision in the id of a vector's further cases.
+pub const CASE_REVISION_SEPARATOR: char = '@';
+
+/// The revisions a case of `suite` runs under for a group of revisions. Timelines: 09 for the
+/// 07-09 construction, and 06 for the historical one, each when the group names it. Other AER-1
+/// suites take no revision argument: one case, run as 09 when listed. GRP: the first listed.
+fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
+    let has = |r: &str| group.iter().any(|x| x == r);
+    let current = group
+        .iter()
+        .find(|r| r.as_str() == "09")
+        .or(group.iter().rfind(|r| matches!(r.as_str(), "07" | "08")));
+    match suite {
+        Suite::Aer1Timeline => {
+            let mut out: Vec<&str> = current.map(String::as_str).into_iter().collect();
+            if has("06") {
+                out.push("06");
+            }
+            out
+        }
+        Suite::Aer1Receipt | Suite::Aer1Workflow => current
+            .or(group.first())
+            .map(String::as_str)
+            .into_iter()
+            .collect(),
+        Suite::GrpAdmission => group.first().map(String::as_str).into_iter().collect(),
+    }
+}
+
+impl Vector {
+    /// Every run of this vector, the main expectation first.
+    pub fn cases(&self) -> Vec<Case<'_>> {
+        let none: &[Rule] = &[];
+        let main = (
+            &self.revisions[..],
+            self.expectation,
+            &self.expected_rules[..],
+            none,
+            &self.flags[..],
+        );
+        let others = self.other_revisions.iter().map(|o| {
+            (
+                &o.revisions[..],
+                o.expectation,
+                &o.expected_rules[..],
+                &o.also_reported[..],
+                &o.flags[..],
+            )
+        });
+        let mut out = Vec::new();
+        for (revisions, expectation, expected_rules, also_reported, flags) in
+            std::iter::once(main).chain(others)
+        {
+            for revision in run_revisions(self.suite, revisions) {
+                let id = if out.is_empty() {
+                    self.id.clone()
+                } else {
+                    format!("{}{CASE_REVISION_SEPARATOR}{revision}", self.id)
+                };
+                out.push(Case {
+                    vector: self,
+                    id,
+                    revision,
+                    revisions,
+                    expectation,
+                    expected_rules,
+                    also_reported,
+                    flags,
+                });
+            }
+        }
+        out
+    }
+
+    /// The vector's first case: its main expectation, under its main run revision.
+    pub fn main_case(&self) -> Case<'_> {
+        let mut cases = self.cases();
+        // Every vector has at least one revision (the builder and the schema require it).
+        assert!(
+            !cases.is_empty(),
+            "{}: a vector without a revision",
+            self.id
+        );
+        cases.swap_remove(0)
+    }
+}

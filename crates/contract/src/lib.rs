@@ -1,0 +1,27 @@
+//! What passes between the agentconf harness and an implementation under test (see
+//! `crates/harness/CONTRACT.md`), as types: an implementer writing Rust can depend on this crate
+//! alone.
+//!
+//! - [`vector`]: a vector file (inputs kept apart from answers), its cases ([`case`]) and the
+//!   manifest ([`manifest`]), with rules, levels, tiers and decision outcomes as enums;
+//! - [`exit`]: the exit codes and what each means;
+//! - [`call`]: the operations and their arguments in the contract's order, built by the harness
+//!   and parsed by an implementation;
+//! - [`result`]: the optional result object an AER-1 call prints;
+//! - [`protocol`]: the persistent mode's request and response lines;
+//! - [`decision`]: the decision line a GRP receiver writes per event.
+//!
+//! Both drafts are individual Internet-Drafts (AER-1 revision 09, GRP revision 01), not RFCs and
+//! not IETF-endorsed. Nothing here verifies anything: it says what is asked and what an answer
+//! looks like.
+
+pub mod call;
+pub mod case;
+pub mod decision;
+pub mod exit;
+pub mod manifest;
+pub mod protocol;
+pub mod result;
+pub mod vector;
+
+pub use agentconf_rules::{Level, Rule};

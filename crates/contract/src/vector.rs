@@ -1,0 +1,394 @@
+//! The vector model: what one vector file holds.
+//!
+//! A vector separates inputs (handed to an implementation) from answers (kept by the harness):
+//! `inputs` and `scenario` are what an implementation is given; everything else is metadata and
+//! expectation. Rules, levels, tiers and decision outcomes are enums, written as the strings of
+//! the vector files (`AER1-TL-SEQ`, `MUST`, `strict`, `admitted`).
+
+use agentconf_rules::{Level, Rule};
+use serde::{Deserialize, Serialize};
+
+/// What the vector operates on; also the first directory under `vectors/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Suite {
+    #[serde(rename = "aer1-receipt")]
+    Aer1Receipt,
+    #[serde(rename = "aer1-timeline")]
+    Aer1Timeline,
+    #[serde(rename = "aer1-workflow")]
+    Aer1Workflow,
+    #[serde(rename = "grp-admission")]
+    GrpAdmission,
+}
+
+impl Suite {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Suite::Aer1Receipt => "aer1-receipt",
+            Suite::Aer1Timeline => "aer1-timeline",
+            Suite::Aer1Workflow => "aer1-workflow",
+            Suite::GrpAdmission => "grp-admission",
+        }
+    }
+
+    /// The id prefix of this suite's vectors, e.g. `aer1/timeline`.
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Suite::Aer1Receipt => "aer1/receipt",
+            Suite::Aer1Timeline => "aer1/timeline",
+            Suite::Aer1Workflow => "aer1/workflow",
+            Suite::GrpAdmission => "grp/admission",
+        }
+    }
+
+    pub const ALL: [Suite; 4] = [
+        Suite::Aer1Receipt,
+        Suite::Aer1Timeline,
+        Suite::Aer1Workflow,
+        Suite::GrpAdmission,
+    ];
+}
+
+/// What a conforming implementation must do with the vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expectation {
+    /// Must accept.
+    Valid,
+    /// Must reject; strict grading also requires every rule in `expected_rules` to be reported.
+    Invalid,
+    /// Either verdict conforms (`flags` say why); under strict grading a rejection must cite
+    /// `expected_rules`, and an acceptance passes.
+    Acceptable,
+}
+
+/// Why an `acceptable` vector accepts either verdict (Wycheproof-style flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flag {
+    /// The broken rule is graded SHOULD.
+    ShouldLevel,
+    /// The rule is this project's interpretation, not draft text.
+    Interpretation,
+    /// The draft author's reference kit accepts this input.
+    KitAccepts,
+    /// RFC 8259 lets a parser ignore or accept this (e.g. a byte order mark).
+    ParserLatitude,
+    /// A later draft revision, beyond the ones the vector targets, rejects this input: a verifier
+    /// that already follows it conforms too. The reference follows the targeted revisions and
+    /// accepts.
+    LaterRevision,
+}
+
+/// How an input file's bytes are stored in the vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// `content` is the file's text (the file is UTF-8).
+    Utf8,
+    /// `content` is standard base64 of the file's bytes (for bytes that are not UTF-8).
+    Base64,
+}
+
+/// One input file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// What the file is: `receipt`, `timeline`, `commitment`, `workflow`.
+    pub role: String,
+    /// File name to use when the input is written to disk.
+    pub file: String,
+    pub encoding: Encoding,
+    pub content: String,
+    /// SHA-256 (lowercase hex) of the file's bytes.
+    pub sha256: String,
+}
+
+/// How a mutant was derived from another vector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derivation {
+    /// The id of the vector it was derived from.
+    pub source: String,
+    /// What was changed, in words.
+    pub mutation: String,
+}
+
+/// The receipt tier a receipt vector is checked under: the contract's `TIER` argument.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// The eight core members, `id` of the lowercase UUID shape.
+    #[default]
+    Core,
+    /// Core, and `id` a UUID version 4 with the RFC 4122 variant.
+    Strict,
+    /// Strict, and a well-formed `anchor` bound to the receipt's bytes.
+    Anchored,
+    /// Core, and the decoded payload an object carrying `inputs` (the producer profile).
+    Profile,
+}
+
+impl Tier {
+    /// Every tier, in the order the contract lists them.
+    pub const ALL: [Tier; 4] = [Tier::Core, Tier::Strict, Tier::Anchored, Tier::Profile];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Core => "core",
+            Tier::Strict => "strict",
+            Tier::Anchored => "anchored",
+            Tier::Profile => "profile",
+        }
+    }
+
+    /// The tier with this name, if there is one.
+    pub fn parse(name: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// Options of the operation, beyond the input files.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Receipts only: the tier the vector is checked under; absent means `core`. Vector files
+    /// before 0.2.0 called it `id_tier`.
+    #[serde(skip_serializing_if = "Option::is_none", default, alias = "id_tier")]
+    pub tier: Option<Tier>,
+}
+
+impl Options {
+    pub fn is_empty(&self) -> bool {
+        self.tier.is_none()
+    }
+
+    /// The tier a receipt is checked under: `core` unless the vector says otherwise.
+    pub fn tier(&self) -> Tier {
+        self.tier.unwrap_or_default()
+    }
+}
+
+/// One step of a GRP admission scenario, run by the harness in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Step {
+    /// Deliver line `event` (0-based) of the `events` input to the running receiver.
+    Deliver { event: usize },
+    /// Stop the receiver and start a new one on the same state (a new process, same store).
+    Restart,
+    /// Start `copies` receivers sharing the state and deliver line `event` to all at once.
+    Concurrent { event: usize, copies: usize },
+    /// Stop the receiver and start one for the session context in input file `file`, same state.
+    Session { file: String },
+}
+
+/// What a GRP receiver decided for one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Admitted,
+    Rejected,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Admitted => "admitted",
+            Outcome::Rejected => "rejected",
+        }
+    }
+}
+
+/// What must come of one `deliver` step (or of every copy of a `concurrent` step).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedDecision {
+    /// Index of the step in `scenario` this expectation belongs to.
+    pub step: usize,
+    /// `admitted` or `rejected`; for `concurrent`: how many copies are admitted is `admitted`.
+    pub outcome: Outcome,
+    /// For rejections: the ALE-064 rejection_reason.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rejection_reason: Option<String>,
+    /// Whether the draft itself names the reason (else any reason is accepted unless strict).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason_named_by_draft: Option<bool>,
+    /// For rejections: the rule a strict grader expects.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rule: Option<Rule>,
+    /// For `concurrent` steps: exactly this many copies are admitted (the others rejected as
+    /// duplicates).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub admitted_copies: Option<usize>,
+}
+
+/// A GRP admission scenario: the steps (inputs for the harness) and the decisions (answers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub steps: Vec<Step>,
+}
+
+/// The expectation under further revisions, where it differs from the vector's main one. The
+/// main `revisions`/`expectation`/`expected_rules`/`flags` keep their meaning (a reader that knows
+/// nothing of this field grades those revisions correctly and merely skips these).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevisionExpectation {
+    /// Revisions under which this expectation holds; disjoint from the vector's `revisions` and
+    /// from every other entry's.
+    pub revisions: Vec<String>,
+    pub expectation: Expectation,
+    pub expected_rules: Vec<Rule>,
+    /// Rules a rejection may also cite without being required to: where the draft's (or the
+    /// kit's) reading stops at the first failure of an entry, the later ones are not demanded.
+    /// The reference reports them; strict grading requires only `expected_rules`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub also_reported: Vec<Rule>,
+    pub flags: Vec<Flag>,
+    /// Why the expectation differs under these revisions.
+    pub reason: String,
+}
+
+/// One test vector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    /// Stable id, e.g. `aer1/timeline/reclosed/drop-2-of-8`; never renamed or reused.
+    pub id: String,
+    pub suite: Suite,
+    pub family: String,
+    /// The draft revisions under which the expectation holds.
+    pub revisions: Vec<String>,
+    /// Why it must pass or fail.
+    pub description: String,
+    /// The rules the vector exercises.
+    pub rules: Vec<Rule>,
+    /// MUST when any exercised rule is MUST, else SHOULD.
+    pub level: Level,
+    pub expectation: Expectation,
+    /// For `invalid` and `acceptable`: the rules a rejection must (strict) cite.
+    pub expected_rules: Vec<Rule>,
+    /// For `acceptable`: why either verdict is fine.
+    pub flags: Vec<Flag>,
+    /// Expectations under other revisions, where they differ from the one above (a chain valid
+    /// under revision 06 and invalid under 09, for example).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub other_revisions: Vec<RevisionExpectation>,
+    #[serde(skip_serializing_if = "Options::is_empty", default)]
+    pub options: Options,
+    pub inputs: Vec<Input>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub derivation: Option<Derivation>,
+    /// GRP: capability profiles the scenario needs (`durable`, `atomic`); an implementation that
+    /// does not claim them reports the vector as unsupported, not failed.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub requires: Vec<String>,
+    /// GRP: the steps to run (part of the inputs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub scenario: Option<Scenario>,
+    /// GRP: the decision each `deliver`/`concurrent` step must produce (answers).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub expected_decisions: Vec<ExpectedDecision>,
+}
+
+impl Vector {
+    /// Every revision the vector has an expectation for.
+    pub fn all_revisions(&self) -> impl Iterator<Item = &String> {
+        self.revisions
+            .iter()
+            .chain(self.other_revisions.iter().flat_map(|o| &o.revisions))
+    }
+
+    /// The vector as seen by a reader of one revision: the expectation that holds under
+    /// `revision` becomes the main one, and the other revisions' are dropped (`vectors export`).
+    /// `None` when the vector has no expectation for that revision.
+    pub fn for_revision(&self, revision: &str) -> Option<Vector> {
+        if self.revisions.iter().any(|r| r == revision) {
+            let mut v = self.clone();
+            v.other_revisions.clear();
+            return Some(v);
+        }
+        let other = self
+            .other_revisions
+            .iter()
+            .find(|o| o.revisions.iter().any(|r| r == revision))?;
+        let mut v = self.clone();
+        v.revisions = other.revisions.clone();
+        v.expectation = other.expectation;
+        v.expected_rules = other.expected_rules.clone();
+        v.flags = other.flags.clone();
+        v.other_revisions.clear();
+        Some(v)
+    }
+
+    /// `vectors/`-relative path: `<suite>/<family>/<name>.json`.
+    pub fn path(&self) -> String {
+        let name = self.id.rsplit('/').next().unwrap_or(&self.id);
+        format!("{}/{}/{name}.json", self.suite.as_str(), self.family)
+    }
+
+    /// The bytes of the (first) input with this role, decoded.
+    pub fn input_bytes(&self, role: &str) -> Option<Vec<u8>> {
+        self.inputs.iter().find(|i| i.role == role)?.bytes()
+    }
+
+    /// The bytes of the input with this file name, decoded.
+    pub fn input_file_bytes(&self, file: &str) -> Option<Vec<u8>> {
+        self.inputs.iter().find(|i| i.file == file)?.bytes()
+    }
+}
+
+impl Input {
+    /// The file's bytes, decoded from the vector's encoding.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        let input = self;
+        match input.encoding {
+            Encoding::Utf8 => Some(input.content.clone().into_bytes()),
+            Encoding::Base64 => {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .decode(&input.content)
+                    .ok()
+            }
+        }
+    }
+}
+
+/// Ids that were published once and withdrawn, each with what grades its input now. They are
+/// never used again, so skip lists and citations that name them stay unambiguous; the harness
+/// names the replacement when an adapter file lists one.
+pub const RETIRED_IDS: &[(&str, &str)] = &[
+    // A revision-06 chain checked under 07-09: now the `@09` case of the same input's vector,
+    // which carries one expectation per revision.
+    (
+        "aer1/timeline/revision06/example-06-2-under-current",
+        "case aer1/timeline/revision06/example-06-2@09",
+    ),
+    (
+        "aer1/timeline/revision06/example-06-5-under-current",
+        "case aer1/timeline/revision06/example-06-5@09",
+    ),
+    (
+        "aer1/timeline/revision06/example-06-8-under-current",
+        "case aer1/timeline/revision06/example-06-8@09",
+    ),
+    // Swapped two receipt ids in the invented `{steps: [{receipt_id}], merkle_root}` layout and
+    // expected a root mismatch. In the draft's layout a reordering of whole steps is a seq failure
+    // and exchanged ids with seq in place a root failure; spec-notes/aer1-workflow.md explains both.
+    (
+        "aer1/workflow/structure/steps-reordered",
+        "aer1/workflow/structure/seq-swapped and aer1/workflow/structure/receipt-ids-swapped",
+    ),
+];
+
+/// What replaced a retired id, if `id` is one.
+pub fn retired(id: &str) -> Option<&'static str> {
+    RETIRED_IDS
+        .iter()
+        .find(|(old, _)| *old == id)
+        .map(|(_, now)| *now)
+}

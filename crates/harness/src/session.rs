@@ -1,0 +1,164 @@
+//! A run: the selected cases spread over workers, each with its own backend (a command, a
+//! persistent server, or the reference in process), results kept in corpus order, and the
+//! fail-fast limit. What the CLI asks for; the CLI only renders.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use agentconf_contract::case::Case;
+
+use crate::adapter::Adapter;
+use crate::grade::Grading;
+use crate::persistent::PersistentSession;
+use crate::results::ResultLine;
+use crate::runner::{run_case_with, Implementation, VectorResult};
+
+/// Something that runs cases and grades them: one per worker.
+pub trait Backend {
+    /// Runs one case, its inputs written under `work` if it needs files.
+    fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult;
+
+    /// Ends the backend; how many times it had to restart its implementation.
+    fn finish(self: Box<Self>) -> usize {
+        0
+    }
+}
+
+/// A command run once per case (and per GRP receiver), optionally through an adapter.
+pub struct CommandBackend<'a> {
+    pub implementation: &'a Implementation,
+    pub adapter: Option<&'a Adapter>,
+    pub grading: Grading,
+}
+
+impl Backend for CommandBackend<'_> {
+    fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
+        run_case_with(self.implementation, self.adapter, c, work, self.grading)
+    }
+}
+
+/// A persistent server per worker (GRP scenarios still run one-shot).
+pub struct PersistentBackend {
+    pub session: PersistentSession,
+    pub grading: Grading,
+}
+
+impl Backend for PersistentBackend {
+    fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
+        self.session.run(c, work, self.grading)
+    }
+
+    fn finish(self: Box<Self>) -> usize {
+        let restarts = self.session.restarts();
+        let _ = self.session.stop();
+        restarts
+    }
+}
+
+/// How to run the cases.
+pub struct Plan<'a> {
+    pub cases: &'a [Case<'a>],
+    /// Workers (at least one).
+    pub jobs: usize,
+    /// Stop starting cases once this many unexpected results came in.
+    pub max_fail: Option<usize>,
+    /// Where the per-case input directories go; removed at the end.
+    pub work: PathBuf,
+}
+
+/// What a run produced.
+pub struct Ran {
+    /// The result lines of the cases that ran, in corpus order.
+    pub lines: Vec<ResultLine>,
+    /// Restarts of persistent implementations after crashes.
+    pub restarts: usize,
+    /// The fail-fast limit stopped the run.
+    pub stopped_early: bool,
+}
+
+/// Starts one backend for a worker.
+pub type StartBackend<'a> = dyn Fn() -> Result<Box<dyn Backend + 'a>, String> + Sync + 'a;
+
+/// Runs every case of `plan`; `progress(done, unexpected)` is called after each. `Err` when a
+/// worker's backend could not start.
+pub fn run_cases<'a>(
+    plan: &Plan<'_>,
+    start: &StartBackend<'a>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Ran, String> {
+    let jobs = plan.jobs.max(1);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let failures = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; plan.cases.len()]);
+    let restarts = AtomicUsize::new(0);
+    let start_error: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                let mut backend = match start() {
+                    Ok(b) => b,
+                    Err(e) => {
+                        if let Ok(mut slot) = start_error.lock() {
+                            *slot = Some(e);
+                        }
+                        stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                };
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(c) = plan.cases.get(i) else { break };
+                    let r = backend.run(c, &plan.work);
+                    let mut unexpected = failures.load(Ordering::Relaxed);
+                    if r.status.is_unexpected() {
+                        unexpected = failures.fetch_add(1, Ordering::Relaxed) + 1;
+                        if plan.max_fail.is_some_and(|m| unexpected >= m) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, unexpected);
+                    if let Ok(mut slots) = slots.lock() {
+                        slots[i] = Some(ResultLine::new(c, r));
+                    }
+                }
+                restarts.fetch_add(backend.finish(), Ordering::Relaxed);
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&plan.work);
+    if let Ok(Some(e)) = start_error.into_inner() {
+        return Err(e);
+    }
+    let slots = slots
+        .into_inner()
+        .map_err(|_| "a worker panicked".to_string())?;
+    Ok(Ran {
+        lines: slots.into_iter().flatten().collect(),
+        restarts: restarts.into_inner(),
+        stopped_early: stop.load(Ordering::Relaxed),
+    })
+}
+
+/// Where per-case input directories go: a memory-backed directory when there is one (writing
+/// and removing inputs on a disk costs more than the implementation's own spawn), else the
+/// system's temporary directory.
+pub fn work_root() -> PathBuf {
+    let candidates = [
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        Some(PathBuf::from("/dev/shm")),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        let probe = dir.join(format!(".agentconf-probe-{}", std::process::id()));
+        if std::fs::create_dir(&probe).is_ok() {
+            let _ = std::fs::remove_dir(&probe);
+            return dir;
+        }
+    }
+    std::env::temp_dir()
+}

@@ -1,0 +1,107 @@
+//! The outcome of one case, with its name in results files and reports, its place in report
+//! order, and whether it fails a run: all in one place.
+
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Pass,
+    /// Not run: the adapter skips it (with a reason).
+    Skip,
+    /// Failed, as the adapter's expected-failures list says it would.
+    Xfail,
+    /// Listed as an expected failure but passed: the list is stale, and that is an error.
+    Xpass,
+    /// Accepted an input that must be rejected: the security-relevant failure.
+    FalseAccept,
+    FalseReject,
+    /// Rejected, but not for the expected rule (strict grading).
+    WrongReason,
+    Unsupported,
+    Timeout,
+    Crash,
+    ProtocolError,
+}
+
+/// Every status, in report order: false accepts first (the security-relevant failure).
+pub const STATUSES: [Status; 11] = [
+    Status::FalseAccept,
+    Status::FalseReject,
+    Status::WrongReason,
+    Status::Crash,
+    Status::Timeout,
+    Status::ProtocolError,
+    Status::Xpass,
+    Status::Xfail,
+    Status::Skip,
+    Status::Unsupported,
+    Status::Pass,
+];
+
+impl Status {
+    /// The name in results files and reports (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::FalseAccept => "false-accept",
+            Status::FalseReject => "false-reject",
+            Status::WrongReason => "wrong-reason",
+            Status::Unsupported => "unsupported",
+            Status::Timeout => "timeout",
+            Status::Crash => "crash",
+            Status::ProtocolError => "protocol-error",
+            Status::Skip => "skip",
+            Status::Xfail => "xfail",
+            Status::Xpass => "xpass",
+        }
+    }
+
+    /// Whether the status fails the run (an expected failure that passed does: the list is
+    /// stale).
+    pub fn is_unexpected(self) -> bool {
+        !matches!(
+            self,
+            Status::Pass | Status::Unsupported | Status::Skip | Status::Xfail
+        )
+    }
+
+    /// Its place in report order ([`STATUSES`]).
+    pub fn rank(self) -> usize {
+        STATUSES
+            .iter()
+            .position(|x| *x == self)
+            .unwrap_or(STATUSES.len())
+    }
+}
+
+/// The name of a status (as [`Status::name`]).
+pub fn status_name(s: Status) -> &'static str {
+    s.name()
+}
+
+/// Whether a status fails the run (as [`Status::is_unexpected`]).
+pub fn is_unexpected(s: Status) -> bool {
+    s.is_unexpected()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_serde_names_and_every_status_is_ranked() {
+        for (i, s) in STATUSES.iter().enumerate() {
+            assert_eq!(
+                serde_json::to_string(s).unwrap(),
+                format!("\"{}\"", s.name())
+            );
+            assert_eq!(s.rank(), i);
+        }
+        let mut names: Vec<&str> = STATUSES.iter().map(|s| s.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), STATUSES.len());
+    }
+}

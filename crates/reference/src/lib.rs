@@ -1,0 +1,17 @@
+//! The reference as an implementation under the contract (`crates/contract`): what `agentconf
+//! impl`, `agentconf impl serve`, the in-process backend of `agentconf run`, the corpus
+//! self-test and the kill matrix's mutants all run.
+//!
+//! - [`dispatch`]: one call (contract [`agentconf_contract::call::Call`]) to the AER-1 reference;
+//! - [`admit`]: the GRP receiver on a stream of event lines;
+//! - [`command`]: the one-shot command and the persistent server (`impl serve`);
+//! - [`inprocess`]: the reference as a backend of the harness, called as a library (no spawns).
+//!
+//! The harness never links this crate: the judge does not link what it judges. The CLI hands the
+//! in-process backend to the harness.
+
+pub mod admit;
+pub mod command;
+pub mod dispatch;
+pub mod inprocess;
+pub mod vector_inputs;
