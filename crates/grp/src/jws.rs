@@ -70,7 +70,6 @@ use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest as _, Sha256};
 
 /// The event member that carries the compact JWS.
 pub const SIGNATURE_MEMBER: &str = "publisher_signature";
@@ -299,55 +298,6 @@ pub fn public_jwk(kid: &str, key: &VerifyingKey) -> Jwk {
         alg: Some(ALG_EDDSA.to_string()),
         k: None,
     }
-}
-
-/// Raw assembly of a compact JWS from a header text, payload bytes and signature bytes, each
-/// base64url-encoded without padding. No check of any kind: for building attack vectors.
-pub fn token_with_header(header_json: &str, payload: &[u8], signature: &[u8]) -> String {
-    format!(
-        "{}.{}.{}",
-        b64url(header_json.as_bytes()),
-        b64url(payload),
-        b64url(signature)
-    )
-}
-
-/// HMAC-SHA256 (RFC 2104 with SHA-256, block size 64 bytes).
-pub fn hmac_sha256(secret: &[u8], message: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut key_block = [0u8; BLOCK];
-    if secret.len() > BLOCK {
-        key_block[..32].copy_from_slice(&Sha256::digest(secret));
-    } else {
-        key_block[..secret.len()].copy_from_slice(secret);
-    }
-    let ipad: Vec<u8> = key_block.iter().map(|b| b ^ 0x36).collect();
-    let opad: Vec<u8> = key_block.iter().map(|b| b ^ 0x5c).collect();
-    let inner = Sha256::new()
-        .chain_update(&ipad)
-        .chain_update(message)
-        .finalize();
-    Sha256::new()
-        .chain_update(&opad)
-        .chain_update(inner)
-        .finalize()
-        .into()
-}
-
-/// A genuinely valid HS256 JWS over the profile's payload of `event`: header
-/// `{"alg":"HS256","kid":"<kid>"}`, payload as in [`sign_event`], signature HMAC-SHA256 keyed
-/// with `secret`. With `secret` = the bytes of the publisher's Ed25519 public key (or its `x`
-/// text) this is the classic algorithm-confusion token a verifier that lets the header pick the
-/// algorithm would accept; [`verify_event_signature`] rejects it as
-/// [`SignatureError::AlgHmac`].
-pub fn hmac_sha256_token(event: &Map<String, Value>, kid: &str, secret: &[u8]) -> String {
-    let signing_input = format!(
-        "{}.{}",
-        b64url(header_json("HS256", kid).as_bytes()),
-        b64url(&canonical_payload(event))
-    );
-    let mac = hmac_sha256(secret, signing_input.as_bytes());
-    format!("{signing_input}.{}", b64url(&mac))
 }
 
 /// A compact JWS split and decoded (step 2 of the check order).
@@ -584,6 +534,18 @@ mod tests {
         verify_event_signature(&with_sig(event(), Value::String(token.into())), &keys())
     }
 
+    /// Raw assembly of a compact JWS from a header text, payload bytes and signature bytes, with
+    /// no check of any kind (the corpus's attack-token builder, `agentconf-corpus` `grp::tokens`,
+    /// does the same for the vectors).
+    fn token_with_header(header_json: &str, payload: &[u8], signature: &[u8]) -> String {
+        format!(
+            "{}.{}.{}",
+            b64url(header_json.as_bytes()),
+            b64url(payload),
+            b64url(signature)
+        )
+    }
+
     /// A token with `header`, the correct payload of `event()`, signed with key 1 (so only the
     /// header decides the outcome).
     fn token_signed_with_header(header: &str) -> String {
@@ -818,64 +780,6 @@ mod tests {
         // The same empty signature under EdDSA is a bad signature, not a syntax error.
         let token = token_with_header(r#"{"alg":"EdDSA","kid":"k1"}"#, &payload, &[]);
         assert_eq!(verify_token(&token), Err(SignatureError::BadSignature));
-    }
-
-    #[test]
-    fn hmac_confusion_is_alg_hmac() {
-        let ev = event();
-        let vk = key(1).verifying_key();
-        // Secret = the raw 32 bytes behind x, and = the x text itself (both confusions seen).
-        let x_text = keys()[0].x.clone().unwrap();
-        for secret in [vk.as_bytes().as_slice(), x_text.as_bytes()] {
-            let token = hmac_sha256_token(&ev, "k1", secret);
-            // It really is a valid HS256 token over the profile payload.
-            let (input, mac) = token.rsplit_once('.').unwrap();
-            assert_eq!(
-                URL_SAFE_NO_PAD.decode(mac).unwrap(),
-                hmac_sha256(secret, input.as_bytes())
-            );
-            let header = URL_SAFE_NO_PAD
-                .decode(token.split('.').next().unwrap())
-                .unwrap();
-            assert_eq!(header, br#"{"alg":"HS256","kid":"k1"}"#);
-            // Registry holding both the Ed25519 key and an oct key with that secret.
-            let mut ks = keys();
-            ks.push(Jwk {
-                kty: "oct".into(),
-                crv: None,
-                x: None,
-                kid: Some("k1".into()),
-                alg: Some("HS256".into()),
-                k: Some(b64url(secret)),
-            });
-            assert_eq!(
-                verify_event_signature(&with_sig(ev.clone(), token.into()), &ks),
-                Err(SignatureError::AlgHmac {
-                    alg: "HS256".into()
-                })
-            );
-        }
-    }
-
-    #[test]
-    fn hmac_sha256_rfc4231() {
-        // RFC 4231 test case 2.
-        assert_eq!(
-            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-        );
-        // RFC 4231 test case 6 (key longer than the block size).
-        assert_eq!(
-            hex(&hmac_sha256(
-                &[0xaa; 131],
-                b"Test Using Larger Than Block-Size Key - Hash Key First"
-            )),
-            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
-        );
-    }
-
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
     #[test]
