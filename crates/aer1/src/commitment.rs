@@ -10,7 +10,7 @@ use std::fmt;
 use agentconf_rules::Rule;
 use serde::Serialize;
 
-use crate::finding::{Finding, RuleError};
+use crate::finding::{json_rule, Finding, RuleError};
 use crate::formats::{check_rfc3339, TimeError};
 use crate::hex;
 use crate::integer::normalise_integer;
@@ -95,7 +95,7 @@ pub enum CommitmentError {
 impl RuleError for CommitmentError {
     fn rule(&self) -> Rule {
         match self {
-            CommitmentError::Json(e) => e.rule(),
+            CommitmentError::Json(e) => json_rule(e),
             CommitmentError::NotObject { .. } | CommitmentError::MissingMember { .. } => {
                 Rule::Aer1CmMembers
             }

@@ -64,6 +64,7 @@
 
 use std::fmt;
 
+use agentconf_rules::{Rule, RuleError};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
@@ -168,6 +169,32 @@ impl SignatureError {
             SignatureError::PayloadNotJson => "payload_not_json",
             SignatureError::PayloadMismatch => "payload_mismatch",
         }
+    }
+}
+
+impl RuleError for SignatureError {
+    fn rule(&self) -> Rule {
+        match self {
+            SignatureError::MissingSignature { .. }
+            | SignatureError::NotCompact
+            | SignatureError::HeaderNotJson
+            | SignatureError::CriticalHeader
+            | SignatureError::UnencodedPayload
+            | SignatureError::HeaderMissingAlg => Rule::GrpSigFormat,
+            SignatureError::AlgNone
+            | SignatureError::AlgHmac { .. }
+            | SignatureError::AlgUnsupported { .. } => Rule::GrpSigAlg,
+            SignatureError::MissingKid
+            | SignatureError::UnknownKid { .. }
+            | SignatureError::KeyNotEd25519 { .. } => Rule::GrpSigKey,
+            SignatureError::BadSignature => Rule::GrpSigVerify,
+            SignatureError::PayloadNotJson | SignatureError::PayloadMismatch => Rule::GrpSigPayload,
+        }
+    }
+
+    /// Every signature failure is about `publisher_signature`.
+    fn member(&self) -> Option<String> {
+        Some(SIGNATURE_MEMBER.into())
     }
 }
 
