@@ -10,9 +10,10 @@ use std::fmt;
 use agentconf_rules::Rule;
 use serde::Serialize;
 
-use crate::finding::{Finding, RuleError};
+use crate::finding::{json_rule, Finding, RuleError};
 use crate::formats::{check_rfc3339, TimeError};
 use crate::hex;
+use crate::integer::normalise_integer;
 use crate::json::{self, JsonError, Node, Num};
 use crate::text::clip;
 
@@ -94,7 +95,7 @@ pub enum CommitmentError {
 impl RuleError for CommitmentError {
     fn rule(&self) -> Rule {
         match self {
-            CommitmentError::Json(e) => e.rule(),
+            CommitmentError::Json(e) => json_rule(e),
             CommitmentError::NotObject { .. } | CommitmentError::MissingMember { .. } => {
                 Rule::Aer1CmMembers
             }
@@ -266,7 +267,7 @@ pub fn parse_commitment(bytes: &[u8]) -> Result<Commitment, Vec<Finding>> {
             None
         }
         Some(Node::Number(Num::Text(t))) if !t.contains(['.', 'e', 'E']) => {
-            Some(crate::timeline::normalise_integer(t).into_owned())
+            Some(normalise_integer(t).into_owned())
         }
         Some(other) => {
             report(CommitmentError::CountFormat {

@@ -1,7 +1,9 @@
 //! Findings: what a verifier reports, each naming one rule, and where.
 //!
-//! Every error enum of this crate implements [`RuleError`], whose `rule` is one exhaustive
-//! `match`: adding a variant without deciding its rule does not compile.
+//! Every error enum of this crate implements [`RuleError`] (the trait of `agentconf-rules`,
+//! re-exported here), whose `rule` is one exhaustive `match`: adding a variant without deciding its
+//! rule does not compile. [`JsonError`] belongs to `agentconf-json`, so its AER-1 rules are the
+//! function [`json_rule`], which the error enums that wrap it call.
 
 use std::fmt;
 
@@ -10,15 +12,7 @@ use serde::Serialize;
 
 use crate::json::JsonError;
 
-/// An error that breaks exactly one catalogue rule.
-pub trait RuleError: fmt::Display {
-    /// The rule this error breaks.
-    fn rule(&self) -> Rule;
-    /// The member the error is about, where there is one.
-    fn member(&self) -> Option<String> {
-        None
-    }
-}
+pub use agentconf_rules::RuleError;
 
 /// One reported failure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -108,25 +102,22 @@ impl Findings {
     }
 }
 
-impl RuleError for JsonError {
-    fn rule(&self) -> Rule {
-        match self {
-            JsonError::Empty | JsonError::ByteOrderMark | JsonError::Syntax { .. } => {
-                Rule::Aer1JsonSyntax
-            }
-            JsonError::NotUtf8 { .. } => Rule::Aer1JsonUtf8,
-            JsonError::LoneSurrogate { .. } => Rule::Aer1JsonSurrogate,
-            JsonError::TooDeep => Rule::Aer1JsonDepth,
-            JsonError::NumberOutOfRange { .. } => Rule::Aer1JsonNumber,
-            JsonError::DuplicateMember { .. } => Rule::Aer1JsonDuplicate,
-            JsonError::TooLarge { .. }
-            | JsonError::TooManyValues { .. }
-            | JsonError::StringTooLong { .. } => Rule::Aer1JsonSize,
+/// The AER-1 rule a strict-JSON reading error breaks. A function, not a [`RuleError`] impl: both
+/// the trait and [`JsonError`] belong to other crates, and the GRP reference maps the same errors
+/// onto its own rules. The member is [`JsonError::member`].
+pub fn json_rule(error: &JsonError) -> Rule {
+    match error {
+        JsonError::Empty | JsonError::ByteOrderMark | JsonError::Syntax { .. } => {
+            Rule::Aer1JsonSyntax
         }
-    }
-
-    fn member(&self) -> Option<String> {
-        JsonError::member(self)
+        JsonError::NotUtf8 { .. } => Rule::Aer1JsonUtf8,
+        JsonError::LoneSurrogate { .. } => Rule::Aer1JsonSurrogate,
+        JsonError::TooDeep => Rule::Aer1JsonDepth,
+        JsonError::NumberOutOfRange { .. } => Rule::Aer1JsonNumber,
+        JsonError::DuplicateMember { .. } => Rule::Aer1JsonDuplicate,
+        JsonError::TooLarge { .. }
+        | JsonError::TooManyValues { .. }
+        | JsonError::StringTooLong { .. } => Rule::Aer1JsonSize,
     }
 }
 

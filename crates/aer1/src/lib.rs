@@ -15,6 +15,7 @@ pub mod escape;
 pub mod finding;
 pub mod formats;
 pub mod hex;
+pub mod integer;
 pub mod producer;
 pub mod receipt;
 pub mod report;

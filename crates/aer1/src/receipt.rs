@@ -12,7 +12,7 @@ use std::fmt;
 
 use agentconf_rules::Rule;
 
-use crate::finding::{Findings, RuleError, Verdict};
+use crate::finding::{json_rule, Findings, RuleError, Verdict};
 use crate::formats::{
     check_rfc3339, check_uuid_core, check_uuid_strict, decode_and_hash, provenance_class,
     Base64Error, IdError, TimeError,
@@ -270,7 +270,7 @@ pub enum ReceiptError {
 impl RuleError for ReceiptError {
     fn rule(&self) -> Rule {
         match self {
-            ReceiptError::Json(e) => e.rule(),
+            ReceiptError::Json(e) => json_rule(e),
             ReceiptError::NotObject { .. } | ReceiptError::MissingMember { .. } => {
                 Rule::Aer1RcMembers
             }

@@ -20,7 +20,7 @@ use std::fmt;
 use agentconf_rules::Rule;
 
 use crate::digest::merkle_root;
-use crate::finding::{Findings, RuleError, Verdict};
+use crate::finding::{json_rule, Findings, RuleError, Verdict};
 use crate::formats::{check_rfc3339, check_uuid_core, IdError, TimeError};
 use crate::hex;
 use crate::json::{self, JsonError, Node, Object};
@@ -240,7 +240,7 @@ pub enum WorkflowError {
 impl RuleError for WorkflowError {
     fn rule(&self) -> Rule {
         match self {
-            WorkflowError::Json(e) => e.rule(),
+            WorkflowError::Json(e) => json_rule(e),
             WorkflowError::TooManySteps { .. } => Rule::Aer1JsonSize,
             WorkflowError::NotObject { .. } | WorkflowError::MissingMember { .. } => {
                 Rule::Aer1WfMembers

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use agentconf_rules::Rule;
+use agentconf_rules::{Rule, RuleError};
 use serde::Serialize;
 
 use crate::event::{parse_event, EventError, PublisherType};
@@ -74,59 +74,43 @@ pub enum RejectError {
     Duplicate,
 }
 
-impl RejectError {
+impl RuleError for RejectError {
     /// The catalogue rule the rejection is graded on.
-    pub fn rule(&self) -> Rule {
+    fn rule(&self) -> Rule {
         match self {
-            RejectError::Event(e) => match e {
-                EventError::Json(j) => match j {
-                    agentconf_json::JsonError::DuplicateMember { .. } => Rule::GrpJsonDuplicate,
-                    agentconf_json::JsonError::LoneSurrogate { .. } => Rule::GrpJsonSurrogate,
-                    agentconf_json::JsonError::TooDeep
-                    | agentconf_json::JsonError::NumberOutOfRange { .. }
-                    | agentconf_json::JsonError::TooLarge { .. }
-                    | agentconf_json::JsonError::TooManyValues { .. }
-                    | agentconf_json::JsonError::StringTooLong { .. } => Rule::GrpJsonLimits,
-                    agentconf_json::JsonError::Empty
-                    | agentconf_json::JsonError::ByteOrderMark
-                    | agentconf_json::JsonError::Syntax { .. }
-                    | agentconf_json::JsonError::NotUtf8 { .. } => Rule::GrpJsonSyntax,
-                },
-                EventError::NotObject { .. }
-                | EventError::MissingMember { .. }
-                | EventError::NotString { .. }
-                | EventError::EmptyMember { .. } => Rule::GrpEvMembers,
-                EventError::PublisherType { .. } => Rule::GrpEvPublisherType,
-                EventError::ChangeClass { .. } => Rule::GrpEvChangeClass,
-                EventError::Severity { .. } => Rule::GrpEvSeverity,
-                EventError::Timestamp { .. } => Rule::GrpEvTimestamp,
-            },
+            RejectError::Event(e) => e.rule(),
             RejectError::UnknownPublisher { .. } => Rule::GrpPubKnown,
             RejectError::TypeMismatch { .. } => Rule::GrpPubType,
             RejectError::Revoked => Rule::GrpPubRevoked,
             RejectError::NotYetValid { .. } | RejectError::Expired { .. } => Rule::GrpPubWindow,
             RejectError::EventTypeNotPermitted { .. } => Rule::GrpPubEventType,
-            RejectError::Signature { error, .. } => match error {
-                SignatureError::MissingSignature { .. }
-                | SignatureError::NotCompact
-                | SignatureError::HeaderNotJson
-                | SignatureError::CriticalHeader
-                | SignatureError::UnencodedPayload
-                | SignatureError::HeaderMissingAlg => Rule::GrpSigFormat,
-                SignatureError::AlgNone
-                | SignatureError::AlgHmac { .. }
-                | SignatureError::AlgUnsupported { .. } => Rule::GrpSigAlg,
-                SignatureError::MissingKid
-                | SignatureError::UnknownKid { .. }
-                | SignatureError::KeyNotEd25519 { .. } => Rule::GrpSigKey,
-                SignatureError::BadSignature => Rule::GrpSigVerify,
-                SignatureError::PayloadNotJson | SignatureError::PayloadMismatch => {
-                    Rule::GrpSigPayload
-                }
-            },
+            RejectError::Signature { error, .. } => error.rule(),
             RejectError::NonceMismatch => Rule::GrpNonce,
             RejectError::Duplicate => Rule::GrpDupEvent,
         }
+    }
+
+    fn member(&self) -> Option<String> {
+        match self {
+            RejectError::Event(e) => e.member(),
+            RejectError::Signature { error, .. } => error.member(),
+            RejectError::NonceMismatch => Some("session_nonce".into()),
+            RejectError::UnknownPublisher { .. }
+            | RejectError::TypeMismatch { .. }
+            | RejectError::Revoked
+            | RejectError::NotYetValid { .. }
+            | RejectError::Expired { .. }
+            | RejectError::EventTypeNotPermitted { .. }
+            | RejectError::Duplicate => None,
+        }
+    }
+}
+
+impl RejectError {
+    /// The catalogue rule the rejection is graded on: [`RuleError::rule`], callable without the
+    /// trait in scope.
+    pub fn rule(&self) -> Rule {
+        <Self as RuleError>::rule(self)
     }
 
     /// The ALE-064 `rejection_reason`. The draft names five; the others are this project's
@@ -280,12 +264,7 @@ impl<S: AdmissionStore> Receiver<S> {
             ale: Some(ALE_064),
             rejection_reason: Some(error.reason()),
             rule: Some(error.rule()),
-            member: match &error {
-                RejectError::Event(e) => e.member(),
-                RejectError::Signature { .. } => Some("publisher_signature".into()),
-                RejectError::NonceMismatch => Some("session_nonce".into()),
-                _ => None,
-            },
+            member: error.member(),
             message: Some(error.to_string()),
         };
         let event = match parsed {

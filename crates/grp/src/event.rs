@@ -4,6 +4,7 @@ use std::fmt;
 
 use agentconf_aer1::formats::{check_rfc3339, TimeError};
 use agentconf_json::{self as json, JsonError, Node, Object};
+use agentconf_rules::{Rule, RuleError};
 
 /// The three publisher types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -111,6 +112,38 @@ impl fmt::Display for EventError {
             }
             EventError::Timestamp { error } => write!(f, "event_timestamp: {error}"),
         }
+    }
+}
+
+impl RuleError for EventError {
+    fn rule(&self) -> Rule {
+        match self {
+            EventError::Json(j) => match j {
+                JsonError::DuplicateMember { .. } => Rule::GrpJsonDuplicate,
+                JsonError::LoneSurrogate { .. } => Rule::GrpJsonSurrogate,
+                JsonError::TooDeep
+                | JsonError::NumberOutOfRange { .. }
+                | JsonError::TooLarge { .. }
+                | JsonError::TooManyValues { .. }
+                | JsonError::StringTooLong { .. } => Rule::GrpJsonLimits,
+                JsonError::Empty
+                | JsonError::ByteOrderMark
+                | JsonError::Syntax { .. }
+                | JsonError::NotUtf8 { .. } => Rule::GrpJsonSyntax,
+            },
+            EventError::NotObject { .. }
+            | EventError::MissingMember { .. }
+            | EventError::NotString { .. }
+            | EventError::EmptyMember { .. } => Rule::GrpEvMembers,
+            EventError::PublisherType { .. } => Rule::GrpEvPublisherType,
+            EventError::ChangeClass { .. } => Rule::GrpEvChangeClass,
+            EventError::Severity { .. } => Rule::GrpEvSeverity,
+            EventError::Timestamp { .. } => Rule::GrpEvTimestamp,
+        }
+    }
+
+    fn member(&self) -> Option<String> {
+        EventError::member(self)
     }
 }
 

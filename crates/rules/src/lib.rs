@@ -21,8 +21,10 @@ pub const FACTS_TOML: &str = include_str!("../../../spec-notes/facts.toml");
 
 mod facts;
 mod revisions_table;
+mod rule_error;
 
 pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts, DRAFT_REVISIONS};
+pub use rule_error::RuleError;
 
 macro_rules! rules {
     ($($variant:ident => $id:literal,)*) => {

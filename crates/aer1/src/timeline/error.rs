@@ -4,7 +4,7 @@ use std::fmt;
 
 use agentconf_rules::Rule;
 
-use crate::finding::RuleError;
+use crate::finding::{json_rule, RuleError};
 use crate::formats::Base64Error;
 use crate::json::JsonError;
 
@@ -85,7 +85,7 @@ pub enum TimelineError {
 impl RuleError for TimelineError {
     fn rule(&self) -> Rule {
         match self {
-            TimelineError::Json(e) => e.rule(),
+            TimelineError::Json(e) => json_rule(e),
             TimelineError::NotArray { .. } | TimelineError::Empty => Rule::Aer1TlArray,
             TimelineError::EntryNotObject { .. } => Rule::Aer1TlEntryObject,
             TimelineError::MissingMember { .. }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 
 pub use error::TimelineError;
-pub use seq::{normalise_integer, seq_digits, NotInteger};
+pub use seq::{seq_digits, NotInteger};
 
 use crate::commitment::{Commitment, CommitmentError};
 use crate::digest::{

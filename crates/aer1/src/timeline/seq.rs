@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use crate::integer::normalise_integer;
 use crate::json::{Node, Num};
 
 /// Why `seq` is not an integer.
@@ -42,16 +43,6 @@ pub fn seq_digits<'a>(node: &Node<'a>) -> Result<Cow<'a, str>, NotInteger> {
 
 fn clip_number(text: &str) -> String {
     crate::text::clip(text, 40)
-}
-
-/// The canonical digits of a JSON integer literal. Literals have no leading zeros; only `-0`
-/// needs rewriting (Python's `int` reads it as 0). Shared with the commitment's `entry_count`.
-pub fn normalise_integer(text: &str) -> Cow<'_, str> {
-    if text == "-0" {
-        Cow::Borrowed("0")
-    } else {
-        Cow::Borrowed(text)
-    }
 }
 
 /// The exact decimal value of an integral double (Python's `int(x)`), however large.

@@ -12,7 +12,7 @@
 //! fault is the one the vector is about (a receiver that skipped the shape check would admit them).
 
 use agentconf_grp::event::PublisherType;
-use agentconf_grp::jws::{b64url, canonical_payload, hmac_sha256_token, token_with_header};
+use agentconf_grp::jws::{b64url, canonical_payload};
 use agentconf_grp::session::SessionContext;
 use agentconf_rules::Rule;
 use ed25519_dalek::Signer as _;
@@ -22,6 +22,7 @@ use super::common::{
     admitted, deliver, events_jsonl, kid, rejected, session_json, with_signature, Fixture, P1_ID,
     P2_ID, P3_ID,
 };
+use super::tokens::{hmac_sha256_token, token_with_header};
 use crate::builder::{Family, GRP_ALL};
 use crate::model::{ExpectedDecision, Flag, Suite, Vector};
 

@@ -58,6 +58,45 @@ pub fn generate(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::GrpAdmission, "duplicate-event");
 
     // Exact re-delivery, once per publisher type.
+    exact_redelivery(&mut f);
+
+    // Same pair with a different body: the key is the pair, not the content.
+    same_pair_different_content(&mut f);
+
+    // Restarts: the admitted set must survive them (capability `durable`).
+    redelivery_after_restart(&mut f);
+    redelivery_after_two_restarts(&mut f);
+
+    // Simultaneous copies to receivers sharing state (capability `atomic`).
+    concurrent_copies(&mut f);
+
+    // The key is the pair.
+    same_event_id_other_publisher(&mut f);
+    same_event_id_three_publishers_replayed(&mut f);
+
+    // Position of the check: forged and wrong-session copies get their own reason.
+    forged_copy_after_admission(&mut f);
+    wrong_session_copy_after_admission(&mut f);
+
+    // Only admitted pairs are recorded.
+    rejected_then_genuine(&mut f);
+    wrong_nonce_then_genuine(&mut f);
+
+    // Session scope.
+    new_session(&mut f);
+
+    // Revision 00: no duplicate check.
+    rev00_exact_redelivery(&mut f);
+    rev00_three_copies(&mut f);
+
+    // Replays of several events.
+    replay_three_in_reverse(&mut f);
+    interleaved_publishers(&mut f);
+    replay_1000_after_1000(&mut f);
+}
+
+/// `exact-redelivery-p-type-{3,1,2}`, in that order.
+fn exact_redelivery(f: &mut Family<'_>) {
     for t in [
         PublisherType::WellKnown,
         PublisherType::Principal,
@@ -86,88 +125,95 @@ pub fn generate(out: &mut Vec<Vector>) {
             .exercises(&[Rule::GrpDupOrder, Rule::GrpNonce, Rule::GrpSigVerify])
             .push();
     }
+}
 
-    // Same pair with a different body: the key is the pair, not the content.
-    {
-        let name = "same-pair-different-content";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let first = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
-        let mut second = first.clone();
-        second.insert("change_severity".into(), Value::String("CRITICAL".into()));
-        second.insert(
-            "event_timestamp".into(),
-            Value::String("2026-07-14T10:25:00Z".into()),
-        );
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "The publisher sends a second, validly signed event that reuses the event_id of one \
-                 already admitted (different severity and timestamp). The duplicate key is the pair \
-                 (publisher_id, event_id), not the content or the signature, so the second event is \
-                 rejected as duplicate_event_id.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[fx.signed(&first), fx.signed(&second)]))
-            .scenario(vec![deliver(0), deliver(1)], vec![admitted(0), duplicate(1)])
-            .exercises(&[Rule::GrpDupPair])
-            .push();
-    }
+/// `same-pair-different-content`.
+fn same_pair_different_content(f: &mut Family<'_>) {
+    let name = "same-pair-different-content";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let first = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
+    let mut second = first.clone();
+    second.insert("change_severity".into(), Value::String("CRITICAL".into()));
+    second.insert(
+        "event_timestamp".into(),
+        Value::String("2026-07-14T10:25:00Z".into()),
+    );
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "The publisher sends a second, validly signed event that reuses the event_id of one \
+             already admitted (different severity and timestamp). The duplicate key is the pair \
+             (publisher_id, event_id), not the content or the signature, so the second event is \
+             rejected as duplicate_event_id.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[fx.signed(&first), fx.signed(&second)]))
+        .scenario(
+            vec![deliver(0), deliver(1)],
+            vec![admitted(0), duplicate(1)],
+        )
+        .exercises(&[Rule::GrpDupPair])
+        .push();
+}
 
-    // Restarts: the admitted set must survive them (capability `durable`).
-    {
-        let name = "redelivery-after-restart";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
-        f.vector(name)
-            .revisions(GRP_R01)
-            .requires("durable")
-            .describe(
-                "The event is admitted, the receiver process restarts within the same session, and \
-                 the identical line is delivered again. An in-memory set would have vanished and \
-                 reopened the replay window; a receiver claiming the durable profile still rejects \
-                 the copy as duplicate_event_id.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[line]))
-            .scenario(
-                vec![deliver(0), Step::Restart, deliver(0)],
-                vec![admitted(0), duplicate(2)],
-            )
-            .exercises(&[Rule::GrpProfileDurable])
-            .push();
-    }
-    {
-        let name = "redelivery-after-two-restarts";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
-        f.vector(name)
-            .revisions(GRP_R01)
-            .requires("durable")
-            .describe(
-                "Admitted, restart, re-delivered (duplicate), restart again, re-delivered again \
-                 (still a duplicate). The record of the admission survives each restart, and a \
-                 rejected copy does not disturb it.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[line]))
-            .scenario(
-                vec![
-                    deliver(0),
-                    Step::Restart,
-                    deliver(0),
-                    Step::Restart,
-                    deliver(0),
-                ],
-                vec![admitted(0), duplicate(2), duplicate(4)],
-            )
-            .exercises(&[Rule::GrpProfileDurable])
-            .push();
-    }
+/// `redelivery-after-restart`.
+fn redelivery_after_restart(f: &mut Family<'_>) {
+    let name = "redelivery-after-restart";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .requires("durable")
+        .describe(
+            "The event is admitted, the receiver process restarts within the same session, and \
+             the identical line is delivered again. An in-memory set would have vanished and \
+             reopened the replay window; a receiver claiming the durable profile still rejects \
+             the copy as duplicate_event_id.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(
+            vec![deliver(0), Step::Restart, deliver(0)],
+            vec![admitted(0), duplicate(2)],
+        )
+        .exercises(&[Rule::GrpProfileDurable])
+        .push();
+}
 
-    // Simultaneous copies to receivers sharing state (capability `atomic`).
+/// `redelivery-after-two-restarts`.
+fn redelivery_after_two_restarts(f: &mut Family<'_>) {
+    let name = "redelivery-after-two-restarts";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .requires("durable")
+        .describe(
+            "Admitted, restart, re-delivered (duplicate), restart again, re-delivered again \
+             (still a duplicate). The record of the admission survives each restart, and a \
+             rejected copy does not disturb it.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(
+            vec![
+                deliver(0),
+                Step::Restart,
+                deliver(0),
+                Step::Restart,
+                deliver(0),
+            ],
+            vec![admitted(0), duplicate(2), duplicate(4)],
+        )
+        .exercises(&[Rule::GrpProfileDurable])
+        .push();
+}
+
+/// `concurrent-8-copies`, then `concurrent-2-copies`.
+fn concurrent_copies(f: &mut Family<'_>) {
     for copies in [8usize, 2] {
         let name = format!("concurrent-{copies}-copies");
         let id = f.id_of(&name);
@@ -193,184 +239,192 @@ pub fn generate(out: &mut Vec<Vector>) {
             .exercises(&[Rule::GrpProfileAtomic])
             .push();
     }
+}
 
-    // The key is the pair.
-    {
-        let name = "same-event-id-other-publisher";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let a = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
-        let b = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "Two publishers (P-TYPE-3 and P-TYPE-2) each send an event with the same event_id. \
-                 An event_id is unique only within its publisher's stream, so the pairs differ and \
-                 both events are admitted.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[a, b]))
-            .scenario(vec![deliver(0), deliver(1)], vec![admitted(0), admitted(1)])
-            .exercises(&[Rule::GrpDupPair, Rule::GrpDupEvent])
-            .push();
-    }
-    {
-        let name = "same-event-id-three-publishers-replayed";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let lines = vec![
-            fx.signed(&fx.event(EVENT_ID, P1_ID, PublisherType::Principal)),
-            fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered)),
-            fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown)),
-        ];
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "All three publishers send an event with the same event_id: three distinct pairs, \
-                 three admissions. Each line is then re-delivered: every copy is a duplicate of its \
-                 own publisher's pair.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&lines))
-            .scenario(
-                vec![
-                    deliver(0),
-                    deliver(1),
-                    deliver(2),
-                    deliver(2),
-                    deliver(0),
-                    deliver(1),
-                ],
-                vec![
-                    admitted(0),
-                    admitted(1),
-                    admitted(2),
-                    duplicate(3),
-                    duplicate(4),
-                    duplicate(5),
-                ],
-            )
-            .exercises(&[Rule::GrpDupPair])
-            .push();
-    }
+/// `same-event-id-other-publisher`.
+fn same_event_id_other_publisher(f: &mut Family<'_>) {
+    let name = "same-event-id-other-publisher";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let a = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    let b = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "Two publishers (P-TYPE-3 and P-TYPE-2) each send an event with the same event_id. \
+             An event_id is unique only within its publisher's stream, so the pairs differ and \
+             both events are admitted.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[a, b]))
+        .scenario(vec![deliver(0), deliver(1)], vec![admitted(0), admitted(1)])
+        .exercises(&[Rule::GrpDupPair, Rule::GrpDupEvent])
+        .push();
+}
 
-    // Position of the check: forged and wrong-session copies get their own reason.
-    {
-        let name = "forged-copy-after-admission";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "The genuine event is admitted; then a copy of it whose signature no longer \
-                 verifies arrives. The duplicate check runs after the signature check, so the copy \
-                 is rejected as well_known_signature_invalid, not duplicate_event_id: a forged \
-                 message is reported as forged.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[
-                fx.signed(&event),
-                broken_signature(&fx, &event),
-            ]))
-            .scenario(
-                vec![deliver(0), deliver(1)],
-                vec![
-                    admitted(0),
-                    rejected(1, "well_known_signature_invalid", Rule::GrpSigVerify),
-                ],
-            )
-            .exercises(&[Rule::GrpDupOrder])
-            .push();
-    }
-    {
-        let name = "wrong-session-copy-after-admission";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
-        let mut other = event.clone();
-        other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "The genuine event is admitted; then the same pair arrives carrying another \
-                 session's nonce, validly re-signed by the publisher. The nonce check comes before \
-                 the duplicate check, so the copy is rejected as session_nonce_mismatch, not \
-                 duplicate_event_id.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[fx.signed(&event), fx.signed(&other)]))
-            .scenario(
-                vec![deliver(0), deliver(1)],
-                vec![
-                    admitted(0),
-                    rejected(1, "session_nonce_mismatch", Rule::GrpNonce),
-                ],
-            )
-            .exercises(&[Rule::GrpDupOrder])
-            .push();
-    }
+/// `same-event-id-three-publishers-replayed`.
+fn same_event_id_three_publishers_replayed(f: &mut Family<'_>) {
+    let name = "same-event-id-three-publishers-replayed";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let lines = vec![
+        fx.signed(&fx.event(EVENT_ID, P1_ID, PublisherType::Principal)),
+        fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered)),
+        fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown)),
+    ];
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "All three publishers send an event with the same event_id: three distinct pairs, \
+             three admissions. Each line is then re-delivered: every copy is a duplicate of its \
+             own publisher's pair.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(
+            vec![
+                deliver(0),
+                deliver(1),
+                deliver(2),
+                deliver(2),
+                deliver(0),
+                deliver(1),
+            ],
+            vec![
+                admitted(0),
+                admitted(1),
+                admitted(2),
+                duplicate(3),
+                duplicate(4),
+                duplicate(5),
+            ],
+        )
+        .exercises(&[Rule::GrpDupPair])
+        .push();
+}
 
-    // Only admitted pairs are recorded.
-    {
-        let name = "rejected-then-genuine";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "A copy with a broken signature arrives first and is rejected \
-                 (well_known_signature_invalid); the genuine event with the same pair follows. A \
-                 rejected event is not recorded, so the genuine one is admitted; its re-delivery is \
-                 then a duplicate.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[
-                broken_signature(&fx, &event),
-                fx.signed(&event),
-            ]))
-            .scenario(
-                vec![deliver(0), deliver(1), deliver(1)],
-                vec![
-                    rejected(0, "well_known_signature_invalid", Rule::GrpSigVerify),
-                    admitted(1),
-                    duplicate(2),
-                ],
-            )
-            .exercises(&[Rule::GrpDupAdmittedOnly])
-            .push();
-    }
-    {
-        let name = "wrong-nonce-then-genuine";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let event = fx.event(EVENT_ID, P2_ID, PublisherType::Registered);
-        let mut other = event.clone();
-        other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "A P-TYPE-2 event carrying another session's nonce is rejected \
-                 (session_nonce_mismatch); the same pair with the right nonce follows and is \
-                 admitted, because only admitted pairs are recorded. Its re-delivery is a \
-                 duplicate.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[fx.signed(&other), fx.signed(&event)]))
-            .scenario(
-                vec![deliver(0), deliver(1), deliver(1)],
-                vec![
-                    rejected(0, "session_nonce_mismatch", Rule::GrpNonce),
-                    admitted(1),
-                    duplicate(2),
-                ],
-            )
-            .exercises(&[Rule::GrpDupAdmittedOnly])
-            .push();
-    }
+/// `forged-copy-after-admission`.
+fn forged_copy_after_admission(f: &mut Family<'_>) {
+    let name = "forged-copy-after-admission";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "The genuine event is admitted; then a copy of it whose signature no longer \
+             verifies arrives. The duplicate check runs after the signature check, so the copy \
+             is rejected as well_known_signature_invalid, not duplicate_event_id: a forged \
+             message is reported as forged.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[
+            fx.signed(&event),
+            broken_signature(&fx, &event),
+        ]))
+        .scenario(
+            vec![deliver(0), deliver(1)],
+            vec![
+                admitted(0),
+                rejected(1, "well_known_signature_invalid", Rule::GrpSigVerify),
+            ],
+        )
+        .exercises(&[Rule::GrpDupOrder])
+        .push();
+}
 
-    // Session scope.
+/// `wrong-session-copy-after-admission`.
+fn wrong_session_copy_after_admission(f: &mut Family<'_>) {
+    let name = "wrong-session-copy-after-admission";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
+    let mut other = event.clone();
+    other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "The genuine event is admitted; then the same pair arrives carrying another \
+             session's nonce, validly re-signed by the publisher. The nonce check comes before \
+             the duplicate check, so the copy is rejected as session_nonce_mismatch, not \
+             duplicate_event_id.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[fx.signed(&event), fx.signed(&other)]))
+        .scenario(
+            vec![deliver(0), deliver(1)],
+            vec![
+                admitted(0),
+                rejected(1, "session_nonce_mismatch", Rule::GrpNonce),
+            ],
+        )
+        .exercises(&[Rule::GrpDupOrder])
+        .push();
+}
+
+/// `rejected-then-genuine`.
+fn rejected_then_genuine(f: &mut Family<'_>) {
+    let name = "rejected-then-genuine";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "A copy with a broken signature arrives first and is rejected \
+             (well_known_signature_invalid); the genuine event with the same pair follows. A \
+             rejected event is not recorded, so the genuine one is admitted; its re-delivery is \
+             then a duplicate.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[
+            broken_signature(&fx, &event),
+            fx.signed(&event),
+        ]))
+        .scenario(
+            vec![deliver(0), deliver(1), deliver(1)],
+            vec![
+                rejected(0, "well_known_signature_invalid", Rule::GrpSigVerify),
+                admitted(1),
+                duplicate(2),
+            ],
+        )
+        .exercises(&[Rule::GrpDupAdmittedOnly])
+        .push();
+}
+
+/// `wrong-nonce-then-genuine`.
+fn wrong_nonce_then_genuine(f: &mut Family<'_>) {
+    let name = "wrong-nonce-then-genuine";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let event = fx.event(EVENT_ID, P2_ID, PublisherType::Registered);
+    let mut other = event.clone();
+    other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "A P-TYPE-2 event carrying another session's nonce is rejected \
+             (session_nonce_mismatch); the same pair with the right nonce follows and is \
+             admitted, because only admitted pairs are recorded. Its re-delivery is a \
+             duplicate.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[fx.signed(&other), fx.signed(&event)]))
+        .scenario(
+            vec![deliver(0), deliver(1), deliver(1)],
+            vec![
+                rejected(0, "session_nonce_mismatch", Rule::GrpNonce),
+                admitted(1),
+                duplicate(2),
+            ],
+        )
+        .exercises(&[Rule::GrpDupAdmittedOnly])
+        .push();
+}
+
+/// `new-session`, then `new-session-then-replay`.
+fn new_session(f: &mut Family<'_>) {
     for (name, replay) in [("new-session", false), ("new-session-then-replay", true)] {
         let id = f.id_of(name);
         let fx = Fixture::new(&id);
@@ -417,164 +471,170 @@ pub fn generate(out: &mut Vec<Vector>) {
             })
             .push();
     }
+}
 
-    // Revision 00: no duplicate check.
-    {
-        let name = "rev00-exact-redelivery";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
-        f.vector(name)
-            .revisions(GRP_R00)
-            .describe(
-                "Revision-00 contrast of exact-redelivery-p-type-3: revision 00 has no duplicate \
-                 check, so the identical re-delivered line passes publisher, signature and nonce \
-                 checks and is admitted a second time (the gap revision 01 closes).",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[line]))
-            .scenario(vec![deliver(0), deliver(0)], vec![admitted(0), admitted(1)])
-            .exercises(&[Rule::GrpRev00NoDedup])
-            .push();
-    }
-    {
-        let name = "rev00-three-copies";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let line = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
-        f.vector(name)
-            .revisions(GRP_R00)
-            .describe(
-                "Revision 00: a P-TYPE-2 event delivered three times in a row is admitted three \
-                 times; nothing in revision 00 remembers admitted events.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&[line]))
-            .scenario(
-                vec![deliver(0), deliver(0), deliver(0)],
-                vec![admitted(0), admitted(1), admitted(2)],
-            )
-            .exercises(&[Rule::GrpRev00NoDedup])
-            .push();
-    }
+/// `rev00-exact-redelivery`.
+fn rev00_exact_redelivery(f: &mut Family<'_>) {
+    let name = "rev00-exact-redelivery";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    f.vector(name)
+        .revisions(GRP_R00)
+        .describe(
+            "Revision-00 contrast of exact-redelivery-p-type-3: revision 00 has no duplicate \
+             check, so the identical re-delivered line passes publisher, signature and nonce \
+             checks and is admitted a second time (the gap revision 01 closes).",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(vec![deliver(0), deliver(0)], vec![admitted(0), admitted(1)])
+        .exercises(&[Rule::GrpRev00NoDedup])
+        .push();
+}
 
-    // Replays of several events.
-    {
-        let name = "replay-three-in-reverse";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let lines: Vec<String> = (1..=3)
-            .map(|n| {
-                fx.signed(&fx.event(
-                    &format!("grp-evt-20260714-00{n}"),
-                    P3_ID,
-                    PublisherType::WellKnown,
-                ))
-            })
-            .collect();
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "Three distinct events of one publisher are admitted, then all three are replayed \
-                 in reverse order: each replay is a duplicate, whatever the order.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&lines))
-            .scenario(
-                vec![
-                    deliver(0),
-                    deliver(1),
-                    deliver(2),
-                    deliver(2),
-                    deliver(1),
-                    deliver(0),
-                ],
-                vec![
-                    admitted(0),
-                    admitted(1),
-                    admitted(2),
-                    duplicate(3),
-                    duplicate(4),
-                    duplicate(5),
-                ],
-            )
-            .push();
-    }
-    {
-        let name = "interleaved-publishers";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let specs = [
-            ("grp-evt-1", P1_ID, PublisherType::Principal),
-            ("grp-evt-1", P3_ID, PublisherType::WellKnown),
-            ("grp-evt-2", P2_ID, PublisherType::Registered),
-            ("grp-evt-2", P1_ID, PublisherType::Principal),
-            ("grp-evt-3", P3_ID, PublisherType::WellKnown),
-        ];
-        let lines: Vec<String> = specs
-            .iter()
-            .map(|(e, p, t)| fx.signed(&fx.event(e, p, *t)))
-            .collect();
-        // Each new event is followed by a replay of the one before it, then the first again.
-        let order = [0usize, 1, 0, 2, 1, 3, 2, 4, 3, 0];
-        let steps: Vec<Step> = order.iter().map(|n| deliver(*n)).collect();
-        let mut seen = Vec::new();
-        let expected: Vec<ExpectedDecision> = order
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                if seen.contains(n) {
-                    duplicate(i)
-                } else {
-                    seen.push(*n);
-                    admitted(i)
-                }
-            })
-            .collect();
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "Five events from the three publishers, with event_ids reused across publishers \
-                 (grp-evt-1 from P-TYPE-1 and P-TYPE-3, grp-evt-2 from P-TYPE-2 and P-TYPE-1). \
-                 Deliveries interleave new events with replays of earlier ones: every first \
-                 delivery of a pair is admitted, every later one is a duplicate.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&lines))
-            .scenario(steps, expected)
-            .exercises(&[Rule::GrpDupPair])
-            .push();
-    }
-    {
-        const N: usize = 1000;
-        let name = "replay-1000-after-1000";
-        let id = f.id_of(name);
-        let fx = Fixture::new(&id);
-        let lines: Vec<String> = (1..=N)
-            .map(|n| {
-                fx.signed(&fx.event(
-                    &format!("grp-evt-20260714-{n:05}"),
-                    P3_ID,
-                    PublisherType::WellKnown,
-                ))
-            })
-            .collect();
-        let steps: Vec<Step> = (0..2 * N).map(|i| deliver(i % N)).collect();
-        let expected: Vec<ExpectedDecision> = (0..2 * N)
-            .map(|i| if i < N { admitted(i) } else { duplicate(i) })
-            .collect();
-        f.vector(name)
-            .revisions(GRP_R01)
-            .describe(
-                "1,000 distinct events of one publisher are admitted, then all 1,000 are replayed \
-                 in the same order: every replay is a duplicate (the admitted set holds every pair \
-                 of the session, not a recent window). The 10,000-event case would make the vector \
-                 file too large to commit (about 14 MB); the reference's tests and benchmarks \
-                 exercise it instead.",
-            )
-            .session_file("session.json", &session_json(&fx.session()))
-            .events_text(&events_jsonl(&lines))
-            .scenario(steps, expected)
-            .push();
-    }
+/// `rev00-three-copies`.
+fn rev00_three_copies(f: &mut Family<'_>) {
+    let name = "rev00-three-copies";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
+    f.vector(name)
+        .revisions(GRP_R00)
+        .describe(
+            "Revision 00: a P-TYPE-2 event delivered three times in a row is admitted three \
+             times; nothing in revision 00 remembers admitted events.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(
+            vec![deliver(0), deliver(0), deliver(0)],
+            vec![admitted(0), admitted(1), admitted(2)],
+        )
+        .exercises(&[Rule::GrpRev00NoDedup])
+        .push();
+}
+
+/// `replay-three-in-reverse`.
+fn replay_three_in_reverse(f: &mut Family<'_>) {
+    let name = "replay-three-in-reverse";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let lines: Vec<String> = (1..=3)
+        .map(|n| {
+            fx.signed(&fx.event(
+                &format!("grp-evt-20260714-00{n}"),
+                P3_ID,
+                PublisherType::WellKnown,
+            ))
+        })
+        .collect();
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "Three distinct events of one publisher are admitted, then all three are replayed \
+             in reverse order: each replay is a duplicate, whatever the order.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(
+            vec![
+                deliver(0),
+                deliver(1),
+                deliver(2),
+                deliver(2),
+                deliver(1),
+                deliver(0),
+            ],
+            vec![
+                admitted(0),
+                admitted(1),
+                admitted(2),
+                duplicate(3),
+                duplicate(4),
+                duplicate(5),
+            ],
+        )
+        .push();
+}
+
+/// `interleaved-publishers`.
+fn interleaved_publishers(f: &mut Family<'_>) {
+    let name = "interleaved-publishers";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let specs = [
+        ("grp-evt-1", P1_ID, PublisherType::Principal),
+        ("grp-evt-1", P3_ID, PublisherType::WellKnown),
+        ("grp-evt-2", P2_ID, PublisherType::Registered),
+        ("grp-evt-2", P1_ID, PublisherType::Principal),
+        ("grp-evt-3", P3_ID, PublisherType::WellKnown),
+    ];
+    let lines: Vec<String> = specs
+        .iter()
+        .map(|(e, p, t)| fx.signed(&fx.event(e, p, *t)))
+        .collect();
+    // Each new event is followed by a replay of the one before it, then the first again.
+    let order = [0usize, 1, 0, 2, 1, 3, 2, 4, 3, 0];
+    let steps: Vec<Step> = order.iter().map(|n| deliver(*n)).collect();
+    let mut seen = Vec::new();
+    let expected: Vec<ExpectedDecision> = order
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if seen.contains(n) {
+                duplicate(i)
+            } else {
+                seen.push(*n);
+                admitted(i)
+            }
+        })
+        .collect();
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "Five events from the three publishers, with event_ids reused across publishers \
+             (grp-evt-1 from P-TYPE-1 and P-TYPE-3, grp-evt-2 from P-TYPE-2 and P-TYPE-1). \
+             Deliveries interleave new events with replays of earlier ones: every first \
+             delivery of a pair is admitted, every later one is a duplicate.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(steps, expected)
+        .exercises(&[Rule::GrpDupPair])
+        .push();
+}
+
+/// `replay-1000-after-1000`.
+fn replay_1000_after_1000(f: &mut Family<'_>) {
+    const N: usize = 1000;
+    let name = "replay-1000-after-1000";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let lines: Vec<String> = (1..=N)
+        .map(|n| {
+            fx.signed(&fx.event(
+                &format!("grp-evt-20260714-{n:05}"),
+                P3_ID,
+                PublisherType::WellKnown,
+            ))
+        })
+        .collect();
+    let steps: Vec<Step> = (0..2 * N).map(|i| deliver(i % N)).collect();
+    let expected: Vec<ExpectedDecision> = (0..2 * N)
+        .map(|i| if i < N { admitted(i) } else { duplicate(i) })
+        .collect();
+    f.vector(name)
+        .revisions(GRP_R01)
+        .describe(
+            "1,000 distinct events of one publisher are admitted, then all 1,000 are replayed \
+             in the same order: every replay is a duplicate (the admitted set holds every pair \
+             of the session, not a recent window). The 10,000-event case would make the vector \
+             file too large to commit (about 14 MB); the reference's tests and benchmarks \
+             exercise it instead.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(steps, expected)
+        .push();
 }

@@ -3,6 +3,7 @@
 mod admission;
 pub mod common;
 mod duplicate;
+mod tokens;
 
 use crate::model::Vector;
 
