@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use agentconf_corpus::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// Seeds by target, then by file name (the vector id with `/` replaced).
 type Seeds = BTreeMap<&'static str, BTreeMap<String, Vec<u8>>>;
@@ -166,7 +166,10 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
 /// The adapter example of CONTRACT.md (its first TOML block), read from the file so the seed
 /// follows the documentation.
 fn adapter_example() -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/harness/CONTRACT.md");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../crates/contract/CONTRACT.md"
+    );
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.split("```toml\n")
         .nth(1)

@@ -129,7 +129,7 @@ fn vectors(check: bool) -> Result<(), String> {
 }
 
 /// README.md's generated corpus region (counts, digest, families).
-fn readme_region(corpus: &[agentconf_corpus::model::Vector], check: bool) -> Result<(), String> {
+fn readme_region(corpus: &[agentconf_contract::vector::Vector], check: bool) -> Result<(), String> {
     let path = workspace_root().join("README.md");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read README.md: {e}"))?;
     let fresh = agentconf_corpus::writer::splice_readme(&text, corpus)?;

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Case, Suite, Vector};
+use agentconf_contract::case::Case;
+use agentconf_contract::vector::{Suite, Vector};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::materialize::write_inputs;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};

@@ -41,7 +41,7 @@ pub enum Command {
     Run(RunArgs),
     /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
     Report(ReportArgs),
-    /// The reference speaking the harness contract (crates/harness/CONTRACT.md):
+    /// The reference speaking the harness contract (crates/contract/CONTRACT.md):
     /// `aer1-receipt RECEIPT [TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
     /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
     /// Exit 0 accept, 1 reject, 89 unsupported.
@@ -52,7 +52,7 @@ pub enum Command {
 pub struct RunArgs {
     /// `reference` (agentconf's own implementation, run in process), `reference-process` (the
     /// reference through the contract: `agentconf impl` in a process per vector), or give another
-    /// implementation's command after `--` (see crates/harness/CONTRACT.md).
+    /// implementation's command after `--` (see crates/contract/CONTRACT.md).
     #[arg(long, default_value = "reference", value_parser = ["reference", "reference-process"])]
     pub implementation: String,
     /// The command of the implementation under test, after `--`.

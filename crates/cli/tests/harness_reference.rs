@@ -1,5 +1,5 @@
 //! The whole corpus through the process contract: `agentconf impl` (the reference speaking
-//! crates/harness/CONTRACT.md) run by the harness's runner, graded strictly, claiming both GRP
+//! crates/contract/CONTRACT.md) run by the harness's runner, graded strictly, claiming both GRP
 //! profiles. Every vector must pass. This checks the contract plumbing end to end (argument
 //! order, exit codes, result objects, scenario orchestration with real processes); the reference's
 //! agreement with the vectors is checked in-process by crates/corpus/tests/self_test.rs.
@@ -24,9 +24,9 @@ fn the_reference_passes_every_vector_through_the_contract() {
     let work = std::env::temp_dir().join(format!("agentconf-harness-ref-{}", std::process::id()));
     let corpus = agentconf_corpus::corpus();
     // Every case: a vector graded differently under revision 06 runs once per revision.
-    let cases: Vec<agentconf_corpus::model::Case<'_>> =
+    let cases: Vec<agentconf_contract::case::Case<'_>> =
         corpus.iter().flat_map(|v| v.cases()).collect();
-    let halves: Vec<&[agentconf_corpus::model::Case<'_>]> = {
+    let halves: Vec<&[agentconf_contract::case::Case<'_>]> = {
         let (a, b) = cases.split_at(cases.len() / 2);
         vec![a, b]
     };
@@ -57,7 +57,7 @@ fn the_reference_passes_every_vector_through_the_contract() {
     assert_eq!(ran.into_inner(), cases.len());
     assert!(corpus
         .iter()
-        .any(|v| v.suite == agentconf_corpus::model::Suite::GrpAdmission));
+        .any(|v| v.suite == agentconf_contract::vector::Suite::GrpAdmission));
     assert!(
         failures.is_empty(),
         "{} vectors did not pass:\n{}",
@@ -220,7 +220,7 @@ fn grp_receivers_with_hostile_output() {
 fn the_python_example_implementation_follows_the_contract() {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../harness/examples-impl/minimal_impl.py"
+        "/../contract/examples-impl/minimal_impl.py"
     );
     let imp = Implementation {
         argv: vec!["python3".into(), script.into()],
@@ -233,7 +233,7 @@ fn the_python_example_implementation_follows_the_contract() {
     let mut passed = 0;
     for v in corpus
         .iter()
-        .filter(|v| v.suite == agentconf_corpus::model::Suite::Aer1Timeline)
+        .filter(|v| v.suite == agentconf_contract::vector::Suite::Aer1Timeline)
     {
         let r = run_case(&imp, &v.main_case(), &work, Grading::Strict);
         assert!(

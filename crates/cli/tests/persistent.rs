@@ -1,4 +1,4 @@
-//! Persistent mode (crates/harness/CONTRACT.md section 8) end to end: the reference server
+//! Persistent mode (crates/contract/CONTRACT.md section 8) end to end: the reference server
 //! (`agentconf impl serve`) passes the whole AER-1 corpus with strict grading and schema
 //! validation, and misbehaving servers are classified (crash with a restart, wrong seq, a
 //! malformed response, a timeout).
@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_contract::vector::{Expectation, Suite, Vector};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::runner::Implementation;

@@ -1,5 +1,5 @@
 //! What passes between the agentconf harness and an implementation under test (see
-//! `crates/harness/CONTRACT.md`), as types: an implementer writing Rust can depend on this crate
+//! `crates/contract/CONTRACT.md`), as types: an implementer writing Rust can depend on this crate
 //! alone.
 //!
 //! - [`vector`]: a vector file (inputs kept apart from answers), its cases ([`case`]) and the

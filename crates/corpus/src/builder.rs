@@ -18,7 +18,7 @@ use agentconf_aer1::producer::{timeline_json, Entry};
 use agentconf_rules::{Level, Rule};
 use sha2::{Digest as _, Sha256};
 
-use crate::model::{
+use agentconf_contract::vector::{
     Derivation, Encoding, Expectation, Flag, Input, Options, RevisionExpectation, Suite, Tier,
     Vector,
 };
@@ -204,16 +204,18 @@ impl VectorBuilder<'_> {
     /// `invalid` citing the rules of the expected rejections.
     pub fn scenario(
         mut self,
-        steps: Vec<crate::model::Step>,
-        expected: Vec<crate::model::ExpectedDecision>,
+        steps: Vec<agentconf_contract::vector::Step>,
+        expected: Vec<agentconf_contract::vector::ExpectedDecision>,
     ) -> Self {
         let mut rules: Vec<Rule> = Vec::new();
         for e in &expected {
             let mut rule = e.rule;
             // A concurrent step that admits fewer copies than it sends rejects the rest as
             // duplicates, even though its expectation names no rule.
-            if let (Some(admitted), Some(crate::model::Step::Concurrent { copies, .. })) =
-                (e.admitted_copies, steps.get(e.step))
+            if let (
+                Some(admitted),
+                Some(agentconf_contract::vector::Step::Concurrent { copies, .. }),
+            ) = (e.admitted_copies, steps.get(e.step))
             {
                 if admitted < *copies {
                     rule = Some(Rule::GrpDupEvent);
@@ -225,7 +227,7 @@ impl VectorBuilder<'_> {
                 }
             }
         }
-        self.vector.scenario = Some(crate::model::Scenario { steps });
+        self.vector.scenario = Some(agentconf_contract::vector::Scenario { steps });
         self.vector.expected_decisions = expected;
         if rules.is_empty() {
             self.vector.expectation = Expectation::Valid;

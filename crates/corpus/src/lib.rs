@@ -10,10 +10,9 @@
 pub mod aer1;
 pub mod builder;
 pub mod grp;
-pub mod model;
 pub mod writer;
 
-use model::Vector;
+use agentconf_contract::vector::Vector;
 
 /// The JSON Schema of a vector file (`vectors/schema/vector.schema.json`).
 pub const VECTOR_SCHEMA: &str = include_str!("../../../vectors/schema/vector.schema.json");

@@ -9,9 +9,8 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::model::{
-    Expectation, Manifest, ManifestEntry, ManifestRevisionExpectation, Suite, Vector,
-};
+use agentconf_contract::manifest::{Manifest, ManifestEntry, ManifestRevisionExpectation};
+use agentconf_contract::vector::{Expectation, Suite, Vector};
 
 /// The manifest's path under `vectors/`.
 pub const MANIFEST: &str = "manifest.json";
@@ -41,7 +40,7 @@ pub fn manifest(vectors: &[Vector]) -> Manifest {
             revisions: v.revisions.clone(),
             rules: v.rules.clone(),
             expectation: v.expectation,
-            level: v.level.clone(),
+            level: v.level,
             other_revisions: v
                 .other_revisions
                 .iter()

@@ -3,7 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use agentconf_corpus::model::{Expectation, Manifest, Suite};
+use agentconf_contract::manifest::Manifest;
+use agentconf_contract::vector::{Expectation, Suite};
 use agentconf_corpus::{corpus, writer};
 use agentconf_rules::Rule;
 use serde_json::Value;

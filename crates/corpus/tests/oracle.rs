@@ -10,7 +10,7 @@ mod kit_oracle;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use agentconf_corpus::model::{Expectation, Suite, Vector};
+use agentconf_contract::vector::{Expectation, Suite, Vector};
 use serde_json::Value;
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";

@@ -10,7 +10,8 @@
 use std::collections::BTreeSet;
 
 use agentconf_aer1::{Finding, Verdict};
-use agentconf_corpus::model::{Case, Expectation, Flag, Suite};
+use agentconf_contract::case::Case;
+use agentconf_contract::vector::{Expectation, Flag, Suite};
 use agentconf_reference::dispatch::{answer, Answer};
 use agentconf_reference::vector_inputs::{call_of, VectorInputs};
 use libtest_mimic::{Arguments, Failed, Trial};

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use agentconf_corpus::model::Vector;
+use agentconf_contract::vector::Vector;
 
 /// The whole generated corpus, sorted by id (the same vectors as `vectors/`).
 pub fn corpus() -> &'static [Vector] {

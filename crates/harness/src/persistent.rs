@@ -552,7 +552,7 @@ pub fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, St
             line_excerpt(line)
         )
     })?;
-    if response.protocol != Value::from(PROTOCOL_VERSION) {
+    if response.protocol != PROTOCOL_VERSION {
         return Err(format!(
             "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
             excerpt(response.protocol.to_string().as_bytes())

@@ -1,4 +1,4 @@
-//! `agentconf impl …`: the reference speaking the contract (crates/harness/CONTRACT.md).
+//! `agentconf impl …`: the reference speaking the contract (crates/contract/CONTRACT.md).
 //!
 //! One-shot: the argument order of [`Call`]; exit 0 accept, 1 reject, 89 unsupported; one result
 //! object on standard output for AER-1 operations. A wrong argument list or an unreadable input
@@ -35,7 +35,7 @@ pub fn run(
 ) -> Result<u8, String> {
     if operation == SERVE {
         if !args.is_empty() {
-            return Err("serve takes no arguments: see crates/harness/CONTRACT.md".into());
+            return Err("serve takes no arguments: see crates/contract/CONTRACT.md".into());
         }
         serve(input, out, log)?;
         return Ok(ExitMeaning::Accept.code());
@@ -46,7 +46,7 @@ pub fn run(
         Parsed::UnknownOperation(_) => return Ok(EXIT_UNSUPPORTED),
         Parsed::WrongArguments(op) => {
             return Err(format!(
-                "wrong arguments for {}: see crates/harness/CONTRACT.md",
+                "wrong arguments for {}: see crates/contract/CONTRACT.md",
                 op.as_str()
             ))
         }
@@ -156,7 +156,7 @@ fn run_response(request: &Value, log: &mut impl Write) -> Result<String, String>
             | Parsed::UnknownOperation(_) => Ok(Answer::Unsupported),
             Parsed::Call(call) => answer(&call, &Files),
             Parsed::WrongArguments(op) => Err(format!(
-                "wrong arguments for {}: see crates/harness/CONTRACT.md",
+                "wrong arguments for {}: see crates/contract/CONTRACT.md",
                 op.as_str()
             )),
         },

@@ -14,7 +14,7 @@
 //! so a corpus change that starts catching one fails here until the matrix is updated.
 //!
 //! The matrix (mutant × vectors caught, with the first catching vectors and their rules) is
-//! printed as Markdown: `cargo test -p agentconf-harness --test kill_matrix -- --nocapture`.
+//! printed as Markdown: `cargo test -p agentconf-reference --test kill_matrix -- --nocapture`.
 //! Its numbers are not asserted beyond the above, so the corpus can grow without editing this.
 
 use std::collections::BTreeMap;
@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agentconf_corpus::model::{Case as VectorCase, Expectation, Suite};
+use agentconf_contract::case::Case as VectorCase;
+use agentconf_contract::vector::{Expectation, Suite};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::runner::{run_case, Implementation, VectorResult};
 use agentconf_harness::status::Status;

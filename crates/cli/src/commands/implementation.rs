@@ -1,4 +1,4 @@
-//! `agentconf impl …`: the reference speaking the harness contract (crates/harness/CONTRACT.md),
+//! `agentconf impl …`: the reference speaking the harness contract (crates/contract/CONTRACT.md),
 //! one-shot or persistent (`impl serve`). The reference's side of the contract lives in
 //! `agentconf-reference`; this only connects it to the process's standard streams.
 

@@ -161,7 +161,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         summary.push_str(
             "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
              probably broken (check the command, the argument order and the exit codes in \
-             crates/harness/CONTRACT.md), not the implementation.\n",
+             crates/contract/CONTRACT.md), not the implementation.\n",
         );
     }
     summary.push_str(&format!("\nresults: {}\n", args.out.display()));

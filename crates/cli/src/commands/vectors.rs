@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use agentconf_corpus::model::{Vector, CASE_REVISION_SEPARATOR};
+use agentconf_contract::case::CASE_REVISION_SEPARATOR;
+use agentconf_contract::vector::Vector;
 use agentconf_corpus::writer;
 
 use super::{emit, Outcome};

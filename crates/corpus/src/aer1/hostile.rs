@@ -14,7 +14,7 @@ use sha2::{Digest as _, Sha256};
 use super::common::{example, JOB};
 use super::structure::{relink_from, replace_in_entry};
 use crate::builder::{to_values, values_json, Family, ALL_REVISIONS, R07_09};
-use crate::model::{Flag, Suite, Vector};
+use agentconf_contract::vector::{Flag, Suite, Vector};
 
 const EXAMPLE_1: &str = "aer1/timeline/valid/example-1";
 const EXAMPLE_2: &str = "aer1/timeline/valid/example-2";

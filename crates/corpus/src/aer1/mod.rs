@@ -14,7 +14,7 @@ mod workflow;
 
 use agentconf_aer1::producer::{v07_example_specs, EntrySpec};
 
-use crate::model::Vector;
+use agentconf_contract::vector::Vector;
 
 /// Every AER-1 vector, in generation order (the corpus sorts by id afterwards).
 pub fn generate(out: &mut Vec<Vector>) {

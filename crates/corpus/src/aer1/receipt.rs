@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
 use crate::builder::{Family, ALL_REVISIONS, R09};
-use crate::model::{Flag, Suite, Vector};
+use agentconf_contract::vector::{Flag, Suite, Vector};
 
 /// The kit's worked value (AER1.md section 1): the exact bytes that were hashed ...
 const WORKED_BYTES: &[u8] = br#"{"inputs":{},"outputs":{"x":123},"tool":"t"}"#;

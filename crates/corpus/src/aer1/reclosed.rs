@@ -9,7 +9,7 @@ use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example};
 use crate::builder::{Family, R07_09, R09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// `example(n)` without its last `k` entries, the new last entry re-closed, links recomputed.
 fn reclosed(original: &[Entry], k: usize) -> Vec<Entry> {

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::common::{example, example_06, example_06_shape, CHAIN_RULES, CHAIN_RULES_06, JOB};
 use crate::builder::{Family, ALL_REVISIONS, R06, R07_09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// A change to one entry: name part, the change in words, the edit.
 type Edit = (&'static str, &'static str, fn(&mut Entry));

@@ -16,7 +16,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::common::{digest_09, example, JOB, PUBLISHED_AT};
 use crate::builder::{to_values, values_json, Family, ALL_REVISIONS, R07_09, R09};
-use crate::model::{Flag, Suite, Vector};
+use agentconf_contract::vector::{Flag, Suite, Vector};
 
 const EXAMPLE_1: &str = "aer1/timeline/valid/example-1";
 const EXAMPLE_5: &str = "aer1/timeline/valid/example-5";

@@ -10,7 +10,7 @@ use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example, JOB};
 use crate::builder::{Family, R07_09, R09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// A replacement for one or more members of the final entry: (name part, what changed, edit).
 type Substitution = (&'static str, &'static str, fn(&mut Entry));

@@ -13,7 +13,7 @@ use agentconf_rules::Rule;
 
 use super::common::{digest_09, example, JOB};
 use crate::builder::{Family, R07_09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// A tampered member: the name part, the change, and the change in words.
 struct Tamper {

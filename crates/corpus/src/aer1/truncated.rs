@@ -14,7 +14,7 @@ use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example};
 use crate::builder::{Family, R07_09, R09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// The id of the valid example chain of `n` entries (valid.rs makes n = 1, 2, 5, 8, 100).
 fn example_id(n: usize) -> String {

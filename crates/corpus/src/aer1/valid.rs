@@ -6,7 +6,7 @@ use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example, CHAIN_RULES, JOB};
 use crate::builder::{to_values, Family, R07_09, R09};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 pub fn generate(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Timeline, "valid");

@@ -13,7 +13,7 @@ use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
 use crate::builder::{Family, ALL_REVISIONS};
-use crate::model::{Suite, Vector};
+use agentconf_contract::vector::{Suite, Vector};
 
 /// One step of a workflow: the receipt it names and when it ran.
 struct StepData {

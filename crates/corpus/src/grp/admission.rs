@@ -24,7 +24,7 @@ use super::common::{
 };
 use super::tokens::{hmac_sha256_token, token_with_header};
 use crate::builder::{Family, GRP_ALL};
-use crate::model::{ExpectedDecision, Flag, Suite, Vector};
+use agentconf_contract::vector::{ExpectedDecision, Flag, Suite, Vector};
 
 const EVENT_ID: &str = "grp-evt-20260714-001";
 const MALFORMED: &str = "malformed_event";

@@ -8,7 +8,7 @@ use agentconf_grp::session::{Publisher, SessionContext};
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Map, Value};
 
-use crate::model::{ExpectedDecision, Outcome, Step};
+use agentconf_contract::vector::{ExpectedDecision, Outcome, Step};
 
 /// The draft's example values (GRP.md §1, revision 00 Appendix A).
 pub const SESSION_ID: &str = "ses-aep-session-001";

@@ -15,7 +15,7 @@ use super::common::{
     P2_ID, P3_ID,
 };
 use crate::builder::{Family, GRP_R00, GRP_R01};
-use crate::model::{ExpectedDecision, Step, Suite, Vector};
+use agentconf_contract::vector::{ExpectedDecision, Step, Suite, Vector};
 
 const DUP: &str = "duplicate_event_id";
 const EVENT_ID: &str = "grp-evt-20260714-001";

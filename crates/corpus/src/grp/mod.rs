@@ -5,7 +5,7 @@ pub mod common;
 mod duplicate;
 mod tokens;
 
-use crate::model::Vector;
+use agentconf_contract::vector::Vector;
 
 pub fn generate(out: &mut Vec<Vector>) {
     duplicate::generate(out);

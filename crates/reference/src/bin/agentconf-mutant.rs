@@ -1,7 +1,7 @@
 //! `agentconf-mutant MUTANT OPERATION ARGS…`: deliberately wrong implementations, for the mutation
 //! kill matrix (issue 5, item 6).
 //!
-//! Every mutant speaks the one-shot contract of `crates/harness/CONTRACT.md` exactly as the
+//! Every mutant speaks the one-shot contract of `crates/contract/CONTRACT.md` exactly as the
 //! reference's `agentconf impl` does (same operations, argument order, exit codes 0/1/89 and
 //! result object), but carries one deliberate defect, selected by MUTANT. `none` is the reference
 //! unchanged: the control, which must pass every vector. The harness's `kill_matrix` test runs the
@@ -376,7 +376,7 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
             state_dir,
         }) => grp_op(m, &revision, &session, &state_dir),
         Parsed::WrongArguments(op) => Err(format!(
-            "wrong arguments for {}: see crates/harness/CONTRACT.md",
+            "wrong arguments for {}: see crates/contract/CONTRACT.md",
             op.as_str()
         )),
         Parsed::UnknownOperation(_) => Ok(Outcome::Unsupported),

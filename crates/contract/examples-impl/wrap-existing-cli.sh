@@ -1,6 +1,6 @@
 #!/bin/sh
 # wrap-existing-cli.sh: adapt an existing verifier CLI to the agentconf implementation contract
-# (crates/harness/CONTRACT.md). An EXAMPLE, not part of the suite.
+# (crates/contract/CONTRACT.md). An EXAMPLE, not part of the suite.
 #
 # The hypothetical tool being wrapped:
 #     someverifier check-timeline --rev N FILE
