@@ -53,18 +53,18 @@ pub struct RunArgs {
     /// `reference` (agentconf's own implementation, run in process), `reference-process` (the
     /// reference through the contract: `agentconf impl` in a process per vector), or give another
     /// implementation's command after `--` (see crates/contract/CONTRACT.md).
-    #[arg(long, default_value = "reference", value_parser = ["reference", "reference-process"])]
-    pub implementation: String,
+    #[arg(long, value_enum, default_value_t = ImplementationArg::Reference)]
+    pub implementation: ImplementationArg,
     /// The command of the implementation under test, after `--`.
     #[arg(last = true)]
     pub command: Vec<String>,
     /// strict: a rejection must cite the expected rules; loose (also called verdict-only): any
     /// rejection of an invalid vector passes.
-    #[arg(long, default_value = "strict", value_parser = ["strict", "loose", "verdict-only"])]
-    pub grading: String,
+    #[arg(long, value_enum, default_value_t = GradingArg::Strict)]
+    pub grading: GradingArg,
     /// A capability profile the implementation claims (durable, atomic); repeatable.
-    #[arg(long = "profile", value_parser = ["durable", "atomic"])]
-    pub profiles: Vec<String>,
+    #[arg(long = "profile", value_enum)]
+    pub profiles: Vec<ProfileArg>,
     /// Run only vectors whose id starts with this prefix; repeatable.
     #[arg(long)]
     pub include: Vec<String>,
@@ -111,8 +111,8 @@ pub struct ReportArgs {
     #[arg(required = true, num_args = 1..=3)]
     pub files: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "junit", "markdown", "html", "badge"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
 }
 
 #[derive(Args, Debug)]
@@ -148,12 +148,12 @@ pub struct GrpAdmitArgs {
     #[arg(long, default_value = "memory")]
     pub store: String,
     /// The draft revision to implement: 01 has the duplicate check, 00 does not.
-    #[arg(long, default_value = "01", value_parser = ["00", "01"])]
-    pub revision: String,
+    #[arg(long, value_enum, default_value_t = GrpRevisionArg::R01)]
+    pub revision: GrpRevisionArg,
     /// SQLite only: `power-loss` syncs every admission to disk before hand-off; `process-crash`
     /// survives a killed receiver but not a machine crash, and is several times faster.
-    #[arg(long, default_value = "power-loss", value_parser = ["power-loss", "process-crash"])]
-    pub durability: String,
+    #[arg(long, value_enum, default_value_t = DurabilityArg::PowerLoss)]
+    pub durability: DurabilityArg,
 }
 
 #[derive(Args, Debug)]
@@ -348,4 +348,68 @@ pub struct CommitArgs {
 pub struct RulesArgs {
     #[command(flatten)]
     pub output: Output,
+}
+
+/// Which implementation `agentconf run` runs when no command is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImplementationArg {
+    /// The reference, called as a library (no processes).
+    Reference,
+    /// The reference through the contract: `agentconf impl` in a process per vector.
+    ReferenceProcess,
+}
+
+/// How strictly rejections are graded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GradingArg {
+    /// A rejection must cite the expected rules.
+    Strict,
+    /// Any rejection of an invalid vector passes.
+    #[value(alias = "verdict-only")]
+    Loose,
+}
+
+/// A GRP capability profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    Durable,
+    Atomic,
+}
+
+impl ProfileArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileArg::Durable => "durable",
+            ProfileArg::Atomic => "atomic",
+        }
+    }
+}
+
+/// The formats of `agentconf report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Junit,
+    Markdown,
+    Html,
+    Badge,
+}
+
+/// The GRP revision a receiver implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GrpRevisionArg {
+    /// Revision 00: no duplicate check.
+    #[value(name = "00")]
+    R00,
+    /// Revision 01: the `(publisher_id, event_id)` duplicate check.
+    #[value(name = "01")]
+    R01,
+}
+
+/// How durable a SQLite admission store is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DurabilityArg {
+    PowerLoss,
+    ProcessCrash,
 }

@@ -15,7 +15,9 @@ use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, SqliteStore};
 
 use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
-use crate::args::{GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpSignArgs};
+use crate::args::{
+    DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpRevisionArg, GrpSignArgs,
+};
 use crate::input::{open, read_error};
 
 pub fn read_session(path: &Path) -> Result<SessionContext, String> {
@@ -44,10 +46,13 @@ fn open_store(spec: &str, durability: Durability) -> Result<Store, String> {
 
 pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let revision = Revision::parse(&args.revision).ok_or("--revision: expected 00 or 01")?;
-    let durability = match args.durability.as_str() {
-        "process-crash" => Durability::ProcessCrash,
-        _ => Durability::PowerLoss,
+    let revision = match args.revision {
+        GrpRevisionArg::R00 => Revision::R00,
+        GrpRevisionArg::R01 => Revision::R01,
+    };
+    let durability = match args.durability {
+        DurabilityArg::ProcessCrash => Durability::ProcessCrash,
+        DurabilityArg::PowerLoss => Durability::PowerLoss,
     };
     match open_store(&args.store, durability)? {
         Store::Memory(s) => run_stream(Receiver::new(session, revision, s)),

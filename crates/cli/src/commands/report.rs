@@ -7,7 +7,7 @@ use agentconf_harness::report;
 use agentconf_harness::results::{self, ResultsFile};
 
 use super::{emit, Outcome};
-use crate::args::ReportArgs;
+use crate::args::{ReportArgs, ReportFormat};
 use crate::input::{open, read_error};
 
 fn load(path: &Path) -> Result<ResultsFile, String> {
@@ -36,13 +36,13 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
         }
         [file] if file.as_os_str() != "diff" => {
             let file = load(file)?;
-            let text = match args.format.as_str() {
-                "json" => report::json(&file),
-                "junit" => report::junit(&file),
-                "markdown" => report::markdown(&file),
-                "html" => report::html(&file),
-                "badge" => report::badge(&file),
-                _ => report::text(&file),
+            let text = match args.format {
+                ReportFormat::Text => report::text(&file),
+                ReportFormat::Json => report::json(&file),
+                ReportFormat::Junit => report::junit(&file),
+                ReportFormat::Markdown => report::markdown(&file),
+                ReportFormat::Html => report::html(&file),
+                ReportFormat::Badge => report::badge(&file),
             };
             emit(&text)?;
             Ok(if report::totals(&file).unexpected > 0 {

@@ -20,7 +20,7 @@ use agentconf_harness::status::Status;
 use agentconf_reference::inprocess::InProcess;
 
 use super::{emit, to_stderr, Outcome};
-use crate::args::RunArgs;
+use crate::args::{GradingArg, ImplementationArg, RunArgs};
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let corpus = agentconf_corpus::corpus();
@@ -58,9 +58,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         }
         _ => implementation(args)?,
     };
-    let grading = match args.grading.as_str() {
-        "loose" | "verdict-only" => Grading::Loose,
-        _ => Grading::Strict,
+    let grading = match args.grading {
+        GradingArg::Loose => Grading::Loose,
+        GradingArg::Strict => Grading::Strict,
     };
     let manifest = agentconf_corpus::writer::manifest(&corpus);
     // Prefixes select cases; a vector id is a prefix of all its cases' ids.
@@ -86,7 +86,10 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
         vec!["durable".to_string(), "atomic".to_string()]
     } else {
-        args.profiles.clone()
+        args.profiles
+            .iter()
+            .map(|p| p.as_str().to_string())
+            .collect()
     };
     let imp = Implementation {
         argv: argv.clone(),
@@ -178,7 +181,7 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     if !args.command.is_empty() {
         return Ok((args.command.clone(), args.command[0].clone()));
     }
-    if args.implementation == "reference" && !args.persistent {
+    if args.implementation == ImplementationArg::Reference && !args.persistent {
         // In process: no command at all.
         return Ok((Vec::new(), "reference (in process)".into()));
     }

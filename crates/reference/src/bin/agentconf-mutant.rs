@@ -7,6 +7,12 @@
 //! unchanged: the control, which must pass every vector. The harness's `kill_matrix` test runs the
 //! corpus against each mutant and asserts that each one is caught, on the rule it breaks.
 //!
+//! `none` is not a copy: it is `agentconf_reference::command::run`, the entry `agentconf impl`
+//! uses. The other mutants read their arguments with the contract's `Call::parse`, exit with the
+//! contract's codes, and take the reference's reading of a call where they do not break it (the
+//! timeline options from `dispatch::timeline_options`, files and session contexts as the
+//! reference opens them).
+//!
 //! The mutants reuse the reference libraries for everything they do not break: AER-1 mutants run
 //! the reference verifier and then drop findings, or recompute the chain links under a changed
 //! construction (from the preimage the reference builds); GRP mutants run the reference
@@ -22,7 +28,6 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agentconf_aer1::commitment::read_commitment;
 use agentconf_aer1::digest::{sha256, Hash32};
 use agentconf_aer1::hex;
 use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
@@ -343,6 +348,23 @@ fn main() -> ExitCode {
         ));
         return ExitCode::from(EXIT_USAGE);
     };
+    if mutant == Mutant::None {
+        // The control is the reference itself, through the same entry as `agentconf impl`.
+        let stdin = io::stdin();
+        return match agentconf_reference::command::run(
+            operation,
+            &args[2..],
+            &mut stdin.lock(),
+            &mut io::stdout().lock(),
+            &mut io::stderr().lock(),
+        ) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                to_stderr(&format!("agentconf-mutant {name}: {e}\n"));
+                ExitCode::from(EXIT_USAGE)
+            }
+        };
+    }
     match run(mutant, operation, &args[2..]) {
         Ok(Outcome::Valid) => ExitCode::from(EXIT_VALID),
         Ok(Outcome::Invalid) => ExitCode::from(EXIT_INVALID),
@@ -384,12 +406,7 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
 }
 
 fn open(path: &str) -> Result<File, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    match file.metadata() {
-        Ok(m) if m.is_dir() => Err(format!("cannot read {path}: it is a directory")),
-        Ok(_) => Ok(file),
-        Err(e) => Err(format!("cannot read {path}: {e}")),
-    }
+    agentconf_reference::dispatch::open_file(path)
 }
 
 fn read_error(path: &str, e: &io::Error) -> String {
@@ -504,26 +521,16 @@ fn timeline_op(
     timeline: &str,
     commitment: Option<&str>,
 ) -> Result<Outcome, String> {
-    let revision = match revision {
-        "06" => Revision::R06,
-        "07" | "08" | "09" => Revision::R09,
-        _ => return Ok(Outcome::Unsupported),
-    };
-    if revision == Revision::R06 && commitment.is_some() {
-        return Ok(Outcome::Unsupported);
-    }
-    let mut options = TimelineOptions {
+    // Which construction and commitment a call means: exactly as the reference reads it.
+    let Some(options) = agentconf_reference::dispatch::timeline_options(
         revision,
-        ..TimelineOptions::default()
+        commitment,
+        &agentconf_reference::dispatch::Files,
+    )?
+    else {
+        return Ok(Outcome::Unsupported);
     };
-    if let Some(path) = commitment {
-        match read_commitment(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
-            .map_err(|e| read_error(path, &e))?
-        {
-            Ok(c) => options.commitment = Some(c),
-            Err(findings) => options.commitment_findings = findings,
-        }
-    }
+    let revision = options.revision;
     let style = match m {
         Mutant::RawUtf8Preimage => Some(Rewrite::RawNonAscii),
         Mutant::RawU007f => Some(Rewrite::RawDel),
@@ -1038,13 +1045,7 @@ impl AdmissionStore for FileStore {
 }
 
 fn read_session(path: &str) -> Result<SessionContext, String> {
-    let bytes = match agentconf_json::read_limited(open(path)?, DEFAULT_MAX_DOCUMENT_BYTES)
-        .map_err(|e| read_error(path, &e))?
-    {
-        Ok(b) => b,
-        Err(e) => return Err(format!("{path}: {e}")),
-    };
-    SessionContext::from_json(&bytes).map_err(|e| format!("{path}: {e}"))
+    agentconf_reference::admit::read_session(Path::new(path))
 }
 
 /// The checks the replica of the pre-admission stage leaves out.
@@ -1103,7 +1104,10 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
     let session = read_session(session)?;
     let dir = Path::new(state_dir);
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {state_dir}: {e}"))?;
-    let sqlite = || SqliteStore::open(&dir.join("admitted.sqlite")).map_err(|e| e.to_string());
+    let sqlite = || {
+        SqliteStore::open(&dir.join(agentconf_reference::admit::STATE_FILE))
+            .map_err(|e| e.to_string())
+    };
     let revision = if m == Mutant::GrpNoDedup {
         GrpRevision::R00
     } else {
