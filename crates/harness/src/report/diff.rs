@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{clip, status_rank, terminal_safe};
+use super::{clip, terminal_safe};
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use crate::status::{is_unexpected, status_name};
@@ -120,12 +120,12 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
             });
         }
     }
-    let by_new = |c: &Change| (status_rank(c.new), c.id.clone());
+    let by_new = |c: &Change| (c.new.rank(), c.id.clone());
     d.regressions.sort_by_key(by_new);
     d.changed.sort_by_key(by_new);
-    d.fixes.sort_by_key(|c| (status_rank(c.old), c.id.clone()));
+    d.fixes.sort_by_key(|c| (c.old.rank(), c.id.clone()));
     d.new_vectors
-        .sort_by_key(|e| (status_rank(e.status), e.id.clone()));
+        .sort_by_key(|e| (e.status.rank(), e.id.clone()));
     d
 }
 

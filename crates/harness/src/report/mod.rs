@@ -141,12 +141,6 @@ impl Serialize for Totals {
     }
 }
 
-/// Where a status goes in report order: its place in [`STATUSES`] (false accepts first); a
-/// status missing from that list goes last.
-pub fn status_rank(s: Status) -> usize {
-    s.rank()
-}
-
 /// Counts per status, computed from the result lines (the footer may be missing when a run was
 /// cut short, and is not trusted to agree).
 pub fn totals(file: &ResultsFile) -> Totals {
@@ -190,7 +184,7 @@ pub fn totals(file: &ResultsFile) -> Totals {
 /// Result lines in report order: by status (false accepts first, passes last), then by id.
 pub fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
     let mut v: Vec<&ResultLine> = file.results.iter().collect();
-    v.sort_by(|a, b| (status_rank(a.status), &a.id).cmp(&(status_rank(b.status), &b.id)));
+    v.sort_by(|a, b| (a.status.rank(), &a.id).cmp(&(b.status.rank(), &b.id)));
     v
 }
 
@@ -220,9 +214,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
     let mut rows: Vec<RuleRow> = lines_by_rule
         .into_iter()
         .map(|(id, mut lines)| {
-            lines.sort_by(|a, b| {
-                (status_rank(a.status), &a.id).cmp(&(status_rank(b.status), &b.id))
-            });
+            lines.sort_by(|a, b| (a.status.rank(), &a.id).cmp(&(b.status.rank(), &b.id)));
             let passed = lines.iter().filter(|l| l.status == Status::Pass).count();
             let unsupported = lines
                 .iter()
