@@ -6,13 +6,13 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::process::kill_group;
+use crate::process::{kill_group, spawn_in_group};
 
 /// How long to poll without sleeping before waiting for a line: a response usually comes within
 /// microseconds, and looking again for a moment saves a wake-up per request (see the bench).
@@ -47,16 +47,7 @@ impl LongLived {
         max_line_bytes: usize,
         stderr_limit: usize,
     ) -> io::Result<LongLived> {
-        let (program, args) = argv
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+        let mut child = spawn_in_group(argv)?;
         let stdin = child.stdin.take();
         let stdout = child
             .stdout

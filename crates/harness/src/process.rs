@@ -73,18 +73,8 @@ pub struct RunOutput {
 /// Runs `spec`. `Err` only when the process cannot be started (the command is wrong), which the
 /// caller reports as a broken wrapper, not as a property of a vector.
 pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
-    let (program, args) = spec
-        .argv
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
     let started = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+    let mut child = spawn_in_group(&spec.argv)?;
     let stdin = child.stdin.take();
     // Most runs have no input: close stdin at once instead of starting a thread for it.
     let feeder = if spec.stdin.is_empty() {
@@ -120,6 +110,21 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         stderr,
         duration: started.elapsed(),
     })
+}
+
+/// Starts `argv` (program first) with piped standard streams, as the leader of its own process
+/// group, so one kill reaches everything it starts. `Err` for an empty or wrong command.
+pub(crate) fn spawn_in_group(argv: &[String]) -> io::Result<Child> {
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
 }
 
 fn capture(mut stream: impl Read, limit: usize) -> Captured {

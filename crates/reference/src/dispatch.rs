@@ -170,3 +170,20 @@ fn judged(verdict: Verdict, failures: Vec<Finding>, historical: bool) -> Answer 
         historical,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use agentconf_aer1::receipt::Tier as ReferenceTier;
+    use agentconf_contract::vector::Tier;
+
+    /// The contract's tier names and the reference's are the same four words: a tier the
+    /// contract names is never answered unsupported, nor checked as another.
+    #[test]
+    fn the_reference_knows_every_contract_tier_by_its_name() {
+        for t in Tier::ALL {
+            let r = ReferenceTier::parse(t.as_str()).expect("a contract tier the reference lacks");
+            assert_eq!(r.as_str(), t.as_str());
+        }
+        assert_eq!(Tier::ALL.len(), ReferenceTier::ALL.len());
+    }
+}
