@@ -54,6 +54,7 @@ use agentconf_contract::call::{Call, Parsed};
 use agentconf_contract::exit::{
     EXIT_ACCEPT as EXIT_VALID, EXIT_REJECT as EXIT_INVALID, EXIT_UNSUPPORTED, EXIT_USAGE,
 };
+use agentconf_reference::dispatch::{Answer, Judgement};
 
 /// One deliberate defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -873,20 +874,19 @@ fn result(m: Mutant, mut failures: Vec<Finding>, omitted: u64) -> Result<Outcome
         omitted
     };
     let verdict = Verdict::from_findings(&failures, omitted);
-    let mut rules: Vec<&str> = Vec::new();
-    for f in &failures {
-        if !rules.contains(&f.rule.id()) {
-            rules.push(f.rule.id());
-        }
-    }
-    let messages: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
-    let (name, outcome) = match verdict {
-        Verdict::Valid => ("valid", Outcome::Valid),
-        Verdict::Invalid => ("invalid", Outcome::Invalid),
+    let outcome = match verdict {
+        Verdict::Valid => Outcome::Valid,
+        Verdict::Invalid => Outcome::Invalid,
     };
-    let object = serde_json::json!({"verdict": name, "rules": rules, "messages": messages});
+    // The result object exactly as the reference writes it.
+    let answer = Answer::Judged(Judgement {
+        verdict,
+        failures,
+        historical: false,
+    });
+    let object = serde_json::to_string(&answer.result_object()).map_err(|e| e.to_string())?;
     let mut out = io::stdout().lock();
-    out.write_all((object.to_string() + "\n").as_bytes())
+    out.write_all((object + "\n").as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write output: {e}"))?;
     Ok(outcome)
