@@ -51,8 +51,30 @@ pub struct Header {
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
     pub profiles: Vec<String>,
+    /// Which cases were selected. Absent in files written before agentconf 0.2: the selection
+    /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Selection>,
     /// RFC 3339, UTC.
     pub started_at: String,
+}
+
+/// The cases a run was restricted to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Selection {
+    /// Case-id prefixes a case had to start with (`--include`); empty: every case.
+    pub include: Vec<String>,
+    /// Case-id prefixes left out (`--exclude`).
+    pub exclude: Vec<String>,
+    /// The cases of the whole corpus the run was drawn from.
+    pub corpus_case_count: usize,
+}
+
+impl Selection {
+    /// Whether the selection is the whole corpus.
+    pub fn is_everything(&self) -> bool {
+        self.include.is_empty() && self.exclude.is_empty()
+    }
 }
 
 /// One case's line: the vector's metadata (so reports need no corpus), the expectation under the

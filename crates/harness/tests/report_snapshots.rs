@@ -9,7 +9,7 @@ use agentconf_contract::vector::{Expectation, Suite};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::report::{self, RuleStatus};
 use agentconf_harness::results::{
-    footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, FORMAT,
+    footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, Selection, FORMAT,
 };
 use agentconf_harness::status::Status;
 
@@ -223,6 +223,11 @@ fn file(fixed: bool) -> ResultsFile {
             adapter_digest: None,
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
+            selection: Some(Selection {
+                include: Vec::new(),
+                exclude: Vec::new(),
+                corpus_case_count: results.len(),
+            }),
             started_at,
         },
         results,
@@ -343,7 +348,7 @@ fn html_escapes_everything_from_the_file() {
         "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "div", "h1", "h2",
         "h3", "h4", "span", "p", "main", "section", "a", "dl", "dt", "dd", "code", "strong", "ol",
         "li", "small", "table", "thead", "tbody", "tr", "th", "td", "form", "label", "select",
-        "option", "input", "button", "details", "summary", "pre", "em", "footer", "script",
+        "option", "input", "button", "details", "summary", "pre", "em", "footer", "script", "ul",
     ];
     for tag in page.split('<').skip(1) {
         let tag = tag.split('>').next().unwrap();
@@ -461,6 +466,7 @@ fn json_keys_in_fixed_order() {
         "format",
         "header",
         "footer",
+        "verdict",
         "totals",
         "unexpected",
         "rules",
@@ -488,7 +494,7 @@ fn per_rule_counts_and_order() {
     let durable = get("GRP-PROFILE-DURABLE");
     assert_eq!(
         (durable.total, durable.unsupported, durable.status),
-        (0, 1, RuleStatus::Unsupported)
+        (0, 1, RuleStatus::Untested)
     );
     let unknown = get("X-NOT-A-RULE<b>");
     assert!(!unknown.known);
@@ -502,43 +508,114 @@ fn per_rule_counts_and_order() {
     );
 }
 
+/// A complete, strictly graded file whose result lines have these statuses.
+fn with_statuses(statuses: &[Status]) -> ResultsFile {
+    let mut f = file(true);
+    f.results.truncate(statuses.len());
+    for (r, s) in f.results.iter_mut().zip(statuses) {
+        r.status = *s;
+    }
+    f.header.case_count = Some(statuses.len());
+    if let Some(sel) = f.header.selection.as_mut() {
+        sel.corpus_case_count = statuses.len();
+    }
+    f
+}
+
+/// The verdict's headline, the badge's message and colour, and whether the run exits 0.
+fn levels(f: &ResultsFile) -> (String, String, String, bool) {
+    let v: serde_json::Value = serde_json::from_str(&report::badge(f)).unwrap();
+    assert_eq!(v["schemaVersion"], 1);
+    let verdict = report::verdict(f);
+    // Every format says the same words.
+    assert!(report::text(f).starts_with(&format!(
+        "agentconf conformance report: {}\n",
+        verdict.headline()
+    )));
+    assert!(report::markdown(f).contains(&format!("{}**", verdict.headline())));
+    assert!(report::html(f).contains(&format!("{}</span></h1>", verdict.headline())));
+    // JUnit carries it on every testsuite (a file without results has none).
+    if !f.results.is_empty() {
+        assert!(report::junit(f).contains(&format!("value=\"{}\"", verdict.headline())));
+    }
+    (
+        verdict.headline(),
+        v["message"].as_str().unwrap().to_string(),
+        v["color"].as_str().unwrap().to_string(),
+        verdict.exit_ok(),
+    )
+}
+
 #[test]
-fn badge_colours() {
-    let with = |statuses: &[Status]| {
-        let mut f = file(true);
-        f.results.truncate(statuses.len());
-        for (r, s) in f.results.iter_mut().zip(statuses) {
-            r.status = *s;
-        }
-        let v: serde_json::Value = serde_json::from_str(&report::badge(&f)).unwrap();
-        assert_eq!(v["schemaVersion"], 1);
-        assert_eq!(v["label"], "agentconf");
-        (
-            v["message"].as_str().unwrap().to_string(),
-            v["color"].as_str().unwrap().to_string(),
-        )
-    };
+fn verdict_levels_are_the_same_in_every_format_and_only_conforms_is_green() {
     use Status::*;
+    let row =
+        |h: &str, m: &str, c: &str, ok: bool| (h.to_string(), m.to_string(), c.to_string(), ok);
     assert_eq!(
-        with(&[Pass, Pass, Unsupported]),
-        ("2/2 passed".into(), "brightgreen".into())
+        levels(&with_statuses(&[Pass, Pass])),
+        row("CONFORMS", "CONFORMS 2/2", "brightgreen", true)
     );
+    // Expected failures: never green, and counted as failures of their rules.
+    let known = with_statuses(&[Pass, Xfail]);
     assert_eq!(
-        with(&[Pass, FalseReject, WrongReason]),
-        ("1/3 passed".into(), "yellow".into())
+        levels(&known),
+        row(
+            "CONFORMS WITH 1 KNOWN FAILURE",
+            "CONFORMS WITH 1 KNOWN FAILURE 1/2",
+            "yellow",
+            true
+        )
     );
-    assert_eq!(with(&[Pass, Timeout]).1, "yellow");
-    assert_eq!(with(&[Pass, ProtocolError]).1, "yellow");
-    assert_eq!(with(&[Pass, Crash]).1, "red");
+    assert!(report::per_rule(&known)
+        .iter()
+        .all(|r| r.status != RuleStatus::Pass || r.known_failures.is_empty()));
+    assert!(report::per_rule(&known)
+        .iter()
+        .any(|r| r.status == RuleStatus::KnownFailure));
+    for partial in [
+        with_statuses(&[Pass, Unsupported]),
+        with_statuses(&[Pass, Skip]),
+    ] {
+        assert_eq!(levels(&partial).0, "PARTIAL");
+        assert_eq!(levels(&partial).2, "blue");
+    }
     assert_eq!(
-        with(&[Pass, FalseAccept, Unsupported]),
-        ("1/2 passed".into(), "red".into())
+        levels(&with_statuses(&[Pass, FalseAccept])),
+        row("FAIL", "FAIL 1/2", "red", false)
     );
+    assert_eq!(levels(&with_statuses(&[Pass, Timeout])).0, "FAIL");
     assert_eq!(
-        with(&[Unsupported]),
-        ("0/0 passed".into(), "lightgrey".into())
+        levels(&with_statuses(&[Unsupported])),
+        row("NOTHING TESTED", "NOTHING TESTED 0/0", "lightgrey", false)
     );
-    assert_eq!(with(&[]), ("0/0 passed".into(), "lightgrey".into()));
+    assert_eq!(levels(&with_statuses(&[])).0, "NOTHING TESTED");
+}
+
+/// Each way a passing file can say less than "the whole corpus, strictly" makes it PARTIAL,
+/// naming why.
+#[test]
+fn subsets_loose_grading_and_cut_files_are_partial() {
+    use Status::*;
+    let reasons = |f: &ResultsFile| {
+        let v = report::verdict(f);
+        assert_eq!(v.headline(), "PARTIAL", "{:?}", v.partial);
+        v.partial.join("; ")
+    };
+    let mut f = with_statuses(&[Pass, Pass]);
+    f.header.selection.as_mut().unwrap().include = vec!["aer1/workflow/valid".into()];
+    assert!(reasons(&f).contains("--include aer1/workflow/valid"));
+    let mut f = with_statuses(&[Pass, Pass]);
+    f.header.grading = Grading::Loose;
+    assert!(reasons(&f).contains("loose grading"));
+    let mut f = with_statuses(&[Pass, Pass, Pass]);
+    f.results.truncate(2);
+    assert!(reasons(&f).contains("2 of the corpus's 3 cases"));
+    let mut f = with_statuses(&[Pass, Pass]);
+    f.footer = None;
+    assert!(reasons(&f).contains("no footer"));
+    let mut f = with_statuses(&[Pass, Pass]);
+    f.header.selection = None;
+    assert!(reasons(&f).contains("does not record"));
 }
 
 #[test]

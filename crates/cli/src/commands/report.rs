@@ -45,10 +45,11 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
                 ReportFormat::Badge => report::badge(&file),
             };
             emit(&text)?;
-            Ok(if report::totals(&file).unexpected > 0 {
-                Outcome::Invalid
-            } else {
+            // FAIL and NOTHING TESTED exit 1, whatever the format.
+            Ok(if report::verdict(&file).exit_ok() {
                 Outcome::Valid
+            } else {
+                Outcome::Invalid
             })
         }
         _ => Err(

@@ -10,7 +10,7 @@ use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
     self, executable_sha256, footer, write_atomically, Header, ImplementationInfo, ResultLine,
-    ResultsFile, FORMAT,
+    ResultsFile, Selection, FORMAT,
 };
 use agentconf_harness::runner::Implementation;
 use agentconf_harness::session::{
@@ -127,6 +127,11 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         adapter_digest,
         grading,
         profiles,
+        selection: Some(Selection {
+            include: args.include.clone(),
+            exclude: args.exclude.clone(),
+            corpus_case_count: corpus_ids.len(),
+        }),
         started_at: results::now_rfc3339(),
     };
     let started = Instant::now();
@@ -153,7 +158,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
-    let unexpected = file.footer.as_ref().map_or(0, |f| f.unexpected);
+
     let mut summary = agentconf_harness::report::text(&file);
     if file.results.iter().all(|r| {
         matches!(
@@ -169,7 +174,8 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     }
     summary.push_str(&format!("\nresults: {}\n", args.out.display()));
     emit(&summary)?;
-    Ok(if unexpected == 0 {
+    // FAIL and NOTHING TESTED exit 1; the same verdict as every report of the file.
+    Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
         Outcome::Valid
     } else {
         Outcome::Invalid

@@ -1,43 +1,69 @@
-//! A shields.io endpoint badge.
+//! A shields.io endpoint badge, derived from the verdict: green only for CONFORMS, and a label
+//! that says what was tested.
 
 use serde::Serialize;
 
-use super::{totals, Totals};
+use super::{totals, verdict, Level, Verdict};
+use crate::grade::Grading;
 use crate::results::ResultsFile;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Endpoint {
     schema_version: u32,
-    label: &'static str,
+    label: String,
     message: String,
     color: &'static str,
 }
 
-/// The badge colour: `red` when anything was falsely accepted or crashed, `yellow` for any other
-/// unexpected outcome, `lightgrey` when no vector was counted (all unsupported, or none run),
-/// `brightgreen` otherwise.
-pub fn badge_color(t: &Totals) -> &'static str {
-    if t.count("false-accept") > 0 || t.count("crash") > 0 {
-        "red"
-    } else if t.unexpected > 0 {
-        "yellow"
-    } else if t.total == 0 {
-        "lightgrey"
-    } else {
-        "brightgreen"
+/// The badge colour: `brightgreen` only for CONFORMS; `yellow` with known failures; `blue` for a
+/// partial run; `red` for FAIL; `lightgrey` when nothing was tested.
+pub fn badge_color(v: &Verdict) -> &'static str {
+    match v.level {
+        Level::Conforms => "brightgreen",
+        Level::ConformsWithKnownFailures => "yellow",
+        Level::Partial => "blue",
+        Level::Fail => "red",
+        Level::NothingTested => "lightgrey",
     }
 }
 
-/// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf","message":"P/T passed",
-/// "color":…}`; the total excludes unsupported vectors.
+/// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf aer1-timeline strict",
+/// "message":"CONFORMS 555/555","color":…}`. The label names the suites that have counted results,
+/// the grading and the claimed profiles; the total excludes unsupported and skipped cases.
 pub fn badge(file: &ResultsFile) -> String {
     let t = totals(file);
+    let v = verdict(file);
+    let mut suites: Vec<&str> = Vec::new();
+    for r in &file.results {
+        let s = r.suite.as_str();
+        if !suites.contains(&s) && r.status != crate::status::Status::Unsupported {
+            suites.push(s);
+        }
+    }
+    let mut label = format!(
+        "agentconf {} {}",
+        if suites.is_empty() {
+            "(no suite)".to_string()
+        } else {
+            suites.join("+")
+        },
+        match file.header.grading {
+            Grading::Strict => "strict",
+            Grading::Loose => "loose",
+        }
+    );
+    if !file.header.profiles.is_empty() {
+        label.push_str(&format!(" +{}", file.header.profiles.join("+")));
+    }
+    // Profiles come from the file: keep the label short whatever they say.
+    let label = super::clip(&label, 80);
+    let counted = t.total - t.count("skip");
     let e = Endpoint {
         schema_version: 1,
-        label: "agentconf",
-        message: format!("{}/{} passed", t.passed, t.total),
-        color: badge_color(&t),
+        label,
+        message: format!("{} {}/{}", v.headline(), t.passed, counted),
+        color: badge_color(&v),
     };
     let mut s = serde_json::to_string(&e).unwrap_or_default();
     s.push('\n');

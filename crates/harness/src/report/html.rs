@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, seconds, totals,
-    unexpected_phrase, verdict_word, RuleRow, RuleStatus, DRAFTS_NOTE,
+    unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::{is_unexpected, status_name};
@@ -25,11 +25,14 @@ pub fn html(file: &ResultsFile) -> String {
     let t = totals(file);
     let rows = per_rule(file);
     let vectors = ordered(file);
-    let verdict = verdict_word(&t);
-    let verdict_class = match verdict {
-        "PASS" => "ok",
-        "FAIL" => "fail",
-        _ => "none",
+    let v = verdict(file);
+    let verdict = v.headline();
+    // Green only for CONFORMS; known failures amber; partial and nothing tested neutral.
+    let verdict_class = match v.level {
+        Level::Conforms => "ok",
+        Level::Fail => "fail",
+        Level::ConformsWithKnownFailures => "known",
+        Level::Partial | Level::NothingTested => "none",
     };
     // Anchors use positions, never ids from the file.
     let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
@@ -68,10 +71,22 @@ pub fn html(file: &ResultsFile) -> String {
     if t.unsupported > 0 {
         let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
     }
-    if file.footer.is_none() {
-        o.push_str(" · <strong>the run was cut short (no footer)</strong>");
+    if t.count("xfail") > 0 {
+        let _ = write!(
+            o,
+            " · <strong>{} expected failures, each a failure of its rules</strong>",
+            t.count("xfail")
+        );
     }
-    o.push_str("</p></div></header>\n<main class=\"wrap\">\n");
+    o.push_str("</p>");
+    if !v.partial.is_empty() {
+        o.push_str("<ul class=\"partial\">");
+        for reason in &v.partial {
+            let _ = write!(o, "<li>partial: {}</li>", esc(reason));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</div></header>\n<main class=\"wrap\">\n");
 
     // Counters: false accepts first and largest.
     o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
@@ -81,12 +96,22 @@ pub fn html(file: &ResultsFile) -> String {
         "<a class=\"counter big s-false-accept{}\" href=\"#vectors\" data-filter=\"false-accept\">\
          <span class=\"n\">{fa}</span><span class=\"l\">false accept{}</span>\
          <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
-        if fa > 0 { " hot" } else { " zero" },
+        // The reassuring green zero only where the verdict is CONFORMS: with expected failures,
+        // skips or a subset, "none accepted" would say more than the run shows.
+        if fa > 0 {
+            " hot"
+        } else if v.level == Level::Conforms {
+            " zero"
+        } else {
+            " plain"
+        },
         if fa == 1 { "" } else { "s" },
         if fa > 0 {
             "accepted input the drafts require to be rejected"
-        } else {
+        } else if v.level == Level::Conforms {
             "no input that must be rejected was accepted"
+        } else {
+            "none among the cases graded here; see the verdict for what was not"
         }
     );
     for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
@@ -208,14 +233,18 @@ pub fn html(file: &ResultsFile) -> String {
 
     // The per-rule table.
     let failing = rows.iter().filter(|r| r.status == RuleStatus::Fail).count();
-    let unsupported = rows
+    let known = rows
         .iter()
-        .filter(|r| r.status == RuleStatus::Unsupported)
+        .filter(|r| r.status == RuleStatus::KnownFailure)
+        .count();
+    let untested = rows
+        .iter()
+        .filter(|r| matches!(r.status, RuleStatus::Untested | RuleStatus::Partial))
         .count();
     let _ = writeln!(
         o,
         "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
-         {unsupported} unsupported</small></h2>",
+         {known} with known failures · {untested} untested or partly tested</small></h2>",
         rows.len()
     );
     let mut i = 0;
@@ -443,8 +472,9 @@ fn pill(status: &str) -> String {
 fn rule_pill(s: RuleStatus) -> String {
     let class = match s {
         RuleStatus::Pass => "pass",
+        RuleStatus::KnownFailure => "xfail",
         RuleStatus::Fail => "false-accept",
-        RuleStatus::Unsupported => "unsupported",
+        RuleStatus::Partial | RuleStatus::Untested => "unsupported",
     };
     format!("<span class=\"pill s-{class}\">{}</span>", s.as_str())
 }
@@ -498,7 +528,8 @@ header.top.fail{border-bottom-color:var(--fa)}header.top.ok{border-bottom-color:
 h1{margin:4px 0 2px;font-size:26px;font-weight:650;word-break:break-all}
 .sub{margin:0;opacity:.85}
 .verdict{display:inline-block;vertical-align:middle;margin-left:8px;padding:2px 12px;border-radius:999px;font-size:14px;font-weight:700;letter-spacing:.05em;background:var(--un)}
-.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}
+.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}.verdict.known{background:var(--wr)}
+header.top.known{border-bottom-color:var(--wr)}ul.partial{margin:6px 0 0;padding-left:18px;opacity:.85}
 main.wrap{padding-top:24px;padding-bottom:40px}
 h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--mut);font-size:13px;margin-left:6px}
 h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}

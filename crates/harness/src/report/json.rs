@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{per_rule, totals, unexpected, RuleRow, Totals};
+use super::{per_rule, totals, unexpected, verdict, RuleRow, Totals, Verdict};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
 /// The summary format version.
@@ -16,6 +16,8 @@ pub struct Summary<'a> {
     pub header: &'a Header,
     /// `null` when the run was cut short.
     pub footer: Option<&'a Footer>,
+    /// The verdict's level, known failures and the reasons it is partial.
+    pub verdict: Verdict,
     /// Computed from the result lines.
     pub totals: Totals,
     /// The unexpected result lines, false accepts first.
@@ -30,6 +32,7 @@ pub fn summary(file: &ResultsFile) -> Summary<'_> {
         format: SUMMARY_FORMAT,
         header: &file.header,
         footer: file.footer.as_ref(),
+        verdict: verdict(file),
         totals: totals(file),
         unexpected: unexpected(file),
         rules: per_rule(file),
@@ -37,7 +40,7 @@ pub fn summary(file: &ResultsFile) -> Summary<'_> {
 }
 
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
-/// `totals`, `unexpected`, `rules`.
+/// `verdict`, `totals`, `unexpected`, `rules`.
 pub fn json(file: &ResultsFile) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
     let mut s = serde_json::to_string_pretty(&summary(file))

@@ -5,7 +5,7 @@ use std::time::Duration;
 use agentconf_contract::vector::Suite;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::grading_name;
+use super::{grading_name, verdict};
 use crate::results::ResultsFile;
 use crate::status::Status;
 use crate::status::{is_unexpected, status_name};
@@ -17,6 +17,7 @@ use crate::status::{is_unexpected, status_name};
 /// XML cannot carry.
 pub fn junit(file: &ResultsFile) -> String {
     let h = &file.header;
+    let v = verdict(file);
     let mut report = Report::new("agentconf");
     for suite in Suite::ALL {
         let mut lines: Vec<_> = file.results.iter().filter(|r| r.suite == suite).collect();
@@ -29,6 +30,11 @@ pub fn junit(file: &ResultsFile) -> String {
         ts.add_property(("corpus_digest", h.corpus_digest.as_str()));
         ts.add_property(("suite_version", h.suite_version.as_str()));
         ts.add_property(("grading", grading_name(h.grading).as_str()));
+        // The verdict of the whole file, the same words as every other format.
+        ts.add_property(("verdict", v.headline().as_str()));
+        for reason in &v.partial {
+            ts.add_property(("partial", reason.as_str()));
+        }
         for r in lines {
             let name = status_name(r.status);
             let status = if r.status == Status::Pass {

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    clip, grading_name, is_bidi_control, per_rule, totals, unexpected, unexpected_phrase,
-    verdict_word, RuleStatus, DRAFTS_NOTE,
+    clip, grading_name, is_bidi_control, per_rule, totals, unexpected, unexpected_phrase, verdict,
+    Level, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
 use crate::status::status_name;
@@ -20,15 +20,17 @@ pub fn markdown(file: &ResultsFile) -> String {
     let h = &file.header;
     let t = totals(file);
     let mut out = String::new();
-    let icon = match verdict_word(&t) {
-        "PASS" => "✅",
-        "FAIL" => "❌",
-        _ => "➖",
+    let v = verdict(file);
+    let icon = match v.level {
+        Level::Conforms => "✅",
+        Level::Fail => "❌",
+        Level::ConformsWithKnownFailures => "⚠️",
+        Level::Partial | Level::NothingTested => "➖",
     };
     let _ = write!(
         out,
         "**agentconf: {icon} {}** — {}/{} passed",
-        verdict_word(&t),
+        v.headline(),
         t.passed,
         t.total
     );
@@ -57,6 +59,12 @@ pub fn markdown(file: &ResultsFile) -> String {
             ""
         }
     );
+    for reason in &v.partial {
+        let _ = writeln!(out, "- partial: {}", md(reason));
+    }
+    if !v.partial.is_empty() {
+        out.push('\n');
+    }
     let _ = writeln!(out, "_{DRAFTS_NOTE}._\n");
 
     let _ = writeln!(out, "| status | vectors |\n|---|---:|");
@@ -119,8 +127,10 @@ pub fn markdown(file: &ResultsFile) -> String {
         }
         let icon = match row.status {
             RuleStatus::Pass => "✅ pass",
+            RuleStatus::KnownFailure => "⚠️ known failure",
             RuleStatus::Fail => "❌ fail",
-            RuleStatus::Unsupported => "➖ unsupported",
+            RuleStatus::Partial => "➖ partial",
+            RuleStatus::Untested => "➖ untested",
         };
         let unsupported = if row.unsupported > 0 {
             format!(" (+{} unsupported)", row.unsupported)

@@ -21,6 +21,7 @@ mod json;
 mod junit;
 mod markdown;
 mod text;
+mod verdict;
 
 use std::collections::BTreeMap;
 
@@ -40,29 +41,37 @@ pub use json::{json, summary, Summary};
 pub use junit::junit;
 pub use markdown::markdown;
 pub use text::text;
+pub use verdict::{verdict, Level, Verdict};
 
 /// What the header of every human-facing format says about the drafts.
 pub const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
     individual Internet-Drafts: not RFCs, not endorsed by the IETF";
 
-/// How one rule fared.
+/// How one rule fared. `pass` is earned only when every case that exercises the rule ran and
+/// passed, none of them as an expected failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum RuleStatus {
-    /// Every counted vector that exercises the rule passed.
+    /// Every case that exercises the rule ran and passed.
     Pass,
-    /// At least one vector that exercises the rule had an unexpected outcome.
+    /// No case had an unexpected outcome, but at least one failed as an expected failure.
+    KnownFailure,
+    /// At least one case that exercises the rule had an unexpected outcome.
     Fail,
-    /// Every vector that exercises the rule was unsupported.
-    Unsupported,
+    /// Everything that ran passed, but some cases were skipped or unsupported.
+    Partial,
+    /// No case that exercises the rule was counted (all unsupported or skipped).
+    Untested,
 }
 
 impl RuleStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             RuleStatus::Pass => "pass",
+            RuleStatus::KnownFailure => "known-failure",
             RuleStatus::Fail => "fail",
-            RuleStatus::Unsupported => "unsupported",
+            RuleStatus::Partial => "partial",
+            RuleStatus::Untested => "untested",
         }
     }
 }
@@ -91,6 +100,8 @@ pub struct RuleRow {
     pub status: RuleStatus,
     /// Ids of the vectors with an unexpected outcome, false accepts first.
     pub unexpected: Vec<String>,
+    /// Ids of the vectors that failed as expected failures: failures of this rule too.
+    pub known_failures: Vec<String>,
 }
 
 /// Vector counts.
@@ -225,11 +236,24 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 .filter(|l| is_unexpected(l.status))
                 .map(|l| l.id.clone())
                 .collect();
+            let known_failures: Vec<String> = lines
+                .iter()
+                .filter(|l| l.status == Status::Xfail)
+                .map(|l| l.id.clone())
+                .collect();
             let total = lines.len() - unsupported;
+            let counted = lines
+                .iter()
+                .filter(|l| !matches!(l.status, Status::Unsupported | Status::Skip))
+                .count();
             let status = if !unexpected.is_empty() {
                 RuleStatus::Fail
-            } else if total == 0 {
-                RuleStatus::Unsupported
+            } else if !known_failures.is_empty() {
+                RuleStatus::KnownFailure
+            } else if counted == 0 {
+                RuleStatus::Untested
+            } else if passed < lines.len() {
+                RuleStatus::Partial
             } else {
                 RuleStatus::Pass
             };
@@ -249,6 +273,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 unsupported,
                 status,
                 unexpected,
+                known_failures,
             }
         })
         .collect();
@@ -316,17 +341,6 @@ pub(crate) fn argv_line(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The overall verdict in one word.
-pub(crate) fn verdict_word(t: &Totals) -> &'static str {
-    if t.unexpected > 0 {
-        "FAIL"
-    } else if t.total == 0 {
-        "NOTHING RUN"
-    } else {
-        "PASS"
-    }
 }
 
 /// A short phrase for the unexpected counts, false accepts first: `2 false accepts, 1 crash`.

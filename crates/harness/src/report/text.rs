@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{
     argv_line, clip, grading_name, per_rule, seconds, terminal_safe, totals, unexpected,
-    unexpected_phrase, verdict_word, DRAFTS_NOTE,
+    unexpected_phrase, verdict, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
 use crate::status::status_name;
@@ -17,7 +17,11 @@ pub fn text(file: &ResultsFile) -> String {
     let t = totals(file);
     let safe = |s: &str| terminal_safe(s);
     let mut out = String::new();
-    let _ = writeln!(out, "agentconf conformance report: {}", verdict_word(&t));
+    let v = verdict(file);
+    let _ = writeln!(out, "agentconf conformance report: {}", v.headline());
+    for reason in &v.partial {
+        let _ = writeln!(out, "  partial: {}", safe(reason));
+    }
     let mut fact = |k: &str, v: String| {
         let _ = writeln!(out, "  {k:<15} {v}");
     };
@@ -106,7 +110,7 @@ pub fn text(file: &ResultsFile) -> String {
     let rows = per_rule(file);
     let _ = writeln!(
         out,
-        "\nRules ({}), by draft and section:\n    {:<11} {:>7} {:<6} {:<24} rule text",
+        "\nRules ({}), by draft and section:\n    {:<13} {:>7} {:<6} {:<24} rule text",
         rows.len(),
         "status",
         "passed",
@@ -137,7 +141,7 @@ pub fn text(file: &ResultsFile) -> String {
         };
         let _ = writeln!(
             out,
-            "    {:<11} {:>7} {:<6} {:<24} {}{}",
+            "    {:<13} {:>7} {:<6} {:<24} {}{}",
             row.status.as_str(),
             count,
             safe(&row.level),

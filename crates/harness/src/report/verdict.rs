@@ -1,0 +1,163 @@
+//! The verdict of a results file, in five levels, computed once and shown the same way by every
+//! format and by the exit code. A green verdict is earned only by the whole corpus, graded
+//! strictly, with nothing unexpected and no expected failure.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::grade::Grading;
+use crate::results::ResultsFile;
+use crate::status::Status;
+
+/// The verdict's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// Every case of the corpus ran, graded strictly; nothing unexpected, no expected failure,
+    /// nothing skipped or unsupported.
+    Conforms,
+    /// As [`Level::Conforms`], except for cases the adapter lists as expected failures: never
+    /// green, and each is a failure of its rules.
+    ConformsWithKnownFailures,
+    /// Nothing unexpected in what ran, but not everything ran, or not strictly: the reasons say
+    /// what is missing.
+    Partial,
+    /// At least one unexpected result.
+    Fail,
+    /// No case was counted: everything was unsupported, skipped, or nothing ran.
+    NothingTested,
+}
+
+/// The verdict of one results file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub level: Level,
+    /// Cases that failed as the adapter's expected-failure list says they would.
+    pub known_failures: usize,
+    /// Why the verdict is not about the whole corpus under strict grading (empty for a
+    /// complete run).
+    pub partial: Vec<String>,
+}
+
+impl Verdict {
+    /// The verdict in capitals, as every format shows it: `CONFORMS WITH 3 KNOWN FAILURES`.
+    pub fn headline(&self) -> String {
+        match self.level {
+            Level::Conforms => "CONFORMS".into(),
+            Level::ConformsWithKnownFailures => format!(
+                "CONFORMS WITH {} KNOWN FAILURE{}",
+                self.known_failures,
+                if self.known_failures == 1 { "" } else { "S" }
+            ),
+            Level::Partial => "PARTIAL".into(),
+            Level::Fail => "FAIL".into(),
+            Level::NothingTested => "NOTHING TESTED".into(),
+        }
+    }
+
+    /// Whether a run with this verdict exits 0: FAIL and NOTHING TESTED do not.
+    pub fn exit_ok(&self) -> bool {
+        !matches!(self.level, Level::Fail | Level::NothingTested)
+    }
+
+    /// A short class name for styling: `conforms`, `known-failures`, `partial`, `fail`,
+    /// `nothing`.
+    pub fn class(&self) -> &'static str {
+        match self.level {
+            Level::Conforms => "conforms",
+            Level::ConformsWithKnownFailures => "known-failures",
+            Level::Partial => "partial",
+            Level::Fail => "fail",
+            Level::NothingTested => "nothing",
+        }
+    }
+}
+
+/// The verdict of `file`, from its result lines and header (the footer is not trusted).
+pub fn verdict(file: &ResultsFile) -> Verdict {
+    let count = |s: Status| file.results.iter().filter(|r| r.status == s).count();
+    let unexpected = file
+        .results
+        .iter()
+        .filter(|r| r.status.is_unexpected())
+        .count();
+    let known_failures = count(Status::Xfail);
+    let counted = file
+        .results
+        .iter()
+        .filter(|r| !matches!(r.status, Status::Unsupported | Status::Skip))
+        .count();
+    let partial = partial_reasons(file);
+    let level = if counted == 0 {
+        Level::NothingTested
+    } else if unexpected > 0 {
+        Level::Fail
+    } else if !partial.is_empty() {
+        Level::Partial
+    } else if known_failures > 0 {
+        Level::ConformsWithKnownFailures
+    } else {
+        Level::Conforms
+    };
+    Verdict {
+        level,
+        known_failures,
+        partial,
+    }
+}
+
+/// Why a file does not speak for the whole corpus under strict grading.
+fn partial_reasons(file: &ResultsFile) -> Vec<String> {
+    let h = &file.header;
+    let mut out = Vec::new();
+    match &h.selection {
+        None => out.push("the results file does not record which cases were selected".into()),
+        Some(s) => {
+            let mut filters = Vec::new();
+            if !s.include.is_empty() {
+                filters.push(format!("--include {}", s.include.join(", ")));
+            }
+            if !s.exclude.is_empty() {
+                filters.push(format!("--exclude {}", s.exclude.join(", ")));
+            }
+            if !filters.is_empty() {
+                out.push(format!("a subset was selected ({})", filters.join("; ")));
+            }
+            if file.results.len() < s.corpus_case_count {
+                out.push(format!(
+                    "{} of the corpus's {} cases have a result",
+                    file.results.len(),
+                    s.corpus_case_count
+                ));
+            }
+        }
+    }
+    if let Some(n) = h.case_count.filter(|n| *n != file.results.len()) {
+        out.push(format!(
+            "the header announces {n} cases, the file holds {} result lines",
+            file.results.len()
+        ));
+    }
+    if file.footer.is_none() {
+        out.push("the run was cut short (no footer)".into());
+    }
+    if h.grading == Grading::Loose {
+        out.push("loose grading: rejections were not checked for their rules".into());
+    }
+    for (status, what) in [
+        (Status::Skip, "skipped by the adapter"),
+        (Status::Unsupported, "unsupported"),
+    ] {
+        let mut by_suite: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in file.results.iter().filter(|r| r.status == status) {
+            *by_suite.entry(r.suite.as_str()).or_default() += 1;
+        }
+        if !by_suite.is_empty() {
+            let n: usize = by_suite.values().sum();
+            let suites: Vec<String> = by_suite.iter().map(|(s, n)| format!("{s} {n}")).collect();
+            out.push(format!("{n} {what} ({})", suites.join(", ")));
+        }
+    }
+    out
+}
