@@ -4,6 +4,8 @@
 //!   from `spec-notes/rules.toml` and `spec-notes/facts.toml`.
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
 //!   in `crates/corpus`.
+//! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
+//!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`).
 //!
 //! - `cargo xtask fuzz-seeds`: write seed corpora for the fuzz targets (crates/fuzz/README.md)
 //!   under `crates/fuzz/corpus/` (not committed).
@@ -17,9 +19,10 @@ use agentconf_rules::{Catalogue, Facts};
 
 mod fuzz_seeds;
 
-const USAGE: &str = "usage: cargo xtask <rules|vectors> [--check] | fuzz-seeds
+const USAGE: &str = "usage: cargo xtask <rules|vectors|schemas> [--check] | fuzz-seeds
   rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml
   vectors   regenerate vectors/ (vector files and manifest.json) and README's corpus region
+  schemas   regenerate vectors/schema/*.schema.json from the vector model's types
   --check   change nothing; fail if the files are stale
   fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
 
@@ -31,6 +34,8 @@ fn main() -> ExitCode {
         ["rules", "--check"] => rules(true),
         ["vectors"] => vectors(false),
         ["vectors", "--check"] => vectors(true),
+        ["schemas"] => schemas(false),
+        ["schemas", "--check"] => schemas(true),
         ["fuzz-seeds"] => fuzz_seeds(),
         _ => Err(USAGE.to_string()),
     };
@@ -65,10 +70,30 @@ fn rules(check: bool) -> Result<(), String> {
             catalogue.to_revisions_markdown(&facts),
         ),
     ];
+    write_or_check(&generated, check, "rules")
+}
+
+fn schemas(check: bool) -> Result<(), String> {
+    let generated = [
+        (
+            "vectors/schema/vector.schema.json",
+            agentconf_contract::schema::vector_schema(),
+        ),
+        (
+            "vectors/schema/manifest.schema.json",
+            agentconf_contract::schema::manifest_schema(),
+        ),
+    ];
+    write_or_check(&generated, check, "schemas")
+}
+
+/// Write each generated file that differs from the one on disk or, with `check`, fail naming
+/// them; `command` is the xtask that regenerates them.
+fn write_or_check(generated: &[(&str, String)], check: bool, command: &str) -> Result<(), String> {
     let mut stale = Vec::new();
-    for (relative, fresh) in generated {
+    for &(relative, ref fresh) in generated {
         let target = workspace_root().join(relative);
-        if std::fs::read_to_string(&target).unwrap_or_default() == fresh {
+        if std::fs::read_to_string(&target).unwrap_or_default() == *fresh {
             println!("{relative}: up to date");
         } else if check {
             stale.push(relative);
@@ -81,7 +106,7 @@ fn rules(check: bool) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{} stale: run `cargo xtask rules`",
+            "{} stale: run `cargo xtask {command}`",
             stale.join(", ")
         ))
     }

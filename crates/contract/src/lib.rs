@@ -4,6 +4,8 @@
 //!
 //! - [`vector`]: a vector file (inputs kept apart from answers), its cases ([`case`]) and the
 //!   manifest ([`manifest`]), with rules, levels, tiers and decision outcomes as enums;
+//! - [`schema`]: the JSON Schemas of a vector file and of the manifest, generated from those
+//!   types (`vectors/schema/`, written by `cargo xtask schemas`);
 //! - [`exit`]: the exit codes and what each means;
 //! - [`call`]: the operations and their arguments in the contract's order, built by the harness
 //!   and parsed by an implementation;
@@ -22,6 +24,7 @@ pub mod exit;
 pub mod manifest;
 pub mod protocol;
 pub mod result;
+pub mod schema;
 pub mod vector;
 
 pub use agentconf_rules::{Level, Rule};

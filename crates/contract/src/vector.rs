@@ -6,10 +6,17 @@
 //! the vector files (`AER1-TL-SEQ`, `MUST`, `strict`, `admitted`).
 
 use agentconf_rules::{Level, Rule};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::schema::{
+    LevelName, Revision, RuleId, Sha256, FAMILY_PATTERN, FILE_PATTERN, ID_PATTERN,
+};
+
 /// What the vector operates on; also the first directory under `vectors/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub enum Suite {
     #[serde(rename = "aer1-receipt")]
     Aer1Receipt,
@@ -50,7 +57,7 @@ impl Suite {
 }
 
 /// What a conforming implementation must do with the vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Expectation {
     /// Must accept.
@@ -63,7 +70,9 @@ pub enum Expectation {
 }
 
 /// Why an `acceptable` vector accepts either verdict (Wycheproof-style flags).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Flag {
     /// The broken rule is graded SHOULD.
@@ -81,7 +90,7 @@ pub enum Flag {
 }
 
 /// How an input file's bytes are stored in the vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// `content` is the file's text (the file is UTF-8).
@@ -91,32 +100,49 @@ pub enum Encoding {
 }
 
 /// One input file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// What the file is: `receipt`, `timeline`, `commitment`, `workflow`.
+    /// What the file is: `receipt`, `timeline`, `commitment`, `workflow` (AER-1); `session`,
+    /// `events` (GRP).
+    #[schemars(extend("enum" = ["receipt", "timeline", "commitment", "workflow", "session", "events"]))]
     pub role: String,
     /// File name to use when the input is written to disk.
+    #[schemars(pattern(FILE_PATTERN))]
     pub file: String,
     pub encoding: Encoding,
     pub content: String,
     /// SHA-256 (lowercase hex) of the file's bytes.
+    #[schemars(with = "Sha256")]
     pub sha256: String,
 }
 
 /// How a mutant was derived from another vector.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Derivation {
     /// The id of the vector it was derived from.
+    #[schemars(pattern(ID_PATTERN))]
     pub source: String,
     /// What was changed, in words.
+    #[schemars(length(min = 1))]
     pub mutation: String,
 }
 
 /// The receipt tier a receipt vector is checked under: the contract's `TIER` argument.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
@@ -151,12 +177,14 @@ impl Tier {
 }
 
 /// Options of the operation, beyond the input files.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
-    /// Receipts only: the tier the vector is checked under; absent means `core`. Vector files
-    /// before 0.2.0 called it `id_tier`.
+    /// Receipts only: the tier the vector is checked under; absent means `core`.
+    // Vector files before 0.2.0 called it `id_tier`: the model still reads that, the schema of
+    // today's files does not list it.
     #[serde(skip_serializing_if = "Option::is_none", default, alias = "id_tier")]
+    #[schemars(with = "Tier")]
     pub tier: Option<Tier>,
 }
 
@@ -172,7 +200,7 @@ impl Options {
 }
 
 /// One step of a GRP admission scenario, run by the harness in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Step {
     /// Deliver line `event` (0-based) of the `events` input to the running receiver.
@@ -180,13 +208,17 @@ pub enum Step {
     /// Stop the receiver and start a new one on the same state (a new process, same store).
     Restart,
     /// Start `copies` receivers sharing the state and deliver line `event` to all at once.
-    Concurrent { event: usize, copies: usize },
+    Concurrent {
+        event: usize,
+        #[schemars(range(min = 2))]
+        copies: usize,
+    },
     /// Stop the receiver and start one for the session context in input file `file`, same state.
     Session { file: String },
 }
 
 /// What a GRP receiver decided for one event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Admitted,
@@ -203,7 +235,7 @@ impl Outcome {
 }
 
 /// What must come of one `deliver` step (or of every copy of a `concurrent` step).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedDecision {
     /// Index of the step in `scenario` this expectation belongs to.
@@ -212,67 +244,106 @@ pub struct ExpectedDecision {
     pub outcome: Outcome,
     /// For rejections: the ALE-064 rejection_reason.
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "String")]
     pub rejection_reason: Option<String>,
     /// Whether the draft itself names the reason (else any reason is accepted unless strict).
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "bool")]
     pub reason_named_by_draft: Option<bool>,
     /// For rejections: the rule a strict grader expects.
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "RuleId")]
     pub rule: Option<Rule>,
     /// For `concurrent` steps: exactly this many copies are admitted (the others rejected as
     /// duplicates).
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "usize")]
     pub admitted_copies: Option<usize>,
 }
 
 /// A GRP admission scenario: the steps (inputs for the harness) and the decisions (answers).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
 }
 
 /// The expectation under further revisions, where it differs from the vector's main one. The
 /// main `revisions`/`expectation`/`expected_rules`/`flags` keep their meaning (a reader that knows
 /// nothing of this field grades those revisions correctly and merely skips these).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RevisionExpectation {
     /// Revisions under which this expectation holds; disjoint from the vector's `revisions` and
     /// from every other entry's.
+    #[schemars(with = "Vec<Revision>", length(min = 1), extend("uniqueItems" = true))]
     pub revisions: Vec<String>,
     pub expectation: Expectation,
+    /// For `invalid` and `acceptable`: the rules a rejection must (strict) cite.
+    #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
     pub expected_rules: Vec<Rule>,
     /// Rules a rejection may also cite without being required to: where the draft's (or the
     /// kit's) reading stops at the first failure of an entry, the later ones are not demanded.
     /// The reference reports them; strict grading requires only `expected_rules`.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
     pub also_reported: Vec<Rule>,
+    /// For `acceptable`: why either verdict is fine.
+    #[schemars(extend("uniqueItems" = true))]
     pub flags: Vec<Flag>,
     /// Why the expectation differs under these revisions.
+    #[schemars(length(min = 1))]
     pub reason: String,
 }
 
 /// One test vector.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The schema also ties `expected_rules` and `flags` to the expectation: none for `valid`, at
+/// least one rule for `invalid` and `acceptable`, at least one flag for `acceptable` and none for
+/// `invalid`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {
+        "if": {"properties": {"expectation": {"const": "valid"}}},
+        "then": {"properties": {"expected_rules": {"maxItems": 0}, "flags": {"maxItems": 0}}}
+    },
+    {
+        "if": {"properties": {"expectation": {"const": "invalid"}}},
+        "then": {"properties": {"expected_rules": {"minItems": 1}, "flags": {"maxItems": 0}}}
+    },
+    {
+        "if": {"properties": {"expectation": {"const": "acceptable"}}},
+        "then": {"properties": {"expected_rules": {"minItems": 1}, "flags": {"minItems": 1}}}
+    }
+]))]
 pub struct Vector {
     /// Stable id, e.g. `aer1/timeline/reclosed/drop-2-of-8`; never renamed or reused.
+    #[schemars(pattern(ID_PATTERN))]
     pub id: String,
     pub suite: Suite,
+    /// The family: the directory under the suite's.
+    #[schemars(pattern(FAMILY_PATTERN))]
     pub family: String,
     /// The draft revisions under which the expectation holds.
+    #[schemars(with = "Vec<Revision>", length(min = 1), extend("uniqueItems" = true))]
     pub revisions: Vec<String>,
     /// Why it must pass or fail.
+    #[schemars(length(min = 1))]
     pub description: String,
     /// The rules the vector exercises.
+    #[schemars(with = "Vec<RuleId>", length(min = 1), extend("uniqueItems" = true))]
     pub rules: Vec<Rule>,
     /// MUST when any exercised rule is MUST, else SHOULD.
+    #[schemars(with = "LevelName")]
     pub level: Level,
     pub expectation: Expectation,
     /// For `invalid` and `acceptable`: the rules a rejection must (strict) cite.
+    #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
     pub expected_rules: Vec<Rule>,
     /// For `acceptable`: why either verdict is fine.
+    #[schemars(extend("uniqueItems" = true))]
     pub flags: Vec<Flag>,
     /// Expectations under other revisions, where they differ from the one above (a chain valid
     /// under revision 06 and invalid under 09, for example).
@@ -280,15 +351,19 @@ pub struct Vector {
     pub other_revisions: Vec<RevisionExpectation>,
     #[serde(skip_serializing_if = "Options::is_empty", default)]
     pub options: Options,
+    #[schemars(length(min = 1))]
     pub inputs: Vec<Input>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Derivation")]
     pub derivation: Option<Derivation>,
     /// GRP: capability profiles the scenario needs (`durable`, `atomic`); an implementation that
     /// does not claim them reports the vector as unsupported, not failed.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[schemars(extend("items" = {"enum": ["durable", "atomic"]}, "uniqueItems" = true))]
     pub requires: Vec<String>,
     /// GRP: the steps to run (part of the inputs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Scenario")]
     pub scenario: Option<Scenario>,
     /// GRP: the decision each `deliver`/`concurrent` step must produce (answers).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]

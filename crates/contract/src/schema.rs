@@ -1,0 +1,243 @@
+//! The JSON Schemas (2020-12) of a vector file and of the manifest, generated from the types of
+//! [`crate::vector`] and [`crate::manifest`] so the files and the serde model cannot drift apart.
+//! `cargo xtask schemas` writes them to `vectors/schema/`, and a test fails when the checked-in
+//! files differ from what these functions produce.
+//!
+//! The constraints serde does not carry (id and file name patterns, minimum lengths, unique
+//! items, the expectation/flags coupling) are `#[schemars(...)]` attributes on the types. The
+//! rule ids, levels and revisions come from `agentconf_rules`, whose types cannot implement
+//! `JsonSchema` here (orphan rule): the fields name the stand-ins below with
+//! `#[schemars(with = ...)]`. `Rule` and `Level` have no schema of their own, so a new field of
+//! either type without that attribute does not compile.
+
+use std::borrow::Cow;
+
+use agentconf_rules::{Level, Rule, DRAFT_REVISIONS};
+use schemars::generate::SchemaSettings;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+
+use crate::manifest::Manifest;
+use crate::vector::Vector;
+
+/// A vector id: `<draft>/<suite part>/<family>/<name>`.
+pub(crate) const ID_PATTERN: &str = "^[a-z0-9]+(/[a-z0-9][a-z0-9.-]*){3}$";
+/// A family: the directory under the suite's.
+pub(crate) const FAMILY_PATTERN: &str = "^[a-z0-9][a-z0-9-]*$";
+/// An input's file name: one path component.
+pub(crate) const FILE_PATTERN: &str = "^[a-z0-9][a-z0-9._-]*$";
+/// A manifest entry's path: `<suite>/<family>/<name>.json`.
+pub(crate) const PATH_PATTERN: &str = r"^[a-z0-9-]+/[a-z0-9-]+/[a-z0-9][a-z0-9.-]*\.json$";
+
+/// The JSON Schema of one vector file (`vectors/schema/vector.schema.json`): pretty JSON with a
+/// trailing newline, the same bytes on every run.
+pub fn vector_schema() -> String {
+    render::<Vector>(
+        "https://agentconf.invalid/schema/vector.schema.json",
+        "agentconf test vector",
+        "One vector: inputs handed to an implementation, and the expectation kept by the harness.",
+    )
+}
+
+/// The JSON Schema of `vectors/manifest.json` (`vectors/schema/manifest.schema.json`).
+pub fn manifest_schema() -> String {
+    render::<Manifest>(
+        "https://agentconf.invalid/schema/manifest.schema.json",
+        "agentconf corpus manifest",
+        "Every vector with its file's SHA-256, and one corpus digest: SHA-256 over the sorted \
+         lines '<id> <sha256>\\n'.",
+    )
+}
+
+fn render<T: JsonSchema>(id: &str, title: &str, description: &str) -> String {
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    let object = value
+        .as_object_mut()
+        .expect("a derived schema is an object");
+    object.insert("$id".into(), id.into());
+    object.insert("title".into(), title.into());
+    object.insert("description".into(), description.into());
+    unwrap_descriptions(&mut value);
+    let ordered = Ordered {
+        value: &value,
+        names: false,
+    };
+    let mut out = serde_json::to_string_pretty(&ordered).expect("a schema serializes");
+    out.push('\n');
+    out
+}
+
+/// Doc comments are wrapped at 100 columns: a description is one line per paragraph.
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(text) if key == "description" => {
+                        *text = text
+                            .split("\n\n")
+                            .map(|paragraph| paragraph.split('\n').collect::<Vec<_>>().join(" "))
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    _ => unwrap_descriptions(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+/// Members in a fixed order whatever map type serde_json was built with (feature unification
+/// can switch it to insertion order). A schema's keywords: the identifying ones first, `$defs`
+/// last, the rest sorted; the members of `properties` and `$defs` (names, not keywords) sorted.
+struct Ordered<'a> {
+    value: &'a Value,
+    /// The value is a map from names to schemas.
+    names: bool,
+}
+
+fn key_rank(key: &str) -> (u8, &str) {
+    let rank = match key {
+        "$schema" => 0,
+        "$id" => 1,
+        "$ref" => 2,
+        "title" => 3,
+        "description" => 4,
+        "type" => 5,
+        "$defs" => 7,
+        _ => 6,
+    };
+    (rank, key)
+}
+
+impl Serialize for Ordered<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                if self.names {
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                } else {
+                    entries.sort_by(|a, b| key_rank(a.0).cmp(&key_rank(b.0)));
+                }
+                let mut out = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    let names = !self.names && matches!(k.as_str(), "properties" | "$defs");
+                    out.serialize_entry(k, &Ordered { value: v, names })?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let mut out = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    out.serialize_element(&Ordered {
+                        value: item,
+                        names: false,
+                    })?;
+                }
+                out.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// The schema of a [`Rule`]: one of the catalogue's ids.
+pub(crate) struct RuleId;
+
+impl JsonSchema for RuleId {
+    fn schema_name() -> Cow<'static, str> {
+        "Rule".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_rules::Rule".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        json_schema!({
+            "description": "A rule's catalogue id (spec-notes/RULES.md).",
+            "type": "string",
+            "enum": ids,
+        })
+    }
+}
+
+/// The schema of a [`Level`]: `MUST` or `SHOULD`.
+pub(crate) struct LevelName;
+
+impl JsonSchema for LevelName {
+    fn schema_name() -> Cow<'static, str> {
+        "Level".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_rules::Level".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "enum": [Level::Must.as_str(), Level::Should.as_str()],
+        })
+    }
+}
+
+/// The schema of a draft revision: one that [`DRAFT_REVISIONS`] lists.
+pub(crate) struct Revision;
+
+impl JsonSchema for Revision {
+    fn schema_name() -> Cow<'static, str> {
+        "Revision".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_contract::schema::Revision".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let mut revisions: Vec<&str> = DRAFT_REVISIONS
+            .iter()
+            .flat_map(|(_, revisions)| revisions.iter().copied())
+            .collect();
+        revisions.sort_unstable();
+        revisions.dedup();
+        let per_draft: Vec<String> = DRAFT_REVISIONS
+            .iter()
+            .map(|(draft, revisions)| format!("{draft}: {}", revisions.join(", ")))
+            .collect();
+        json_schema!({
+            "description": format!("A draft revision ({}).", per_draft.join("; ")),
+            "type": "string",
+            "enum": revisions,
+        })
+    }
+}
+
+/// The schema of a SHA-256 digest written as lowercase hex.
+pub(crate) struct Sha256;
+
+impl JsonSchema for Sha256 {
+    fn schema_name() -> Cow<'static, str> {
+        "Sha256".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_contract::schema::Sha256".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A SHA-256 digest, 64 lowercase hex digits.",
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+        })
+    }
+}
