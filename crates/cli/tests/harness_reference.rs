@@ -619,3 +619,83 @@ fn manufactured_passes_are_not_green() {
     assert!(first_line(&none).ends_with("NOTHING TESTED"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What ran is written down: the script after its interpreter is named and hashed, a persistent
+/// server's own name and version are recorded, and an adapter with a command of its own cannot be
+/// combined with another command (nor an adapter without one run as if it were the reference).
+#[test]
+fn the_results_header_identifies_what_ran() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-identity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let header = |file: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(file).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
+    };
+    std::fs::write(path("impl.sh"), "exit 0\n").unwrap();
+    let out = run(&[
+        "run",
+        "--include",
+        "aer1/workflow/valid",
+        "--out",
+        &path("script.jsonl"),
+        "--",
+        "sh",
+        &path("impl.sh"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let h = header(&path("script.jsonl"));
+    assert_eq!(h["implementation"]["name"], "impl.sh");
+    assert_eq!(h["implementation"]["files"][0]["path"], path("impl.sh"));
+    assert_eq!(
+        h["implementation"]["files"][0]["sha256"],
+        // SHA-256 of "exit 0\n", as `printf 'exit 0\n' | sha256sum` gives it.
+        "28d3b9e880a77975493dc7e359144c0295a4f694cfe0af4f928c22307bc5c320"
+    );
+
+    let out = run(&[
+        "run",
+        "--persistent",
+        "--include",
+        "aer1/timeline/valid",
+        "--out",
+        &path("persistent.jsonl"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let declared = &header(&path("persistent.jsonl"))["implementation"]["declared"];
+    assert_eq!(declared["name"], "agentconf-reference");
+    assert_eq!(declared["version"], env!("CARGO_PKG_VERSION"));
+
+    std::fs::write(
+        path("with-command.toml"),
+        format!("command = [\"{bin}\", \"impl\"]\n"),
+    )
+    .unwrap();
+    let out = run(&[
+        "run",
+        "--adapter",
+        &path("with-command.toml"),
+        "--out",
+        &path("x.jsonl"),
+        "--",
+        "sh",
+        &path("impl.sh"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give one"));
+    std::fs::write(path("no-command.toml"), "name = \"nothing\"\n").unwrap();
+    let out = run(&[
+        "run",
+        "--adapter",
+        &path("no-command.toml"),
+        "--out",
+        &path("y.jsonl"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names no command"));
+    assert!(!std::path::Path::new(&path("y.jsonl")).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

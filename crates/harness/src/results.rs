@@ -31,6 +31,35 @@ pub struct ImplementationInfo {
     pub argv: Vec<String>,
     /// SHA-256 of the executable, where it could be resolved and read.
     pub executable_sha256: Option<String>,
+    /// Every other argument of the command that names an existing file (a script after its
+    /// interpreter, a configuration), with its SHA-256: what ran, not only what ran it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileDigest>,
+    /// What a persistent server said it is in its start response (CONTRACT.md section 8.3):
+    /// its own words, recorded, not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<agentconf_contract::protocol::Named>,
+}
+
+/// A file named on the command line, and its SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// The files named by `argv` after its program (the program is `executable_sha256`).
+pub fn argv_files(argv: &[String]) -> Vec<FileDigest> {
+    argv.iter()
+        .skip(1)
+        .filter(|a| std::path::Path::new(a).is_file())
+        .filter_map(|a| {
+            Some(FileDigest {
+                path: a.clone(),
+                sha256: file_sha256(std::path::Path::new(a))?,
+            })
+        })
+        .collect()
 }
 
 /// The first line.
@@ -257,7 +286,6 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Stri
 /// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
 /// header's record of what was run.
 pub fn executable_sha256(program: &str) -> Option<String> {
-    use sha2::Digest as _;
     let path = if program.contains('/') {
         std::path::PathBuf::from(program)
     } else {
@@ -267,9 +295,26 @@ pub fn executable_sha256(program: &str) -> Option<String> {
             .map(|d| std::path::Path::new(d).join(program))
             .find(|p| p.is_file())?
     };
-    let bytes = std::fs::read(path).ok()?;
+    file_sha256(&path)
+}
+
+/// SHA-256 (lowercase hex) of a file's bytes, read in pieces.
+fn file_sha256(path: &std::path::Path) -> Option<String> {
+    use sha2::Digest as _;
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(_) => return None,
+        }
+    }
     Some(
-        sha2::Sha256::digest(&bytes)
+        hasher
+            .finalize()
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect(),

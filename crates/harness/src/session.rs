@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use agentconf_contract::case::Case;
+use agentconf_contract::protocol::Named;
 
 use crate::adapter::Adapter;
 use crate::grade::Grading;
@@ -22,6 +23,11 @@ pub trait Backend {
     /// Ends the backend; how many times it had to restart its implementation.
     fn finish(self: Box<Self>) -> usize {
         0
+    }
+
+    /// The name and version the implementation declared about itself, if it declares any.
+    fn declared(&self) -> Option<Named> {
+        None
     }
 }
 
@@ -47,6 +53,14 @@ pub struct PersistentBackend {
 impl Backend for PersistentBackend {
     fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
         self.session.run(c, work, self.grading)
+    }
+
+    fn declared(&self) -> Option<Named> {
+        let info = self.session.info();
+        Some(Named {
+            name: info.name.clone(),
+            version: info.version.clone(),
+        })
     }
 
     fn finish(self: Box<Self>) -> usize {
@@ -75,6 +89,8 @@ pub struct Ran {
     pub restarts: usize,
     /// The fail-fast limit stopped the run.
     pub stopped_early: bool,
+    /// What the implementation declared about itself (persistent servers do).
+    pub declared: Option<Named>,
 }
 
 /// Starts one backend for a worker.
@@ -94,6 +110,7 @@ pub fn run_cases<'a>(
     let stop = AtomicBool::new(false);
     let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; plan.cases.len()]);
     let restarts = AtomicUsize::new(0);
+    let declared: Mutex<Option<Named>> = Mutex::new(None);
     let start_error: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -127,6 +144,9 @@ pub fn run_cases<'a>(
                         slots[i] = Some(ResultLine::new(c, r));
                     }
                 }
+                if let (Some(d), Ok(mut slot)) = (backend.declared(), declared.lock()) {
+                    slot.get_or_insert(d);
+                }
                 restarts.fetch_add(backend.finish(), Ordering::Relaxed);
             });
         }
@@ -142,6 +162,7 @@ pub fn run_cases<'a>(
         lines: slots.into_iter().flatten().collect(),
         restarts: restarts.into_inner(),
         stopped_early: stop.load(Ordering::Relaxed),
+        declared: declared.into_inner().unwrap_or(None),
     })
 }
 

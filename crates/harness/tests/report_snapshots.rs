@@ -219,6 +219,8 @@ fn file(fixed: bool) -> ResultsFile {
                 executable_sha256: Some(
                     "9b2e4f6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f".into(),
                 ),
+                files: Vec::new(),
+                declared: None,
             },
             adapter_digest: None,
             grading: Grading::Strict,

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
+use agentconf_contract::protocol::Named;
 use agentconf_harness::adapter::Adapter;
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
@@ -49,14 +50,35 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         }
     };
     let (argv, name) = match &adapter {
-        Some(a) if args.command.is_empty() && !a.command.is_empty() => {
+        // Both would be joined into one argv that runs neither as meant.
+        Some(a) if !args.command.is_empty() && !a.command.is_empty() => {
+            return Err(format!(
+                "--adapter names a command ({}) and another was given after -- ({}): give one",
+                a.command.join(" "),
+                args.command.join(" ")
+            ))
+        }
+        Some(a) if !a.command.is_empty() => {
             // The adapter's templates carry the arguments; the prefix is empty.
             (
                 Vec::new(),
-                a.name.clone().unwrap_or_else(|| a.command[0].clone()),
+                a.name.clone().unwrap_or_else(|| name_of(&a.command)),
             )
         }
-        _ => implementation(args)?,
+        Some(a) if args.command.is_empty() => {
+            return Err(format!(
+                "the adapter{} names no command, and none was given after --: nothing to run",
+                a.name
+                    .as_ref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            ))
+        }
+        Some(a) => (
+            args.command.clone(),
+            a.name.clone().unwrap_or_else(|| name_of(&args.command)),
+        ),
+        None => implementation(args)?,
     };
     let grading = match args.grading {
         GradingArg::Loose => Grading::Loose,
@@ -97,7 +119,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
         profiles: profiles.clone(),
     };
-    let header = Header {
+    let mut header = Header {
         format: FORMAT.into(),
         suite_version: env!("CARGO_PKG_VERSION").into(),
         corpus_digest: manifest.corpus_digest.clone(),
@@ -113,6 +135,12 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
             } else {
                 argv.clone()
             },
+            declared: None,
+            files: results::argv_files(if argv.is_empty() {
+                adapter.as_ref().map_or(&[][..], |a| &a.command[..])
+            } else {
+                &argv[..]
+            }),
             // In process, the implementation is this very executable.
             executable_sha256: match argv
                 .first()
@@ -135,7 +163,8 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         started_at: results::now_rfc3339(),
     };
     let started = Instant::now();
-    let lines = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
+    let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
+    header.implementation.declared = declared;
     let footer = footer(&lines, started.elapsed().as_millis() as u64);
     let file = ResultsFile {
         header,
@@ -182,10 +211,22 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     })
 }
 
+/// A name for a command: the file name of its last argument that names an existing file (the
+/// script, not the interpreter running it), else its program.
+fn name_of(argv: &[String]) -> String {
+    argv.iter()
+        .rev()
+        .find(|a| std::path::Path::new(a).is_file())
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| argv.first().cloned())
+        .unwrap_or_default()
+}
+
 /// The command to run and the name to report.
 fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     if !args.command.is_empty() {
-        return Ok((args.command.clone(), args.command[0].clone()));
+        return Ok((args.command.clone(), name_of(&args.command)));
     }
     if args.implementation == ImplementationArg::Reference && !args.persistent {
         // In process: no command at all.
@@ -207,7 +248,7 @@ fn run_all(
     cases: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
-) -> Result<Vec<ResultLine>, String> {
+) -> Result<(Vec<ResultLine>, Option<Named>), String> {
     if args.persistent && adapter.is_some() {
         return Err("--persistent cannot be combined with --adapter yet".into());
     }
@@ -265,5 +306,5 @@ fn run_all(
     if ran.stopped_early {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    Ok(ran.lines)
+    Ok((ran.lines, ran.declared))
 }

@@ -30,6 +30,18 @@ pub fn text(file: &ResultsFile) -> String {
     if let Some(d) = &h.implementation.executable_sha256 {
         fact("executable", format!("sha256 {}", safe(d)));
     }
+    if let Some(d) = &h.implementation.declared {
+        fact(
+            "declared",
+            format!("{} {} (its own words)", safe(&d.name), safe(&d.version)),
+        );
+    }
+    for f in &h.implementation.files {
+        fact(
+            "file",
+            format!("sha256 {} {}", safe(&f.sha256), safe(&f.path)),
+        );
+    }
     if let Some(d) = &h.adapter_digest {
         fact("adapter", format!("sha256 {}", safe(d)));
     }
