@@ -5,10 +5,10 @@
 #![no_main]
 
 use agentconf_fuzz::{corpus, selector};
+use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{
     grade_run_answer, read_run_response, read_start_response, ReplyError,
 };
-use agentconf_harness::grade::Grading;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,9 +3,9 @@
 //! (bit 2) and which corpus vector to grade against (the next byte).
 #![no_main]
 
-use agentconf_fuzz::{corpus, selector};
 use agentconf_contract::exit::ExitMeaning;
 use agentconf_contract::result::parse_result;
+use agentconf_fuzz::{corpus, selector};
 use agentconf_harness::grade::{grade_verdict, Grading};
 use libfuzzer_sys::fuzz_target;
 
