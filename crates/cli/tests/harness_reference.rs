@@ -699,3 +699,58 @@ fn the_results_header_identifies_what_ran() {
     assert!(!std::path::Path::new(&path("y.jsonl")).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Paired credit: an implementation that accepts everything, or rejects everything, earns no
+/// rule `pass` — its passes on one side are uncredited because the other side went wrong. The
+/// reference, which gets both sides right, earns every rule it exercises.
+#[test]
+fn accept_all_and_reject_all_earn_no_rule() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-credit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let rule_statuses = |results: &str| -> Vec<(String, String)> {
+        let out = Command::new(bin)
+            .args(["report", results, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["rule"].as_str().unwrap().to_string(),
+                    r["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    for (name, code) in [("accept-all", 0), ("reject-all", 1)] {
+        let script = path(&format!("{name}.sh"));
+        std::fs::write(&script, format!("exit {code}\n")).unwrap();
+        let out = path(&format!("{name}.jsonl"));
+        Command::new(bin)
+            .args(["run", "--out", &out, "--", "sh", &script])
+            .output()
+            .unwrap();
+        let earned: Vec<String> = rule_statuses(&out)
+            .into_iter()
+            .filter(|(_, s)| s == "pass")
+            .map(|(r, _)| r)
+            .collect();
+        assert!(earned.is_empty(), "{name} earned {earned:?}");
+    }
+    let reference = path("reference.jsonl");
+    Command::new(bin)
+        .args(["run", "--out", &reference])
+        .output()
+        .unwrap();
+    let statuses = rule_statuses(&reference);
+    assert!(!statuses.is_empty());
+    let not_earned: Vec<&(String, String)> = statuses.iter().filter(|(_, s)| s != "pass").collect();
+    assert!(not_earned.is_empty(), "{not_earned:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

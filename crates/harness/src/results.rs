@@ -121,6 +121,10 @@ pub struct ResultLine {
     pub level: String,
     pub expectation: Expectation,
     pub expected_rules: Vec<String>,
+    /// The vector this one was derived from (`derivation.source`), for paired credit: a rejection
+    /// counts for its rules only when that vector was accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
     pub status: Status,
     pub detail: String,
     /// Captured standard error (an excerpt), never interpreted.
@@ -144,6 +148,7 @@ impl ResultLine {
                 .iter()
                 .map(|r| r.id().to_string())
                 .collect(),
+            derived_from: v.derivation.as_ref().map(|d| d.source.clone()),
             status: r.status,
             detail: r.detail,
             stderr: r.stderr,

@@ -42,6 +42,7 @@ fn line(
         level: "MUST".into(),
         expectation,
         expected_rules,
+        derived_from: None,
         status,
         detail: detail.into(),
         stderr: stderr.into(),

@@ -474,7 +474,7 @@ fn rule_pill(s: RuleStatus) -> String {
         RuleStatus::Pass => "pass",
         RuleStatus::KnownFailure => "xfail",
         RuleStatus::Fail => "false-accept",
-        RuleStatus::Partial | RuleStatus::Untested => "unsupported",
+        RuleStatus::Partial | RuleStatus::Untested | RuleStatus::Uncredited => "unsupported",
     };
     format!("<span class=\"pill s-{class}\">{}</span>", s.as_str())
 }

@@ -131,6 +131,7 @@ pub fn markdown(file: &ResultsFile) -> String {
             RuleStatus::Fail => "❌ fail",
             RuleStatus::Partial => "➖ partial",
             RuleStatus::Untested => "➖ untested",
+            RuleStatus::Uncredited => "➖ uncredited",
         };
         let unsupported = if row.unsupported > 0 {
             format!(" (+{} unsupported)", row.unsupported)

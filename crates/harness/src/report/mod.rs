@@ -25,6 +25,7 @@ mod verdict;
 
 use std::collections::BTreeMap;
 
+use agentconf_contract::vector::Expectation;
 use agentconf_rules::{Catalogue, Rule};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -62,6 +63,10 @@ pub enum RuleStatus {
     Partial,
     /// No case that exercises the rule was counted (all unsupported or skipped).
     Untested,
+    /// Its cases passed, but not all of them earned credit: a rejection whose valid counterpart
+    /// was not accepted (or an acceptance whose invalid counterparts were not rejected) proves
+    /// nothing about the rule (see [`credited`]).
+    Uncredited,
 }
 
 impl RuleStatus {
@@ -72,6 +77,7 @@ impl RuleStatus {
             RuleStatus::Fail => "fail",
             RuleStatus::Partial => "partial",
             RuleStatus::Untested => "untested",
+            RuleStatus::Uncredited => "uncredited",
         }
     }
 }
@@ -102,6 +108,8 @@ pub struct RuleRow {
     pub unexpected: Vec<String>,
     /// Ids of the vectors that failed as expected failures: failures of this rule too.
     pub known_failures: Vec<String>,
+    /// Ids of the vectors that passed without earning credit (paired credit), not in `passed`.
+    pub uncredited: Vec<String>,
 }
 
 /// Vector counts.
@@ -212,6 +220,7 @@ pub fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
 /// by draft (catalogue order: AER-1 before GRP), then section (numerically: `3-6` before `7`
 /// before `8.6`; unnumbered sections such as `none (input hygiene)` last), then id.
 pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
+    let credit = Credit::of(file);
     let mut lines_by_rule: BTreeMap<&str, Vec<&ResultLine>> = BTreeMap::new();
     for r in &file.results {
         for rule in &r.rules {
@@ -226,7 +235,13 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
         .into_iter()
         .map(|(id, mut lines)| {
             lines.sort_by(|a, b| (a.status.rank(), &a.id).cmp(&(b.status.rank(), &b.id)));
-            let passed = lines.iter().filter(|l| l.status == Status::Pass).count();
+            let uncredited: Vec<String> = lines
+                .iter()
+                .filter(|l| l.status == Status::Pass && !credit.credited(l))
+                .map(|l| l.id.clone())
+                .collect();
+            let passed =
+                lines.iter().filter(|l| l.status == Status::Pass).count() - uncredited.len();
             let unsupported = lines
                 .iter()
                 .filter(|l| l.status == Status::Unsupported)
@@ -252,6 +267,8 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 RuleStatus::KnownFailure
             } else if counted == 0 {
                 RuleStatus::Untested
+            } else if !uncredited.is_empty() {
+                RuleStatus::Uncredited
             } else if passed < lines.len() {
                 RuleStatus::Partial
             } else {
@@ -274,6 +291,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 status,
                 unexpected,
                 known_failures,
+                uncredited,
             }
         })
         .collect();
@@ -285,6 +303,79 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
         ))
     });
     rows
+}
+
+/// Paired credit: a passing case counts for its rules only when its counterpart went right too,
+/// so an implementation that rejects (or accepts) everything earns no rule.
+///
+/// - An `invalid` case that was rejected is credited when the vector it was derived from
+///   (`derived_from`) was accepted; without a derivation in the file, when some `valid` case of
+///   the same suite was accepted.
+/// - A `valid` case that was accepted is credited when at least one case derived from it was
+///   rejected as expected; without one in the file, when some `invalid` case of the same suite
+///   was.
+/// - An `acceptable` case (either verdict conforms) is credited when the implementation both
+///   accepted a `valid` case and rejected an `invalid` case of the same suite: only then does
+///   its verdict on the case say anything.
+pub struct Credit<'a> {
+    /// Passing cases by id.
+    passed: BTreeMap<&'a str, &'a ResultLine>,
+    /// Ids of every case in the file.
+    present: std::collections::BTreeSet<&'a str>,
+    /// Per source id: whether any case derived from it is in the file, and whether one passed.
+    derived: BTreeMap<&'a str, (bool, bool)>,
+    /// Per suite: whether a valid case passed, whether an invalid case passed.
+    suites: BTreeMap<&'a str, (bool, bool)>,
+}
+
+impl<'a> Credit<'a> {
+    pub fn of(file: &'a ResultsFile) -> Credit<'a> {
+        let mut c = Credit {
+            passed: BTreeMap::new(),
+            present: Default::default(),
+            derived: BTreeMap::new(),
+            suites: BTreeMap::new(),
+        };
+        for l in &file.results {
+            let pass = l.status == Status::Pass;
+            c.present.insert(&l.id);
+            if pass {
+                c.passed.insert(&l.id, l);
+            }
+            if let (Some(src), Expectation::Invalid) = (l.derived_from.as_deref(), l.expectation) {
+                let e = c.derived.entry(src).or_default();
+                e.0 = true;
+                e.1 |= pass;
+            }
+            let s = c.suites.entry(l.suite.as_str()).or_default();
+            match l.expectation {
+                Expectation::Valid => s.0 |= pass,
+                Expectation::Invalid => s.1 |= pass,
+                Expectation::Acceptable => {}
+            }
+        }
+        c
+    }
+
+    /// Whether a passing line earns credit for its rules.
+    pub fn credited(&self, l: &ResultLine) -> bool {
+        let suite = self
+            .suites
+            .get(l.suite.as_str())
+            .copied()
+            .unwrap_or_default();
+        match l.expectation {
+            Expectation::Acceptable => suite.0 && suite.1,
+            Expectation::Invalid => match l.derived_from.as_deref() {
+                Some(src) if self.present.contains(src) => self.passed.contains_key(src),
+                _ => suite.0,
+            },
+            Expectation::Valid => match self.derived.get(l.id.as_str()) {
+                Some((_, any_rejected)) => *any_rejected,
+                None => suite.1,
+            },
+        }
+    }
 }
 
 /// Drafts in catalogue order; unknown drafts last, by name.

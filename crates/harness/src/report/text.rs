@@ -122,7 +122,9 @@ pub fn text(file: &ResultsFile) -> String {
     let rows = per_rule(file);
     let _ = writeln!(
         out,
-        "\nRules ({}), by draft and section:\n    {:<13} {:>7} {:<6} {:<24} rule text",
+        "\nRules ({}), by draft and section (a rejection counts only when its valid counterpart was \
+         accepted, an acceptance only when an invalid counterpart was rejected; otherwise \
+         `uncredited`):\n    {:<13} {:>7} {:<6} {:<24} rule text",
         rows.len(),
         "status",
         "passed",
