@@ -754,3 +754,47 @@ fn accept_all_and_reject_all_earn_no_rule() {
     assert!(not_earned.is_empty(), "{not_earned:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An unwritable or planted `--out`/`--html` is refused before any vector runs: the
+/// implementation is never started, and what a planted link points to is untouched.
+#[test]
+fn unwritable_outputs_are_refused_before_anything_runs() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-outputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let marker = path("ran");
+    std::fs::write(path("impl.sh"), format!("touch {marker}\nexit 0\n")).unwrap();
+    std::fs::write(path("victim"), "keep").unwrap();
+    std::os::unix::fs::symlink(path("victim"), path("link.jsonl")).unwrap();
+    for (flag, target) in [
+        ("--out", path("link.jsonl")),
+        ("--out", path("missing/results.jsonl")),
+        ("--html", path("link.jsonl")),
+        ("--out", dir.to_str().unwrap().to_string()),
+    ] {
+        let mut args = vec!["run", "--include", "aer1/workflow/valid"];
+        let out_default = path("r.jsonl");
+        if flag == "--html" {
+            args.extend(["--out", &out_default]);
+        }
+        args.extend([flag, &target, "--", "sh"]);
+        let script = path("impl.sh");
+        args.push(&script);
+        let out = Command::new(bin).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} {target}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot write"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !std::path::Path::new(&marker).exists(),
+            "the implementation ran"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(path("victim")).unwrap(), "keep");
+    let _ = std::fs::remove_dir_all(&dir);
+}

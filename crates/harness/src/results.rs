@@ -274,18 +274,92 @@ pub fn write_file(path: &std::path::Path, file: &ResultsFile) -> Result<(), Stri
     write_atomically(path, text.as_bytes())
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a report.
+/// Writes through a temporary file and a rename, so a reader never sees half a report. The
+/// temporary file is created next to the target under a fresh name that must not exist yet
+/// (`O_EXCL`), so nothing already there — a symbolic link planted by the implementation under
+/// test, say — is followed or overwritten; a target that exists and is not a regular file is
+/// refused.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp = {
-        let mut name = path
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".tmp");
-        path.with_file_name(name)
-    };
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    use std::io::Write as _;
+    check_target(path)?;
+    let (mut file, tmp) = create_temp(path)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", tmp.display()));
+    drop(file);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", path.display())
+    })
+}
+
+/// Checks, before anything runs, that `path` can be written as [`write_atomically`] will: the
+/// target is absent or a regular file, and its directory takes a new file. A run that could not
+/// write its results costs nothing this way.
+pub fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    check_target(path)?;
+    let (file, tmp) = create_temp(path)?;
+    drop(file);
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
+}
+
+/// The target must be absent or a regular file: not a symbolic link, directory or device.
+fn check_target(path: &std::path::Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "cannot write {}: it is a symbolic link (refused: write to the file itself)",
+            path.display()
+        )),
+        Ok(m) if !m.is_file() => Err(format!(
+            "cannot write {}: it exists and is not a regular file",
+            path.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// A new file next to `path`, under a name no one else has (created with `O_EXCL`).
+fn create_temp(path: &std::path::Path) -> Result<(std::fs::File, std::path::PathBuf), String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "results".into());
+    let mut last = None;
+    for _ in 0..16 {
+        let nonce = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let tmp = path.with_file_name(format!(
+            ".{name}.{}.{nonce:x}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+    Err(format!(
+        "cannot write {}: no fresh temporary name ({})",
+        path.display(),
+        last.map(|e| e.to_string()).unwrap_or_default()
+    ))
 }
 
 /// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
@@ -359,6 +433,38 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_refuse_links_and_non_files_and_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("agentconf-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("results.jsonl");
+        check_writable(&target).unwrap();
+        write_atomically(&target, b"one\n").unwrap();
+        write_atomically(&target, b"two\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"two\n");
+        // A link planted where the results go is refused, and what it points to is untouched.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let link = dir.join("link.jsonl");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(check_writable(&link).unwrap_err().contains("symbolic link"));
+        assert!(write_atomically(&link, b"x").is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert!(check_writable(&dir)
+            .unwrap_err()
+            .contains("not a regular file"));
+        assert!(check_writable(&dir.join("missing/results.jsonl")).is_err());
+        // Only the files written remain.
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link.jsonl", "results.jsonl", "victim"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn civil_dates() {

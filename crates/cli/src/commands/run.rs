@@ -162,6 +162,17 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         }),
         started_at: results::now_rfc3339(),
     };
+    // Before anything runs: every file the run will write can be written.
+    for path in [
+        Some(&args.out),
+        args.html.as_ref(),
+        args.emit_xfail.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        results::check_writable(path)?;
+    }
     let started = Instant::now();
     let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     header.implementation.declared = declared;
