@@ -591,16 +591,36 @@ fn manufactured_passes_are_not_green() {
     // 3. A cut file: the reference's own results, first 100 lines.
     let whole = path("whole.jsonl");
     assert_eq!(run(&["run", "--out", &whole]).status.code(), Some(0));
-    let text = std::fs::read_to_string(&whole).unwrap();
-    let cut: String = text.lines().take(100).map(|l| format!("{l}\n")).collect();
+    let whole_text = std::fs::read_to_string(&whole).unwrap();
+    let cut: String = whole_text
+        .lines()
+        .take(100)
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(path("cut.jsonl"), cut).unwrap();
     let report = run(&["report", &path("cut.jsonl")]);
-    let text = String::from_utf8_lossy(&report.stdout).to_string();
+    assert_eq!(report.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&report.stderr).to_string();
     assert!(
-        text.starts_with("agentconf conformance report: PARTIAL"),
-        "{text}"
+        err.contains("refused") && err.contains("no footer"),
+        "{err}"
     );
-    assert!(text.contains("no footer"), "{text}");
+    assert!(report.stdout.is_empty());
+
+    // 4. Its false accepts edited into passes; and two result lines swapped.
+    let edited = std::fs::read_to_string(path("first.jsonl"))
+        .unwrap()
+        .replace("\"status\":\"false-accept\"", "\"status\":\"pass\"");
+    std::fs::write(path("edited.jsonl"), edited).unwrap();
+    let report = run(&["report", &path("edited.jsonl"), "--format", "badge"]);
+    assert_eq!(report.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&report.stderr).contains("refused"));
+    let mut lines: Vec<&str> = whole_text.lines().collect();
+    lines.swap(1, 2);
+    std::fs::write(path("swapped.jsonl"), lines.join("\n") + "\n").unwrap();
+    let report = run(&["report", &path("swapped.jsonl")]);
+    assert_eq!(report.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&report.stderr).contains("refused"));
     // The whole file is the one that conforms.
     assert_eq!(badge(&whole).1, "brightgreen");
 

@@ -84,6 +84,10 @@ pub struct Header {
     /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
+    /// SHA-256 over the selected case ids, each with a newline, in run order (see
+    /// [`case_ids_sha256`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_ids_sha256: Option<String>,
     /// RFC 3339, UTC.
     pub started_at: String,
 }
@@ -186,6 +190,11 @@ pub struct Footer {
     pub unexpected: usize,
     pub finished_at: String,
     pub duration_ms: u64,
+    /// SHA-256 over the result lines, each as written (`{"type":"result",…}` and a newline), in
+    /// order: an edited, removed, added or reordered line no longer matches. Absent in files
+    /// written before agentconf 0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_sha256: Option<String>,
 }
 
 /// One line of the file.
@@ -211,7 +220,73 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
         totals,
         finished_at: now_rfc3339(),
         duration_ms,
+        results_sha256: Some(results_sha256(results)),
     }
+}
+
+/// The footer's digest of `results`: SHA-256 over each line's JSON text and a newline.
+pub fn results_sha256(results: &[ResultLine]) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    for r in results {
+        // A struct of strings, numbers and enums: serialisation cannot fail.
+        hasher.update(serde_json::to_string(&Line::Result(r.clone())).unwrap_or_default());
+        hasher.update(b"\n");
+    }
+    hex(&hasher.finalize())
+}
+
+/// The header's digest of the cases selected: SHA-256 over each case id and a newline, in run
+/// order.
+pub fn case_ids_sha256<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    for id in ids {
+        hasher.update(id.as_bytes());
+        hasher.update(b"\n");
+    }
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks that a results file is the one a run wrote: the footer is there, its totals and its
+/// digest match the result lines, and the lines are the cases the header selected. `Err` says,
+/// in one line, what does not hold; a report must not be drawn from such a file.
+pub fn check(file: &ResultsFile) -> Result<(), String> {
+    let Some(f) = &file.footer else {
+        return Err(format!(
+            "the file has no footer: it was cut after {} result lines (or the run never finished)",
+            file.results.len()
+        ));
+    };
+    let expected = footer(&file.results, f.duration_ms);
+    if expected.totals != f.totals || expected.unexpected != f.unexpected {
+        return Err(
+            "the footer's totals disagree with the result lines: the file was edited".into(),
+        );
+    }
+    if let Some(digest) = &f.results_sha256 {
+        if expected.results_sha256.as_ref() != Some(digest) {
+            return Err(
+                "the result lines do not match the footer's digest: lines were edited, \
+                 removed, added or reordered"
+                    .into(),
+            );
+        }
+    }
+    if let Some(digest) = &file.header.case_ids_sha256 {
+        let complete = file.header.case_count == Some(file.results.len());
+        if complete && case_ids_sha256(file.results.iter().map(|r| r.id.as_str())) != *digest {
+            return Err(
+                "the result lines are not the cases the header selected (ids or order differ)"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A whole results file, parsed.

@@ -226,6 +226,7 @@ fn file(fixed: bool) -> ResultsFile {
             adapter_digest: None,
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
+            case_ids_sha256: None,
             selection: Some(Selection {
                 include: Vec::new(),
                 exclude: Vec::new(),
@@ -702,4 +703,37 @@ fn parse_round_trip_feeds_the_reports() {
     let back = parse(&text).unwrap();
     assert_eq!(back, f);
     assert_eq!(report::html(&back), report::html(&f));
+}
+
+/// A results file checks itself: its footer's totals and digest, and its header's digest of the
+/// case ids, must match the lines, so an edit that keeps the totals consistent is still caught.
+#[test]
+fn results_files_refuse_edits_that_keep_the_totals_consistent() {
+    use agentconf_harness::results::{case_ids_sha256, check};
+    let mut f = file(true);
+    f.footer = Some(footer(&f.results, 10));
+    f.header.case_count = Some(f.results.len());
+    f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));
+    check(&f).unwrap();
+    // A false accept turned into a pass, with the totals recomputed to match but the digest left.
+    let mut edited = f.clone();
+    let i = edited
+        .results
+        .iter()
+        .position(|r| r.status == Status::FalseAccept)
+        .unwrap();
+    edited.results[i].status = Status::Pass;
+    let mut forged = footer(&edited.results, 10);
+    forged.results_sha256 = f.footer.as_ref().unwrap().results_sha256.clone();
+    edited.footer = Some(forged);
+    assert!(check(&edited).unwrap_err().contains("digest"));
+    // Lines swapped and the footer rebuilt for them: the header's ids say otherwise.
+    let mut swapped = f.clone();
+    swapped.results.swap(0, 1);
+    swapped.footer = Some(footer(&swapped.results, 10));
+    assert!(check(&swapped).unwrap_err().contains("header"));
+    // A cut file.
+    let mut cut = f.clone();
+    cut.footer = None;
+    assert!(check(&cut).unwrap_err().contains("no footer"));
 }

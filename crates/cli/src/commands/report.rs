@@ -19,7 +19,10 @@ fn load(path: &Path) -> Result<ResultsFile, String> {
         Err(e) => return Err(format!("{}: {e}", input.name)),
     };
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
-    results::parse(&text).map_err(|e| format!("{}: {e}", input.name))
+    let file = results::parse(&text).map_err(|e| format!("{}: {e}", input.name))?;
+    // No report is drawn from a file that is not the one a run wrote.
+    results::check(&file).map_err(|e| format!("{}: refused: {e}", input.name))?;
+    Ok(file)
 }
 
 pub fn run(args: &ReportArgs) -> Result<Outcome, String> {

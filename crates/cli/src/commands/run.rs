@@ -155,6 +155,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
         adapter_digest,
         grading,
         profiles,
+        case_ids_sha256: Some(results::case_ids_sha256(
+            selected.iter().map(|c| c.id.as_str()),
+        )),
         selection: Some(Selection {
             include: args.include.clone(),
             exclude: args.exclude.clone(),
