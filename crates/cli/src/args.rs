@@ -41,6 +41,11 @@ pub enum Command {
     Run(RunArgs),
     /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
     Report(ReportArgs),
+    /// Re-check a conformance claim: `claim verify RESULTS [-- COMMAND]` re-runs exactly the
+    /// cases, grading, profiles and adapter RESULTS records, and says REPRODUCED or lists every
+    /// difference.
+    #[command(subcommand)]
+    Claim(Claim),
     /// The reference speaking the harness contract (crates/contract/CONTRACT.md):
     /// `aer1-receipt RECEIPT [TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
     /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
@@ -412,4 +417,36 @@ pub enum GrpRevisionArg {
 pub enum DurabilityArg {
     PowerLoss,
     ProcessCrash,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Claim {
+    /// Re-run what RESULTS records against COMMAND (the reference in process when none is given)
+    /// and compare every case's status: exit 0 REPRODUCED, 1 a difference.
+    Verify(ClaimVerifyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ClaimVerifyArgs {
+    /// The results file of the claim.
+    pub results: PathBuf,
+    /// The command of the implementation, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+    /// The adapter the claim was made with: required when RESULTS records one, and its SHA-256
+    /// must be the one recorded.
+    #[arg(long)]
+    pub adapter: Option<PathBuf>,
+    /// Run AER-1 vectors through `IMPL serve`, as the claim may have.
+    #[arg(long)]
+    pub persistent: bool,
+    /// Parallel workers (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Per-vector timeout in seconds.
+    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS)]
+    pub timeout: u64,
+    /// Where to write the new results file.
+    #[arg(long, default_value = "agentconf-claim-results.jsonl")]
+    pub out: PathBuf,
 }

@@ -818,3 +818,79 @@ fn unwritable_outputs_are_refused_before_anything_runs() {
     assert_eq!(std::fs::read_to_string(path("victim")).unwrap(), "keep");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `claim verify` re-runs what a results file records: the reference's own claim reproduces;
+/// an implementation that changed one verdict is caught on exactly that case.
+#[test]
+fn claims_are_reproduced_or_the_differences_listed() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let dir = std::env::temp_dir().join(format!("agentconf-claim-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let claim = path("claim.jsonl");
+    let made = run(&[
+        "run",
+        "--include",
+        "aer1/timeline/valid",
+        "--include",
+        "aer1/timeline/reclosed",
+        "--out",
+        &claim,
+        "--",
+        bin,
+        "impl",
+    ]);
+    assert_eq!(made.status.code(), Some(0));
+
+    let same = run(&[
+        "claim",
+        "verify",
+        &claim,
+        "--out",
+        &path("again.jsonl"),
+        "--",
+        bin,
+        "impl",
+    ]);
+    let text = String::from_utf8_lossy(&same.stdout).to_string();
+    assert_eq!(same.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("REPRODUCED"), "{text}");
+    // In process too: the same statuses.
+    let in_process = run(&["claim", "verify", &claim, "--out", &path("again2.jsonl")]);
+    assert_eq!(in_process.status.code(), Some(0));
+
+    // One verdict changed: the valid example-5 chain is rejected.
+    let flip = path("flip.sh");
+    std::fs::write(
+        &flip,
+        format!(
+            "case \"$*\" in *aer1_timeline_valid_example-5/*) exit 1 ;; esac\nexec {bin} impl \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    let changed = run(&[
+        "claim",
+        "verify",
+        &claim,
+        "--out",
+        &path("changed.jsonl"),
+        "--",
+        "sh",
+        &flip,
+    ]);
+    let text = String::from_utf8_lossy(&changed.stdout).to_string();
+    assert_eq!(changed.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("NOT REPRODUCED: 1 of"), "{text}");
+    assert!(
+        text.contains("aer1/timeline/valid/example-5: recorded pass, now false-reject"),
+        "{text}"
+    );
+    // A claim made without an adapter is not re-checked through one.
+    std::fs::write(path("a.toml"), format!("command = [\"{bin}\", \"impl\"]\n")).unwrap();
+    let with_adapter = run(&["claim", "verify", &claim, "--adapter", &path("a.toml")]);
+    assert_eq!(with_adapter.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns whether its input was valid.
 
+mod claim;
 mod commit;
 mod digest;
 mod grp;
@@ -70,6 +71,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Impl(a) => implementation::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report::run(&a),
+        Command::Claim(crate::args::Claim::Verify(a)) => claim::verify(&a),
     }
 }
 

@@ -10,7 +10,8 @@ use super::{emit, Outcome};
 use crate::args::{ReportArgs, ReportFormat};
 use crate::input::{open, read_error};
 
-fn load(path: &Path) -> Result<ResultsFile, String> {
+/// Reads and checks a results file (see `results::check`).
+pub fn load(path: &Path) -> Result<ResultsFile, String> {
     let input = open(path)?;
     let bytes = match agentconf_json::read_limited(input.reader, results::MAX_RESULTS_BYTES)
         .map_err(|e| read_error(&input.name, &e))?

@@ -24,6 +24,33 @@ use super::{emit, to_stderr, Outcome};
 use crate::args::{GradingArg, ImplementationArg, RunArgs};
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
+    let file = execute(args)?;
+    let mut summary = agentconf_harness::report::text(&file);
+    if file.results.iter().all(|r| {
+        matches!(
+            r.status,
+            Status::Crash | Status::ProtocolError | Status::Timeout
+        )
+    }) {
+        summary.push_str(
+            "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
+             probably broken (check the command, the argument order and the exit codes in \
+             crates/contract/CONTRACT.md), not the implementation.\n",
+        );
+    }
+    summary.push_str(&format!("\nresults: {}\n", args.out.display()));
+    emit(&summary)?;
+    // FAIL and NOTHING TESTED exit 1; the same verdict as every report of the file.
+    Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// Runs the selected cases and writes the results file (and the HTML report and
+/// expected-failures list when asked for); returns what it wrote.
+pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
     let corpus = agentconf_corpus::corpus();
     // Skip and expected-failure lists name cases: a vector's id names its first case,
     // `<id>@<revision>` its others.
@@ -201,28 +228,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
-
-    let mut summary = agentconf_harness::report::text(&file);
-    if file.results.iter().all(|r| {
-        matches!(
-            r.status,
-            Status::Crash | Status::ProtocolError | Status::Timeout
-        )
-    }) {
-        summary.push_str(
-            "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
-             probably broken (check the command, the argument order and the exit codes in \
-             crates/contract/CONTRACT.md), not the implementation.\n",
-        );
-    }
-    summary.push_str(&format!("\nresults: {}\n", args.out.display()));
-    emit(&summary)?;
-    // FAIL and NOTHING TESTED exit 1; the same verdict as every report of the file.
-    Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
-        Outcome::Valid
-    } else {
-        Outcome::Invalid
-    })
+    Ok(file)
 }
 
 /// A name for a command: the file name of its last argument that names an existing file (the
