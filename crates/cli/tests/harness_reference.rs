@@ -488,12 +488,9 @@ fn run_in_persistent_mode() {
 /// unsupported (NOTHING TESTED, exit 1).
 #[test]
 fn manufactured_passes_are_not_green() {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_agentconf");
-    let dir = std::env::temp_dir().join(format!("agentconf-claims-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("claims");
     let script = |name: &str, code: u8| {
-        let p = dir.join(name);
+        let p = scratch.dir.join(name);
         std::fs::write(&p, format!("#!/bin/sh\nexit {code}\n")).unwrap();
         let mut perm = std::fs::metadata(&p).unwrap().permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
@@ -502,8 +499,8 @@ fn manufactured_passes_are_not_green() {
     };
     let accept_all = script("accept-all.sh", 0);
     let unsupported = script("unsupported.sh", 89);
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let path = |name: &str| scratch.path(name);
+    let run = |args: &[&str]| scratch.agentconf(args);
     let badge = |file: &str| -> (String, String) {
         let out = run(&["report", file, "--format", "badge"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -637,7 +634,6 @@ fn manufactured_passes_are_not_green() {
     ]);
     assert_eq!(none.status.code(), Some(1));
     assert!(first_line(&none).ends_with("NOTHING TESTED"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// What ran is written down: the script after its interpreter is named and hashed, a persistent
@@ -645,12 +641,10 @@ fn manufactured_passes_are_not_green() {
 /// combined with another command (nor an adapter without one run as if it were the reference).
 #[test]
 fn the_results_header_identifies_what_ran() {
-    use std::process::Command;
     let bin = env!("CARGO_BIN_EXE_agentconf");
-    let dir = std::env::temp_dir().join(format!("agentconf-identity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let scratch = Scratch::new("identity");
+    let path = |name: &str| scratch.path(name);
+    let run = |args: &[&str]| scratch.agentconf(args);
     let header = |file: &str| -> serde_json::Value {
         let text = std::fs::read_to_string(file).unwrap();
         serde_json::from_str(text.lines().next().unwrap()).unwrap()
@@ -717,7 +711,6 @@ fn the_results_header_identifies_what_ran() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("names no command"));
     assert!(!std::path::Path::new(&path("y.jsonl")).exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Paired credit: an implementation that accepts everything, or rejects everything, earns no
@@ -725,16 +718,10 @@ fn the_results_header_identifies_what_ran() {
 /// reference, which gets both sides right, earns every rule it exercises.
 #[test]
 fn accept_all_and_reject_all_earn_no_rule() {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_agentconf");
-    let dir = std::env::temp_dir().join(format!("agentconf-credit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let scratch = Scratch::new("credit");
+    let path = |name: &str| scratch.path(name);
     let rule_statuses = |results: &str| -> Vec<(String, String)> {
-        let out = Command::new(bin)
-            .args(["report", results, "--format", "json"])
-            .output()
-            .unwrap();
+        let out = scratch.agentconf(&["report", results, "--format", "json"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         v["rules"]
             .as_array()
@@ -752,10 +739,7 @@ fn accept_all_and_reject_all_earn_no_rule() {
         let script = path(&format!("{name}.sh"));
         std::fs::write(&script, format!("exit {code}\n")).unwrap();
         let out = path(&format!("{name}.jsonl"));
-        Command::new(bin)
-            .args(["run", "--out", &out, "--", "sh", &script])
-            .output()
-            .unwrap();
+        scratch.agentconf(&["run", "--out", &out, "--", "sh", &script]);
         let earned: Vec<String> = rule_statuses(&out)
             .into_iter()
             .filter(|(_, s)| s == "pass")
@@ -764,27 +748,19 @@ fn accept_all_and_reject_all_earn_no_rule() {
         assert!(earned.is_empty(), "{name} earned {earned:?}");
     }
     let reference = path("reference.jsonl");
-    Command::new(bin)
-        .args(["run", "--out", &reference])
-        .output()
-        .unwrap();
+    scratch.agentconf(&["run", "--out", &reference]);
     let statuses = rule_statuses(&reference);
     assert!(!statuses.is_empty());
     let not_earned: Vec<&(String, String)> = statuses.iter().filter(|(_, s)| s != "pass").collect();
     assert!(not_earned.is_empty(), "{not_earned:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An unwritable or planted `--out`/`--html` is refused before any vector runs: the
 /// implementation is never started, and what a planted link points to is untouched.
 #[test]
 fn unwritable_outputs_are_refused_before_anything_runs() {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_agentconf");
-    let dir = std::env::temp_dir().join(format!("agentconf-outputs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let scratch = Scratch::new("outputs");
+    let path = |name: &str| scratch.path(name);
     let marker = path("ran");
     std::fs::write(path("impl.sh"), format!("touch {marker}\nexit 0\n")).unwrap();
     std::fs::write(path("victim"), "keep").unwrap();
@@ -793,7 +769,7 @@ fn unwritable_outputs_are_refused_before_anything_runs() {
         ("--out", path("link.jsonl")),
         ("--out", path("missing/results.jsonl")),
         ("--html", path("link.jsonl")),
-        ("--out", dir.to_str().unwrap().to_string()),
+        ("--out", scratch.dir.to_str().unwrap().to_string()),
     ] {
         let mut args = vec!["run", "--include", "aer1/workflow/valid"];
         let out_default = path("r.jsonl");
@@ -803,7 +779,7 @@ fn unwritable_outputs_are_refused_before_anything_runs() {
         args.extend([flag, &target, "--", "sh"]);
         let script = path("impl.sh");
         args.push(&script);
-        let out = Command::new(bin).args(&args).output().unwrap();
+        let out = scratch.agentconf(&args);
         assert_eq!(out.status.code(), Some(2), "{flag} {target}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("cannot write"),
@@ -816,20 +792,16 @@ fn unwritable_outputs_are_refused_before_anything_runs() {
         );
     }
     assert_eq!(std::fs::read_to_string(path("victim")).unwrap(), "keep");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `claim verify` re-runs what a results file records: the reference's own claim reproduces;
 /// an implementation that changed one verdict is caught on exactly that case.
 #[test]
 fn claims_are_reproduced_or_the_differences_listed() {
-    use std::process::Command;
     let bin = env!("CARGO_BIN_EXE_agentconf");
-    let dir = std::env::temp_dir().join(format!("agentconf-claim-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let scratch = Scratch::new("claim");
+    let path = |name: &str| scratch.path(name);
+    let run = |args: &[&str]| scratch.agentconf(args);
     let claim = path("claim.jsonl");
     let made = run(&[
         "run",
@@ -892,5 +864,34 @@ fn claims_are_reproduced_or_the_differences_listed() {
     std::fs::write(path("a.toml"), format!("command = [\"{bin}\", \"impl\"]\n")).unwrap();
     let with_adapter = run(&["claim", "verify", &claim, "--adapter", &path("a.toml")]);
     assert_eq!(with_adapter.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh directory for one test, with the `agentconf` binary at hand; removed when dropped.
+struct Scratch {
+    dir: std::path::PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("agentconf-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { dir }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).to_str().unwrap().to_string()
+    }
+
+    fn agentconf(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(args)
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
