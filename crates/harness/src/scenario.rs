@@ -27,6 +27,17 @@ pub trait Receivers {
     type Receiver: ReceiverLink;
     /// Starts a receiver for the session context in input file `session`.
     fn start(&mut self, session: &str) -> Result<Self::Receiver, Failure>;
+
+    /// Starts `copies` receivers that will be handed the same line at once (a `concurrent`
+    /// step): they must run in parallel, so the copies race. Processes always do; an in-process
+    /// host starts threads here and may deliver on the caller's thread otherwise.
+    fn start_concurrent(
+        &mut self,
+        session: &str,
+        copies: usize,
+    ) -> Result<Vec<Self::Receiver>, Failure> {
+        (0..copies).map(|_| self.start(session)).collect()
+    }
 }
 
 /// One running receiver.
@@ -126,10 +137,7 @@ pub fn play<R: Receivers>(
                 if let Some(r) = current.take() {
                     r.stop()?;
                 }
-                let mut all = Vec::with_capacity(*copies);
-                for _ in 0..*copies {
-                    all.push(receivers.start(&session)?);
-                }
+                let mut all = receivers.start_concurrent(&session, *copies)?;
                 let bytes = line(*event)?;
                 for r in &mut all {
                     r.send(bytes)?;

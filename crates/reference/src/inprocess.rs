@@ -1,7 +1,7 @@
 //! The reference as a backend of the harness, called as a library: the same grading as every
-//! other backend, with no spawns and no files for AER-1 cases. GRP receivers run on threads
-//! over one SQLite store per scenario, so `restart` reopens the store and `concurrent` copies
-//! race for real.
+//! other backend, with no spawns and no files for AER-1 cases. GRP receivers share one SQLite
+//! store per scenario, so `restart` reopens the store; they deliver on the caller's thread, except
+//! the copies of a `concurrent` step, which get a thread each and race for real.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver as Channel, Sender};
@@ -77,7 +77,7 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
     result
 }
 
-/// Receivers on threads, sharing one SQLite store in a fresh directory.
+/// In-process receivers sharing one SQLite store in a fresh directory.
 pub struct ThreadReceivers<'v> {
     vector: &'v Vector,
     revision: Revision,
@@ -100,10 +100,8 @@ impl<'v> ThreadReceivers<'v> {
     }
 }
 
-impl Receivers for ThreadReceivers<'_> {
-    type Receiver = ThreadReceiver;
-
-    fn start(&mut self, session: &str) -> Result<ThreadReceiver, Failure> {
+impl ThreadReceivers<'_> {
+    fn receiver(&self, session: &str) -> Result<Receiver<SqliteStore>, Failure> {
         let crash = |e: String| (Status::Crash, e);
         let bytes = self
             .vector
@@ -111,68 +109,127 @@ impl Receivers for ThreadReceivers<'_> {
             .ok_or_else(|| crash(format!("no input {session}")))?;
         let ctx = SessionContext::from_json(&bytes).map_err(crash)?;
         let store = SqliteStore::open(&self.db).map_err(|e| crash(e.to_string()))?;
-        let receiver = Receiver::new(ctx, self.revision, store);
+        Ok(Receiver::new(ctx, self.revision, store))
+    }
+}
+
+impl Receivers for ThreadReceivers<'_> {
+    type Receiver = ThreadReceiver;
+
+    /// A receiver delivering on the caller's thread: a scenario's steps are sequential, and a
+    /// thread hop per event doubled the time of the 2,000-event vectors.
+    fn start(&mut self, session: &str) -> Result<ThreadReceiver, Failure> {
+        Ok(ThreadReceiver::Direct {
+            receiver: self.receiver(session)?,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Copies of a `concurrent` step each on their own thread, so they race for the store.
+    fn start_concurrent(
+        &mut self,
+        session: &str,
+        copies: usize,
+    ) -> Result<Vec<ThreadReceiver>, Failure> {
+        (0..copies)
+            .map(|_| Ok(ThreadReceiver::threaded(self.receiver(session)?)))
+            .collect()
+    }
+}
+
+/// One in-process receiver: on the caller's thread, or on a thread of its own.
+pub enum ThreadReceiver {
+    /// Lines are delivered when their decision is asked for.
+    Direct {
+        receiver: Receiver<SqliteStore>,
+        pending: Vec<Vec<u8>>,
+    },
+    /// A thread that delivers each line as soon as it is handed over.
+    Threaded {
+        lines: Option<Sender<Vec<u8>>>,
+        decisions: Channel<Result<DecisionLine, String>>,
+        thread: Option<JoinHandle<()>>,
+    },
+}
+
+/// The decision line the reference's decision is, as a receiver process would have written it.
+fn decided(receiver: &Receiver<SqliteStore>, line: &[u8]) -> Result<DecisionLine, String> {
+    let d = receiver.deliver(line).map_err(|e| e.to_string())?;
+    let value = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+impl ThreadReceiver {
+    fn threaded(receiver: Receiver<SqliteStore>) -> ThreadReceiver {
         let (lines, inbox) = channel::<Vec<u8>>();
         let (outbox, decisions) = channel::<Result<DecisionLine, String>>();
         let thread = std::thread::spawn(move || {
             for line in inbox {
-                let decided = receiver
-                    .deliver(&line)
-                    .map_err(|e| e.to_string())
-                    .and_then(|d| {
-                        let value = serde_json::to_value(&d).map_err(|e| e.to_string())?;
-                        serde_json::from_value(value).map_err(|e| e.to_string())
-                    });
-                if outbox.send(decided).is_err() {
+                if outbox.send(decided(&receiver, &line)).is_err() {
                     break;
                 }
             }
         });
-        Ok(ThreadReceiver {
+        ThreadReceiver::Threaded {
             lines: Some(lines),
             decisions,
             thread: Some(thread),
-        })
+        }
     }
-}
-
-/// One in-process receiver: a thread that delivers each line it is handed.
-pub struct ThreadReceiver {
-    lines: Option<Sender<Vec<u8>>>,
-    decisions: Channel<Result<DecisionLine, String>>,
-    thread: Option<JoinHandle<()>>,
 }
 
 impl ReceiverLink for ThreadReceiver {
     fn send(&mut self, line: &[u8]) -> Result<(), Failure> {
-        self.lines
-            .as_ref()
-            .and_then(|l| l.send(line.to_vec()).ok())
-            .ok_or_else(|| (Status::Crash, "the receiver thread ended".to_string()))
+        match self {
+            ThreadReceiver::Direct { pending, .. } => {
+                pending.push(line.to_vec());
+                Ok(())
+            }
+            ThreadReceiver::Threaded { lines, .. } => lines
+                .as_ref()
+                .and_then(|l| l.send(line.to_vec()).ok())
+                .ok_or_else(|| (Status::Crash, "the receiver thread ended".to_string())),
+        }
     }
 
     fn decision(&mut self) -> Result<DecisionLine, Failure> {
-        match self.decisions.recv() {
-            Ok(Ok(d)) => Ok(d),
-            Ok(Err(e)) => Err((Status::Crash, e)),
-            Err(_) => Err((Status::Crash, "a receiver thread panicked".to_string())),
+        match self {
+            ThreadReceiver::Direct { receiver, pending } => {
+                if pending.is_empty() {
+                    return Err((Status::Crash, "no event line was handed over".into()));
+                }
+                let line = pending.remove(0);
+                decided(receiver, &line).map_err(|e| (Status::Crash, e))
+            }
+            ThreadReceiver::Threaded { decisions, .. } => match decisions.recv() {
+                Ok(Ok(d)) => Ok(d),
+                Ok(Err(e)) => Err((Status::Crash, e)),
+                Err(_) => Err((Status::Crash, "a receiver thread panicked".to_string())),
+            },
         }
     }
 
     fn stop(mut self) -> Result<(), Failure> {
-        drop(self.lines.take());
-        match self.thread.take().map(JoinHandle::join) {
-            Some(Err(_)) => Err((Status::Crash, "a receiver thread panicked".to_string())),
-            _ => Ok(()),
+        match &mut self {
+            ThreadReceiver::Direct { .. } => Ok(()),
+            ThreadReceiver::Threaded { lines, thread, .. } => {
+                drop(lines.take());
+                match thread.take().map(JoinHandle::join) {
+                    Some(Err(_)) => Err((Status::Crash, "a receiver thread panicked".to_string())),
+                    _ => Ok(()),
+                }
+            }
         }
     }
 }
 
 impl Drop for ThreadReceiver {
     fn drop(&mut self) {
-        drop(self.lines.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        if let ThreadReceiver::Threaded { lines, thread, .. } = self {
+            drop(lines.take());
+            if let Some(t) = thread.take() {
+                let _ = t.join();
+            }
         }
     }
 }
