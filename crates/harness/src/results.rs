@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::grade::Grading;
 use crate::runner::VectorResult;
-use crate::status::{is_unexpected, status_name, Status, STATUSES};
+use crate::status::{Status, STATUSES};
 
 /// The results-file format version.
 pub const FORMAT: &str = "agentconf-results/1";
@@ -208,15 +208,13 @@ pub enum Line {
 
 /// The footer for `results`.
 pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
-    let mut totals: BTreeMap<String, usize> = STATUSES
-        .iter()
-        .map(|s| (status_name(*s).to_string(), 0))
-        .collect();
+    let mut totals: BTreeMap<String, usize> =
+        STATUSES.iter().map(|s| (s.name().to_string(), 0)).collect();
     for r in results {
-        *totals.entry(status_name(r.status).to_string()).or_default() += 1;
+        *totals.entry(r.status.name().to_string()).or_default() += 1;
     }
     Footer {
-        unexpected: results.iter().filter(|r| is_unexpected(r.status)).count(),
+        unexpected: results.iter().filter(|r| r.status.is_unexpected()).count(),
         totals,
         finished_at: now_rfc3339(),
         duration_ms,

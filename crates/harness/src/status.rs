@@ -76,16 +76,6 @@ impl Status {
     }
 }
 
-/// The name of a status (as [`Status::name`]).
-pub fn status_name(s: Status) -> &'static str {
-    s.name()
-}
-
-/// Whether a status fails the run (as [`Status::is_unexpected`]).
-pub fn is_unexpected(s: Status) -> bool {
-    s.is_unexpected()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

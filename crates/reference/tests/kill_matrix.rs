@@ -405,14 +405,6 @@ fn ids(rules: &[agentconf_rules::Rule]) -> String {
     rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
 }
 
-/// The status as results files spell it (`false-accept`, …).
-fn status_name(s: Status) -> String {
-    match serde_json::to_value(s) {
-        Ok(serde_json::Value::String(name)) => name,
-        _ => format!("{s:?}"),
-    }
-}
-
 #[test]
 fn every_mutant_is_caught_on_the_rule_it_breaks() {
     let started = Instant::now();
@@ -510,7 +502,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                 } else {
                     ids(v.expected_rules)
                 };
-                format!("`{}` {} ({rules})", r.id, status_name(r.status))
+                format!("`{}` {} ({rules})", r.id, r.status.name())
             })
             .collect();
         table.push_str(&format!(
@@ -539,7 +531,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                 problems.push(format!(
                     "none (the reference) did not pass {}: {} {} {}",
                     r.id,
-                    status_name(r.status),
+                    r.status.name(),
                     r.detail,
                     r.stderr
                 ));
@@ -553,7 +545,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                     "{} is listed as surviving ({why}) but {} caught it: {} {}",
                     c.name,
                     r.id,
-                    status_name(r.status),
+                    r.status.name(),
                     r.detail
                 ));
             }
@@ -584,7 +576,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                     "{}: {} is {} ({}), not a graded failure",
                     c.name,
                     r.id,
-                    status_name(r.status),
+                    r.status.name(),
                     r.detail
                 ));
             }
@@ -624,8 +616,8 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
                 Some(r) if !statuses.contains(&r.status) => problems.push(format!(
                     "{}: {id} is {}, expected one of {:?}: {}",
                     c.name,
-                    status_name(r.status),
-                    statuses.iter().map(|s| status_name(*s)).collect::<Vec<_>>(),
+                    r.status.name(),
+                    statuses.iter().map(|s| s.name()).collect::<Vec<_>>(),
                     r.detail
                 )),
                 Some(_) => {}

@@ -8,7 +8,6 @@ use serde::Serialize;
 use super::{clip, terminal_safe};
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
-use crate::status::{is_unexpected, status_name};
 
 /// One vector whose status changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -101,11 +100,11 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
             new: nr.status,
             detail: nr.detail.clone(),
         };
-        let regression = (or.status == Status::Pass && is_unexpected(nr.status))
+        let regression = (or.status == Status::Pass && nr.status.is_unexpected())
             || nr.status == Status::FalseAccept;
         if regression {
             d.regressions.push(change);
-        } else if is_unexpected(or.status) && nr.status == Status::Pass {
+        } else if or.status.is_unexpected() && nr.status == Status::Pass {
             d.fixes.push(change);
         } else {
             d.changed.push(change);
@@ -169,7 +168,7 @@ pub fn diff_text(d: &Diff) -> String {
         }
         let _ = writeln!(out, "\n{title} ({}):", list.len());
         for c in list {
-            let arrow = format!("{} -> {}", status_name(c.old), status_name(c.new));
+            let arrow = format!("{} -> {}", c.old.name(), c.new.name());
             let _ = writeln!(out, "  {arrow:<30} {}", safe(&c.id));
             if !c.detail.is_empty() {
                 let _ = writeln!(out, "  {:<30} {}", "", safe(&clip(&c.detail, 200)));
@@ -182,7 +181,7 @@ pub fn diff_text(d: &Diff) -> String {
         }
         let _ = writeln!(out, "\n{title} ({}{note}):", list.len());
         for e in list {
-            let _ = writeln!(out, "  {:<15} {}", status_name(e.status), safe(&e.id));
+            let _ = writeln!(out, "  {:<15} {}", e.status.name(), safe(&e.id));
         }
     };
     changes(&mut out, "REGRESSIONS", &d.regressions);

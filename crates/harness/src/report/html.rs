@@ -8,7 +8,6 @@ use super::{
     unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::{ResultLine, ResultsFile};
-use crate::status::{is_unexpected, status_name};
 
 /// How many unexpected results the overview lists before folding the rest.
 const UNEXPECTED_SHOWN: usize = 20;
@@ -196,7 +195,7 @@ pub fn html(file: &ResultsFile) -> String {
     let bad: Vec<(usize, &&ResultLine)> = vectors
         .iter()
         .enumerate()
-        .filter(|(_, r)| is_unexpected(r.status))
+        .filter(|(_, r)| r.status.is_unexpected())
         .collect();
     if !bad.is_empty() {
         let _ = writeln!(
@@ -219,7 +218,7 @@ pub fn html(file: &ResultsFile) -> String {
             let _ = writeln!(
                 o,
                 "<li>{} <a href=\"#v-{i}\"><code>{}</code></a> <span class=\"d\">{}</span></li>",
-                pill(status_name(r.status)),
+                pill(r.status.name()),
                 esc(&r.id),
                 esc(&clip(&r.detail, 160))
             );
@@ -384,7 +383,7 @@ fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap
 }
 
 fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&str, usize>) {
-    let status = status_name(r.status);
+    let status = r.status.name();
     let expectation = serde_json::to_value(r.expectation)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -402,7 +401,7 @@ fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&s
          <summary>{} <code class=\"id\">{}</code><span class=\"d\">{}</span>\
          <span class=\"ms\">{} ms</span></summary>\n<div class=\"body\"><div class=\"cmp\">\
          <div class=\"exp\"><h4>Expected</h4><p><strong>{}</strong> — {meaning}</p>",
-        u8::from(is_unexpected(r.status)),
+        u8::from(r.status.is_unexpected()),
         esc(r.suite.as_str()),
         esc(&r.id),
         esc(&r.rules.join(" ")),

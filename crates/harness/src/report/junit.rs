@@ -8,7 +8,6 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use super::{grading_name, verdict};
 use crate::results::ResultsFile;
 use crate::status::Status;
-use crate::status::{is_unexpected, status_name};
 
 /// JUnit XML: one `testsuite` per corpus suite that has results (in corpus order), one
 /// `testcase` per vector (name = id, classname = `suite/family`, sorted by id). Unexpected
@@ -36,10 +35,10 @@ pub fn junit(file: &ResultsFile) -> String {
             ts.add_property(("partial", reason.as_str()));
         }
         for r in lines {
-            let name = status_name(r.status);
+            let name = r.status.name();
             let status = if r.status == Status::Pass {
                 TestCaseStatus::success()
-            } else if is_unexpected(r.status) {
+            } else if r.status.is_unexpected() {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_message(name).set_type(name);
                 let mut text = r.detail.clone();

@@ -7,7 +7,6 @@ use super::{
     Level, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
-use crate::status::status_name;
 
 /// How many unexpected results are listed before "…and N more".
 pub const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
@@ -93,7 +92,7 @@ pub fn markdown(file: &ResultsFile) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
-                status_name(r.status),
+                r.status.name(),
                 md_code(&r.id),
                 md(&clip(&r.detail, 200))
             );

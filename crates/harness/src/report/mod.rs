@@ -33,7 +33,7 @@ use serde::{Serialize, Serializer};
 use crate::grade::Grading;
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
-use crate::status::{is_unexpected, status_name, STATUSES};
+use crate::status::STATUSES;
 
 pub use badge::{badge, badge_color};
 pub use diff::{diff, diff_text, Change, Diff, Entry};
@@ -163,13 +163,11 @@ impl Serialize for Totals {
 /// Counts per status, computed from the result lines (the footer may be missing when a run was
 /// cut short, and is not trusted to agree).
 pub fn totals(file: &ResultsFile) -> Totals {
-    let mut by_status: Vec<(String, usize)> = STATUSES
-        .iter()
-        .map(|s| (status_name(*s).to_string(), 0))
-        .collect();
+    let mut by_status: Vec<(String, usize)> =
+        STATUSES.iter().map(|s| (s.name().to_string(), 0)).collect();
     let mut extra: BTreeMap<&'static str, usize> = BTreeMap::new();
     for r in &file.results {
-        let name = status_name(r.status);
+        let name = r.status.name();
         match by_status.iter_mut().find(|(s, _)| s == name) {
             Some((_, n)) => *n += 1,
             None => *extra.entry(name).or_default() += 1,
@@ -194,7 +192,7 @@ pub fn totals(file: &ResultsFile) -> Totals {
         unexpected: file
             .results
             .iter()
-            .filter(|r| is_unexpected(r.status))
+            .filter(|r| r.status.is_unexpected())
             .count(),
         by_status,
     }
@@ -212,7 +210,7 @@ pub fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
 pub fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
     ordered(file)
         .into_iter()
-        .filter(|r| is_unexpected(r.status))
+        .filter(|r| r.status.is_unexpected())
         .collect()
 }
 
@@ -248,7 +246,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 .count();
             let unexpected: Vec<String> = lines
                 .iter()
-                .filter(|l| is_unexpected(l.status))
+                .filter(|l| l.status.is_unexpected())
                 .map(|l| l.id.clone())
                 .collect();
             let known_failures: Vec<String> = lines

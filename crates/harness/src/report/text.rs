@@ -7,7 +7,6 @@ use super::{
     unexpected_phrase, verdict, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
-use crate::status::status_name;
 
 /// The terminal summary: header facts, totals (false accepts first), the unexpected results
 /// (false accepts first), then the per-rule table. Every string from the file is shown with
@@ -108,7 +107,7 @@ pub fn text(file: &ResultsFile) -> String {
             bad.len()
         );
         for r in bad {
-            let _ = writeln!(out, "  {:<15} {}", status_name(r.status), safe(&r.id));
+            let _ = writeln!(out, "  {:<15} {}", r.status.name(), safe(&r.id));
             if !r.detail.is_empty() {
                 let _ = writeln!(out, "  {:<15} {}", "", safe(&clip(&r.detail, 300)));
             }
