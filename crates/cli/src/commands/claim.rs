@@ -24,6 +24,7 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
     let selection = h.selection.clone().ok_or_else(|| {
         format!("{name} does not record which cases it selected: there is nothing to reproduce")
     })?;
+    // The adapter is checked before anything runs.
     match (&h.adapter_digest, &args.adapter) {
         (Some(_), None) => {
             return Err(format!(
@@ -35,7 +36,17 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
                 "{name} was made without an adapter; --adapter would change what runs"
             ))
         }
-        _ => {}
+        (Some(recorded), Some(path)) => {
+            let (_, _, digest) = super::run::read_adapter(path)?;
+            if *recorded != digest {
+                return Err(format!(
+                    "{} is not the adapter {name} was made with (sha256 {digest}, recorded \
+                     {recorded})",
+                    path.display()
+                ));
+            }
+        }
+        (None, None) => {}
     }
     let profiles = h
         .profiles
@@ -68,13 +79,6 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
         validate_protocol: false,
     };
     let again = super::run::execute(&run)?;
-    if let (Some(recorded), Some(now)) = (&h.adapter_digest, &again.header.adapter_digest) {
-        if recorded != now {
-            return Err(format!(
-                "--adapter is not the adapter {name} was made with (sha256 {now}, recorded {recorded})"
-            ));
-        }
-    }
     let differences = compare(&claim, &again);
     let mut text = String::new();
     if differences.is_empty() {

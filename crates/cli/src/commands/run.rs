@@ -61,18 +61,8 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
-            let input = crate::input::open(path)?;
-            let bytes = agentconf_json::read_limited(
-                input.reader,
-                agentconf_harness::adapter::MAX_ADAPTER_BYTES,
-            )
-            .map_err(|e| crate::input::read_error(&input.name, &e))?
-            .map_err(|e| format!("{}: {e}", input.name))?;
-            let text = String::from_utf8(bytes.clone())
-                .map_err(|_| format!("{}: not UTF-8", input.name))?;
-            let adapter =
-                Adapter::parse(&text, &corpus_ids).map_err(|e| format!("{}: {e}", input.name))?;
-            let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
+            let (name, text, digest) = read_adapter(path)?;
+            let adapter = Adapter::parse(&text, &corpus_ids).map_err(|e| format!("{name}: {e}"))?;
             (Some(adapter), Some(digest))
         }
     };
@@ -229,6 +219,19 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
     Ok(file)
+}
+
+/// An adapter file's name for messages, its text (bounded, UTF-8) and the SHA-256 the results
+/// header records for it.
+pub fn read_adapter(path: &std::path::Path) -> Result<(String, String, String), String> {
+    let input = crate::input::open(path)?;
+    let bytes =
+        agentconf_json::read_limited(input.reader, agentconf_harness::adapter::MAX_ADAPTER_BYTES)
+            .map_err(|e| crate::input::read_error(&input.name, &e))?
+            .map_err(|e| format!("{}: {e}", input.name))?;
+    let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
+    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
+    Ok((input.name, text, digest))
 }
 
 /// A name for a command: the file name of its last argument that names an existing file (the
