@@ -43,6 +43,15 @@ impl Operation {
     pub fn parse(name: &str) -> Option<Operation> {
         Operation::ALL.into_iter().find(|o| o.as_str() == name)
     }
+
+    /// What an implementation says when this operation comes with the wrong arguments (a usage
+    /// error, exit 2).
+    pub fn usage_error(self) -> String {
+        format!(
+            "wrong arguments for {}: see crates/contract/CONTRACT.md",
+            self.as_str()
+        )
+    }
 }
 
 /// One call: an operation and its arguments (paths as given).

@@ -44,12 +44,7 @@ pub fn run(
         Parsed::Call(call) => call,
         // An operation this implementation does not know is unsupported, not an error.
         Parsed::UnknownOperation(_) => return Ok(EXIT_UNSUPPORTED),
-        Parsed::WrongArguments(op) => {
-            return Err(format!(
-                "wrong arguments for {}: see crates/contract/CONTRACT.md",
-                op.as_str()
-            ))
-        }
+        Parsed::WrongArguments(op) => return Err(op.usage_error()),
     };
     if let Call::GrpAdmit {
         revision,
@@ -155,10 +150,7 @@ fn run_response(request: &Value, log: &mut impl Write) -> Result<String, String>
             | Parsed::WrongArguments(Operation::GrpAdmit)
             | Parsed::UnknownOperation(_) => Ok(Answer::Unsupported),
             Parsed::Call(call) => answer(&call, &Files),
-            Parsed::WrongArguments(op) => Err(format!(
-                "wrong arguments for {}: see crates/contract/CONTRACT.md",
-                op.as_str()
-            )),
+            Parsed::WrongArguments(op) => Err(op.usage_error()),
         },
         _ => Err(
             "a run request needs an \"operation\" string and an \"args\" array of strings".into(),

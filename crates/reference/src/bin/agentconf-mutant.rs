@@ -398,10 +398,7 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
             session,
             state_dir,
         }) => grp_op(m, &revision, &session, &state_dir),
-        Parsed::WrongArguments(op) => Err(format!(
-            "wrong arguments for {}: see crates/contract/CONTRACT.md",
-            op.as_str()
-        )),
+        Parsed::WrongArguments(op) => Err(op.usage_error()),
         Parsed::UnknownOperation(_) => Ok(Outcome::Unsupported),
     }
 }
