@@ -58,6 +58,15 @@ pub fn grade_verdict(
     }
 }
 
+/// The status of a played scenario: a pass when every decision was as judged, else the first
+/// failure.
+pub fn grade_scenario(played: Result<(), Failure>) -> (Status, String) {
+    match played {
+        Ok(()) => (Status::Pass, "every decision as expected".to_string()),
+        Err(failure) => failure,
+    }
+}
+
 /// Grades one decision of step `index` against its expectation.
 pub fn grade_decision(
     index: usize,

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::adapter::Adapter;
 use crate::child::excerpt;
-use crate::grade::{grade_verdict, Grading};
+use crate::grade::{grade_scenario, grade_verdict, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec};
 use crate::scenario::{play, Graded, ProcessReceivers};
@@ -293,12 +293,6 @@ fn run_scenario(
         };
         play(v, &mut receivers, &mut Graded(grading))
     })();
-    match played {
-        Ok(()) => (
-            Status::Pass,
-            "every decision as expected".into(),
-            String::new(),
-        ),
-        Err((status, detail)) => (status, detail, String::new()),
-    }
+    let (status, detail) = grade_scenario(played);
+    (status, detail, String::new())
 }

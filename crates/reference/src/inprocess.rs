@@ -15,7 +15,7 @@ use agentconf_contract::vector::{Suite, Vector};
 use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::SqliteStore;
-use agentconf_harness::grade::{grade_verdict, Failure, Grading};
+use agentconf_harness::grade::{grade_scenario, grade_verdict, Failure, Grading};
 use agentconf_harness::runner::VectorResult;
 use agentconf_harness::scenario::{play, Graded, ReceiverLink, Receivers};
 use agentconf_harness::session::Backend;
@@ -40,10 +40,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let started = Instant::now();
     let v = c.vector;
     let (status, detail) = match v.suite {
-        Suite::GrpAdmission => match scenario(v, c.revision, work, grading) {
-            Ok(()) => (Status::Pass, "every decision as expected".to_string()),
-            Err(failure) => failure,
-        },
+        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
             Ok(None) => (Status::Unsupported, "exit 89".into()),
