@@ -67,6 +67,12 @@ impl Status {
         )
     }
 
+    /// Whether the case was graded: anything but unsupported and skipped. Verdicts, rule statuses
+    /// and the badge count these.
+    pub fn is_counted(self) -> bool {
+        !matches!(self, Status::Unsupported | Status::Skip)
+    }
+
     /// Its place in report order ([`STATUSES`]).
     pub fn rank(self) -> usize {
         STATUSES

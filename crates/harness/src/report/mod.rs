@@ -255,10 +255,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 .map(|l| l.id.clone())
                 .collect();
             let total = lines.len() - unsupported;
-            let counted = lines
-                .iter()
-                .filter(|l| !matches!(l.status, Status::Unsupported | Status::Skip))
-                .count();
+            let counted = lines.iter().filter(|l| l.status.is_counted()).count();
             let status = if !unexpected.is_empty() {
                 RuleStatus::Fail
             } else if !known_failures.is_empty() {

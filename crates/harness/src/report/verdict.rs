@@ -60,18 +60,6 @@ impl Verdict {
     pub fn exit_ok(&self) -> bool {
         !matches!(self.level, Level::Fail | Level::NothingTested)
     }
-
-    /// A short class name for styling: `conforms`, `known-failures`, `partial`, `fail`,
-    /// `nothing`.
-    pub fn class(&self) -> &'static str {
-        match self.level {
-            Level::Conforms => "conforms",
-            Level::ConformsWithKnownFailures => "known-failures",
-            Level::Partial => "partial",
-            Level::Fail => "fail",
-            Level::NothingTested => "nothing",
-        }
-    }
 }
 
 /// The verdict of `file`, from its result lines and header (the footer is not trusted).
@@ -86,7 +74,7 @@ pub fn verdict(file: &ResultsFile) -> Verdict {
     let counted = file
         .results
         .iter()
-        .filter(|r| !matches!(r.status, Status::Unsupported | Status::Skip))
+        .filter(|r| r.status.is_counted())
         .count();
     let partial = partial_reasons(file);
     let level = if counted == 0 {
