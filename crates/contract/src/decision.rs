@@ -5,9 +5,6 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::vector::Outcome;
 
-/// ALE-064, the error class of every rejection.
-pub const ALE_064: &str = "ALE-064";
-
 /// One decision as a receiver wrote it. Members beyond these are allowed and ignored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionLine {

@@ -103,13 +103,6 @@ pub struct Selection {
     pub corpus_case_count: usize,
 }
 
-impl Selection {
-    /// Whether the selection is the whole corpus.
-    pub fn is_everything(&self) -> bool {
-        self.include.is_empty() && self.exclude.is_empty()
-    }
-}
-
 /// One case's line: the vector's metadata (so reports need no corpus), the expectation under the
 /// revision it ran, and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -464,13 +457,7 @@ fn file_sha256(path: &std::path::Path) -> Option<String> {
             Err(_) => return None,
         }
     }
-    Some(
-        hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    Some(hex(&hasher.finalize()))
 }
 
 /// The current time as RFC 3339 UTC with seconds.

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::{to_stderr, Outcome};
+use super::Outcome;
 use crate::args::ImplArgs;
 
 pub fn run(args: &ImplArgs) -> Result<Outcome, String> {
@@ -19,6 +19,5 @@ pub fn run(args: &ImplArgs) -> Result<Outcome, String> {
         &mut out,
         &mut log,
     )?;
-    let _ = to_stderr;
     Ok(Outcome::Exit(code))
 }
