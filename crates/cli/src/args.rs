@@ -118,6 +118,11 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// The corpus directory (a `vectors/` with its manifest.json) FILE was made against, when it
+    /// is not the corpus this agentconf embeds. FILE is refused unless its corpus digest, cases
+    /// and every line's rules and expectations are that corpus's.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -670,6 +670,29 @@ fn the_results_header_identifies_what_ran() {
         "28d3b9e880a77975493dc7e359144c0295a4f694cfe0af4f928c22307bc5c320"
     );
 
+    // `sh` is not a listed interpreter: it is never run with --version.
+    assert!(h["implementation"].get("interpreter_version").is_none());
+    // A listed interpreter running a script: its version is recorded (CI installs python3).
+    std::fs::write(path("impl.py"), "import sys\nsys.exit(0)\n").unwrap();
+    let out = run(&[
+        "run",
+        "--include",
+        "aer1/workflow/valid",
+        "--out",
+        &path("python.jsonl"),
+        "--",
+        "python3",
+        &path("impl.py"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let h = header(&path("python.jsonl"));
+    let version = h["implementation"]["interpreter_version"].as_str().unwrap();
+    assert!(version.starts_with("Python 3."), "{version}");
+    assert!(
+        String::from_utf8_lossy(&run(&["report", &path("python.jsonl")]).stdout)
+            .contains(&format!("interpreter     {version}"))
+    );
+
     let out = run(&[
         "run",
         "--persistent",
@@ -711,6 +734,143 @@ fn the_results_header_identifies_what_ran() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("names no command"));
     assert!(!std::path::Path::new(&path("y.jsonl")).exists());
+}
+
+/// A results file is held to the corpus it names. Lines forged with every digest recomputed are
+/// refused when they say of a case what the corpus does not; a file made against another corpus
+/// is refused unless that corpus's directory is given with --corpus, and then held to it.
+#[test]
+fn report_holds_a_results_file_to_its_corpus() {
+    use agentconf_harness::results::{
+        case_ids_sha256, footer, header_sha256, parse, write_file, ResultsFile,
+    };
+    let scratch = Scratch::new("corpus-check");
+    let path = |name: &str| scratch.path(name);
+    let run = |args: &[&str]| scratch.agentconf(args);
+    let refused = |args: &[&str], words: &[&str]| {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        for w in words {
+            assert!(err.contains(w), "{args:?}: {err:?} lacks {w:?}");
+        }
+    };
+    let whole = path("whole.jsonl");
+    assert_eq!(run(&["run", "--out", &whole]).status.code(), Some(0));
+    let read = |p: &str| parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+    // What a careful forger does: recompute every digest after the edit.
+    let reseal = |f: &mut ResultsFile| {
+        f.header.case_count = Some(f.results.len());
+        f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));
+        let mut foot = footer(&f.results, 1);
+        foot.header_sha256 = Some(header_sha256(&f.header));
+        f.footer = Some(foot);
+    };
+    let write = |name: &str, f: &ResultsFile| {
+        write_file(std::path::Path::new(&path(name)), f).unwrap();
+        path(name)
+    };
+    // The untouched file, against the embedded corpus and against the committed directory.
+    assert_eq!(run(&["report", &whole]).status.code(), Some(0));
+    let vectors = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors");
+    assert_eq!(
+        run(&["report", &whole, "--corpus", vectors]).status.code(),
+        Some(0)
+    );
+
+    // A false accept hidden by calling its vector valid.
+    let mut f = read(&whole);
+    let i = f
+        .results
+        .iter()
+        .position(|r| r.expectation == agentconf_contract::vector::Expectation::Invalid)
+        .unwrap();
+    f.results[i].expectation = agentconf_contract::vector::Expectation::Valid;
+    reseal(&mut f);
+    refused(
+        &["report", &write("expectation.jsonl", &f)],
+        &["refused", &format!("line {}", i + 2), "expectation"],
+    );
+    // A rule claimed that the vector does not test; a derivation dropped (no pairing).
+    let mut f = read(&whole);
+    f.results[0].rules.push("AER1-TL-LINK".into());
+    reseal(&mut f);
+    refused(&["report", &write("rules.jsonl", &f)], &["line 2", "rules"]);
+    let mut f = read(&whole);
+    let i = f
+        .results
+        .iter()
+        .position(|r| r.derived_from.is_some())
+        .unwrap();
+    f.results[i].derived_from = None;
+    reseal(&mut f);
+    refused(&["report", &write("derived.jsonl", &f)], &["derived_from"]);
+    // Failing cases removed, the header made to select only what is left.
+    let mut f = read(&whole);
+    f.results.retain(|r| !r.id.starts_with("aer1/timeline/"));
+    reseal(&mut f);
+    refused(
+        &["report", &write("fewer.jsonl", &f)],
+        &["cases were selected", "its selection selects"],
+    );
+    // A case the corpus does not have, and two cases swapped.
+    let mut f = read(&whole);
+    f.results[3].id = "aer1/receipt/invented/case".into();
+    reseal(&mut f);
+    refused(
+        &["report", &write("invented.jsonl", &f)],
+        &["not in the corpus"],
+    );
+    let mut f = read(&whole);
+    f.results.swap(3, 4);
+    reseal(&mut f);
+    refused(
+        &["report", &write("swapped.jsonl", &f)],
+        &["out of the corpus's order"],
+    );
+
+    // Another corpus: the committed vectors with one description changed, written by the
+    // corpus's own writer (so its manifest and digest are right).
+    let mut other = agentconf_corpus::corpus();
+    other[0].description.push_str(" (changed)");
+    let other_dir = std::path::PathBuf::from(path("other-vectors"));
+    agentconf_corpus::writer::write(&other_dir, &other).unwrap();
+    let other_digest = agentconf_corpus::writer::manifest(&other).corpus_digest;
+    let mut f = read(&whole);
+    f.header.corpus_digest = other_digest.clone();
+    reseal(&mut f);
+    let made_elsewhere = write("elsewhere.jsonl", &f);
+    refused(
+        &["report", &made_elsewhere],
+        &[&other_digest, "--corpus DIR"],
+    );
+    let dir = other_dir.to_str().unwrap();
+    assert_eq!(
+        run(&["report", &made_elsewhere, "--corpus", dir])
+            .status
+            .code(),
+        Some(0)
+    );
+    // ...and the embedded corpus's file is not that corpus's.
+    refused(
+        &["report", &whole, "--corpus", dir],
+        &["made against corpus"],
+    );
+    // A corpus directory that is not what its manifest says.
+    let first = other_dir.join(other[0].path());
+    let mut text = std::fs::read_to_string(&first).unwrap();
+    text = text.replace("(changed)", "(changed again)");
+    std::fs::write(&first, text).unwrap();
+    refused(
+        &["report", &made_elsewhere, "--corpus", dir],
+        &["SHA-256", "the manifest says"],
+    );
+    // claim verify re-runs the embedded corpus only.
+    refused(
+        &["claim", "verify", &made_elsewhere],
+        &["made against corpus", "re-check it"],
+    );
 }
 
 /// Paired credit: an implementation that accepts everything, or rejects everything, earns no

@@ -10,6 +10,7 @@
 pub mod aer1;
 pub mod builder;
 pub mod grp;
+pub mod reader;
 pub mod writer;
 
 use agentconf_contract::vector::Vector;

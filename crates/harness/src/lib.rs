@@ -8,7 +8,9 @@
 
 pub mod adapter;
 pub mod child;
+pub mod corpus_check;
 pub mod grade;
+pub mod identity;
 pub mod materialize;
 pub mod persistent;
 pub mod process;

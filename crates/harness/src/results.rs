@@ -22,45 +22,7 @@ pub const FORMAT: &str = "agentconf-results/1";
 /// each, so 1 GiB is millions of vectors.
 pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
 
-/// What was run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImplementationInfo {
-    /// A name for the implementation (`reference` for agentconf's own).
-    pub name: String,
-    /// The command prefix (argv) used, empty when run in process.
-    pub argv: Vec<String>,
-    /// SHA-256 of the executable, where it could be resolved and read.
-    pub executable_sha256: Option<String>,
-    /// Every other argument of the command that names an existing file (a script after its
-    /// interpreter, a configuration), with its SHA-256: what ran, not only what ran it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<FileDigest>,
-    /// What a persistent server said it is in its start response (CONTRACT.md section 8.3):
-    /// its own words, recorded, not checked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub declared: Option<agentconf_contract::protocol::Named>,
-}
-
-/// A file named on the command line, and its SHA-256.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileDigest {
-    pub path: String,
-    pub sha256: String,
-}
-
-/// The files named by `argv` after its program (the program is `executable_sha256`).
-pub fn argv_files(argv: &[String]) -> Vec<FileDigest> {
-    argv.iter()
-        .skip(1)
-        .filter(|a| std::path::Path::new(a).is_file())
-        .filter_map(|a| {
-            Some(FileDigest {
-                path: a.clone(),
-                sha256: file_sha256(std::path::Path::new(a))?,
-            })
-        })
-        .collect()
-}
+pub use crate::identity::{FileDigest, ImplementationInfo};
 
 /// The first line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +65,16 @@ pub struct Selection {
     pub corpus_case_count: usize,
 }
 
+impl Selection {
+    /// Whether the case `id` is selected: it starts with an `include` prefix (or there is none)
+    /// and with no `exclude` prefix. A vector id is a prefix of all its cases' ids. The one
+    /// definition `run` selects by and a results file is checked against.
+    pub fn selects(&self, id: &str) -> bool {
+        (self.include.is_empty() || self.include.iter().any(|p| id.starts_with(p.as_str())))
+            && !self.exclude.iter().any(|p| id.starts_with(p.as_str()))
+    }
+}
+
 /// One case's line: the vector's metadata (so reports need no corpus), the expectation under the
 /// revision it ran, and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +103,20 @@ pub struct ResultLine {
 
 impl ResultLine {
     pub fn new(c: &Case<'_>, r: VectorResult) -> ResultLine {
+        ResultLine {
+            status: r.status,
+            detail: r.detail,
+            stderr: r.stderr,
+            duration_ms: r.duration_ms,
+            ..ResultLine::describing(c)
+        }
+    }
+
+    /// The line `c` gets before it runs: everything the corpus says of the case (id, revision,
+    /// suite, family, rules, level, expectation, expected rules, derivation), and an outcome not
+    /// yet known (`skip`, no detail). What a results file is checked against
+    /// ([`crate::corpus_check`]).
+    pub fn describing(c: &Case<'_>) -> ResultLine {
         let v = c.vector;
         ResultLine {
             id: c.id.clone(),
@@ -146,10 +132,10 @@ impl ResultLine {
                 .map(|r| r.id().to_string())
                 .collect(),
             derived_from: v.derivation.as_ref().map(|d| d.source.clone()),
-            status: r.status,
-            detail: r.detail,
-            stderr: r.stderr,
-            duration_ms: r.duration_ms,
+            status: Status::Skip,
+            detail: String::new(),
+            stderr: String::new(),
+            duration_ms: 0,
         }
     }
 }
@@ -188,6 +174,11 @@ pub struct Footer {
     /// written before agentconf 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results_sha256: Option<String>,
+    /// SHA-256 over the header line as written (see [`header_sha256`]): a header edited after
+    /// the run (its grading, profiles, selection or implementation) no longer matches. Absent in
+    /// files written before agentconf 0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_sha256: Option<String>,
 }
 
 /// One line of the file.
@@ -212,7 +203,19 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
         finished_at: now_rfc3339(),
         duration_ms,
         results_sha256: Some(results_sha256(results)),
+        // Set by the writer once the header is final (`header_sha256`).
+        header_sha256: None,
     }
+}
+
+/// The footer's digest of the header: SHA-256 over the header line's JSON text and a newline.
+pub fn header_sha256(header: &Header) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    // A struct of strings, numbers and enums: serialisation cannot fail.
+    hasher.update(serde_json::to_string(&Line::Header(header.clone())).unwrap_or_default());
+    hasher.update(b"\n");
+    hex(&hasher.finalize())
 }
 
 /// The footer's digest of `results`: SHA-256 over each line's JSON text and a newline.
@@ -246,6 +249,11 @@ fn hex(bytes: &[u8]) -> String {
 /// Checks that a results file is the one a run wrote: the footer is there, its totals and its
 /// digest match the result lines, and the lines are the cases the header selected. `Err` says,
 /// in one line, what does not hold; a report must not be drawn from such a file.
+///
+/// The digests are plain SHA-256, not signatures: they catch a cut, damaged or carelessly edited
+/// file. Someone who recomputes them can still forge lines; [`crate::corpus_check`] then holds
+/// every line's metadata to the corpus, and only re-running (`agentconf claim verify`) checks
+/// the statuses.
 pub fn check(file: &ResultsFile) -> Result<(), String> {
     let Some(f) = &file.footer else {
         return Err(format!(
@@ -259,23 +267,46 @@ pub fn check(file: &ResultsFile) -> Result<(), String> {
             "the footer's totals disagree with the result lines: the file was edited".into(),
         );
     }
-    if let Some(digest) = &f.results_sha256 {
-        if expected.results_sha256.as_ref() != Some(digest) {
-            return Err(
-                "the result lines do not match the footer's digest: lines were edited, \
-                 removed, added or reordered"
-                    .into(),
-            );
-        }
+    // Both digests are required: a file without them cannot show that it is whole, and
+    // removing one must not be a way around the check.
+    let Some(digest) = &f.results_sha256 else {
+        return Err(
+            "the footer carries no digest of the result lines, so the file cannot show \
+                    it is whole (it was written before agentconf 0.2, or the digest was removed)"
+                .into(),
+        );
+    };
+    if expected.results_sha256.as_ref() != Some(digest) {
+        return Err(
+            "the result lines do not match the footer's digest: lines were edited, removed, \
+             added or reordered"
+                .into(),
+        );
     }
-    if let Some(digest) = &file.header.case_ids_sha256 {
-        let complete = file.header.case_count == Some(file.results.len());
-        if complete && case_ids_sha256(file.results.iter().map(|r| r.id.as_str())) != *digest {
-            return Err(
-                "the result lines are not the cases the header selected (ids or order differ)"
-                    .into(),
-            );
-        }
+    if f.header_sha256.as_deref() != Some(header_sha256(&file.header).as_str()) {
+        return Err(if f.header_sha256.is_none() {
+            "the footer carries no digest of the header, so the file cannot show its header is \
+             the run's (it was written before agentconf 0.2, or the digest was removed)"
+                .into()
+        } else {
+            "the header does not match the footer's digest: the header was edited".into()
+        });
+    }
+    let (Some(digest), Some(count)) = (&file.header.case_ids_sha256, file.header.case_count) else {
+        return Err(
+            "the header does not record the cases it selected (their count and the \
+                    digest of their ids), so the file cannot show it is whole"
+                .into(),
+        );
+    };
+    // A run stopped early (--fail-fast, --max-fail) has fewer lines than it selected; the
+    // corpus check (`corpus_check`) then holds each line to the selection.
+    if count == file.results.len()
+        && case_ids_sha256(file.results.iter().map(|r| r.id.as_str())) != *digest
+    {
+        return Err(
+            "the result lines are not the cases the header selected (ids or order differ)".into(),
+        );
     }
     Ok(())
 }
@@ -426,38 +457,6 @@ fn create_temp(path: &std::path::Path) -> Result<(std::fs::File, std::path::Path
         path.display(),
         last.map(|e| e.to_string()).unwrap_or_default()
     ))
-}
-
-/// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
-/// header's record of what was run.
-pub fn executable_sha256(program: &str) -> Option<String> {
-    let path = if program.contains('/') {
-        std::path::PathBuf::from(program)
-    } else {
-        std::env::var_os("PATH")?
-            .to_string_lossy()
-            .split(':')
-            .map(|d| std::path::Path::new(d).join(program))
-            .find(|p| p.is_file())?
-    };
-    file_sha256(&path)
-}
-
-/// SHA-256 (lowercase hex) of a file's bytes, read in pieces.
-fn file_sha256(path: &std::path::Path) -> Option<String> {
-    use sha2::Digest as _;
-    use std::io::Read as _;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buf[..n]),
-            Err(_) => return None,
-        }
-    }
-    Some(hex(&hasher.finalize()))
 }
 
 /// The current time as RFC 3339 UTC with seconds.

@@ -220,8 +220,13 @@ fn file(fixed: bool) -> ResultsFile {
                 executable_sha256: Some(
                     "9b2e4f6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f".into(),
                 ),
-                files: Vec::new(),
+                files: vec![agentconf_harness::results::FileDigest {
+                    path: "impl.py".into(),
+                    sha256: "5d41402abc4b2a76b9719d911017c592aaf4c1f5e2d0b3c4a6e8f0a2b4c6d8e0"
+                        .into(),
+                }],
                 declared: None,
+                interpreter_version: Some("Python 3.11.7".into()),
             },
             adapter_digest: None,
             grading: Grading::Strict,
@@ -709,12 +714,37 @@ fn parse_round_trip_feeds_the_reports() {
 /// case ids, must match the lines, so an edit that keeps the totals consistent is still caught.
 #[test]
 fn results_files_refuse_edits_that_keep_the_totals_consistent() {
-    use agentconf_harness::results::{case_ids_sha256, check};
+    use agentconf_harness::results::{case_ids_sha256, check, header_sha256};
     let mut f = file(true);
-    f.footer = Some(footer(&f.results, 10));
     f.header.case_count = Some(f.results.len());
     f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));
+    let seal = |f: &mut ResultsFile| {
+        let mut foot = footer(&f.results, 10);
+        foot.header_sha256 = Some(header_sha256(&f.header));
+        f.footer = Some(foot);
+    };
+    seal(&mut f);
     check(&f).unwrap();
+    // The header edited: loose grading made strict, or a profile claimed after the run.
+    let mut strict = f.clone();
+    strict.header.grading = Grading::Loose;
+    assert!(check(&strict).unwrap_err().contains("header was edited"));
+    let mut claimed = f.clone();
+    claimed.header.profiles.push("durable".into());
+    assert!(check(&claimed).unwrap_err().contains("header was edited"));
+    // A digest removed is no way around the check (the header's digest re-sealed where the
+    // header itself was stripped, so only the missing digest is left to find).
+    let mut no_lines = f.clone();
+    no_lines.footer.as_mut().unwrap().results_sha256 = None;
+    let mut no_header = f.clone();
+    no_header.footer.as_mut().unwrap().header_sha256 = None;
+    let mut no_ids = f.clone();
+    no_ids.header.case_ids_sha256 = None;
+    no_ids.footer.as_mut().unwrap().header_sha256 = Some(header_sha256(&no_ids.header));
+    for stripped in [no_lines, no_header, no_ids] {
+        let err = check(&stripped).unwrap_err();
+        assert!(err.contains("cannot show"), "{err}");
+    }
     // A false accept turned into a pass, with the totals recomputed to match but the digest left.
     let mut edited = f.clone();
     let i = edited
@@ -736,4 +766,65 @@ fn results_files_refuse_edits_that_keep_the_totals_consistent() {
     let mut cut = f.clone();
     cut.footer = None;
     assert!(check(&cut).unwrap_err().contains("no footer"));
+}
+
+/// The page from `<body>` to its script: what differs from level to level. The style sheet and
+/// the script are the same on every page; the full-page `html` snapshot holds them.
+fn html_body(page: &str) -> &str {
+    let start = page.find("<body>").expect("a body");
+    let end = page[start..]
+        .find("<script>")
+        .map_or(page.len(), |i| start + i);
+    &page[start..end]
+}
+
+/// One file per verdict level, each checked to be that level.
+fn level_files() -> Vec<(&'static str, ResultsFile)> {
+    use Status::*;
+    let all_pass = vec![Pass; results().len()];
+    let mut known = all_pass.clone();
+    known[1] = Xfail;
+    known[2] = Xfail;
+    let mut partial = all_pass.clone();
+    partial[8] = Unsupported;
+    let mut partial = with_statuses(&partial);
+    partial.header.selection.as_mut().unwrap().include = vec!["aer1/".into(), "grp/".into()];
+    let mut fail = all_pass.clone();
+    fail[1] = FalseAccept;
+    fail[5] = Crash;
+    let files = vec![
+        ("conforms", with_statuses(&all_pass)),
+        ("known-failures", with_statuses(&known)),
+        ("partial", partial),
+        ("fail", with_statuses(&fail)),
+        (
+            "nothing-tested",
+            with_statuses(&vec![Unsupported; results().len()]),
+        ),
+    ];
+    let headlines: Vec<String> = files
+        .iter()
+        .map(|(_, f)| report::verdict(f).headline())
+        .collect();
+    assert_eq!(
+        headlines,
+        [
+            "CONFORMS",
+            "CONFORMS WITH 2 KNOWN FAILURES",
+            "PARTIAL",
+            "FAIL",
+            "NOTHING TESTED"
+        ]
+    );
+    files
+}
+
+/// The HTML page and the badge of each verdict level, as a reader sees them: only CONFORMS is
+/// green, known failures are listed as failures of their rules, a partial run says why.
+#[test]
+fn snapshots_per_verdict_level() {
+    for (name, f) in level_files() {
+        insta::assert_snapshot!(format!("html-{name}"), html_body(&report::html(&f)));
+        insta::assert_snapshot!(format!("badge-{name}"), report::badge(&f));
+    }
 }

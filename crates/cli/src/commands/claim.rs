@@ -10,10 +10,11 @@ use super::{emit, Outcome};
 use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, RunArgs};
 
 pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
-    let claim = super::report::load(&args.results)?;
+    let claim = super::report::load_whole(&args.results)?;
     let h = &claim.header;
     let name = args.results.display();
-    let embedded = agentconf_corpus::writer::manifest(&agentconf_corpus::corpus()).corpus_digest;
+    let corpus = agentconf_corpus::corpus();
+    let embedded = agentconf_corpus::writer::manifest(&corpus).corpus_digest;
     if h.corpus_digest != embedded {
         return Err(format!(
             "{name} was made against corpus {}; this agentconf embeds {embedded}: re-check it \
@@ -21,6 +22,9 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
             h.corpus_digest
         ));
     }
+    // The same corpus: every line must then say what that corpus says.
+    agentconf_harness::corpus_check::check(&claim, &corpus, &embedded)
+        .map_err(|e| format!("{name}: refused: {e}"))?;
     let selection = h.selection.clone().ok_or_else(|| {
         format!("{name} does not record which cases it selected: there is nothing to reproduce")
     })?;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use agentconf_harness::corpus_check::{self, CorpusMismatch};
 use agentconf_harness::report;
 use agentconf_harness::results::{self, ResultsFile};
 
@@ -10,8 +11,9 @@ use super::{emit, Outcome};
 use crate::args::{ReportArgs, ReportFormat};
 use crate::input::{open, read_error};
 
-/// Reads and checks a results file (see `results::check`).
-pub fn load(path: &Path) -> Result<ResultsFile, String> {
+/// Reads a results file and checks that it is whole (see `results::check`): what `report diff`
+/// needs, since the two files of a diff may come from different corpora.
+pub fn load_whole(path: &Path) -> Result<ResultsFile, String> {
     let input = open(path)?;
     let bytes = match agentconf_json::read_limited(input.reader, results::MAX_RESULTS_BYTES)
         .map_err(|e| read_error(&input.name, &e))?
@@ -26,11 +28,40 @@ pub fn load(path: &Path) -> Result<ResultsFile, String> {
     Ok(file)
 }
 
+/// Reads a results file, checks that it is whole, and holds it to its corpus (see
+/// `corpus_check`): the embedded one, or the corpus directory `corpus` when given. A verdict is
+/// drawn only from a file that passes both.
+pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile, String> {
+    let file = load_whole(path)?;
+    let (vectors, digest) = match corpus {
+        Some(dir) => {
+            let read = agentconf_corpus::reader::read_dir(dir)?;
+            (read.vectors, read.digest)
+        }
+        None => {
+            let vectors = agentconf_corpus::corpus();
+            let digest = agentconf_corpus::writer::manifest(&vectors).corpus_digest;
+            (vectors, digest)
+        }
+    };
+    corpus_check::check(&file, &vectors, &digest).map_err(|e| {
+        let hint = match (&e, corpus) {
+            (CorpusMismatch::OtherCorpus { .. }, None) => {
+                " (the embedded corpus): check it with the agentconf version that made it, or \
+                 give that version's corpus directory with --corpus DIR"
+            }
+            _ => "",
+        };
+        format!("{}: refused: {e}{hint}", path.display())
+    })?;
+    Ok(file)
+}
+
 pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
     let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     match files.as_slice() {
         [diff, old, new] if diff.as_os_str() == "diff" => {
-            let d = report::diff(&load(old)?, &load(new)?);
+            let d = report::diff(&load_whole(old)?, &load_whole(new)?);
             emit(&report::diff_text(&d))?;
             Ok(if d.has_regressions() {
                 Outcome::Invalid
@@ -39,7 +70,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
             })
         }
         [file] if file.as_os_str() != "diff" => {
-            let file = load(file)?;
+            let file = load_checked(file, args.corpus.as_deref())?;
             let text = match args.format {
                 ReportFormat::Text => report::text(&file),
                 ReportFormat::Json => report::json(&file),

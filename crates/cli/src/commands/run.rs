@@ -10,8 +10,8 @@ use agentconf_harness::adapter::Adapter;
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
-    self, executable_sha256, footer, write_atomically, Header, ImplementationInfo, ResultLine,
-    ResultsFile, Selection, FORMAT,
+    self, footer, write_atomically, Header, ImplementationInfo, ResultLine, ResultsFile, Selection,
+    FORMAT,
 };
 use agentconf_harness::runner::Implementation;
 use agentconf_harness::session::{
@@ -102,14 +102,15 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         GradingArg::Strict => Grading::Strict,
     };
     let manifest = agentconf_corpus::writer::manifest(&corpus);
-    // Prefixes select cases; a vector id is a prefix of all its cases' ids.
+    let selection = Selection {
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        corpus_case_count: corpus_ids.len(),
+    };
     let selected: Vec<Case<'_>> = corpus
         .iter()
         .flat_map(|v| v.cases())
-        .filter(|c| {
-            args.include.is_empty() || args.include.iter().any(|p| c.id.starts_with(p.as_str()))
-        })
-        .filter(|c| !args.exclude.iter().any(|p| c.id.starts_with(p.as_str())))
+        .filter(|c| selection.selects(&c.id))
         .collect();
     if selected.is_empty() {
         return Err("no vector matches the --include/--exclude prefixes".into());
@@ -142,32 +143,17 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         corpus_digest: manifest.corpus_digest.clone(),
         vector_count: selected_vectors,
         case_count: Some(selected.len()),
-        implementation: ImplementationInfo {
-            name,
-            argv: if argv.is_empty() {
-                adapter
-                    .as_ref()
-                    .map(|a| a.command.clone())
-                    .unwrap_or_default()
-            } else {
-                argv.clone()
-            },
-            declared: None,
-            files: results::argv_files(if argv.is_empty() {
-                adapter.as_ref().map_or(&[][..], |a| &a.command[..])
-            } else {
-                &argv[..]
-            }),
-            // In process, the implementation is this very executable.
-            executable_sha256: match argv
-                .first()
-                .or(adapter.as_ref().and_then(|a| a.command.first()))
-            {
-                Some(program) => executable_sha256(program),
-                None => std::env::current_exe()
-                    .ok()
-                    .and_then(|p| executable_sha256(&p.display().to_string())),
-            },
+        // An adapter with a command of its own carries the arguments in its templates: what ran
+        // is its command.
+        implementation: match argv
+            .is_empty()
+            .then(|| adapter.as_ref().map(|a| &a.command[..]))
+            .flatten()
+            .filter(|c| !c.is_empty())
+            .unwrap_or(&argv[..])
+        {
+            [] => ImplementationInfo::in_process(name),
+            command => ImplementationInfo::of_command(name, command),
         },
         adapter_digest,
         grading,
@@ -175,11 +161,7 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         case_ids_sha256: Some(results::case_ids_sha256(
             selected.iter().map(|c| c.id.as_str()),
         )),
-        selection: Some(Selection {
-            include: args.include.clone(),
-            exclude: args.exclude.clone(),
-            corpus_case_count: corpus_ids.len(),
-        }),
+        selection: Some(selection),
         started_at: results::now_rfc3339(),
     };
     // Before anything runs: every file the run will write can be written.
@@ -196,7 +178,8 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
     let started = Instant::now();
     let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     header.implementation.declared = declared;
-    let footer = footer(&lines, started.elapsed().as_millis() as u64);
+    let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
+    footer.header_sha256 = Some(results::header_sha256(&header));
     let file = ResultsFile {
         header,
         results: lines,

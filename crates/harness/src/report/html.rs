@@ -145,6 +145,21 @@ pub fn html(file: &ResultsFile) -> String {
     if let Some(d) = &h.implementation.executable_sha256 {
         fact("executable sha256", format!("<code>{}</code>", esc(d)));
     }
+    for f in &h.implementation.files {
+        fact(
+            "file sha256",
+            format!("<code>{}</code> {}", esc(&f.sha256), esc(&f.path)),
+        );
+    }
+    if let Some(v) = &h.implementation.interpreter_version {
+        fact("interpreter", esc(v));
+    }
+    if let Some(d) = &h.implementation.declared {
+        fact(
+            "declared",
+            format!("{} {} (its own words)", esc(&d.name), esc(&d.version)),
+        );
+    }
     if let Some(d) = &h.adapter_digest {
         fact("adapter sha256", format!("<code>{}</code>", esc(d)));
     }

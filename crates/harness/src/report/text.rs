@@ -41,6 +41,9 @@ pub fn text(file: &ResultsFile) -> String {
             format!("sha256 {} {}", safe(&f.sha256), safe(&f.path)),
         );
     }
+    if let Some(v) = &h.implementation.interpreter_version {
+        fact("interpreter", safe(v));
+    }
     if let Some(d) = &h.adapter_digest {
         fact("adapter", format!("sha256 {}", safe(d)));
     }

@@ -1,0 +1,159 @@
+//! What ran: the implementation's identity as the results header records it — the command, the
+//! SHA-256 of its program and of every file its arguments name (the script, not only the
+//! interpreter), the interpreter's version, and what a persistent server declares itself to be.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::process::{run, Ending, RunSpec};
+
+/// What was run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplementationInfo {
+    /// A name for the implementation (`reference` for agentconf's own).
+    pub name: String,
+    /// The command prefix (argv) used, empty when run in process.
+    pub argv: Vec<String>,
+    /// SHA-256 of the executable, where it could be resolved and read.
+    pub executable_sha256: Option<String>,
+    /// Every other argument of the command that names an existing file (a script after its
+    /// interpreter, a configuration), with its SHA-256: what ran, not only what ran it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileDigest>,
+    /// What a persistent server said it is in its start response (CONTRACT.md section 8.3):
+    /// its own words, recorded, not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<agentconf_contract::protocol::Named>,
+    /// The first line `PROGRAM --version` printed, when the program is an interpreter running a
+    /// script (`python3 impl.py`): the script's digest says what ran, this what ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpreter_version: Option<String>,
+}
+
+/// A file named on the command line, and its SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// The files named by `argv` after its program (the program is `executable_sha256`).
+pub fn argv_files(argv: &[String]) -> Vec<FileDigest> {
+    argv.iter()
+        .skip(1)
+        .filter(|a| std::path::Path::new(a).is_file())
+        .filter_map(|a| {
+            Some(FileDigest {
+                path: a.clone(),
+                sha256: file_sha256(std::path::Path::new(a))?,
+            })
+        })
+        .collect()
+}
+
+/// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
+/// header's record of what was run.
+pub fn executable_sha256(program: &str) -> Option<String> {
+    let path = if program.contains('/') {
+        std::path::PathBuf::from(program)
+    } else {
+        std::env::var_os("PATH")?
+            .to_string_lossy()
+            .split(':')
+            .map(|d| std::path::Path::new(d).join(program))
+            .find(|p| p.is_file())?
+    };
+    file_sha256(&path)
+}
+
+/// SHA-256 (lowercase hex) of a file's bytes, read in pieces.
+fn file_sha256(path: &std::path::Path) -> Option<String> {
+    use sha2::Digest as _;
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(_) => return None,
+        }
+    }
+    Some(hex(&hasher.finalize()))
+}
+
+impl ImplementationInfo {
+    /// An implementation run as `argv` (a program and its arguments, or an adapter's command).
+    pub fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
+        ImplementationInfo {
+            name,
+            argv: argv.to_vec(),
+            executable_sha256: argv.first().and_then(|p| executable_sha256(p)),
+            files: argv_files(argv),
+            declared: None,
+            interpreter_version: interpreter_version(argv),
+        }
+    }
+
+    /// The reference run inside this very executable: its digest is this executable's.
+    pub fn in_process(name: String) -> ImplementationInfo {
+        ImplementationInfo {
+            name,
+            argv: Vec::new(),
+            executable_sha256: std::env::current_exe()
+                .ok()
+                .and_then(|p| executable_sha256(&p.display().to_string())),
+            files: Vec::new(),
+            declared: None,
+            interpreter_version: None,
+        }
+    }
+}
+
+/// Interpreters whose `--version` prints their version and does nothing else. A program not
+/// listed is never run for its version: an unknown program may take `--version` as work.
+const INTERPRETERS: &[&str] = &[
+    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "ruby",
+    "perl", "php", "java", "bash", "zsh", "Rscript", "julia", "elixir", "dotnet",
+];
+
+/// How long `--version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The first line `PROGRAM --version` prints (stdout, else stderr, where some print it), when
+/// `argv` is a listed interpreter running a script file; at most 200 characters, control
+/// characters dropped.
+pub fn interpreter_version(argv: &[String]) -> Option<String> {
+    let program = argv.first()?;
+    let base = std::path::Path::new(program).file_name()?.to_str()?;
+    // `python3.12` is python3; a version suffix does not make another program.
+    let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let listed = INTERPRETERS.contains(&base) || INTERPRETERS.contains(&stem);
+    if !listed || argv_files(argv).is_empty() {
+        return None;
+    }
+    let out = run(&RunSpec {
+        argv: vec![program.clone(), "--version".into()],
+        stdin: Vec::new(),
+        timeout: VERSION_TIMEOUT,
+        capture_limit: 4096,
+    })
+    .ok()?;
+    if !matches!(out.ending, Ending::Exited(0)) {
+        return None;
+    }
+    let first_line = |bytes: &[u8]| -> Option<String> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().filter(|c| !c.is_control()).take(200).collect())
+    };
+    first_line(&out.stdout.bytes).or_else(|| first_line(&out.stderr.bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
