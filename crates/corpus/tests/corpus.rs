@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use agentconf_contract::manifest::Manifest;
-use agentconf_contract::vector::{Expectation, Suite};
+use agentconf_contract::vector::{Expectation, Suite, Vector};
 use agentconf_corpus::{corpus, writer};
 use agentconf_rules::Rule;
 use serde_json::Value;
@@ -118,6 +118,80 @@ fn derivations_name_existing_vectors() {
             assert_ne!(d.source, v.id, "{} derives from itself", v.id);
         }
     }
+}
+
+/// Broken vectors of the GRP `admission` family without a derivation source, each with the
+/// reason (they fall back to the suite-wide pairing of paired credit).
+const GRP_ADMISSION_UNDERIVED: &[(&str, &str)] = &[(
+    // The session is the fixture's, which every valid vector of the family shares; the line
+    // replaces no particular valid vector's event more than another's.
+    "grp/admission/admission/empty-line",
+    "the delivered line is empty: it holds no event, so it is no change to a valid vector's event",
+)];
+
+/// Every `invalid` and `acceptable` vector of the GRP `admission` family (one delivery each) names
+/// the valid vector whose event it changes, so paired credit pairs it with that vector, not with
+/// any valid GRP vector: a receiver that rejects every P-TYPE-1 event but admits P-TYPE-3 ones
+/// earns nothing for rejecting broken P-TYPE-1 events. The source exists, is `valid`, is in the
+/// same suite and family, and is valid under every revision the derived vector targets.
+#[test]
+fn grp_admission_negatives_derive_from_a_valid_vector() {
+    let vectors = corpus();
+    let by_id: BTreeMap<&str, &Vector> = vectors.iter().map(|v| (v.id.as_str(), v)).collect();
+    for (id, why) in GRP_ADMISSION_UNDERIVED {
+        let v = by_id
+            .get(id)
+            .unwrap_or_else(|| panic!("allow-listed {id} is not in the corpus"));
+        assert!(
+            v.suite == Suite::GrpAdmission && v.family == "admission",
+            "allow-listed {id} is not in the GRP admission family"
+        );
+        assert!(!why.trim().is_empty(), "{id}: no reason");
+    }
+    let mut derived = 0;
+    for v in vectors.iter().filter(|v| {
+        v.suite == Suite::GrpAdmission
+            && v.family == "admission"
+            && v.expectation != Expectation::Valid
+    }) {
+        let exempt = GRP_ADMISSION_UNDERIVED.iter().any(|(id, _)| *id == v.id);
+        let Some(d) = &v.derivation else {
+            assert!(exempt, "{}: no derivation source", v.id);
+            continue;
+        };
+        assert!(
+            !exempt,
+            "{}: allow-listed as underived, but derives from {}",
+            v.id, d.source
+        );
+        let source = by_id
+            .get(d.source.as_str())
+            .unwrap_or_else(|| panic!("{} derives from unknown {}", v.id, d.source));
+        assert_eq!(
+            source.expectation,
+            Expectation::Valid,
+            "{}: source {} is not valid",
+            v.id,
+            d.source
+        );
+        assert!(
+            source.suite == v.suite && source.family == v.family,
+            "{}: source {} is in another suite or family",
+            v.id,
+            d.source
+        );
+        for r in v.all_revisions() {
+            assert!(
+                source.revisions.contains(r),
+                "{}: targets revision {r}, under which source {} is not valid",
+                v.id,
+                d.source
+            );
+        }
+        assert!(!d.mutation.trim().is_empty(), "{}: no mutation", v.id);
+        derived += 1;
+    }
+    assert!(derived > 0, "no derived GRP admission vector");
 }
 
 #[test]

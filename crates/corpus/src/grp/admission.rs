@@ -10,6 +10,11 @@
 //!
 //! Events broken in their shape are otherwise signed validly over what is received, so the only
 //! fault is the one the vector is about (a receiver that skipped the shape check would admit them).
+//!
+//! Every broken vector names the valid vector of this family whose event it changes
+//! (`derivation`, for paired credit): `valid-p-type-1`, `-2` or `-3`, by the example event it is
+//! built from. Keys derive from each vector's own id, so a derived vector's event is the source's
+//! event signed with its own keys; the mutation says what else changed.
 
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::jws::{b64url, canonical_payload};
@@ -29,16 +34,35 @@ use agentconf_contract::vector::{ExpectedDecision, Flag, Suite, Vector};
 const EVENT_ID: &str = "grp-evt-20260714-001";
 const MALFORMED: &str = "malformed_event";
 
+/// The valid vectors of the example events, one per publisher type (names in this family).
+const VALID_P1: &str = "valid-p-type-1";
+const VALID_P2: &str = "valid-p-type-2";
+const VALID_P3: &str = "valid-p-type-3";
+
 /// What the receiver must decide for the single delivery.
 enum Want {
-    Admit(&'static [Rule]),
+    /// Admitted, showing `rules` and then the `extra` ones satisfied.
+    Admit(&'static [Rule], &'static [Rule]),
     Reject(&'static str, Rule),
     /// Rejected as `malformed_event` etc., but the broken rule is a SHOULD of this project's
     /// interpretation: either verdict conforms.
     Acceptable(&'static str, Rule),
 }
 
-/// Pushes a one-delivery vector (both revisions).
+/// A broken vector's derivation: the valid vector of this family whose event it changes (one of
+/// [`VALID_P1`], [`VALID_P2`], [`VALID_P3`]), and the change in words.
+struct Derived<'a> {
+    valid: &'static str,
+    mutation: &'a str,
+}
+
+/// Built from the event of the valid vector `valid` (a name in this family), changed as `mutation`
+/// says.
+fn mutates<'a>(valid: &'static str, mutation: &'a str) -> Option<Derived<'a>> {
+    Some(Derived { valid, mutation })
+}
+
+/// Pushes a one-delivery vector (both revisions), derived from `from` when it is a broken one.
 fn one(
     f: &mut Family<'_>,
     name: &str,
@@ -46,8 +70,9 @@ fn one(
     session: &SessionContext,
     line: &[u8],
     want: Want,
-    also: &[Rule],
+    from: Option<Derived<'_>>,
 ) {
+    let source = from.map(|d| (f.id_of(d.valid), d.mutation));
     let b = f
         .vector(name)
         .revisions(GRP_ALL)
@@ -55,15 +80,19 @@ fn one(
         .session_file("session.json", &session_json(session))
         .input("events", "events.jsonl", &[line, b"\n"].concat());
     let b = match want {
-        Want::Admit(rules) => b
+        Want::Admit(rules, extra) => b
             .scenario(vec![deliver(0)], vec![admitted(0)])
-            .exercises(rules),
+            .exercises(rules)
+            .exercises(extra),
         Want::Reject(reason, rule) => b.scenario(vec![deliver(0)], vec![rejected(0, reason, rule)]),
         Want::Acceptable(reason, rule) => b
             .scenario(vec![deliver(0)], vec![rejected(0, reason, rule)])
             .acceptable(&[rule], &[Flag::ShouldLevel, Flag::Interpretation]),
     };
-    b.exercises(also).push();
+    match source {
+        Some((id, mutation)) => b.derived_from(&id, mutation).push(),
+        None => b.push(),
+    }
 }
 
 /// The fixture's example event of `publisher` (the P-TYPE of the fixture's registration).
@@ -156,14 +185,14 @@ const PASSES: &[Rule] = &[
 fn valid(f: &mut Family<'_>) {
     let cases: [(&str, &str, &str, &'static [Rule]); 3] = [
         (
-            "valid-p-type-1",
+            VALID_P1,
             P1_ID,
             "A P-TYPE-1 (SOOS principal) event signed with the principal's KIA key (EdDSA, kid \
              naming its Ed25519 key), credential not revoked, the session's nonce: admitted.",
             &[Rule::GrpPubRevoked],
         ),
         (
-            "valid-p-type-2",
+            VALID_P2,
             P2_ID,
             "A P-TYPE-2 (registered external) event: the EPR registration window \
              (2026-01-01..2026-12-31) contains the session clock, the change class is permitted, \
@@ -171,7 +200,7 @@ fn valid(f: &mut Family<'_>) {
             &[Rule::GrpPubWindow, Rule::GrpPubEventType],
         ),
         (
-            "valid-p-type-3",
+            VALID_P3,
             P3_ID,
             "The draft's example event (revision 00 Appendix A) from the P-TYPE-3 publisher \
              ponyhouse.myauberge.jp: the well-known document cached at session start is valid, \
@@ -189,8 +218,8 @@ fn valid(f: &mut Family<'_>) {
             describe,
             &fx.session(),
             line.as_bytes(),
-            Want::Admit(PASSES),
-            extra,
+            Want::Admit(PASSES, extra),
+            None,
         );
     }
 
@@ -208,8 +237,8 @@ fn valid(f: &mut Family<'_>) {
              is admitted.",
             &fx.session(),
             fx.signed(&e).as_bytes(),
-            Want::Admit(&[Rule::GrpEvMembers]),
-            &[],
+            Want::Admit(&[Rule::GrpEvMembers], &[]),
+            None,
         );
     }
     {
@@ -233,8 +262,8 @@ fn valid(f: &mut Family<'_>) {
              neither changes, so the event is admitted.",
             &fx.session(),
             text.as_bytes(),
-            Want::Admit(&[Rule::GrpSigPayload]),
-            &[],
+            Want::Admit(&[Rule::GrpSigPayload], &[]),
+            None,
         );
     }
     {
@@ -250,8 +279,8 @@ fn valid(f: &mut Family<'_>) {
              date-time: admitted.",
             &fx.session(),
             fx.signed(&e).as_bytes(),
-            Want::Admit(&[Rule::GrpEvTimestamp]),
-            &[],
+            Want::Admit(&[Rule::GrpEvTimestamp], &[]),
+            None,
         );
     }
     {
@@ -271,8 +300,8 @@ fn valid(f: &mut Family<'_>) {
              outside the BMP). The JCS payload carries them as UTF-8; the event is admitted.",
             &fx.session(),
             fx.signed(&e).as_bytes(),
-            Want::Admit(&[Rule::GrpSigPayload]),
-            &[],
+            Want::Admit(&[Rule::GrpSigPayload], &[]),
+            None,
         );
     }
     {
@@ -298,8 +327,8 @@ fn valid(f: &mut Family<'_>) {
              ...#k2). The kid selects the key, and the event is admitted.",
             &session,
             line.as_bytes(),
-            Want::Admit(&[Rule::GrpSigKey, Rule::GrpSigVerify]),
-            &[],
+            Want::Admit(&[Rule::GrpSigKey, Rule::GrpSigVerify], &[]),
+            None,
         );
     }
     for (name, which, instant) in [
@@ -327,8 +356,8 @@ fn valid(f: &mut Family<'_>) {
             ),
             &session,
             fx.signed(&example(&fx, P2_ID)).as_bytes(),
-            Want::Admit(&[Rule::GrpPubWindow]),
-            &[],
+            Want::Admit(&[Rule::GrpPubWindow], &[]),
+            None,
         );
     }
 }
@@ -348,7 +377,11 @@ fn publishers(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject("unknown_publisher", Rule::GrpPubKnown),
-            &[],
+            mutates(
+                VALID_P3,
+                "publisher_id set to stables.example.org, a publisher not registered for the \
+                 session, and signed with that publisher's own key",
+            ),
         );
     }
     {
@@ -366,7 +399,7 @@ fn publishers(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject("publisher_type_mismatch", Rule::GrpPubType),
-            &[],
+            mutates(VALID_P3, "publisher_type set to P-TYPE-2; re-signed"),
         );
     }
     {
@@ -388,7 +421,10 @@ fn publishers(f: &mut Family<'_>) {
             &session,
             fx.signed(&example(&fx, P1_ID)).as_bytes(),
             Want::Reject("kia_signature_invalid", Rule::GrpPubRevoked),
-            &[],
+            mutates(
+                VALID_P1,
+                "the principal's credential marked revoked in the session context",
+            ),
         );
     }
     // P-TYPE-2 windows.
@@ -414,7 +450,23 @@ fn publishers(f: &mut Family<'_>) {
         } else {
             fx.signed(&e)
         };
-        one(f, name, describe, &session, line.as_bytes(), want, &[]);
+        let mutation = format!(
+            "the P-TYPE-2 registration window set to {nb} .. {na}{}",
+            if bad_sig {
+                "; the first character of the token's signature segment changed"
+            } else {
+                ""
+            }
+        );
+        one(
+            f,
+            name,
+            describe,
+            &session,
+            line.as_bytes(),
+            want,
+            mutates(VALID_P2, &mutation),
+        );
     };
     window(
         f,
@@ -481,7 +533,11 @@ fn publishers(f: &mut Family<'_>) {
             &session,
             fx.signed(&e).as_bytes(),
             Want::Reject("event_type_not_permitted", Rule::GrpPubEventType),
-            &[],
+            mutates(
+                VALID_P2,
+                "the registration's event_types narrowed to RESOURCE_STATE and DEPENDENCY_UPDATE; \
+                 change_class set to POLICY_UPDATE; re-signed",
+            ),
         );
     }
     {
@@ -499,7 +555,11 @@ fn publishers(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject("event_type_not_permitted", Rule::GrpPubEventType),
-            &[],
+            mutates(
+                VALID_P3,
+                "change_class set to MANDATE_CONDITION, which the well-known document does not \
+                 list; re-signed",
+            ),
         );
     }
     {
@@ -512,6 +572,7 @@ fn publishers(f: &mut Family<'_>) {
                 p.not_after = Some("2026-06-30T23:59:59Z".into());
             }
         }
+        let source = f.id_of(VALID_P3);
         let b = f
             .vector(name)
             .revisions(GRP_ALL)
@@ -524,7 +585,12 @@ fn publishers(f: &mut Family<'_>) {
                  well_known_signature_invalid would also be defensible.",
             )
             .session_file("session.json", &session_json(&session))
-            .events_text(&events_jsonl(&[fx.signed(&example(&fx, P3_ID))]));
+            .events_text(&events_jsonl(&[fx.signed(&example(&fx, P3_ID))]))
+            .derived_from(
+                &source,
+                "the well-known document's not_after set to 2026-06-30T23:59:59Z, before the \
+                 session clock",
+            );
         b.scenario(
             vec![deliver(0)],
             vec![not_named_by_draft(rejected(
@@ -540,10 +606,11 @@ fn publishers(f: &mut Family<'_>) {
 fn signatures(f: &mut Family<'_>) {
     // Bad signatures, one per publisher type: signed by another key under the right kid, and a
     // tampered signature.
-    for (name, publisher, reason, describe) in [
+    for (name, publisher, valid, reason, describe) in [
         (
             "p-type-1-bad-signature",
             P1_ID,
+            VALID_P1,
             "kia_signature_invalid",
             "The P-TYPE-1 event is signed by a key that is not the principal's KIA key (under the \
              principal's kid). Rejected as kia_signature_invalid (ALE-064).",
@@ -551,6 +618,7 @@ fn signatures(f: &mut Family<'_>) {
         (
             "p-type-2-bad-signature",
             P2_ID,
+            VALID_P2,
             "epr_signature_invalid",
             "The P-TYPE-2 event is signed by a key that is not the registered signing key (under \
              the registered kid). Rejected; the draft names no reason for this case (this \
@@ -559,6 +627,7 @@ fn signatures(f: &mut Family<'_>) {
         (
             "p-type-3-bad-signature",
             P3_ID,
+            VALID_P3,
             "well_known_signature_invalid",
             "The P-TYPE-3 event is signed by a key that is not in the publisher's well-known \
              document (under the document's kid). Rejected as well_known_signature_invalid \
@@ -579,7 +648,7 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Reject(reason, Rule::GrpSigVerify),
-            &[],
+            mutates(valid, "signed by another key under the publisher's kid"),
         );
     }
     {
@@ -597,7 +666,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigVerify),
-            &[],
+            mutates(
+                VALID_P3,
+                "the first character of the token's signature segment changed",
+            ),
         );
     }
     {
@@ -620,7 +692,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &cut).as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigVerify),
-            &[],
+            mutates(
+                VALID_P3,
+                "the token's signature segment removed (header and payload kept, ending in a dot)",
+            ),
         );
     }
     {
@@ -639,19 +714,25 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &token).as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigAlg),
-            &[],
+            mutates(
+                VALID_P3,
+                "the token replaced by an unsecured JWS (alg none, empty signature segment) over \
+                 the same payload",
+            ),
         );
     }
-    for (name, publisher, reason, secret_is_text) in [
+    for (name, publisher, valid, reason, secret_is_text) in [
         (
             "hmac-confusion-public-key-bytes",
             P3_ID,
+            VALID_P3,
             "well_known_signature_invalid",
             false,
         ),
         (
             "hmac-confusion-public-key-text",
             P1_ID,
+            VALID_P1,
             "kia_signature_invalid",
             true,
         ),
@@ -683,7 +764,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &token).as_bytes(),
             Want::Reject(reason, Rule::GrpSigAlg),
-            &[],
+            mutates(
+                valid,
+                &format!("the token replaced by an HS256 token keyed with {what}"),
+            ),
         );
     }
     {
@@ -702,7 +786,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &token).as_bytes(),
             Want::Reject("epr_signature_invalid", Rule::GrpSigAlg),
-            &[],
+            mutates(
+                VALID_P2,
+                "signed by the same key under a header naming alg ES256",
+            ),
         );
     }
     {
@@ -719,7 +806,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigKey),
-            &[],
+            mutates(
+                VALID_P3,
+                "signed by the same key under kid ponyhouse.myauberge.jp#k9, which names no key",
+            ),
         );
     }
     {
@@ -737,7 +827,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigKey),
-            &[],
+            mutates(
+                VALID_P3,
+                "signed by the P-TYPE-2 publisher's key under that publisher's kid",
+            ),
         );
     }
     {
@@ -755,7 +848,10 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &token).as_bytes(),
             Want::Reject("kia_signature_invalid", Rule::GrpSigKey),
-            &[],
+            mutates(
+                VALID_P1,
+                "signed by the same key under a header without kid",
+            ),
         );
     }
     {
@@ -777,7 +873,11 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&b, &token).as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigPayload),
-            &[],
+            mutates(
+                VALID_P3,
+                "event_id set to grp-evt-20260714-002 and change_severity to CRITICAL, keeping the \
+                 token signed over the original event",
+            ),
         );
     }
     {
@@ -797,39 +897,47 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&b, &token).as_bytes(),
             Want::Reject("epr_signature_invalid", Rule::GrpSigPayload),
-            &[],
+            mutates(
+                VALID_P2,
+                "affected_component set to rgp-resource-horse-trek-002 after signing (token kept)",
+            ),
         );
     }
     // Malformed JWS.
-    for (name, describe, make) in [
+    for (name, describe, make, mutation) in [
         (
             "jws-two-segments",
             "publisher_signature has only two segments (the signature segment and its dot are \
              missing): not a compact JWS.",
             0,
+            "the token's signature segment and the dot before it removed",
         ),
         (
             "jws-garbage",
             "publisher_signature is the text \"<JWS compact serialization>\" copied from the \
              draft's example: not a compact JWS.",
             1,
+            "the token replaced by the text <JWS compact serialization>",
         ),
         (
             "jws-header-not-json",
             "The protected header decodes to text that is not JSON: not a valid compact JWS.",
             2,
+            "signed by the same key under a protected header that is not JSON",
         ),
         (
             "jws-critical-header",
             "The protected header carries crit [\"exp\"]; the profile understands no extension, so \
              the JWS must be rejected (RFC 7515 section 4.1.11).",
             3,
+            "signed by the same key under a header with crit [\"exp\"] and exp",
         ),
         (
             "jws-padded-segments",
             "The genuine token with base64 padding added to its segments: JWS compact form uses \
              unpadded base64url.",
             4,
+            "base64 padding added to each segment of the token",
         ),
     ] {
         let id = f.id_of(name);
@@ -862,16 +970,17 @@ fn signatures(f: &mut Family<'_>) {
             &fx.session(),
             with_signature(&e, &token).as_bytes(),
             Want::Reject("well_known_signature_invalid", Rule::GrpSigFormat),
-            &[],
+            mutates(VALID_P3, mutation),
         );
     }
 }
 
 fn nonce(f: &mut Family<'_>) {
-    for (name, publisher, value, describe) in [
+    for (name, publisher, valid, value, describe) in [
         (
             "nonce-mismatch",
             P3_ID,
+            VALID_P3,
             "ses-nonce-aep-session-002",
             "The P-TYPE-3 event is validly signed but carries another session's nonce. Rejected \
              as session_nonce_mismatch (ALE-064).",
@@ -879,6 +988,7 @@ fn nonce(f: &mut Family<'_>) {
         (
             "nonce-differs-in-case",
             P1_ID,
+            VALID_P1,
             "SES-NONCE-AEP-SESSION-001",
             "The P-TYPE-1 event carries the session's nonce in upper case (validly signed). The \
              nonce is compared exactly: rejected as session_nonce_mismatch.",
@@ -895,7 +1005,7 @@ fn nonce(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject("session_nonce_mismatch", Rule::GrpNonce),
-            &[],
+            mutates(valid, &format!("session_nonce set to {value}; re-signed")),
         );
     }
 }
@@ -913,6 +1023,11 @@ fn shape(f: &mut Family<'_>) {
             e.remove(member);
             fx.signed(&e)
         };
+        let mutation = if member == "publisher_signature" {
+            "publisher_signature removed (left unsigned)".to_string()
+        } else {
+            format!("{member} removed; re-signed")
+        };
         let how = if member == "publisher_signature" {
             "The event carries no publisher_signature at all, so no signature check can run."
         } else {
@@ -928,7 +1043,7 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Reject(MALFORMED, Rule::GrpEvMembers),
-            &[],
+            mutates(VALID_P1, &mutation),
         );
     }
     // Wrong member types and empty values.
@@ -961,6 +1076,7 @@ fn shape(f: &mut Family<'_>) {
         let id = f.id_of(name);
         let fx = Fixture::new(&id);
         let mut e = example(&fx, P1_ID);
+        let mutation = format!("{member} set to {value}; re-signed");
         e.insert(member.into(), value);
         one(
             f,
@@ -972,7 +1088,7 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject(MALFORMED, Rule::GrpEvMembers),
-            &[],
+            mutates(VALID_P1, &mutation),
         );
     }
     // Enumerations and the timestamp. P-TYPE-1 has no event-type restriction, so the member is the
@@ -1057,7 +1173,7 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             fx.signed(&e).as_bytes(),
             Want::Reject(MALFORMED, rule),
-            &[],
+            mutates(VALID_P1, &format!("{member} set to {value}; re-signed")),
         );
     }
     // Lines that are not change events at all.
@@ -1073,7 +1189,7 @@ fn shape(f: &mut Family<'_>) {
         &fx.session(),
         truncated.as_bytes(),
         Want::Reject(MALFORMED, Rule::GrpJsonSyntax),
-        &[],
+        mutates(VALID_P3, "the signed line cut to its first half"),
     );
     let id = f.id_of("not-an-object");
     let fx = Fixture::new(&id);
@@ -1086,7 +1202,7 @@ fn shape(f: &mut Family<'_>) {
         &fx.session(),
         format!("[{signed}]").as_bytes(),
         Want::Reject(MALFORMED, Rule::GrpEvMembers),
-        &[],
+        mutates(VALID_P3, "the signed line wrapped in a JSON array"),
     );
     let id = f.id_of("empty-line");
     let fx = Fixture::new(&id);
@@ -1097,7 +1213,9 @@ fn shape(f: &mut Family<'_>) {
         &fx.session(),
         b"",
         Want::Reject(MALFORMED, Rule::GrpJsonSyntax),
-        &[],
+        // No source: the line holds no event, so it changes no valid vector's event (any valid
+        // vector with the fixture's session would do, none more than another).
+        None,
     );
     let id = f.id_of("not-utf8");
     let fx = Fixture::new(&id);
@@ -1126,7 +1244,10 @@ fn shape(f: &mut Family<'_>) {
         &fx.session(),
         &bytes,
         Want::Reject(MALFORMED, Rule::GrpJsonSyntax),
-        &[],
+        mutates(
+            VALID_P3,
+            "in the signed line, the e of horse in affected_component replaced by the byte 0xFF",
+        ),
     );
     // Duplicate member names: the same value twice, and two values.
     for (name, value, describe) in [
@@ -1163,7 +1284,12 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             text.as_bytes(),
             Want::Acceptable(MALFORMED, Rule::GrpJsonDuplicate),
-            &[],
+            mutates(
+                VALID_P3,
+                &format!(
+                    "a second change_severity member ({value}) inserted before the signed one"
+                ),
+            ),
         );
     }
     {
@@ -1181,7 +1307,11 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             text.as_bytes(),
             Want::Acceptable(MALFORMED, Rule::GrpJsonSurrogate),
-            &[],
+            mutates(
+                VALID_P3,
+                "the lone high-surrogate escape \\ud83d inserted into affected_component after \
+                 signing",
+            ),
         );
     }
     {
@@ -1205,7 +1335,10 @@ fn shape(f: &mut Family<'_>) {
             &fx.session(),
             line.as_bytes(),
             Want::Acceptable(MALFORMED, Rule::GrpJsonLimits),
-            &[],
+            mutates(
+                VALID_P1,
+                "an extra member x-extension, arrays nested 200 deep, added; re-signed",
+            ),
         );
     }
 }

@@ -423,8 +423,10 @@ fn wrong_nonce_then_genuine(f: &mut Family<'_>) {
         .push();
 }
 
-/// `new-session`, then `new-session-then-replay`.
+/// `new-session`, then `new-session-then-replay` (derived from it: the same scenario with two
+/// more deliveries).
 fn new_session(f: &mut Family<'_>) {
+    let plain = f.id_of("new-session");
     for (name, replay) in [("new-session", false), ("new-session-then-replay", true)] {
         let id = f.id_of(name);
         let fx = Fixture::new(&id);
@@ -457,7 +459,8 @@ fn new_session(f: &mut Family<'_>) {
              nonce, same state store); the publisher re-signs the same event with the new nonce. \
              The admitted set belongs to one session, so the pair is admitted again."
         };
-        f.vector(name)
+        let b = f
+            .vector(name)
             .revisions(GRP_R01)
             .describe(describe)
             .session_file("session.json", &session_json(&fx.session()))
@@ -468,8 +471,17 @@ fn new_session(f: &mut Family<'_>) {
                 &[Rule::GrpDupSession, Rule::GrpDupOrder]
             } else {
                 &[Rule::GrpDupSession]
-            })
+            });
+        if replay {
+            b.derived_from(
+                &plain,
+                "two deliveries added after session 2's admission: the session-2 line again, \
+                 then the session-1 line",
+            )
             .push();
+        } else {
+            b.push();
+        }
     }
 }
 
