@@ -828,3 +828,52 @@ fn snapshots_per_verdict_level() {
         insta::assert_snapshot!(format!("badge-{name}"), report::badge(&f));
     }
 }
+
+/// A rejection derived from another rejection is credited only when that one is: a chain of
+/// invalid vectors lends a reject-all implementation nothing.
+#[test]
+fn credit_follows_derivations_through_invalid_sources() {
+    use Expectation::*;
+    use Status::*;
+    let mk = |id: &str, e: Expectation, s: Status, from: Option<&str>| {
+        let mut l = line(
+            id,
+            Suite::Aer1Timeline,
+            "t",
+            &["AER1-TL-LINK"],
+            e,
+            s,
+            "",
+            "",
+            1,
+        );
+        l.derived_from = from.map(str::to_string);
+        l
+    };
+    let mut f = file(true);
+    f.results = vec![
+        mk("aer1/timeline/t/valid", Valid, FalseReject, None),
+        mk(
+            "aer1/timeline/t/broken",
+            Invalid,
+            Pass,
+            Some("aer1/timeline/t/valid"),
+        ),
+        mk(
+            "aer1/timeline/t/broken-further",
+            Invalid,
+            Pass,
+            Some("aer1/timeline/t/broken"),
+        ),
+    ];
+    let credit = report::Credit::of(&f);
+    assert!(!credit.credited(&f.results[1]));
+    assert!(
+        !credit.credited(&f.results[2]),
+        "credit through an uncredited source"
+    );
+    // The valid source accepted: both rejections are credited.
+    f.results[0].status = Pass;
+    let credit = report::Credit::of(&f);
+    assert!(credit.credited(&f.results[1]) && credit.credited(&f.results[2]));
+}

@@ -304,8 +304,9 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
 /// so an implementation that rejects (or accepts) everything earns no rule.
 ///
 /// - An `invalid` case that was rejected is credited when the vector it was derived from
-///   (`derived_from`) was accepted; without a derivation in the file, when some `valid` case of
-///   the same suite was accepted.
+///   (`derived_from`) was accepted (or, when that vector is itself `invalid`, was rejected and
+///   credited); without a derivation in the file, when some `valid` case of the same suite was
+///   accepted.
 /// - A `valid` case that was accepted is credited when at least one case derived from it was
 ///   rejected as expected; without one in the file, when some `invalid` case of the same suite
 ///   was.
@@ -354,6 +355,14 @@ impl<'a> Credit<'a> {
 
     /// Whether a passing line earns credit for its rules.
     pub fn credited(&self, l: &ResultLine) -> bool {
+        self.credited_within(l, 0)
+    }
+
+    /// [`Credit::credited`], following derivations at most `MAX_DERIVATION_DEPTH` deep: a
+    /// rejection derived from another rejection is credited only when that one is, so a chain
+    /// of invalid vectors cannot lend a reject-all implementation credit.
+    fn credited_within(&self, l: &ResultLine, depth: usize) -> bool {
+        const MAX_DERIVATION_DEPTH: usize = 8;
         let suite = self
             .suites
             .get(l.suite.as_str())
@@ -362,7 +371,13 @@ impl<'a> Credit<'a> {
         match l.expectation {
             Expectation::Acceptable => suite.0 && suite.1,
             Expectation::Invalid => match l.derived_from.as_deref() {
-                Some(src) if self.present.contains(src) => self.passed.contains_key(src),
+                Some(src) if self.present.contains(src) => match self.passed.get(src) {
+                    None => false,
+                    Some(source) if source.expectation == Expectation::Invalid => {
+                        depth < MAX_DERIVATION_DEPTH && self.credited_within(source, depth + 1)
+                    }
+                    Some(_) => true,
+                },
                 _ => suite.0,
             },
             Expectation::Valid => match self.derived.get(l.id.as_str()) {
