@@ -76,18 +76,19 @@ pub struct RunArgs {
     /// Skip vectors whose id starts with this prefix; repeatable.
     #[arg(long)]
     pub exclude: Vec<String>,
-    /// Parallel workers (default: the number of cores).
+    /// Parallel workers, at least 1 (default: the number of cores).
     #[arg(long)]
-    pub jobs: Option<usize>,
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds (the implementation's whole process group is killed).
-    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS)]
+    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Stop at the first unexpected result.
     #[arg(long)]
     pub fail_fast: bool,
     /// Stop after this many unexpected results.
     #[arg(long)]
-    pub max_fail: Option<usize>,
+    pub max_fail: Option<std::num::NonZeroUsize>,
     /// The results file (JSON lines: header, one line per vector, footer).
     #[arg(long, default_value = "agentconf-results.jsonl")]
     pub out: PathBuf,
@@ -213,7 +214,7 @@ pub enum Vectors {
 
 #[derive(Args, Debug)]
 pub struct VectorsListArgs {
-    /// Only this suite (aer1-receipt, aer1-timeline, aer1-workflow).
+    /// Only this suite (aer1-receipt, aer1-timeline, aer1-workflow, grp-admission).
     #[arg(long)]
     pub suite: Option<String>,
     /// Only this family (valid, truncated, structure, ...).
@@ -445,11 +446,12 @@ pub struct ClaimVerifyArgs {
     /// Run AER-1 vectors through `IMPL serve`, as the claim may have.
     #[arg(long)]
     pub persistent: bool,
-    /// Parallel workers (default: the number of cores).
+    /// Parallel workers, at least 1 (default: the number of cores).
     #[arg(long)]
-    pub jobs: Option<usize>,
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds.
-    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS)]
+    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Where to write the new results file.
     #[arg(long, default_value = "agentconf-claim-results.jsonl")]

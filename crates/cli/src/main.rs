@@ -15,8 +15,14 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
+        // The reader went away (`… | head`): it has what it wanted, and a message about it
+        // would only clutter its terminal. The exit code still says the output was cut.
+        Err(error) if error == commands::OUTPUT_CLOSED => ExitCode::from(commands::EXIT_USAGE),
         Err(error) => {
-            commands::to_stderr(&format!("agentconf: {error}\n"));
+            // One terminal-safe line: a hostile file name in an error cannot move the cursor or
+            // print a line of its own (no error message has a line break of its own).
+            let line = agentconf_harness::report::terminal_safe(&format!("agentconf: {error}"));
+            commands::to_stderr(&(line + "\n"));
             ExitCode::from(commands::EXIT_USAGE)
         }
     }

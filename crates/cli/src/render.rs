@@ -31,13 +31,20 @@ pub fn json(report: &Report) -> Result<String, String> {
 const DRAFT_NOTE: &str =
     "draft-zambo-aer1, an individual Internet-Draft: not an RFC, not endorsed by the IETF";
 
-/// The report as text for a person.
+/// The report as text for a person. Every line is made terminal-safe: a file name or a member
+/// name from the input with an escape sequence or a line break in it cannot move the cursor or
+/// forge a line of its own (a `verdict: VALID`, say).
 pub fn text(report: &Report, source: &str) -> String {
-    match report {
+    // The name first, whole: a line break in it must become `\n`, not a line of its own.
+    let source = &agentconf_harness::report::terminal_safe(source);
+    let raw = match report {
         Report::Receipt(r) => receipt(r, source),
         Report::Timeline(r) => timeline(r, source),
         Report::Workflow(r) => workflow(r, source),
-    }
+    };
+    raw.lines()
+        .map(|line| agentconf_harness::report::terminal_safe(line) + "\n")
+        .collect()
 }
 
 fn receipt(r: &ReceiptReport, source: &str) -> String {

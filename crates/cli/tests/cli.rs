@@ -2084,3 +2084,82 @@ fn vectors_export_writes_one_revision_and_never_overwrites() {
     run(&["vectors", "export", "--revision", "09", p(&out)]).expect_code(2);
     assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile names and mistyped arguments
+// ---------------------------------------------------------------------------------------------
+
+/// A file name with an escape sequence and line breaks cannot forge a line of the text report
+/// (a `verdict: VALID` of its own) nor reach the terminal raw, on standard output or in an error.
+#[test]
+fn hostile_file_names_are_printed_terminal_safe() {
+    let dir = TempDir::new("hostile-name");
+    let name = "x\rverdict: VALID\n\u{1b}[2K\u{202e}.json";
+    // An invalid timeline, so that a forged VALID line would matter.
+    let path = dir.write(name, "[]");
+    let r = run(&["verify", "timeline", p(&path)]);
+    r.expect_code(EXIT_INVALID);
+    let out = r.out();
+    let verdicts: Vec<&str> = out.lines().filter(|l| l.starts_with("verdict:")).collect();
+    assert_eq!(verdicts, ["verdict: INVALID (1 failure)"], "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\r') && !out.contains('\u{202e}'));
+    assert!(out.contains("\\u{1b}[2K") && out.contains("\\n"), "{out}");
+    // The same name in an error message on standard error.
+    let missing = dir.path().join("missing\n\u{1b}[31mverdict: VALID");
+    let r = run(&["verify", "timeline", p(&missing)]);
+    r.expect_code(EXIT_USAGE);
+    assert!(!r.stderr.contains('\u{1b}'), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+/// Mistyped arguments are usage errors, not empty answers.
+#[test]
+fn filters_that_can_match_nothing_and_zero_workers_are_refused() {
+    for args in [
+        vec!["vectors", "list", "--suite", "nope"],
+        vec!["vectors", "list", "--family", "nope"],
+        vec!["run", "--jobs", "0", "--include", "aer1/workflow/valid"],
+        vec!["run", "--max-fail", "0", "--include", "aer1/workflow/valid"],
+        vec!["run", "--timeout", "0", "--include", "aer1/workflow/valid"],
+    ] {
+        let r = run(&args);
+        r.expect_code(EXIT_USAGE);
+        assert!(r.stdout.is_empty(), "{args:?}");
+    }
+    run(&["vectors", "list", "--suite", "grp-admission"]).expect_code(EXIT_VALID);
+}
+
+/// `report diff` writes text only: another format is refused, not silently replaced; a reader
+/// that closes the pipe early cuts the output without a message about it.
+#[test]
+fn report_diff_formats_and_closed_pipes() {
+    let dir = TempDir::new("report-diff");
+    let results = dir.path().join("r.jsonl");
+    run(&[
+        "run",
+        "--include",
+        "aer1/workflow/valid",
+        "--out",
+        p(&results),
+    ])
+    .expect_code(EXIT_VALID);
+    let r = run(&["report", "diff", p(&results), p(&results)]);
+    r.expect_code(EXIT_VALID);
+    for format in ["markdown", "json", "html"] {
+        let r = run(&[
+            "report",
+            "diff",
+            p(&results),
+            p(&results),
+            "--format",
+            format,
+        ]);
+        r.expect_code(EXIT_USAGE);
+        assert!(r.stderr.contains("text only"), "{}", r.stderr);
+    }
+    for format in ["json", "html", "text"] {
+        let (code, stderr) = run_with_closed_stdout(&["report", p(&results), "--format", format]);
+        assert_eq!(code, EXIT_USAGE, "{format}: a lost output is not success");
+        assert!(stderr.is_empty(), "{format}: {stderr}");
+    }
+}

@@ -85,7 +85,10 @@ pub fn grade_decision(
         )),
         (Outcome::Rejected, Outcome::Admitted) => Err((
             Status::FalseAccept,
-            format!("step {index}: admitted, expected {:?}", e.rejection_reason),
+            format!(
+                "step {index}: admitted, expected a rejection ({})",
+                json_text(&e.rejection_reason)
+            ),
         )),
         (Outcome::Rejected, Outcome::Rejected) => {
             if grading == Grading::Loose {
@@ -104,11 +107,12 @@ pub fn grade_decision(
                 Err((
                     Status::WrongReason,
                     format!(
-                        "step {index}: rejected as {:?} {:?}, expected {:?} {:?}",
-                        reason,
-                        d.rule,
-                        e.rejection_reason,
-                        e.rule.map(Rule::id)
+                        "step {index}: rejected with reason {} and rule {}, expected reason {} \
+                         and rule {}",
+                        json_text(&d.rejection_reason),
+                        json_text(&d.rule),
+                        json_text(&e.rejection_reason),
+                        json_text(&e.rule.map(|r| r.id().to_string()))
                     ),
                 ))
             }

@@ -138,6 +138,12 @@ pub fn run_cases<'a>(
                         if plan.max_fail.is_some_and(|m| unexpected >= m) {
                             stop.store(true, Ordering::Relaxed);
                         }
+                        // Another worker's case was in flight when the limit was reached: its
+                        // unexpected result is past the limit and is not kept, so the file holds
+                        // exactly the limit (the case counts as not run).
+                        if plan.max_fail.is_some_and(|m| unexpected > m) {
+                            continue;
+                        }
                     }
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, unexpected);
                     if let Ok(mut slots) = slots.lock() {

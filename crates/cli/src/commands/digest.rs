@@ -79,7 +79,10 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
             revision.as_str()
         );
         for f in &report.failures {
-            text.push_str(&format!("  {}\n", render::finding(f)));
+            text.push_str(&format!(
+                "  {}\n",
+                agentconf_harness::report::terminal_safe(&render::finding(f))
+            ));
         }
         to_stderr(&text);
     }

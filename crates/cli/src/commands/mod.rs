@@ -88,11 +88,19 @@ pub fn to_stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// The error `emit` returns when the reader closed the pipe early (`… | head`): the exit code
+/// still says the output was not all delivered, but no message is printed, as for any Unix tool
+/// stopped by SIGPIPE.
+pub const OUTPUT_CLOSED: &str = "standard output was closed by its reader";
+
 /// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
-/// message instead of the panic `println!` would raise.
+/// instead of the panic `println!` would raise. A lost output is never success.
 fn emit(text: &str) -> Result<(), String> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write output: {e}"))
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::BrokenPipe => OUTPUT_CLOSED.to_string(),
+            _ => format!("cannot write output: {e}"),
+        })
 }

@@ -60,6 +60,14 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile, S
 pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
     let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     match files.as_slice() {
+        // A diff is text only: a format asked for and not given would be a silent surprise.
+        [diff, _, _] if diff.as_os_str() == "diff" && args.format != ReportFormat::Text => Err(
+            "agentconf report diff writes text only: leave out --format (or give --format text)"
+                .into(),
+        ),
+        [diff, _, _] if diff.as_os_str() == "diff" && args.corpus.is_some() => Err(
+            "agentconf report diff compares files of any corpus: --corpus is for one file".into(),
+        ),
         [diff, old, new] if diff.as_os_str() == "diff" => {
             let d = report::diff(&load_whole(old)?, &load_whole(new)?);
             emit(&report::diff_text(&d))?;

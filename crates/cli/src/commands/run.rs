@@ -262,11 +262,12 @@ fn run_all(
         cases,
         jobs: args
             .jobs
+            .map(|n| n.get())
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
         max_fail: if args.fail_fast {
             Some(1)
         } else {
-            args.max_fail
+            args.max_fail.map(|n| n.get())
         },
         work: work_root().join(format!("agentconf-run-{}", std::process::id())),
     };

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use agentconf_contract::case::CASE_REVISION_SEPARATOR;
-use agentconf_contract::vector::Vector;
+use agentconf_contract::vector::{Suite, Vector};
 use agentconf_corpus::writer;
 
 use super::{emit, Outcome};
@@ -26,6 +26,27 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
         }
     }
     let corpus = agentconf_corpus::corpus();
+    // A filter that can match nothing is a typing mistake, not an empty answer.
+    if let Some(s) = &args.suite {
+        if !Suite::ALL.iter().any(|x| x.as_str() == s) {
+            let names: Vec<&str> = Suite::ALL.iter().map(|x| x.as_str()).collect();
+            return Err(format!(
+                "unknown suite {s:?}: expected one of {}",
+                names.join(", ")
+            ));
+        }
+    }
+    if let Some(f) = &args.family {
+        if !corpus.iter().any(|v| &v.family == f) {
+            let mut families: Vec<&str> = corpus.iter().map(|v| v.family.as_str()).collect();
+            families.sort_unstable();
+            families.dedup();
+            return Err(format!(
+                "unknown family {f:?}: expected one of {}",
+                families.join(", ")
+            ));
+        }
+    }
     let manifest = writer::manifest(&corpus);
     let keep = |v: &Vector| {
         args.suite.as_deref().is_none_or(|s| v.suite.as_str() == s)

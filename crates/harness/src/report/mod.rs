@@ -480,7 +480,7 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
 /// `s` made safe for a terminal: control characters (escape sequences, carriage returns, NUL)
 /// and bidirectional overrides are shown as `\u{…}` escapes, line breaks as `\n`, so a hostile
 /// message can neither move the cursor nor reorder what is printed.
-pub(crate) fn terminal_safe(s: &str) -> String {
+pub fn terminal_safe(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
