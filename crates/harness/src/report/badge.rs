@@ -53,7 +53,8 @@ pub fn badge(file: &ResultsFile) -> String {
             Grading::Loose => "loose",
         }
     );
-    if !file.header.profiles.is_empty() {
+    // Profiles are GRP capabilities: named only where GRP cases were counted.
+    if !file.header.profiles.is_empty() && suites.contains(&"grp-admission") {
         label.push_str(&format!(" +{}", file.header.profiles.join("+")));
     }
     // Profiles come from the file: keep the label short whatever they say.

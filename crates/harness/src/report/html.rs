@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
-    argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, seconds, totals,
-    unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
+    argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, rules_without_cases_phrase,
+    seconds, totals, unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::{ResultLine, ResultsFile};
 
@@ -26,12 +26,14 @@ pub fn html(file: &ResultsFile) -> String {
     let vectors = ordered(file);
     let v = verdict(file);
     let verdict = v.headline();
-    // Green only for CONFORMS; known failures amber; partial and nothing tested neutral.
+    // The badge's colours: green only for CONFORMS, yellow for known failures, blue for
+    // partial, red for FAIL, grey for nothing tested.
     let verdict_class = match v.level {
         Level::Conforms => "ok",
         Level::Fail => "fail",
         Level::ConformsWithKnownFailures => "known",
-        Level::Partial | Level::NothingTested => "none",
+        Level::Partial => "partial",
+        Level::NothingTested => "none",
     };
     // Anchors use positions, never ids from the file.
     let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
@@ -81,7 +83,7 @@ pub fn html(file: &ResultsFile) -> String {
     if !v.partial.is_empty() {
         o.push_str("<ul class=\"partial\">");
         for reason in &v.partial {
-            let _ = write!(o, "<li>partial: {}</li>", esc(reason));
+            let _ = write!(o, "<li>scope: {}</li>", esc(reason));
         }
         o.push_str("</ul>");
     }
@@ -110,7 +112,7 @@ pub fn html(file: &ResultsFile) -> String {
         } else if v.level == Level::Conforms {
             "no input that must be rejected was accepted"
         } else {
-            "none among the cases graded here; see the verdict for what was not"
+            "none among the cases graded; the verdict above says what this does not cover"
         }
     );
     for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
@@ -125,7 +127,7 @@ pub fn html(file: &ResultsFile) -> String {
     let pct = percent(t.passed, t.total);
     let _ = write!(
         o,
-        "<div class=\"counter conf\"><span class=\"n\">{pct}%</span>\
+        "<div class=\"counter conf {verdict_class}\"><span class=\"n\">{pct}%</span>\
          <span class=\"l\">{}/{} passed</span>{}</div>\n</div>\n</section>\n",
         t.passed,
         t.total,
@@ -202,7 +204,9 @@ pub fn html(file: &ResultsFile) -> String {
     let _ = writeln!(
         o,
         "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
-         results: anyone can re-check this report.</p></section>",
+         results: anyone can re-check this report with <code>agentconf claim verify RESULTS -- \
+         COMMAND</code>, which re-runs every case it records and lists each difference.</p>\
+         </section>",
         esc(DRAFTS_NOTE)
     );
 
@@ -255,11 +259,23 @@ pub fn html(file: &ResultsFile) -> String {
         .iter()
         .filter(|r| matches!(r.status, RuleStatus::Untested | RuleStatus::Partial))
         .count();
+    let uncredited = rows
+        .iter()
+        .filter(|r| r.status == RuleStatus::Uncredited)
+        .count();
+    // Rules of the catalogue this file has no case for (a subset ran): said, not left out.
+    let absent = rules_without_cases_phrase(&rows);
     let _ = writeln!(
         o,
         "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
-         {known} with known failures · {untested} untested or partly tested</small></h2>",
-        rows.len()
+         {known} with known failures · {untested} untested or partly tested · {uncredited} \
+         uncredited{}</small></h2><p class=\"note\">A rule passes only when every case of it \
+         passed and earned credit: a rejection counts only when the valid vector it was derived \
+         from was accepted, an acceptance only when a vector derived from it was rejected \
+         (paired credit), so accepting or rejecting everything earns no rule. A rule whose \
+         passes did not all earn credit is <em>uncredited</em>.</p>",
+        rows.len(),
+        absent.map(|a| format!(" · {a}")).unwrap_or_default()
     );
     let mut i = 0;
     while i < rows.len() {
@@ -531,7 +547,7 @@ pub(crate) fn esc(s: &str) -> String {
 
 const CSS: &str = r#"
 [hidden]{display:none!important}
-:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
+:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--kn:#f0b400;--pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 code,pre,.id,.chip,dd code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
@@ -542,8 +558,10 @@ header.top.fail{border-bottom-color:var(--fa)}header.top.ok{border-bottom-color:
 h1{margin:4px 0 2px;font-size:26px;font-weight:650;word-break:break-all}
 .sub{margin:0;opacity:.85}
 .verdict{display:inline-block;vertical-align:middle;margin-left:8px;padding:2px 12px;border-radius:999px;font-size:14px;font-weight:700;letter-spacing:.05em;background:var(--un)}
-.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}.verdict.known{background:var(--wr)}
-header.top.known{border-bottom-color:var(--wr)}ul.partial{margin:6px 0 0;padding-left:18px;opacity:.85}
+.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}
+header.top.known{border-bottom-color:var(--kn)}.verdict.known{background:var(--kn);color:#1f2328}
+header.top.partial{border-bottom-color:var(--pa)}.verdict.partial{background:var(--pa)}
+ul.partial{margin:6px 0 0;padding-left:18px;opacity:.85}
 main.wrap{padding-top:24px;padding-bottom:40px}
 h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--mut);font-size:13px;margin-left:6px}
 h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
@@ -555,11 +573,13 @@ h4{margin:0 0 4px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;c
 a.counter:hover{box-shadow:0 1px 6px rgba(0,0,0,.12)}
 .counter .n{font-size:26px;font-weight:750;line-height:1.1;color:var(--c,var(--fg));font-variant-numeric:tabular-nums}
 .counter .l{font-size:12.5px;color:var(--mut)}
-.counter.zero .n{color:#adb5bd}.counter.zero{border-left-color:#dee2e6}
+.counter.zero .n{color:#6c757d}.counter.zero{border-left-color:#dee2e6}
 .counter.big{padding:16px 20px}.counter.big .n{font-size:56px}.counter.big .l{font-size:15px;font-weight:600;color:var(--fg)}.counter.big .h{font-size:12.5px;color:var(--mut);margin-top:4px}
 .counter.big.hot{background:var(--fa);border-color:var(--fa);color:#fff}.counter.big.hot .n,.counter.big.hot .l,.counter.big.hot .h{color:#fff}
 .counter.big.zero{border-left-color:var(--ok)}.counter.big.zero .n{color:var(--ok)}
-.counter.conf{border-left-color:var(--ok)}.counter.conf .n{color:var(--ok)}
+.counter.conf{border-left-color:var(--un)}.counter.conf .n{color:var(--fg)}
+.counter.conf.ok{border-left-color:var(--ok)}.counter.conf.ok .n{color:var(--ok)}.counter.conf.fail{border-left-color:var(--fa)}.counter.conf.known{border-left-color:var(--kn)}.counter.conf.partial{border-left-color:var(--pa)}
+.counter.big.plain{border-left-color:var(--un)}.counter.big.plain .n{color:var(--fg)}
 .s-false-accept{--c:var(--fa)}.s-false-reject{--c:var(--fr)}.s-wrong-reason{--c:var(--wr)}.s-crash{--c:var(--cr)}.s-timeout{--c:var(--to)}.s-protocol-error{--c:var(--pe)}.s-unsupported{--c:var(--un)}.s-pass{--c:var(--ok)}
 .pill{display:inline-block;min-width:92px;text-align:center;padding:1px 8px;border-radius:999px;font-size:11.5px;font-weight:650;color:#fff;background:var(--c,#495057);white-space:nowrap}
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:4px 18px;margin:0}
@@ -575,13 +595,13 @@ tr.r-fail td{background:#fff5f5}
 code.rule{font-weight:650}
 .title{color:#424a53;font-size:13px}
 .fails{margin-top:3px;font-size:12px}.fails a,.fails span{margin-right:8px;color:var(--fa);font-family:ui-monospace,Menlo,Consolas,monospace}
-.lvl{font-size:11.5px;font-weight:700;padding:1px 6px;border-radius:4px;border:1px solid var(--line)}.lvl-must{background:#24292f;color:#fff;border-color:#24292f}
+.lvl{font-size:11.5px;font-weight:700;padding:1px 6px;border-radius:4px;border:1px solid var(--line);white-space:nowrap}.lvl-must{background:#24292f;color:#fff;border-color:#24292f}
 .num{white-space:nowrap}.frac{display:inline-block;min-width:52px;margin-left:8px;font-variant-numeric:tabular-nums}.uns{display:block;color:var(--mut);font-size:12px}
 .bar{display:inline-flex;vertical-align:middle;width:120px;height:10px;border-radius:5px;background:#e9ecef;overflow:hidden}
 .bar.wide{display:flex;width:100%;margin-top:6px}
 .bar .p{background:var(--ok)}.bar .f{background:var(--fa)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:center;padding:10px 12px;margin:0 0 10px;background:#f6f8fa;border:1px solid var(--line);border-radius:8px;position:sticky;top:0;z-index:1}
-.filters label{font-size:12.5px;color:var(--mut);display:flex;gap:6px;align-items:center}.filters .grow{flex:1}
+.filters label{font-size:12.5px;color:var(--mut);display:flex;gap:6px;align-items:center;white-space:nowrap}.filters .grow{flex:1}
 .filters input,.filters select,.filters button{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;background:#fff}
 .filters input{width:100%;min-width:160px}.filters button{cursor:pointer}
 .count{font-size:12.5px;color:var(--mut)}

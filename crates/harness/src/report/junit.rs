@@ -32,7 +32,7 @@ pub fn junit(file: &ResultsFile) -> String {
         // The verdict of the whole file, the same words as every other format.
         ts.add_property(("verdict", v.headline().as_str()));
         for reason in &v.partial {
-            ts.add_property(("partial", reason.as_str()));
+            ts.add_property(("scope", reason.as_str()));
         }
         for r in lines {
             let name = r.status.name();

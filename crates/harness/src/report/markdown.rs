@@ -59,7 +59,7 @@ pub fn markdown(file: &ResultsFile) -> String {
         }
     );
     for reason in &v.partial {
-        let _ = writeln!(out, "- partial: {}", md(reason));
+        let _ = writeln!(out, "- scope: {}", md(reason));
     }
     if !v.partial.is_empty() {
         out.push('\n');

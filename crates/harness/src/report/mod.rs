@@ -300,6 +300,27 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
     rows
 }
 
+/// `N more rules of the catalogue have no case in this file`, or nothing when every rule has one.
+pub fn rules_without_cases_phrase(rows: &[RuleRow]) -> Option<String> {
+    match rules_without_cases(rows) {
+        0 => None,
+        1 => Some("1 more rule of the catalogue has no case in this file".into()),
+        n => Some(format!(
+            "{n} more rules of the catalogue have no case in this file"
+        )),
+    }
+}
+
+/// How many rules of the catalogue have no row in `rows` (no case of theirs is in the file): a
+/// subset's report says so rather than leaving them out unmentioned.
+pub fn rules_without_cases(rows: &[RuleRow]) -> usize {
+    Catalogue::embedded()
+        .records()
+        .iter()
+        .filter(|rec| !rows.iter().any(|r| r.rule == rec.id))
+        .count()
+}
+
 /// Paired credit: a passing case counts for its rules only when its counterpart went right too,
 /// so an implementation that rejects (or accepts) everything earns no rule.
 ///

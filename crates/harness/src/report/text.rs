@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    argv_line, clip, grading_name, per_rule, seconds, terminal_safe, totals, unexpected,
-    unexpected_phrase, verdict, DRAFTS_NOTE,
+    argv_line, clip, grading_name, per_rule, rules_without_cases_phrase, seconds, terminal_safe,
+    totals, unexpected, unexpected_phrase, verdict, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
 
@@ -19,7 +19,7 @@ pub fn text(file: &ResultsFile) -> String {
     let v = verdict(file);
     let _ = writeln!(out, "agentconf conformance report: {}", v.headline());
     for reason in &v.partial {
-        let _ = writeln!(out, "  partial: {}", safe(reason));
+        let _ = writeln!(out, "  scope: {}", safe(reason));
     }
     let mut fact = |k: &str, v: String| {
         let _ = writeln!(out, "  {k:<15} {v}");
@@ -124,10 +124,13 @@ pub fn text(file: &ResultsFile) -> String {
     let rows = per_rule(file);
     let _ = writeln!(
         out,
-        "\nRules ({}), by draft and section (a rejection counts only when its valid counterpart was \
-         accepted, an acceptance only when an invalid counterpart was rejected; otherwise \
+        "\nRules ({}{}), by draft and section (a rejection counts only when its valid counterpart \
+         was accepted, an acceptance only when an invalid counterpart was rejected; otherwise \
          `uncredited`):\n    {:<13} {:>7} {:<6} {:<24} rule text",
         rows.len(),
+        rules_without_cases_phrase(&rows)
+            .map(|p| format!("; {p}"))
+            .unwrap_or_default(),
         "status",
         "passed",
         "level",
