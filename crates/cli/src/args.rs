@@ -39,6 +39,9 @@ pub enum Command {
     Grp(Grp),
     /// Run an implementation against the corpus and report conformance per rule.
     Run(RunArgs),
+    /// Check that an implementation's wrapper speaks the contract: a few trivial cases per
+    /// operation and a one-screen diagnosis (exit 0 when it works, 1 when it does not).
+    Smoke(SmokeArgs),
     /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
     Report(ReportArgs),
     /// Re-check a conformance claim: `claim verify RESULTS [-- COMMAND]` re-runs exactly the
@@ -109,6 +112,23 @@ pub struct RunArgs {
     /// With --persistent: check every response against the protocol's JSON Schema.
     #[arg(long, requires = "persistent")]
     pub validate_protocol: bool,
+    /// Run every case even when the first ones all crash the same way (by default the run stops
+    /// there and the smoke check says what is wrong with the wrapper).
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SmokeArgs {
+    /// The command of the implementation, after `--`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+    /// An adapter file for a tool that does not speak the contract itself.
+    #[arg(long)]
+    pub adapter: Option<PathBuf>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
 }
 
 #[derive(Args, Debug)]

@@ -1055,3 +1055,119 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// `agentconf smoke` tells a working wrapper from a broken one in one screen, and a run whose
+/// first cases all crash the same way stops there and shows it, instead of hundreds of lines.
+#[test]
+fn smoke_check_and_broken_wrappers() {
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let scratch = Scratch::new("smoke");
+    let path = |name: &str| scratch.path(name);
+    let script = |name: &str, body: &str| {
+        let p = path(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+        p
+    };
+    let smoke = |command: &[&str]| {
+        let mut args = vec!["smoke", "--"];
+        args.extend_from_slice(command);
+        let out = scratch.agentconf(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    // The reference through the contract works, with a valid and an invalid probe per suite.
+    let (code, text) = smoke(&[bin, "impl"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("the wrapper works"), "{text}");
+    for suite in [
+        "aer1-receipt",
+        "aer1-timeline",
+        "aer1-workflow",
+        "grp-admission",
+    ] {
+        for expectation in ["valid", "invalid"] {
+            assert!(
+                text.lines().any(|l| l.contains(suite)
+                    && l.contains(&format!(" {expectation} "))
+                    && l.contains(" pass ")),
+                "{suite} {expectation}: {text}"
+            );
+        }
+    }
+    // A command that does not exist, and one that exits 3 whatever it is asked.
+    let (code, text) = smoke(&[&path("missing-command")]);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("the wrapper is broken") && text.contains("cannot start"),
+        "{text}"
+    );
+    let three = script("three.sh", "exit 3");
+    let (code, text) = smoke(&[&three]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("the wrapper is broken"), "{text}");
+    // Exit codes swapped.
+    let swapped = script(
+        "swapped.sh",
+        // GRP passed through unchanged: a receiver is not a verdict to swap.
+        &format!(
+            "[ \"$1\" = grp-admit ] && exec {bin} impl \"$@\"\n\
+             {bin} impl \"$@\" >/dev/null; case $? in 0) exit 1;; 1) exit 0;; *) exit $?;; esac"
+        ),
+    );
+    let (code, text) = smoke(&[&swapped]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("swapped"), "{text}");
+
+    // A run against the exit-3 wrapper stops after the first cases and shows the smoke check.
+    let out = scratch.agentconf(&[
+        "run",
+        "--jobs",
+        "1",
+        "--out",
+        &path("three.jsonl"),
+        "--",
+        &three,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("all ended the same way") && err.contains("the wrapper is broken"),
+        "{err}"
+    );
+    let lines = std::fs::read_to_string(path("three.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    // Header, the first cases, footer: not the whole corpus.
+    assert_eq!(
+        lines,
+        2 + agentconf_harness::smoke::IDENTICAL_CRASHES,
+        "{lines}"
+    );
+    // --keep-going runs every AER-1 case nonetheless.
+    let out = scratch.agentconf(&[
+        "run",
+        "--keep-going",
+        "--include",
+        "aer1/workflow/",
+        "--out",
+        &path("all.jsonl"),
+        "--",
+        &three,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("all ended the same way"));
+    let lines = std::fs::read_to_string(path("all.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        lines > 2 + agentconf_harness::smoke::IDENTICAL_CRASHES,
+        "{lines}"
+    );
+}

@@ -19,4 +19,5 @@ pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod smoke;
 pub mod status;

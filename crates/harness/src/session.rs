@@ -14,6 +14,8 @@ use crate::grade::Grading;
 use crate::persistent::PersistentSession;
 use crate::results::ResultLine;
 use crate::runner::{run_case_with, Implementation, VectorResult};
+use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
+use crate::status::Status;
 
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
@@ -79,6 +81,9 @@ pub struct Plan<'a> {
     pub max_fail: Option<usize>,
     /// Where the per-case input directories go; removed at the end.
     pub work: PathBuf,
+    /// Stop when the first results all crash the same way ([`crate::smoke::identical_crashes`]):
+    /// the wrapper is broken, and going on would only repeat the message hundreds of times.
+    pub stop_on_identical_crashes: bool,
 }
 
 /// What a run produced.
@@ -89,6 +94,8 @@ pub struct Ran {
     pub restarts: usize,
     /// The fail-fast limit stopped the run.
     pub stopped_early: bool,
+    /// The first results all crashed the same way, and the run stopped there.
+    pub broken_wrapper: bool,
     /// What the implementation declared about itself (persistent servers do).
     pub declared: Option<Named>,
 }
@@ -112,6 +119,8 @@ pub fn run_cases<'a>(
     let restarts = AtomicUsize::new(0);
     let declared: Mutex<Option<Named>> = Mutex::new(None);
     let start_error: Mutex<Option<String>> = Mutex::new(None);
+    let first: Mutex<Vec<(Status, String)>> = Mutex::new(Vec::new());
+    let broken = AtomicBool::new(false);
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| {
@@ -132,6 +141,17 @@ pub fn run_cases<'a>(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = plan.cases.get(i) else { break };
                     let r = backend.run(c, &plan.work);
+                    if plan.stop_on_identical_crashes {
+                        if let Ok(mut first) = first.lock() {
+                            if first.len() < IDENTICAL_CRASHES {
+                                first.push((r.status, r.detail.clone()));
+                                if identical_crashes(&first) {
+                                    broken.store(true, Ordering::Relaxed);
+                                    stop.store(true, Ordering::Relaxed);
+                                }
+                            }
+                        }
+                    }
                     let mut unexpected = failures.load(Ordering::Relaxed);
                     if r.status.is_unexpected() {
                         unexpected = failures.fetch_add(1, Ordering::Relaxed) + 1;
@@ -168,6 +188,7 @@ pub fn run_cases<'a>(
         lines: slots.into_iter().flatten().collect(),
         restarts: restarts.into_inner(),
         stopped_early: stop.load(Ordering::Relaxed),
+        broken_wrapper: broken.load(Ordering::Relaxed),
         declared: declared.into_inner().unwrap_or(None),
     })
 }

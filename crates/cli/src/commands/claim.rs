@@ -81,6 +81,8 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
         emit_xfail: None,
         persistent: args.persistent,
         validate_protocol: false,
+        // The claim's statuses are compared one by one: every case must run again.
+        keep_going: true,
     };
     let again = super::run::execute(&run)?;
     let differences = compare(&claim, &again);

@@ -8,6 +8,7 @@ mod implementation;
 mod report;
 mod rules;
 mod run;
+mod smoke;
 mod vectors;
 mod verify;
 
@@ -70,6 +71,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Grp(crate::args::Grp::Recover(a)) => grp::recover(&a),
         Command::Impl(a) => implementation::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Smoke(a) => smoke::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Claim(crate::args::Claim::Verify(a)) => claim::verify(&a),
     }

@@ -270,6 +270,8 @@ fn run_all(
             args.max_fail.map(|n| n.get())
         },
         work: work_root().join(format!("agentconf-run-{}", std::process::id())),
+        // Only a command can be a broken wrapper; the reference in process is not one.
+        stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
     };
     let start = || -> Result<Box<dyn Backend + '_>, String> {
         if args.persistent {
@@ -303,6 +305,15 @@ fn run_all(
         }
     };
     let ran = run_cases(&plan, &start, &on_progress)?;
+    if ran.broken_wrapper {
+        progress.finish_and_clear();
+        to_stderr(&format!(
+            "agentconf: the first {} cases all ended the same way; the run stopped there (give \
+             --keep-going to run every case). The smoke check says what is wrong:\n\n{}\n",
+            agentconf_harness::smoke::IDENTICAL_CRASHES,
+            super::smoke::check(imp, adapter, cases).0
+        ));
+    }
     if ran.restarts > 0 {
         to_stderr(&format!(
             "agentconf: the persistent implementation was restarted {} times after crashes\n",
@@ -310,7 +321,7 @@ fn run_all(
         ));
     }
     progress.finish_and_clear();
-    if ran.stopped_early {
+    if ran.stopped_early && !ran.broken_wrapper {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
     Ok((ran.lines, ran.declared))

@@ -1,0 +1,60 @@
+//! `agentconf smoke -- COMMAND`: does the wrapper speak the contract? A few trivial cases per
+//! operation and a one-screen diagnosis (`agentconf_harness::smoke`). Exit 0 when it works, 1
+//! when it does not, 2 for usage errors.
+
+use std::time::Duration;
+
+use agentconf_contract::case::Case;
+use agentconf_harness::adapter::Adapter;
+use agentconf_harness::grade::Grading;
+use agentconf_harness::runner::{run_case_with, Implementation};
+use agentconf_harness::session::work_root;
+use agentconf_harness::smoke::{self, Diagnosis};
+
+use super::{emit, Outcome};
+use crate::args::SmokeArgs;
+
+pub fn run(args: &SmokeArgs) -> Result<Outcome, String> {
+    let corpus = agentconf_corpus::corpus();
+    let cases: Vec<Case<'_>> = corpus.iter().flat_map(|v| v.cases()).collect();
+    let adapter = match &args.adapter {
+        None => None,
+        Some(path) => {
+            let (name, text, _) = super::run::read_adapter(path)?;
+            let ids = cases.iter().map(|c| c.id.clone()).collect();
+            Some(Adapter::parse(&text, &ids).map_err(|e| format!("{name}: {e}"))?)
+        }
+    };
+    let imp = Implementation {
+        argv: args.command.clone(),
+        timeout: Duration::from_secs(args.timeout),
+        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+        // Probes need no profile: they are the plainest cases of each suite.
+        profiles: Vec::new(),
+    };
+    let (text, diagnosis) = check(&imp, adapter.as_ref(), &cases);
+    emit(&text)?;
+    Ok(if diagnosis == Diagnosis::Works {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// Runs the probes drawn from `cases` one after another, strictly graded; the report and the
+/// diagnosis.
+pub fn check(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    cases: &[Case<'_>],
+) -> (String, Diagnosis) {
+    let probes = smoke::probes(cases);
+    let work = work_root().join(format!("agentconf-smoke-{}", std::process::id()));
+    let results: Vec<_> = probes
+        .iter()
+        .map(|p| run_case_with(imp, adapter, &p.case, &work, Grading::Strict))
+        .collect();
+    let _ = std::fs::remove_dir_all(&work);
+    let diagnosis = smoke::diagnose(&probes, &results);
+    (smoke::render(&probes, &results, &diagnosis), diagnosis)
+}

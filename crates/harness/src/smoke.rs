@@ -1,0 +1,243 @@
+//! The smoke check: a handful of trivial cases per operation, and a one-screen diagnosis of the
+//! wrapper ("cannot start", "wrong exit codes", "prints garbage", "too slow", "accepts
+//! everything"), so a broken wrapper gets one clear message instead of hundreds of failed cases.
+//! `agentconf smoke -- COMMAND` runs it; `agentconf run` runs it by itself when its first cases
+//! all crash the same way (see [`identical_crashes`]).
+//!
+//! A smoke check says whether the wrapper speaks the contract, never whether the implementation
+//! conforms: it proves nothing about the rules.
+
+use std::fmt::Write as _;
+
+use agentconf_contract::case::Case;
+use agentconf_contract::vector::{Expectation, Suite};
+
+use crate::runner::VectorResult;
+use crate::status::Status;
+
+/// One probe: a case and the operation it calls.
+pub struct Probe<'a> {
+    pub suite: Suite,
+    pub case: Case<'a>,
+}
+
+/// The probes drawn from `cases` (the corpus's, in corpus order): per suite, its first valid
+/// case that runs under one revision with no tier or commitment, and an invalid case derived from
+/// it (so the pair shows both answers on nearly the same input). A suite without such a pair
+/// contributes what it has.
+pub fn probes<'a>(cases: &[Case<'a>]) -> Vec<Probe<'a>> {
+    let mut out = Vec::new();
+    for suite in Suite::ALL {
+        let plain = |c: &&Case<'a>| {
+            c.vector.suite == suite
+                && c.vector.options.tier.is_none()
+                && !c.vector.inputs.iter().any(|i| i.role == "commitment")
+                && c.vector.requires.is_empty()
+                && !c.id.contains(agentconf_contract::case::CASE_REVISION_SEPARATOR)
+                // Timelines under the current construction: a wrapper is checked on what most
+                // of the corpus asks, not on the historical revision 06.
+                && (suite != Suite::Aer1Timeline || c.revision == "09")
+        };
+        let derived_from = |valid: &Case<'a>| {
+            cases.iter().filter(plain).find(|c| {
+                c.expectation == Expectation::Invalid
+                    && c.vector
+                        .derivation
+                        .as_ref()
+                        .is_some_and(|d| d.source == valid.vector.id)
+            })
+        };
+        let valids = || {
+            cases
+                .iter()
+                .filter(plain)
+                .filter(|c| c.expectation == Expectation::Valid)
+        };
+        // The first valid case that has an invalid one derived from it, else the first valid.
+        let Some(valid) = valids()
+            .find(|v| derived_from(v).is_some())
+            .or_else(|| valids().next())
+        else {
+            continue;
+        };
+        let invalid = derived_from(valid);
+        out.push(Probe {
+            suite,
+            case: valid.clone(),
+        });
+        if let Some(invalid) = invalid {
+            out.push(Probe {
+                suite,
+                case: invalid.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// What the probes showed about the wrapper.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Diagnosis {
+    /// Every probe was answered as the corpus expects (or an operation is unsupported).
+    Works,
+    /// Every probe crashed, timed out or broke the protocol (`status` and `detail` are the
+    /// first probe's).
+    Broken { status: Status, detail: String },
+    /// Valid probes were rejected; every invalid probe was rejected as it should be.
+    RejectsEverything,
+    /// Invalid probes were accepted; every valid probe was accepted as it should be.
+    AcceptsEverything,
+    /// Valid probes rejected and invalid ones accepted: the exit codes look swapped.
+    Inverted,
+    /// Something else is wrong: the per-probe lines say what.
+    Mixed,
+}
+
+/// The diagnosis of `results`, one per probe of `probes`.
+pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
+    let answered: Vec<(&Probe<'_>, &VectorResult)> = probes
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| r.status != Status::Unsupported)
+        .collect();
+    if answered.is_empty() {
+        return Diagnosis::Works;
+    }
+    let broken = |s: Status| matches!(s, Status::Crash | Status::Timeout | Status::ProtocolError);
+    if let Some((_, first)) = answered.first() {
+        if answered.iter().all(|(_, r)| broken(r.status)) {
+            return Diagnosis::Broken {
+                status: first.status,
+                detail: first.detail.clone(),
+            };
+        }
+    }
+    if answered.iter().all(|(_, r)| r.status == Status::Pass) {
+        return Diagnosis::Works;
+    }
+    // The pattern of the wrong verdicts (the lines show crashes and the rest).
+    let wrong = |e: Expectation| -> Vec<Status> {
+        answered
+            .iter()
+            .filter(|(p, r)| p.case.expectation == e && !broken(r.status))
+            .filter(|(_, r)| r.status != Status::Pass)
+            .map(|(_, r)| r.status)
+            .collect()
+    };
+    let (valid, invalid) = (wrong(Expectation::Valid), wrong(Expectation::Invalid));
+    let only = |v: &[Status], s: Status| v.iter().all(|x| *x == s);
+    match (valid.is_empty(), invalid.is_empty()) {
+        (false, false)
+            if only(&valid, Status::FalseReject) && only(&invalid, Status::FalseAccept) =>
+        {
+            Diagnosis::Inverted
+        }
+        (false, true) if only(&valid, Status::FalseReject) => Diagnosis::RejectsEverything,
+        (true, false) if only(&invalid, Status::FalseAccept) => Diagnosis::AcceptsEverything,
+        _ => Diagnosis::Mixed,
+    }
+}
+
+/// The one-screen report: a line per probe, then the diagnosis and what to check.
+pub fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
+    let mut out = String::from("agentconf smoke check: a few trivial cases per operation\n");
+    for (p, r) in probes.iter().zip(results) {
+        let _ = writeln!(
+            out,
+            "  {:<14} {:<10} {:<15} {}  {}",
+            p.suite.as_str(),
+            expectation_name(p.case.expectation),
+            r.status.name(),
+            crate::report::terminal_safe(&p.case.id),
+            crate::report::terminal_safe(&crate::report::clip(&r.detail, 100))
+        );
+    }
+    let unsupported: Vec<&str> = {
+        let mut s: Vec<&str> = probes
+            .iter()
+            .zip(results)
+            .filter(|(_, r)| r.status == Status::Unsupported)
+            .map(|(p, _)| p.suite.as_str())
+            .collect();
+        s.dedup();
+        s
+    };
+    out.push('\n');
+    let advice = "check the command, the argument order and the exit codes in \
+                  crates/contract/CONTRACT.md (sections 2 and 3)";
+    let _ = match d {
+        Diagnosis::Works => writeln!(
+            out,
+            "diagnosis: the wrapper works: every call was answered as the contract asks. This \
+             says nothing yet about conformance: run the whole corpus with `agentconf run`."
+        ),
+        Diagnosis::Broken { status, detail } => writeln!(
+            out,
+            "diagnosis: the wrapper is broken: no call was answered (the first: {}, {}). {}",
+            status.name(),
+            crate::report::terminal_safe(&crate::report::clip(detail, 200)),
+            match status {
+                Status::Timeout => "It hangs or is far too slow: does it wait for standard \
+                                    input, or start something that never ends?"
+                    .to_string(),
+                Status::ProtocolError => "It prints something on standard output that is not \
+                                          the contract's result object: print nothing, or \
+                                          exactly one JSON object."
+                    .to_string(),
+                _ => format!(
+                    "It cannot start, or exits with codes the contract does not use: {advice}."
+                ),
+            }
+        ),
+        Diagnosis::RejectsEverything => writeln!(
+            out,
+            "diagnosis: it rejects valid input too: the wrapper may exit 1 for any failure of its \
+             own (a missing file, a wrong argument). {advice}."
+        ),
+        Diagnosis::AcceptsEverything => writeln!(
+            out,
+            "diagnosis: it accepts invalid input too: the wrapper may exit 0 whatever the tool \
+             says. {advice}."
+        ),
+        Diagnosis::Inverted => writeln!(
+            out,
+            "diagnosis: valid input rejected and invalid input accepted: the exit codes look \
+             swapped (0 accepts, 1 rejects)."
+        ),
+        Diagnosis::Mixed => writeln!(
+            out,
+            "diagnosis: some calls went wrong (the lines above say which); {advice}."
+        ),
+    };
+    if !unsupported.is_empty() {
+        let _ = writeln!(
+            out,
+            "unsupported (exit 89): {}: fine if the implementation does not claim them.",
+            unsupported.join(", ")
+        );
+    }
+    out
+}
+
+fn expectation_name(e: Expectation) -> &'static str {
+    match e {
+        Expectation::Valid => "valid",
+        Expectation::Invalid => "invalid",
+        Expectation::Acceptable => "acceptable",
+    }
+}
+
+/// How many of a run's first results must crash identically before `agentconf run` stops and
+/// runs the smoke check instead of going on.
+pub const IDENTICAL_CRASHES: usize = 10;
+
+/// Whether `first` (a run's first results, in the order they came) are [`IDENTICAL_CRASHES`]
+/// results that crashed, timed out or broke the protocol with the same detail: a broken wrapper,
+/// not an implementation with bugs.
+pub fn identical_crashes(first: &[(Status, String)]) -> bool {
+    first.len() >= IDENTICAL_CRASHES
+        && first.iter().all(|(s, d)| {
+            matches!(s, Status::Crash | Status::Timeout | Status::ProtocolError)
+                && (*s, d) == (first[0].0, &first[0].1)
+        })
+}
