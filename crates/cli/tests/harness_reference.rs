@@ -1171,3 +1171,38 @@ fn smoke_check_and_broken_wrappers() {
         "{lines}"
     );
 }
+
+/// `--max-fail N` keeps exactly N unexpected results, however many workers had a case in flight
+/// when the limit was reached.
+#[test]
+fn max_fail_keeps_exactly_the_limit_with_several_workers() {
+    let scratch = Scratch::new("max-fail");
+    let accept_all = scratch.path("accept-all.sh");
+    std::fs::write(&accept_all, "exit 0\n").unwrap();
+    for (jobs, limit) in [("1", 3usize), ("4", 3), ("4", 1)] {
+        let out = scratch.path(&format!("r-{jobs}-{limit}.jsonl"));
+        let run = scratch.agentconf(&[
+            "run",
+            "--keep-going",
+            "--jobs",
+            jobs,
+            "--max-fail",
+            &limit.to_string(),
+            "--include",
+            "aer1/timeline/",
+            "--out",
+            &out,
+            "--",
+            "sh",
+            &accept_all,
+        ]);
+        assert_eq!(run.status.code(), Some(1));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let unexpected = text
+            .lines()
+            .filter(|l| l.contains("\"type\":\"result\""))
+            .filter(|l| l.contains("\"status\":\"false-accept\""))
+            .count();
+        assert_eq!(unexpected, limit, "--jobs {jobs} --max-fail {limit}");
+    }
+}
