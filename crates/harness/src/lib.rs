@@ -11,6 +11,7 @@ pub mod child;
 pub mod corpus_check;
 pub mod grade;
 pub mod identity;
+pub mod interrupt;
 pub mod materialize;
 pub mod persistent;
 pub mod process;

@@ -179,6 +179,10 @@ pub struct Footer {
     /// files written before agentconf 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_sha256: Option<String>,
+    /// The run was interrupted (SIGINT or SIGTERM): the lines are the cases that finished
+    /// before it, and the file can never support a conformance claim.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// One line of the file.
@@ -205,6 +209,7 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
         results_sha256: Some(results_sha256(results)),
         // Set by the writer once the header is final (`header_sha256`).
         header_sha256: None,
+        interrupted: false,
     }
 }
 

@@ -11,6 +11,7 @@ use agentconf_contract::protocol::Named;
 
 use crate::adapter::Adapter;
 use crate::grade::Grading;
+use crate::interrupt;
 use crate::persistent::PersistentSession;
 use crate::results::ResultLine;
 use crate::runner::{run_case_with, Implementation, VectorResult};
@@ -135,12 +136,17 @@ pub fn run_cases<'a>(
                     }
                 };
                 loop {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.load(Ordering::Relaxed) || interrupt::interrupted() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = plan.cases.get(i) else { break };
                     let r = backend.run(c, &plan.work);
+                    // Interrupted while it ran: its process was ended by us, so its result says
+                    // nothing about the implementation and is not kept.
+                    if interrupt::interrupted() {
+                        break;
+                    }
                     if plan.stop_on_identical_crashes {
                         if let Ok(mut first) = first.lock() {
                             if first.len() < IDENTICAL_CRASHES {

@@ -25,6 +25,7 @@ use crate::args::{GradingArg, ImplementationArg, RunArgs};
 
 pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let file = execute(args)?;
+    let interrupted = file.footer.as_ref().is_some_and(|f| f.interrupted);
     let mut summary = agentconf_harness::report::text(&file);
     if file.results.iter().all(|r| {
         matches!(
@@ -40,7 +41,12 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     }
     summary.push_str(&format!("\nresults: {}\n", args.out.display()));
     emit(&summary)?;
-    // FAIL and NOTHING TESTED exit 1; the same verdict as every report of the file.
+    // Interrupted: 130, as a shell reports a process ended by SIGINT, whatever the verdict of
+    // the part that ran. Otherwise FAIL and NOTHING TESTED exit 1, the same verdict as every
+    // report of the file.
+    if interrupted {
+        return Ok(Outcome::Exit(130));
+    }
     Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
         Outcome::Valid
     } else {
@@ -175,11 +181,16 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
     {
         results::check_writable(path)?;
     }
+    // From here on SIGINT or SIGTERM ends the implementation and still writes what ran.
+    if let Err(e) = agentconf_harness::interrupt::install() {
+        to_stderr(&format!("agentconf: {e}\n"));
+    }
     let started = Instant::now();
     let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     header.implementation.declared = declared;
     let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
     footer.header_sha256 = Some(results::header_sha256(&header));
+    footer.interrupted = agentconf_harness::interrupt::interrupted();
     let file = ResultsFile {
         header,
         results: lines,
@@ -269,7 +280,12 @@ fn run_all(
         } else {
             args.max_fail.map(|n| n.get())
         },
-        work: work_root().join(format!("agentconf-run-{}", std::process::id())),
+        work: {
+            let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
+            // A second signal ends the harness at once: this directory goes first.
+            agentconf_harness::interrupt::register_work_dir(work.clone());
+            work
+        },
         // Only a command can be a broken wrapper; the reference in process is not one.
         stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
     };

@@ -139,6 +139,11 @@ fn partial_reasons(file: &ResultsFile) -> Vec<String> {
     if file.footer.is_none() {
         out.push("the run was cut short (no footer)".into());
     }
+    if file.footer.as_ref().is_some_and(|f| f.interrupted) {
+        out.push(
+            "the run was interrupted: only the cases that finished before it have a result".into(),
+        );
+    }
     if h.grading == Grading::Loose {
         out.push("loose grading: rejections were not checked for their rules".into());
     }
