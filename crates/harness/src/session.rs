@@ -13,7 +13,7 @@ use crate::adapter::Adapter;
 use crate::grade::Grading;
 use crate::persistent::PersistentSession;
 use crate::results::ResultLine;
-use crate::runner::{run_case_with, Implementation, VectorResult};
+use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
@@ -44,15 +44,19 @@ impl Backend for CommandBackend<'_> {
     }
 }
 
-/// A persistent server per worker (GRP scenarios still run one-shot).
-pub struct PersistentBackend {
+/// A persistent server per worker (GRP scenarios still run one-shot), optionally through an
+/// adapter: the parts that apply to any implementation (skips, declarations, crash patterns,
+/// expected failures; see [`Adapter::check_persistent`]).
+pub struct PersistentBackend<'a> {
     pub session: PersistentSession,
+    pub adapter: Option<&'a Adapter>,
     pub grading: Grading,
 }
 
-impl Backend for PersistentBackend {
+impl Backend for PersistentBackend<'_> {
     fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
-        self.session.run(c, work, self.grading)
+        let (session, grading) = (&mut self.session, self.grading);
+        adapted(self.adapter, c, || session.run(c, work, grading))
     }
 
     fn declared(&self) -> Option<Named> {
