@@ -98,8 +98,9 @@ pub struct RunArgs {
     /// Also write the self-contained HTML report here.
     #[arg(long)]
     pub html: Option<PathBuf>,
-    /// An adapter file (TOML) for a tool not written for the contract: argv templates, exit-code
-    /// and error maps, profiles, skips and strict expected failures (crates/harness/src/adapter.rs).
+    /// An adapter file (TOML) for a tool not written for the contract: its command, argv
+    /// templates, declared support, exit-code and error maps, crash patterns, profiles, skips and
+    /// strict expected failures (crates/contract/CONTRACT.md section 12).
     #[arg(long)]
     pub adapter: Option<PathBuf>,
     /// Write today's unexpected results as a starting expected-failures file (TOML).

@@ -1,10 +1,12 @@
 //! Adapter files (TOML): parsing and checking against the corpus ids, then using a parsed
-//! adapter (exit codes, argv templates, error mapping) as a run would.
+//! adapter (exit codes, argv templates, declarations, error mapping, skips, crash patterns) as a
+//! run would.
 #![no_main]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
+use agentconf_contract::call::{Call, Operation};
 use agentconf_fuzz::corpus;
 use agentconf_harness::adapter::Adapter;
 use libfuzzer_sys::fuzz_target;
@@ -32,20 +34,39 @@ fuzz_target!(|data: &[u8]| {
     ] {
         let _ = adapter.exit_meaning(code);
     }
-    let mut values = BTreeMap::new();
-    values.insert("timeline", "t.json".to_string());
-    values.insert("commitment", "c.json".to_string());
-    for op in [
-        "aer1-receipt",
-        "aer1-timeline",
-        "aer1-workflow",
-        "grp-admit",
-    ] {
-        let _ = adapter.argv(op, &["a".to_string()], &values);
+    let calls = [
+        Call::receipt("r.json".into(), None),
+        Call::receipt(
+            "r.json".into(),
+            Some(agentconf_contract::vector::Tier::Anchored),
+        ),
+        Call::Timeline {
+            revision: "09".into(),
+            timeline: "t.json".into(),
+            commitment: Some("c.json".into()),
+        },
+        Call::Timeline {
+            revision: "06".into(),
+            timeline: "t.json".into(),
+            commitment: None,
+        },
+        Call::Workflow {
+            workflow: "w.json".into(),
+        },
+    ];
+    for call in &calls {
+        let _ = adapter.arguments(call);
     }
+    let _ = adapter.check_persistent();
+    let _ = adapter.crash_pattern(data);
     for v in corpus().iter().take(3) {
-        let _ = adapter.mapped_rules(&v.id, text);
-        let _ = adapter.skip_reason(&v.id);
-        let _ = adapter.xfail_reason(&v.id);
+        for c in v.cases() {
+            let _ = adapter.declines(&c);
+            let _ = adapter.skip_reason(&c.id);
+            let _ = adapter.xfail_reason(&c.id);
+        }
+        for op in Operation::ALL {
+            let _ = adapter.mapped_rules(op, &v.id, text);
+        }
     }
 });

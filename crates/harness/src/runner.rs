@@ -52,8 +52,8 @@ pub fn run_case(imp: &Implementation, c: &Case<'_>, work: &Path, grading: Gradin
     run_case_with(imp, None, c, work, grading)
 }
 
-/// As [`run_case`], through an adapter: its argv templates, exit-code and error maps, skips
-/// and expected failures.
+/// As [`run_case`], through an adapter: its templates, exit-code and error maps, and everything
+/// [`adapted`] applies. `imp.argv` is the command (the adapter's own, when it names one).
 pub fn run_case_with(
     imp: &Implementation,
     adapter: Option<&Adapter>,
@@ -61,46 +61,79 @@ pub fn run_case_with(
     work: &Path,
     grading: Grading,
 ) -> VectorResult {
-    let started = Instant::now();
-    let v = c.vector;
-    if let Some(reason) = adapter.and_then(|a| a.skip_reason(&c.id)) {
-        return VectorResult {
-            id: c.id.clone(),
-            status: Status::Skip,
-            detail: format!("skipped: {reason}"),
-            stderr: String::new(),
-            duration_ms: 0,
+    adapted(adapter, c, || {
+        let started = Instant::now();
+        let dir = work.join(safe_name(&c.id));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (status, detail, stderr) = match c.vector.suite {
+            Suite::GrpAdmission => run_scenario(imp, c, &dir, grading),
+            _ => run_one_shot(imp, adapter, c, &dir, grading),
         };
-    }
-    let dir = work.join(safe_name(&c.id));
-    let _ = std::fs::remove_dir_all(&dir);
-    let (mut status, mut detail, stderr) = match v.suite {
-        Suite::GrpAdmission => run_scenario(imp, c, &dir, grading),
-        _ => run_one_shot(imp, adapter, c, &dir, grading),
+        let _ = std::fs::remove_dir_all(&dir);
+        VectorResult {
+            id: c.id.clone(),
+            status,
+            detail,
+            stderr,
+            duration_ms: started.elapsed().as_millis() as u64,
+        }
+    })
+}
+
+/// What an adapter decides around any way of running a case (one-shot, persistent, GRP): its
+/// skips and what it declares the tool does not take, before `run`; its `crash_on_stderr`
+/// patterns (over the standard error recorded for the case) and its expected failures, after.
+pub fn adapted(
+    adapter: Option<&Adapter>,
+    c: &Case<'_>,
+    run: impl FnOnce() -> VectorResult,
+) -> VectorResult {
+    let Some(a) = adapter else { return run() };
+    let not_run = |status: Status, detail: String| VectorResult {
+        id: c.id.clone(),
+        status,
+        detail,
+        stderr: String::new(),
+        duration_ms: 0,
     };
-    if let Some(reason) = adapter.and_then(|a| a.xfail_reason(&c.id)) {
-        match status {
+    if let Some(reason) = a.skip_reason(&c.id) {
+        return not_run(Status::Skip, format!("skipped: {reason}"));
+    }
+    if let Some(why) = a.declines(c) {
+        return not_run(Status::Unsupported, why);
+    }
+    let mut r = run();
+    // A one-shot run has already looked at all it captured; the recorded excerpt is what a
+    // persistent run has.
+    if !matches!(r.status, Status::Crash | Status::Timeout) {
+        if let Some(pattern) = a.crash_pattern(r.stderr.as_bytes()) {
+            r.detail = crash_detail(pattern, &r.detail);
+            r.status = Status::Crash;
+        }
+    }
+    if let Some(reason) = a.xfail_reason(&c.id) {
+        match r.status {
             Status::Pass => {
-                status = Status::Xpass;
-                detail = format!(
+                r.status = Status::Xpass;
+                r.detail = format!(
                     "passed, but listed as an expected failure ({reason}): remove it from the list"
                 );
             }
             Status::Unsupported | Status::Skip => {}
             _ => {
-                detail = format!("expected failure ({reason}): {detail}");
-                status = Status::Xfail;
+                r.detail = format!("expected failure ({reason}): {}", r.detail);
+                r.status = Status::Xfail;
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    VectorResult {
-        id: c.id.clone(),
-        status,
-        detail,
-        stderr,
-        duration_ms: started.elapsed().as_millis() as u64,
-    }
+    r
+}
+
+/// The detail of a case graded a crash for what its standard error says.
+fn crash_detail(pattern: &str, otherwise: &str) -> String {
+    format!(
+        "standard error contains the crash_on_stderr pattern \"{pattern}\" (otherwise: {otherwise})"
+    )
 }
 
 fn safe_name(id: &str) -> String {
@@ -150,10 +183,10 @@ fn run_one_shot(
             String::new(),
         );
     };
-    let operation = call.operation().as_str();
+    let operation = call.operation();
     let mut argv = imp.argv.clone();
     match adapter {
-        Some(a) => argv.extend(a.argv(operation, &call.args(), &placeholders(c, &files))),
+        Some(a) => argv.extend(a.arguments(&call)),
         None => argv.extend(call.argv()),
     }
     let out = match run(&RunSpec {
@@ -182,7 +215,15 @@ fn run_one_shot(
         }
         Ending::Signaled(sig) => return (Status::Crash, format!("killed by signal {sig}"), stderr),
         Ending::Exited(code) => match adapter {
-            Some(a) => a.exit_meaning(Some(*code)),
+            Some(a) => {
+                // All that was captured, not only the excerpt the results file keeps: a tool
+                // may log much before it dies.
+                if let Some(pattern) = a.crash_pattern(&out.stderr.bytes) {
+                    let detail = crash_detail(pattern, &format!("exit code {code}"));
+                    return (Status::Crash, detail, stderr);
+                }
+                a.exit_meaning(Some(*code))
+            }
             None => ExitMeaning::of(Some(*code)),
         },
     };
@@ -197,7 +238,7 @@ fn run_one_shot(
         ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.
-        _ if adapter.is_some_and(|a| a.operations.contains_key(operation)) => None,
+        _ if adapter.is_some_and(|a| a.has_template(operation)) => None,
         _ => match parse_result(&out.stdout.bytes, exit) {
             Ok(r) => r,
             // A result object cut at the capture limit fails as malformed JSON; say why.
@@ -221,7 +262,7 @@ fn run_one_shot(
         (None, Some(a)) => {
             let mut text = String::from_utf8_lossy(&out.stdout.bytes).into_owned();
             text.push_str(&String::from_utf8_lossy(&out.stderr.bytes));
-            a.mapped_rules(&c.id, &text)
+            a.mapped_rules(operation, &c.id, &text)
         }
         _ => Vec::new(),
     };
@@ -233,32 +274,6 @@ fn run_one_shot(
     let reported: Vec<Rule> = result.map(|r| r.rules).unwrap_or(mapped);
     let (status, detail) = grade_verdict(c, accepted, &reported, grading);
     (status, detail, stderr)
-}
-
-/// The values an adapter's argv templates may name.
-fn placeholders<'a>(
-    c: &Case<'_>,
-    files: &[(String, PathBuf)],
-) -> std::collections::BTreeMap<&'a str, String> {
-    let v = c.vector;
-    let mut values = std::collections::BTreeMap::new();
-    for (role, path) in files {
-        let key = match role.as_str() {
-            "receipt" => "receipt",
-            "timeline" => "timeline",
-            "commitment" => "commitment",
-            "workflow" => "workflow",
-            "session" => "session",
-            _ => continue,
-        };
-        values.insert(key, path.display().to_string());
-    }
-    values.insert("revision", c.revision.to_string());
-    let tier = v.options.tier().as_str().to_string();
-    // `{id_tier}` is the name adapter files used before 0.2.0: the same value as `{tier}`.
-    values.insert("id_tier", tier.clone());
-    values.insert("tier", tier);
-    values
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ use crate::grade::Grading;
 use crate::interrupt;
 use crate::persistent::PersistentSession;
 use crate::results::ResultLine;
-use crate::runner::{run_case_with, Implementation, VectorResult};
+use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
 use crate::status::Status;
 
@@ -47,15 +47,19 @@ impl Backend for CommandBackend<'_> {
     }
 }
 
-/// A persistent server per worker (GRP scenarios still run one-shot).
-pub struct PersistentBackend {
+/// A persistent server per worker (GRP scenarios still run one-shot), optionally through an
+/// adapter: the parts that apply to any implementation (skips, declarations, crash patterns,
+/// expected failures; see [`Adapter::check_persistent`]).
+pub struct PersistentBackend<'a> {
     pub session: PersistentSession,
+    pub adapter: Option<&'a Adapter>,
     pub grading: Grading,
 }
 
-impl Backend for PersistentBackend {
+impl Backend for PersistentBackend<'_> {
     fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
-        self.session.run(c, work, self.grading)
+        let (session, grading) = (&mut self.session, self.grading);
+        adapted(self.adapter, c, || session.run(c, work, grading))
     }
 
     fn declared(&self) -> Option<Named> {

@@ -69,6 +69,11 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         Some(path) => {
             let (name, text, digest) = read_adapter(path)?;
             let adapter = Adapter::parse(&text, &corpus_ids).map_err(|e| format!("{name}: {e}"))?;
+            if args.persistent {
+                adapter
+                    .check_persistent()
+                    .map_err(|e| format!("{name}: {e}"))?;
+            }
             (Some(adapter), Some(digest))
         }
     };
@@ -81,13 +86,12 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
                 args.command.join(" ")
             ))
         }
-        Some(a) if !a.command.is_empty() => {
-            // The adapter's templates carry the arguments; the prefix is empty.
-            (
-                Vec::new(),
-                a.name.clone().unwrap_or_else(|| name_of(&a.command)),
-            )
-        }
+        // The adapter's command runs every operation, GRP receivers and a persistent server
+        // included; its templates only say what follows it.
+        Some(a) if !a.command.is_empty() => (
+            a.command.clone(),
+            a.name.clone().unwrap_or_else(|| name_of(&a.command)),
+        ),
         Some(a) if args.command.is_empty() => {
             return Err(format!(
                 "the adapter{} names no command, and none was given after --: nothing to run",
@@ -149,15 +153,7 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         corpus_digest: manifest.corpus_digest.clone(),
         vector_count: selected_vectors,
         case_count: Some(selected.len()),
-        // An adapter with a command of its own carries the arguments in its templates: what ran
-        // is its command.
-        implementation: match argv
-            .is_empty()
-            .then(|| adapter.as_ref().map(|a| &a.command[..]))
-            .flatten()
-            .filter(|c| !c.is_empty())
-            .unwrap_or(&argv[..])
-        {
+        implementation: match &argv[..] {
             [] => ImplementationInfo::in_process(name),
             command => ImplementationInfo::of_command(name, command),
         },
@@ -266,9 +262,6 @@ fn run_all(
     grading: Grading,
     args: &RunArgs,
 ) -> Result<(Vec<ResultLine>, Option<Named>), String> {
-    if args.persistent && adapter.is_some() {
-        return Err("--persistent cannot be combined with --adapter yet".into());
-    }
     let plan = Plan {
         cases,
         jobs: args
@@ -295,7 +288,11 @@ fn run_all(
             config.validate_protocol = args.validate_protocol;
             let session = PersistentSession::start(config)
                 .map_err(|e| format!("the persistent implementation did not start: {e}"))?;
-            Ok(Box::new(PersistentBackend { session, grading }))
+            Ok(Box::new(PersistentBackend {
+                session,
+                adapter,
+                grading,
+            }))
         } else if imp.argv.is_empty() && adapter.is_none() {
             // The reference in process: no command, no adapter.
             Ok(Box::new(InProcess { grading }))

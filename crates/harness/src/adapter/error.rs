@@ -1,0 +1,403 @@
+//! What can be wrong with an adapter file, and where: every mistake is refused before anything
+//! runs, with the line it is on and a message that names the key, table or placeholder at fault.
+
+use std::fmt;
+
+use agentconf_contract::call::Operation;
+
+use super::template::Placeholder;
+
+/// An adapter file that cannot be used as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterError {
+    /// The 1-based line of the file the problem is on (absent only when the TOML reader gives
+    /// no position).
+    pub line: Option<usize>,
+    pub problem: Problem,
+}
+
+impl AdapterError {
+    pub(crate) fn at(line: usize, problem: Problem) -> AdapterError {
+        AdapterError {
+            line: Some(line),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.problem),
+            None => write!(f, "{}", self.problem),
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// One mistake. Values copied from the file are clipped and their control characters escaped
+/// when shown, so a message stays one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// Not TOML, a value of the wrong type, or a key the format does not have (the TOML
+    /// reader's own words).
+    Toml(String),
+    /// `[operations.NAME]` with a name that is not an operation.
+    UnknownOperation(String),
+    /// `{name}` in a template, where `name` is not one of the operation's placeholders.
+    UnknownPlaceholder {
+        operation: Operation,
+        key: &'static str,
+        name: String,
+    },
+    /// `{commitment}` in `argv`, which runs the cases that have no commitment.
+    CommitmentOutsideItsTemplate,
+    /// A template that never hands the tool the case's input.
+    MissingInput {
+        operation: Operation,
+        key: &'static str,
+        placeholder: Placeholder,
+    },
+    /// A template without `{tier}` / `{revision}`, and no single value declared for it.
+    MissingValue {
+        operation: Operation,
+        key: &'static str,
+        placeholder: Placeholder,
+    },
+    /// A template without `{tier}` / `{revision}` while the declaration lists several values.
+    IndistinctValues {
+        operation: Operation,
+        key: &'static str,
+        placeholder: Placeholder,
+        values: Vec<String>,
+    },
+    /// A value in `tiers` or `revisions` that the operation does not have.
+    UnknownValue {
+        operation: Operation,
+        key: &'static str,
+        value: String,
+        valid: &'static [&'static str],
+    },
+    /// `tiers = []` or `revisions = []`.
+    EmptyDeclaration {
+        operation: Operation,
+        key: &'static str,
+    },
+    /// A key of `[operations.X]` that this operation does not take.
+    NotForOperation {
+        operation: Operation,
+        key: &'static str,
+    },
+    /// `unsupported = true` beside a key that would then never be used.
+    UnsupportedWithOthers {
+        operation: Operation,
+        key: &'static str,
+    },
+    /// `argv_with_commitment` without `argv`.
+    CommitmentTemplateAlone,
+    ExitCodeNotANumber(String),
+    ExitCodeMeaning {
+        code: String,
+        meaning: String,
+    },
+    UnknownRule(String),
+    /// An empty `error_map` or `crash_on_stderr` pattern (it would match every output).
+    EmptyPattern {
+        key: &'static str,
+    },
+    /// An error map scoped to something that is not an AER-1 operation.
+    NotAnErrorMapOperation(String),
+    UnknownProfile(String),
+    /// A vector id that was renamed; `now` is its new name.
+    RetiredId {
+        key: &'static str,
+        id: String,
+        now: &'static str,
+    },
+    /// An id that names no case of the corpus.
+    UnknownCase {
+        key: &'static str,
+        id: String,
+    },
+    /// An expected failure given as a pattern.
+    ExpectedFailureNotExact(String),
+    /// An `[[xfail]]` entry without an `id`.
+    ExpectedFailureWithoutId,
+    /// A skip with both or neither of `id` and `glob`.
+    SkipTarget {
+        both: bool,
+    },
+    GlobMatchesNothing(String),
+    NoReason {
+        key: &'static str,
+        id: String,
+    },
+    ListedTwice {
+        id: String,
+        first_line: usize,
+    },
+    /// An expected failure that a skip glob covers: it would never run.
+    ExpectedFailureSkipped {
+        id: String,
+        glob: String,
+        glob_line: usize,
+    },
+    /// A part of the adapter that shapes one-shot calls, in a persistent run.
+    NotInPersistentMode {
+        part: String,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Toml(message) => write!(f, "{}", one_line(message)),
+            Problem::UnknownOperation(name) => write!(
+                f,
+                "[operations.{}] is not an operation; the operations are {}",
+                shown(name),
+                operation_names(&Operation::ALL)
+            ),
+            Problem::UnknownPlaceholder {
+                operation,
+                key,
+                name,
+            } => write!(
+                f,
+                "{{{}}} in the {} {key} is not a placeholder; the placeholders of {} are {}",
+                shown(name),
+                operation.as_str(),
+                operation.as_str(),
+                Placeholder::names(Placeholder::of(*operation))
+            ),
+            Problem::CommitmentOutsideItsTemplate => write!(
+                f,
+                "{{commitment}} in the aer1-timeline argv has no value: argv runs the cases \
+                 without a commitment; name it in argv_with_commitment"
+            ),
+            Problem::MissingInput {
+                operation,
+                key,
+                placeholder,
+            } => write!(
+                f,
+                "the {} {key} does not name {}: the tool would never see the case's input",
+                operation.as_str(),
+                placeholder.name()
+            ),
+            Problem::MissingValue {
+                operation,
+                key,
+                placeholder,
+            } => {
+                let (list, example, what) = declaration(*placeholder);
+                write!(
+                    f,
+                    "the {} {key} does not name {}: every case would run as one {what}, whatever \
+                     it needs. Name {}, or declare the one {what} the tool takes, e.g. \
+                     {list} = [\"{example}\"] (cases under another are then unsupported)",
+                    operation.as_str(),
+                    placeholder.name(),
+                    placeholder.name()
+                )
+            }
+            Problem::IndistinctValues {
+                operation,
+                key,
+                placeholder,
+                values,
+            } => {
+                let (list, _, what) = declaration(*placeholder);
+                write!(
+                    f,
+                    "the {} {key} does not name {}, but {list} lists {}: the tool could not tell \
+                     them apart. Name {}, or list one {what}",
+                    operation.as_str(),
+                    placeholder.name(),
+                    values.join(", "),
+                    placeholder.name()
+                )
+            }
+            Problem::UnknownValue {
+                operation,
+                key,
+                value,
+                valid,
+            } => write!(
+                f,
+                "\"{}\" in {key} is not a value {} takes; use {}",
+                shown(value),
+                operation.as_str(),
+                valid.join(", ")
+            ),
+            Problem::EmptyDeclaration { operation, key } => write!(
+                f,
+                "{key} of {} is empty; to say the tool takes none, write unsupported = true",
+                operation.as_str()
+            ),
+            Problem::NotForOperation { operation, key } => write!(
+                f,
+                "{key} does not apply to {}: {}",
+                operation.as_str(),
+                why_not(*operation, key)
+            ),
+            Problem::UnsupportedWithOthers { operation, key } => write!(
+                f,
+                "{} is declared unsupported = true, so its {key} would never be used; remove one",
+                operation.as_str()
+            ),
+            Problem::CommitmentTemplateAlone => write!(
+                f,
+                "argv_with_commitment needs argv, the template of the cases without a commitment"
+            ),
+            Problem::ExitCodeNotANumber(code) => {
+                write!(f, "exit code \"{}\" is not a number", shown(code))
+            }
+            Problem::ExitCodeMeaning { code, meaning } => write!(
+                f,
+                "exit code {} maps to \"{}\"; use accept, reject or unsupported",
+                shown(code),
+                shown(meaning)
+            ),
+            Problem::UnknownRule(rule) => write!(
+                f,
+                "error_map rule \"{}\" is not a catalogue id (agentconf rules lists them)",
+                shown(rule)
+            ),
+            Problem::EmptyPattern { key } => {
+                write!(f, "an empty {key} pattern would match every output")
+            }
+            Problem::NotAnErrorMapOperation(name) => write!(
+                f,
+                "error_map operation \"{}\" is not an operation whose output an error map reads; \
+                 use {}",
+                shown(name),
+                operation_names(&ERROR_MAP_OPERATIONS)
+            ),
+            Problem::UnknownProfile(p) => write!(
+                f,
+                "unknown profile \"{}\"; the profiles are durable, atomic",
+                shown(p)
+            ),
+            Problem::RetiredId { key, id, now } => write!(
+                f,
+                "{key} names \"{}\", a retired vector id; it is now {now}",
+                shown(id)
+            ),
+            Problem::UnknownCase { key, id } => write!(
+                f,
+                "{key} \"{}\" names no case of the corpus (ids are exact; a skip can take a \
+                 glob = \"...\" instead)",
+                shown(id)
+            ),
+            Problem::ExpectedFailureNotExact(id) => write!(
+                f,
+                "xfail \"{}\" is a pattern: expected failures are exact case ids, one entry per \
+                 case, so that each one that starts to pass is reported",
+                shown(id)
+            ),
+            Problem::ExpectedFailureWithoutId => {
+                write!(f, "an xfail needs id, the exact id of one case")
+            }
+            Problem::SkipTarget { both: true } => {
+                write!(f, "a skip has both id and glob; give one")
+            }
+            Problem::SkipTarget { both: false } => {
+                write!(f, "a skip needs id (one case) or glob (a pattern)")
+            }
+            Problem::GlobMatchesNothing(glob) => write!(
+                f,
+                "skip glob \"{}\" matches no case of the corpus",
+                shown(glob)
+            ),
+            Problem::NoReason { key, id } => {
+                write!(f, "{key} \"{}\" has no reason", shown(id))
+            }
+            Problem::ListedTwice { id, first_line } => write!(
+                f,
+                "\"{}\" is listed twice (first at line {first_line})",
+                shown(id)
+            ),
+            Problem::ExpectedFailureSkipped {
+                id,
+                glob,
+                glob_line,
+            } => write!(
+                f,
+                "xfail \"{}\" is also skipped by glob \"{}\" (line {glob_line}), so it would never \
+                 run; remove one",
+                shown(id),
+                shown(glob)
+            ),
+            Problem::NotInPersistentMode { part } => write!(
+                f,
+                "{part} cannot apply with --persistent: a persistent server is sent the \
+                 contract's requests and answers in the contract's terms (CONTRACT.md section 8); \
+                 remove it, or run without --persistent"
+            ),
+        }
+    }
+}
+
+/// The operations whose output an error map reads: GRP decisions name their own rule.
+pub(crate) const ERROR_MAP_OPERATIONS: [Operation; 3] = [
+    Operation::Aer1Receipt,
+    Operation::Aer1Timeline,
+    Operation::Aer1Workflow,
+];
+
+fn operation_names(ops: &[Operation]) -> String {
+    ops.iter()
+        .map(|o| o.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The declaration that stands in for a value placeholder: its key, an example, what it lists.
+fn declaration(p: Placeholder) -> (&'static str, &'static str, &'static str) {
+    match p {
+        Placeholder::Tier => ("tiers", "core", "tier"),
+        _ => ("revisions", "09", "revision"),
+    }
+}
+
+fn why_not(operation: Operation, key: &str) -> &'static str {
+    match (operation, key) {
+        (Operation::GrpAdmit, "argv") => {
+            "a receiver speaks the contract's stream (CONTRACT.md section 5), so it is always \
+             started in the contract's argument order, after the adapter's command"
+        }
+        (_, "tiers") => "only aer1-receipt takes a tier",
+        (_, "revisions") => "only aer1-timeline and grp-admit take a revision",
+        (_, "argv_with_commitment") => "only aer1-timeline takes a commitment",
+        _ => "it has no such key",
+    }
+}
+
+/// A value from the file, for a message: at most 120 characters, control characters escaped.
+fn shown(s: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == 120 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The TOML reader's message on one line.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}

@@ -1,0 +1,320 @@
+//! Adapters: running a command-line tool that was not written for the contract.
+//!
+//! The format, with a worked example of every key, is section 12 of
+//! `crates/contract/CONTRACT.md` (each example there is parsed, and most are run, by
+//! `crates/cli/tests/adapter_doc.rs`, so the two cannot drift). In short: a command (used for
+//! every operation, GRP receivers included); per operation an argv template, a declaration of the
+//! tiers or revisions the tool takes, or `unsupported = true`; an exit-code map; error maps
+//! (global, per operation or per case); `crash_on_stderr` patterns; profiles; skips by id or
+//! glob, each with a reason; and strict expected failures by exact id.
+//!
+//! Every mistake is an [`AdapterError`] naming its line ([`parse`] checks the file); what a
+//! checked adapter does to a run is the methods of [`Adapter`], applied by
+//! [`crate::runner`].
+
+mod error;
+mod glob;
+mod parse;
+mod template;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentconf_contract::call::{Call, Operation};
+use agentconf_contract::case::Case;
+use agentconf_contract::exit::ExitMeaning;
+use agentconf_contract::vector::Suite;
+use agentconf_rules::Rule;
+
+pub use error::{AdapterError, Problem};
+pub use template::Placeholder;
+use template::Template;
+
+/// An adapter file is configuration, a few kilobytes; `agentconf run` refuses a larger one.
+pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
+
+/// A checked adapter file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Adapter {
+    pub name: Option<String>,
+    /// The tool's command (argv prefix), for every operation.
+    pub command: Vec<String>,
+    /// The GRP capability profiles the tool claims.
+    pub profiles: Vec<String>,
+    /// Substrings of standard error that mean the tool crashed, whatever its exit status.
+    pub crash_on_stderr: Vec<String>,
+    operations: Vec<(Operation, OperationSpec)>,
+    exit_codes: Option<ExitCodes>,
+    error_map: Vec<ErrorMapping>,
+    skip: Vec<Skip>,
+    xfail: Vec<Listed>,
+}
+
+/// `[operations.X]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OperationSpec {
+    /// The line of the table.
+    line: usize,
+    unsupported: bool,
+    argv: Option<Template>,
+    argv_with_commitment: Option<Template>,
+    /// The tiers (receipts) or revisions (timelines, GRP) the tool takes; absent: all.
+    tiers: Option<Declared>,
+    revisions: Option<Declared>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Declared {
+    line: usize,
+    values: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ExitCodes {
+    line: usize,
+    map: BTreeMap<i32, ExitMeaning>,
+}
+
+/// A message pattern and the rule it means, for some operations or cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ErrorMapping {
+    line: usize,
+    /// A substring of the tool's standard output or error (case-sensitive).
+    pattern: String,
+    rule: Rule,
+    /// Only for this operation's output (absent: every operation).
+    operation: Option<Operation>,
+    /// Only for these case ids (empty: every case).
+    vectors: Vec<String>,
+}
+
+/// A case not to run, by id or glob, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Skip {
+    line: usize,
+    pattern: String,
+    is_glob: bool,
+    reason: String,
+}
+
+/// An expected failure: an exact case id, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Listed {
+    id: String,
+    reason: String,
+}
+
+/// The operation a case of `suite` calls.
+fn operation_of(suite: Suite) -> Operation {
+    match suite {
+        Suite::Aer1Receipt => Operation::Aer1Receipt,
+        Suite::Aer1Timeline => Operation::Aer1Timeline,
+        Suite::Aer1Workflow => Operation::Aer1Workflow,
+        Suite::GrpAdmission => Operation::GrpAdmit,
+    }
+}
+
+impl Adapter {
+    /// Reads and checks an adapter file; `known_ids` are the corpus's case ids, which every
+    /// skip, expected failure and per-case error map must name (a glob: match).
+    pub fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Adapter, AdapterError> {
+        parse::parse(text, known_ids)
+    }
+
+    fn spec(&self, op: Operation) -> Option<&OperationSpec> {
+        self.operations
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, s)| s)
+    }
+
+    /// Why the case is not run through this adapter, when it declares that the tool does not
+    /// take what the case needs: its operation (`unsupported = true`), its tier or revision (not
+    /// in `tiers` / `revisions`), or a commitment (a timeline template without
+    /// `argv_with_commitment`). Such a case is unsupported, never run as something else.
+    pub fn declines(&self, c: &Case<'_>) -> Option<String> {
+        let op = operation_of(c.vector.suite);
+        let spec = self.spec(op)?;
+        let name = op.as_str();
+        if spec.unsupported {
+            return Some(format!(
+                "the adapter declares {name} unsupported (line {})",
+                spec.line
+            ));
+        }
+        let needs = |d: &Declared, key: &str, value: &str| {
+            (!d.values.iter().any(|v| v == value)).then(|| {
+                format!(
+                    "the adapter's {name} takes {key} {} (line {}); this case needs {value}",
+                    d.values.join(", "),
+                    d.line
+                )
+            })
+        };
+        let declined = match op {
+            Operation::Aer1Receipt => spec
+                .tiers
+                .as_ref()
+                .and_then(|d| needs(d, "tiers", c.vector.options.tier().as_str())),
+            Operation::Aer1Timeline | Operation::GrpAdmit => spec
+                .revisions
+                .as_ref()
+                .and_then(|d| needs(d, "revisions", c.revision)),
+            Operation::Aer1Workflow => None,
+        };
+        declined.or_else(|| {
+            let commitment = c.vector.inputs.iter().any(|i| i.role == "commitment");
+            match (&spec.argv, &spec.argv_with_commitment) {
+                (Some(t), None) if op == Operation::Aer1Timeline && commitment => Some(format!(
+                    "the adapter's aer1-timeline template (line {}) takes no commitment (it has \
+                     no argv_with_commitment); this case has one",
+                    t.line
+                )),
+                _ => None,
+            }
+        })
+    }
+
+    /// Whether the tool is called through a template for `op` (its standard output is then its
+    /// own text, not the contract's result object).
+    pub fn has_template(&self, op: Operation) -> bool {
+        self.spec(op).is_some_and(|s| s.argv.is_some())
+    }
+
+    /// The arguments after the command for `call`: the operation's template with the call's
+    /// values filled in, or the contract's own order when it has no template.
+    pub fn arguments(&self, call: &Call) -> Vec<String> {
+        let spec = self.spec(call.operation());
+        let commitment = matches!(
+            call,
+            Call::Timeline {
+                commitment: Some(_),
+                ..
+            }
+        );
+        let template = spec.and_then(|s| match (&s.argv_with_commitment, commitment) {
+            (Some(with), true) => Some(with),
+            _ => s.argv.as_ref(),
+        });
+        match template {
+            Some(t) => t.fill(call),
+            None => call.argv(),
+        }
+    }
+
+    /// The contract meaning of an exit code under this adapter: the map's when there is one
+    /// (codes it does not list are crashes), else the contract's.
+    pub fn exit_meaning(&self, code: Option<i32>) -> ExitMeaning {
+        let Some(codes) = &self.exit_codes else {
+            return ExitMeaning::of(code);
+        };
+        code.and_then(|c| codes.map.get(&c).copied())
+            .unwrap_or(ExitMeaning::Crash)
+    }
+
+    /// The rules the tool's messages map to, for case `id` of operation `op`.
+    pub fn mapped_rules(&self, op: Operation, id: &str, output: &str) -> Vec<Rule> {
+        let mut rules = Vec::new();
+        for m in &self.error_map {
+            let applies = m.operation.is_none_or(|o| o == op)
+                && (m.vectors.is_empty() || m.vectors.iter().any(|v| v == id));
+            if applies && output.contains(&m.pattern) && !rules.contains(&m.rule) {
+                rules.push(m.rule);
+            }
+        }
+        rules
+    }
+
+    /// The first `crash_on_stderr` pattern in `stderr`, if any.
+    pub fn crash_pattern(&self, stderr: &[u8]) -> Option<&str> {
+        self.crash_on_stderr
+            .iter()
+            .find(|p| {
+                let p = p.as_bytes();
+                // Patterns are never empty (checked when read); `windows(0)` would panic.
+                !p.is_empty() && stderr.windows(p.len()).any(|w| w == p)
+            })
+            .map(String::as_str)
+    }
+
+    /// Why the case is skipped, by an exact id or a glob.
+    pub fn skip_reason(&self, id: &str) -> Option<&str> {
+        self.skip
+            .iter()
+            .find(|s| {
+                if s.is_glob {
+                    glob::matches(&s.pattern, id)
+                } else {
+                    s.pattern == id
+                }
+            })
+            .map(|s| s.reason.as_str())
+    }
+
+    pub fn xfail_reason(&self, id: &str) -> Option<&str> {
+        self.xfail
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| e.reason.as_str())
+    }
+
+    /// How many expected failures the file lists.
+    pub fn xfail_count(&self) -> usize {
+        self.xfail.len()
+    }
+
+    /// `Err` naming the first part of the adapter that shapes one-shot calls — a template, the
+    /// exit-code map, an error map — since a persistent server is sent the contract's requests
+    /// and answers with exit numbers and catalogue ids of its own. Everything else (command,
+    /// profiles, declarations, skips, expected failures, crash patterns) applies in both modes.
+    pub fn check_persistent(&self) -> Result<(), AdapterError> {
+        let mut parts: Vec<(usize, String)> = Vec::new();
+        for (op, spec) in &self.operations {
+            for (key, t) in [
+                ("argv", &spec.argv),
+                ("argv_with_commitment", &spec.argv_with_commitment),
+            ] {
+                if let Some(t) = t {
+                    parts.push((t.line, format!("[operations.{}] {key}", op.as_str())));
+                }
+            }
+        }
+        if let Some(codes) = &self.exit_codes {
+            parts.push((codes.line, "[exit_codes]".into()));
+        }
+        if let Some(m) = self.error_map.first() {
+            parts.push((m.line, "[[error_map]]".into()));
+        }
+        // The first in the file, so that fixing them top to bottom meets each in turn.
+        match parts.into_iter().min() {
+            Some((line, part)) => Err(AdapterError::at(
+                line,
+                Problem::NotInPersistentMode { part },
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An expected-failures file for the vectors that did not pass, as a starting point.
+pub fn xfail_toml(failures: &[(String, String)]) -> String {
+    let mut out = String::from(
+        "# Expected failures written by `agentconf run --emit-xfail`. Every entry needs a real reason;\n\
+         # an expected failure that passes, or an unknown id, fails the run.\n",
+    );
+    for (id, status) in failures {
+        out.push_str(&format!(
+            "\n[[xfail]]\nid = {}\nreason = {}\n",
+            toml_string(id),
+            toml_string(&format!("failed as {status} when this file was written"))
+        ));
+    }
+    out
+}
+
+fn toml_string(s: &str) -> String {
+    // A basic TOML string: escape backslash and quote; ids and statuses have no control chars.
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}

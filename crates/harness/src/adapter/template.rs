@@ -1,0 +1,157 @@
+//! Argv templates: each argument is literal text and `{placeholder}`s, read once when the file
+//! is checked, so that filling one in is a plain substitution that cannot meet an unknown name
+//! (and a value that happens to contain `{tier}` is never substituted again).
+
+use agentconf_contract::call::{Call, Operation};
+
+/// A value of the contract's call that a template can pass on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placeholder {
+    Receipt,
+    /// The receipt tier, `core` when the vector gives none; `{id_tier}` is its name before
+    /// agentconf 0.2.0.
+    Tier,
+    Revision,
+    Timeline,
+    Commitment,
+    Workflow,
+}
+
+impl Placeholder {
+    /// The placeholder written `{name}`, if there is one.
+    pub fn parse(name: &str) -> Option<Placeholder> {
+        Some(match name {
+            "receipt" => Placeholder::Receipt,
+            "tier" | "id_tier" => Placeholder::Tier,
+            "revision" => Placeholder::Revision,
+            "timeline" => Placeholder::Timeline,
+            "commitment" => Placeholder::Commitment,
+            "workflow" => Placeholder::Workflow,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Placeholder::Receipt => "{receipt}",
+            Placeholder::Tier => "{tier}",
+            Placeholder::Revision => "{revision}",
+            Placeholder::Timeline => "{timeline}",
+            Placeholder::Commitment => "{commitment}",
+            Placeholder::Workflow => "{workflow}",
+        }
+    }
+
+    /// The placeholders of an operation: the arguments of its contract call.
+    pub fn of(operation: Operation) -> &'static [Placeholder] {
+        match operation {
+            Operation::Aer1Receipt => &[Placeholder::Receipt, Placeholder::Tier],
+            Operation::Aer1Timeline => &[
+                Placeholder::Revision,
+                Placeholder::Timeline,
+                Placeholder::Commitment,
+            ],
+            Operation::Aer1Workflow => &[Placeholder::Workflow],
+            // A receiver is always started in the contract's order: no template.
+            Operation::GrpAdmit => &[],
+        }
+    }
+
+    pub fn names(list: &[Placeholder]) -> String {
+        if list.is_empty() {
+            return "none".into();
+        }
+        list.iter().map(|p| p.name()).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Its value in `call` (`None` when the call has no such argument).
+    fn value(self, call: &Call) -> Option<&str> {
+        match (self, call) {
+            (Placeholder::Receipt, Call::Receipt { receipt, .. }) => Some(receipt),
+            (Placeholder::Tier, Call::Receipt { tier, .. }) => {
+                Some(tier.as_deref().unwrap_or("core"))
+            }
+            (Placeholder::Revision, Call::Timeline { revision, .. }) => Some(revision),
+            (Placeholder::Timeline, Call::Timeline { timeline, .. }) => Some(timeline),
+            (Placeholder::Commitment, Call::Timeline { commitment, .. }) => commitment.as_deref(),
+            (Placeholder::Workflow, Call::Workflow { workflow }) => Some(workflow),
+            _ => None,
+        }
+    }
+}
+
+/// A piece of one argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    Text(String),
+    Value(Placeholder),
+}
+
+/// One argument as written: `{` + a name of letters, digits and `_` + `}` is a placeholder;
+/// any other brace is text. `Err` carries the name, as written, of a placeholder that is not
+/// among `allowed`.
+pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
+    let mut out = Vec::new();
+    let mut literal = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        literal.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if name_len > 0 && after[name_len..].starts_with('}') {
+            let name = &after[..name_len];
+            let p = Placeholder::parse(name)
+                .filter(|p| allowed.contains(p))
+                .ok_or_else(|| name.to_string())?;
+            if !literal.is_empty() {
+                out.push(Segment::Text(std::mem::take(&mut literal)));
+            }
+            out.push(Segment::Value(p));
+            rest = &after[name_len + 1..];
+        } else {
+            literal.push('{');
+            rest = after;
+        }
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() || out.is_empty() {
+        out.push(Segment::Text(literal));
+    }
+    Ok(out)
+}
+
+/// A checked template: what it names, and the line it is on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    pub line: usize,
+    pub arguments: Vec<Vec<Segment>>,
+}
+
+impl Template {
+    pub fn names(&self, p: Placeholder) -> bool {
+        self.arguments
+            .iter()
+            .flatten()
+            .any(|s| *s == Segment::Value(p))
+    }
+
+    /// The arguments with the call's values filled in. Checking the file made sure that every
+    /// placeholder is one of the call's; should one have no value, it is left empty rather than
+    /// passed literally.
+    pub fn fill(&self, call: &Call) -> Vec<String> {
+        self.arguments
+            .iter()
+            .map(|segments| {
+                segments
+                    .iter()
+                    .map(|s| match s {
+                        Segment::Text(t) => t.as_str(),
+                        Segment::Value(p) => p.value(call).unwrap_or_default(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,445 @@
+use std::collections::BTreeSet;
+
+use agentconf_contract::call::{Call, Operation};
+use agentconf_contract::exit::ExitMeaning;
+use agentconf_contract::vector::{Tier, Vector};
+use agentconf_rules::Rule;
+
+use super::*;
+
+fn known() -> BTreeSet<String> {
+    [
+        "a/b/c/d",
+        "a/b/c/e",
+        "a/b/c/e@06",
+        "a/b/f/g",
+        "aer1/timeline/hostile/empty-file",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
+}
+
+fn parse(text: &str) -> Result<Adapter, AdapterError> {
+    Adapter::parse(text, &known())
+}
+
+fn timeline(commitment: Option<&str>) -> Call {
+    Call::Timeline {
+        revision: "09".into(),
+        timeline: "t.json".into(),
+        commitment: commitment.map(String::from),
+    }
+}
+
+#[test]
+fn parses_and_applies() {
+    let text = r#"
+        command = ["tool"]
+        profiles = ["durable"]
+        crash_on_stderr = ["Traceback (most recent call last)", "panicked at"]
+        [operations.aer1-timeline]
+        argv = ["check", "--rev={revision}", "{timeline}"]
+        argv_with_commitment = ["check", "--rev={revision}", "--c", "{commitment}", "{timeline}"]
+        [operations.aer1-receipt]
+        argv = ["receipt", "{receipt}", "--tier", "{id_tier}"]
+        [exit_codes]
+        0 = "accept"
+        3 = "reject"
+        [[error_map]]
+        pattern = "bad base64"
+        rule = "AER1-TL-B64"
+        operation = "aer1-timeline"
+        [[error_map]]
+        pattern = "bad base64"
+        rule = "AER1-RC-B64"
+        operation = "aer1-receipt"
+        [[error_map]]
+        pattern = "gap"
+        rule = "AER1-TL-SEQ"
+        vectors = ["a/b/c/e"]
+        [[skip]]
+        id = "a/b/c/d"
+        reason = "by design"
+        [[skip]]
+        glob = "a/b/f/*"
+        reason = "a family out of scope"
+    "#;
+    let a = parse(text).unwrap();
+    assert_eq!(a.command, ["tool"]);
+    assert_eq!(
+        a.arguments(&timeline(None)),
+        ["check", "--rev=09", "t.json"]
+    );
+    assert_eq!(
+        a.arguments(&timeline(Some("c.json"))),
+        ["check", "--rev=09", "--c", "c.json", "t.json"]
+    );
+    let receipt = |tier: Option<Tier>| Call::receipt("r.json".into(), tier);
+    assert_eq!(
+        a.arguments(&receipt(None)),
+        ["receipt", "r.json", "--tier", "core"]
+    );
+    assert_eq!(
+        a.arguments(&receipt(Some(Tier::Anchored))),
+        ["receipt", "r.json", "--tier", "anchored"]
+    );
+    // No template: the contract's order.
+    let workflow = Call::Workflow {
+        workflow: "w.json".into(),
+    };
+    assert_eq!(a.arguments(&workflow), ["aer1-workflow", "w.json"]);
+    assert!(a.has_template(Operation::Aer1Timeline) && !a.has_template(Operation::Aer1Workflow));
+    assert_eq!(a.exit_meaning(Some(3)), ExitMeaning::Reject);
+    assert_eq!(a.exit_meaning(Some(1)), ExitMeaning::Crash);
+    assert_eq!(a.exit_meaning(None), ExitMeaning::Crash);
+    // One message, a rule per operation; a per-case mapping only for its case.
+    let tl = Operation::Aer1Timeline;
+    assert_eq!(
+        a.mapped_rules(tl, "a/b/c/d", "ERROR: bad base64 and gap"),
+        [Rule::Aer1TlB64]
+    );
+    assert_eq!(
+        a.mapped_rules(tl, "a/b/c/e", "ERROR: bad base64 and gap"),
+        [Rule::Aer1TlB64, Rule::Aer1TlSeq]
+    );
+    assert_eq!(
+        a.mapped_rules(Operation::Aer1Receipt, "a/b/c/d", "bad base64"),
+        [Rule::Aer1RcB64]
+    );
+    assert!(a
+        .mapped_rules(Operation::Aer1Workflow, "a/b/c/d", "bad base64")
+        .is_empty());
+    assert_eq!(a.skip_reason("a/b/c/d"), Some("by design"));
+    assert_eq!(a.skip_reason("a/b/f/g"), Some("a family out of scope"));
+    assert_eq!(a.skip_reason("a/b/c/e"), None);
+    assert_eq!(
+        a.crash_pattern(b"x\nthread 'main' panicked at src/main.rs"),
+        Some("panicked at")
+    );
+    assert_eq!(a.crash_pattern(b"warning: slow"), None);
+    // Templates and exit codes shape one-shot calls: refused in persistent mode.
+    let e = a.check_persistent().unwrap_err();
+    assert_eq!(e.line, Some(6), "{e}");
+    assert!(
+        e.to_string().contains("[operations.aer1-timeline] argv"),
+        "{e}"
+    );
+}
+
+/// A value is substituted once: a path that happens to contain `{tier}` is passed as it is.
+#[test]
+fn placeholders_are_filled_once() {
+    let a = parse("[operations.aer1-receipt]\nargv = [\"{receipt}\", \"{tier}\"]\n").unwrap();
+    let call = Call::receipt("/tmp/{tier}/r.json".into(), Some(Tier::Strict));
+    assert_eq!(a.arguments(&call), ["/tmp/{tier}/r.json", "strict"]);
+    // Braces that are not a placeholder are text.
+    let a = parse(
+        "[operations.aer1-workflow]\nargv = [\"--opts={\\\"a\\\":1}\", \"{}\", \"{workflow}\"]\n",
+    )
+    .unwrap();
+    let call = Call::Workflow {
+        workflow: "w.json".into(),
+    };
+    assert_eq!(a.arguments(&call), ["--opts={\"a\":1}", "{}", "w.json"]);
+}
+
+/// Every mistake is refused with its line and what is wrong, as a typed problem.
+#[test]
+fn mistakes_name_their_line() {
+    // The file, the line the error must name, and what the problem must be.
+    type Case = (&'static str, usize, fn(&Problem) -> bool);
+    let cases: &[Case] = &[
+        ("x = 1", 1, |p| matches!(p, Problem::Toml(m) if m.contains("`x`"))),
+        ("name = \"n\"\nprofiles = [\"fast\"]", 2, |p| {
+            matches!(p, Problem::UnknownProfile(_))
+        }),
+        ("\n[operations.aer1-timelines]\nargv = []", 2, |p| {
+            matches!(p, Problem::UnknownOperation(n) if n == "aer1-timelines")
+        }),
+        (
+            "[operations.aer1-workflow]\nargv = [\"a\",\n\"{file}\"]",
+            3,
+            |p| matches!(p, Problem::UnknownPlaceholder { name, .. } if name == "file"),
+        ),
+        (
+            // A placeholder of another operation, named as written.
+            "[operations.aer1-timeline]\nargv = [\"{revision}\", \"{timeline}\", \"{id_tier}\"]",
+            2,
+            |p| matches!(p, Problem::UnknownPlaceholder { name, .. } if name == "id_tier"),
+        ),
+        (
+            "[operations.aer1-timeline]\nargv = [\"{revision}\", \"{timeline}\", \"{commitment}\"]",
+            2,
+            |p| matches!(p, Problem::CommitmentOutsideItsTemplate),
+        ),
+        (
+            "[operations.aer1-timeline]\nargv = [\"{revision}\", \"{timeline}\"]\nargv_with_commitment = [\"{revision}\", \"{timeline}\"]",
+            3,
+            |p| {
+                matches!(p, Problem::MissingInput { placeholder: Placeholder::Commitment, .. })
+            },
+        ),
+        ("[operations.aer1-receipt]\nargv = [\"{tier}\"]", 2, |p| {
+            matches!(p, Problem::MissingInput { placeholder: Placeholder::Receipt, .. })
+        }),
+        ("[operations.aer1-receipt]\nargv = [\"{receipt}\"]", 2, |p| {
+            matches!(p, Problem::MissingValue { placeholder: Placeholder::Tier, .. })
+        }),
+        ("[operations.aer1-timeline]\nargv = [\"{timeline}\"]", 2, |p| {
+            matches!(p, Problem::MissingValue { placeholder: Placeholder::Revision, .. })
+        }),
+        (
+            "[operations.aer1-timeline]\nargv = [\"{timeline}\"]\nrevisions = [\"06\", \"09\"]",
+            2,
+            |p| matches!(p, Problem::IndistinctValues { values, .. } if values.len() == 2),
+        ),
+        ("[operations.aer1-receipt]\ntiers = [\"core\", \"loose\"]", 2, |p| {
+            matches!(p, Problem::UnknownValue { value, .. } if value == "loose")
+        }),
+        ("[operations.grp-admit]\nrevisions = [\"09\"]", 2, |p| {
+            matches!(p, Problem::UnknownValue { value, .. } if value == "09")
+        }),
+        ("[operations.aer1-receipt]\ntiers = []", 2, |p| {
+            matches!(p, Problem::EmptyDeclaration { .. })
+        }),
+        ("[operations.aer1-receipt]\nrevisions = [\"09\"]", 2, |p| {
+            matches!(p, Problem::NotForOperation { key: "revisions", .. })
+        }),
+        ("[operations.aer1-workflow]\ntiers = [\"core\"]", 2, |p| {
+            matches!(p, Problem::NotForOperation { key: "tiers", .. })
+        }),
+        (
+            "[operations.aer1-receipt]\nargv_with_commitment = [\"{receipt}\", \"{tier}\"]",
+            2,
+            |p| matches!(p, Problem::NotForOperation { key: "argv_with_commitment", .. }),
+        ),
+        ("[operations.grp-admit]\nargv = [\"x\"]", 2, |p| {
+            matches!(p, Problem::NotForOperation { key: "argv", .. })
+        }),
+        (
+            "[operations.aer1-timeline]\nargv_with_commitment = [\"{revision}\", \"{timeline}\", \"{commitment}\"]",
+            2,
+            |p| matches!(p, Problem::CommitmentTemplateAlone),
+        ),
+        (
+            "[operations.aer1-workflow]\nunsupported = true\nargv = [\"{workflow}\"]",
+            2,
+            |p| matches!(p, Problem::UnsupportedWithOthers { key: "argv", .. }),
+        ),
+        ("[exit_codes]\nzero = \"accept\"", 2, |p| {
+            matches!(p, Problem::ExitCodeNotANumber(_))
+        }),
+        ("[exit_codes]\n0 = \"fine\"", 2, |p| {
+            matches!(p, Problem::ExitCodeMeaning { .. })
+        }),
+        ("[[error_map]]\npattern = \"x\"\nrule = \"NOPE\"", 3, |p| {
+            matches!(p, Problem::UnknownRule(_))
+        }),
+        ("[[error_map]]\npattern = \"\"\nrule = \"AER1-TL-B64\"", 2, |p| {
+            matches!(p, Problem::EmptyPattern { .. })
+        }),
+        (
+            "[[error_map]]\npattern = \"x\"\nrule = \"AER1-TL-B64\"\noperation = \"grp-admit\"",
+            4,
+            |p| matches!(p, Problem::NotAnErrorMapOperation(_)),
+        ),
+        (
+            "[[error_map]]\npattern = \"x\"\nrule = \"AER1-TL-B64\"\nvectors = [\"a/b/c/zz\"]",
+            4,
+            |p| matches!(p, Problem::UnknownCase { key: "error_map vectors", .. }),
+        ),
+        ("crash_on_stderr = [\"\"]", 1, |p| {
+            matches!(p, Problem::EmptyPattern { key: "crash_on_stderr" })
+        }),
+        ("[[skip]]\nid = \"a/b/*\"\nreason = \"glob\"", 2, |p| {
+            matches!(p, Problem::UnknownCase { key: "skip", .. })
+        }),
+        ("[[skip]]\nglob = \"a/x/*\"\nreason = \"typo\"", 2, |p| {
+            matches!(p, Problem::GlobMatchesNothing(_))
+        }),
+        ("[[skip]]\nid = \"a/b/c/d\"\nglob = \"a/b/*/*\"\nreason = \"x\"", 1, |p| {
+            matches!(p, Problem::SkipTarget { both: true })
+        }),
+        ("[[skip]]\nreason = \"x\"", 1, |p| {
+            matches!(p, Problem::SkipTarget { both: false })
+        }),
+        ("[[skip]]\nglob = \"a/b/*/*\"", 1, |p| {
+            matches!(p, Problem::NoReason { key: "skip", .. })
+        }),
+        ("[[xfail]]\nid = \"a/b/c/d\"\nreason = \" \"", 1, |p| {
+            matches!(p, Problem::NoReason { key: "xfail", .. })
+        }),
+        ("[[xfail]]\nid = \"a/b/c/*\"\nreason = \"x\"", 2, |p| {
+            matches!(p, Problem::ExpectedFailureNotExact(_))
+        }),
+        ("[[xfail]]\nglob = \"a/b/c/*\"\nreason = \"x\"", 2, |p| {
+            matches!(p, Problem::ExpectedFailureNotExact(_))
+        }),
+        ("[[xfail]]\nreason = \"x\"", 1, |p| {
+            matches!(p, Problem::ExpectedFailureWithoutId)
+        }),
+        (
+            "[[xfail]]\nid = \"a/b/c/d\"\nreason = \"x\"\n[[skip]]\nid = \"a/b/c/d\"\nreason = \"y\"",
+            5,
+            |p| matches!(p, Problem::ListedTwice { first_line: 2, .. }),
+        ),
+        (
+            "[[skip]]\nglob = \"a/b/c/*\"\nreason = \"x\"\n[[xfail]]\nid = \"a/b/c/e@06\"\nreason = \"y\"",
+            5,
+            |p| matches!(p, Problem::ExpectedFailureSkipped { glob_line: 2, .. }),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, line, is) in cases {
+        match parse(text) {
+            Ok(_) => wrong.push(format!("accepted: {text}")),
+            Err(e) if e.line != Some(*line) || !is(&e.problem) => {
+                wrong.push(format!("{text}\n  -> {e} ({:?})", e.problem))
+            }
+            Err(e) => {
+                let shown = e.to_string();
+                assert!(
+                    shown.starts_with(&format!("line {line}: ")) && !shown.contains('\n'),
+                    "{shown}"
+                );
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Untrusted text in a message stays on one line.
+#[test]
+fn messages_escape_what_the_file_says() {
+    let e = parse("[operations.\"aer1-\\nreceipt\"]\nunsupported = true").unwrap_err();
+    assert_eq!(e.line, Some(1));
+    assert!(e.to_string().contains("aer1-\\nreceipt"), "{e}");
+    assert!(!e.to_string().contains('\n'));
+    // The TOML reader's own message, one line.
+    let e = parse("argv = [\"unclosed\"\n").unwrap_err();
+    assert!(!e.to_string().contains('\n'), "{e}");
+}
+
+/// A retired id is named as retired, with what replaced it, even when a caller's list of
+/// known ids would contain it.
+#[test]
+fn retired_ids_name_their_replacement() {
+    let old = "aer1/timeline/revision06/example-06-5-under-current";
+    let mut known = known();
+    known.insert(old.to_string());
+    let e =
+        Adapter::parse(&format!("[[skip]]\nid = \"{old}\"\nreason = \"x\""), &known).unwrap_err();
+    assert!(matches!(e.problem, Problem::RetiredId { .. }));
+    assert!(
+        e.to_string().contains("retired") && e.to_string().contains("example-06-5@09"),
+        "{e}"
+    );
+}
+
+#[test]
+fn xfail_file_round_trips() {
+    let text = xfail_toml(&[("a/b/c/d".into(), "false-accept".into())]);
+    let a = parse(&text).unwrap();
+    assert_eq!(a.xfail_count(), 1);
+    assert!(a.xfail_reason("a/b/c/d").is_some());
+}
+
+#[test]
+fn the_tiers_are_the_contracts() {
+    let names: Vec<&str> = Tier::ALL.iter().map(|t| t.as_str()).collect();
+    assert_eq!(parse::TIERS, names);
+}
+
+/// A vector of `suite`, run under `revisions`, with `options` and input roles, for `declines`.
+fn vector(suite: &str, revisions: &[&str], tier: Option<&str>, roles: &[&str]) -> Vector {
+    let inputs: Vec<serde_json::Value> = roles
+        .iter()
+        .map(|r| {
+            serde_json::json!({"role": r, "file": format!("{r}.json"), "encoding": "utf8",
+                "content": "{}", "sha256": "0".repeat(64)})
+        })
+        .collect();
+    let mut v = serde_json::json!({
+        "id": "a/b/c/d", "suite": suite, "family": "c", "revisions": revisions,
+        "description": "d", "rules": ["AER1-TL-B64"], "level": "MUST", "expectation": "valid",
+        "expected_rules": [], "flags": [], "inputs": inputs,
+    });
+    if let Some(t) = tier {
+        v["options"] = serde_json::json!({ "tier": t });
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+/// What an adapter declares the tool does not take is unsupported; everything else runs.
+#[test]
+fn declarations_decline_cases() {
+    let a = parse(
+        "[operations.aer1-receipt]\nargv = [\"{receipt}\"]\ntiers = [\"core\"]\n\
+         [operations.aer1-timeline]\nargv = [\"{timeline}\"]\nrevisions = [\"09\"]\n\
+         [operations.aer1-workflow]\nunsupported = true\n\
+         [operations.grp-admit]\nrevisions = [\"01\"]\n",
+    )
+    .unwrap();
+    let declines = |v: &Vector| a.declines(&v.main_case());
+    assert_eq!(
+        declines(&vector("aer1-receipt", &["09"], None, &["receipt"])),
+        None
+    );
+    let anchored = declines(&vector(
+        "aer1-receipt",
+        &["09"],
+        Some("anchored"),
+        &["receipt"],
+    ));
+    assert!(
+        anchored
+            .as_deref()
+            .is_some_and(|d| d.contains("tiers core (line 3)") && d.contains("anchored")),
+        "{anchored:?}"
+    );
+    assert_eq!(
+        declines(&vector("aer1-timeline", &["09"], None, &["timeline"])),
+        None
+    );
+    assert!(declines(&vector("aer1-timeline", &["06"], None, &["timeline"])).is_some());
+    let committed = declines(&vector(
+        "aer1-timeline",
+        &["09"],
+        None,
+        &["timeline", "commitment"],
+    ));
+    assert!(
+        committed
+            .as_deref()
+            .is_some_and(|d| d.contains("argv_with_commitment")),
+        "{committed:?}"
+    );
+    assert!(
+        declines(&vector("aer1-workflow", &["09"], None, &["workflow"]))
+            .is_some_and(|d| d.contains("unsupported (line 7)"))
+    );
+    assert!(declines(&vector(
+        "grp-admission",
+        &["00"],
+        None,
+        &["session", "events"]
+    ))
+    .is_some());
+    assert_eq!(
+        declines(&vector(
+            "grp-admission",
+            &["01"],
+            None,
+            &["session", "events"]
+        )),
+        None
+    );
+    // Declarations alone (no template) apply too, and in persistent mode.
+    assert!(a.check_persistent().is_err());
+    let b = parse("[operations.aer1-workflow]\nunsupported = true\n").unwrap();
+    assert!(b.check_persistent().is_ok());
+    assert!(b
+        .declines(&vector("aer1-workflow", &["09"], None, &["workflow"]).main_case())
+        .is_some());
+}
