@@ -1110,6 +1110,24 @@ fn smoke_check_and_broken_wrappers() {
     let (code, text) = smoke(&[&three]);
     assert_eq!(code, Some(1));
     assert!(text.contains("the wrapper is broken"), "{text}");
+    // The crash's detail names the codes that were expected, in words, not Rust's debug text.
+    assert!(
+        text.contains(
+            "exit code 3 is not one of the contract's 0 (accept), 1 (reject) and 89 (unsupported)"
+        ),
+        "{text}"
+    );
+    std::fs::write(
+        path("codes.toml"),
+        "[exit_codes]\n0 = \"accept\"\n2 = \"reject\"\n",
+    )
+    .unwrap();
+    let out = scratch.agentconf(&["smoke", "--adapter", &path("codes.toml"), "--", &three]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("exit code 3 is not one of the adapter's exit_codes (0, 2)"),
+        "{text}"
+    );
     // Exit codes swapped.
     let swapped = script(
         "swapped.sh",

@@ -129,6 +129,9 @@ pub fn adapted(
     r
 }
 
+/// The contract's exit codes, in words, for a crash's detail.
+pub const CONTRACT_EXIT_CODES: &str = "the contract's 0 (accept), 1 (reject) and 89 (unsupported)";
+
 /// The detail of a case graded a crash for what its standard error says.
 fn crash_detail(pattern: &str, otherwise: &str) -> String {
     format!(
@@ -209,7 +212,7 @@ fn run_one_shot(
         Ending::TimedOut => {
             return (
                 Status::Timeout,
-                format!("no exit within {:?}", imp.timeout),
+                format!("no exit within {} s", imp.timeout.as_secs_f64()),
                 stderr,
             )
         }
@@ -231,7 +234,16 @@ fn run_one_shot(
         ExitMeaning::Crash => {
             return (
                 Status::Crash,
-                format!("exit code {:?} is not 0, 1 or 89", out.ending.code()),
+                format!(
+                    "exit code {} is not one of {}",
+                    out.ending
+                        .code()
+                        .map_or_else(|| "(none)".to_string(), |c| c.to_string()),
+                    adapter.map_or_else(
+                        || CONTRACT_EXIT_CODES.to_string(),
+                        |a| a.exit_codes_in_words()
+                    )
+                ),
                 stderr,
             )
         }

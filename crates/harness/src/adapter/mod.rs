@@ -206,6 +206,18 @@ impl Adapter {
 
     /// The contract meaning of an exit code under this adapter: the map's when there is one
     /// (codes it does not list are crashes), else the contract's.
+    /// The exit codes a call may end with, in words, for a crash's detail: the adapter's map
+    /// when it has one, else the contract's.
+    pub fn exit_codes_in_words(&self) -> String {
+        match &self.exit_codes {
+            None => crate::runner::CONTRACT_EXIT_CODES.to_string(),
+            Some(codes) => {
+                let listed: Vec<String> = codes.map.keys().map(|c| c.to_string()).collect();
+                format!("the adapter's exit_codes ({})", listed.join(", "))
+            }
+        }
+    }
+
     pub fn exit_meaning(&self, code: Option<i32>) -> ExitMeaning {
         let Some(codes) = &self.exit_codes else {
             return ExitMeaning::of(code);
