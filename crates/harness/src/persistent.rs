@@ -370,7 +370,7 @@ impl PersistentSession {
     /// A running process: the current one if it is still alive, else a new one.
     fn ensure_server(&mut self) -> Result<(), String> {
         if let Some(server) = self.server.as_mut() {
-            if server.is_running() {
+            if server.exited().is_none() {
                 return Ok(());
             }
             // It exited between requests: start another.

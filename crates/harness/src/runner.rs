@@ -20,7 +20,7 @@ use crate::adapter::Adapter;
 use crate::child::excerpt;
 use crate::grade::{grade_scenario, grade_verdict, Grading};
 use crate::materialize::write_inputs;
-use crate::process::{run, Ending, RunSpec};
+use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
 
@@ -74,9 +74,11 @@ pub fn run_case_with(
     }
     let dir = work.join(safe_name(&c.id));
     let _ = std::fs::remove_dir_all(&dir);
+    // What the implementation left running when it exited: its verdict stands, the detail says.
+    let mut strays = Strays::None;
     let (mut status, mut detail, stderr) = match v.suite {
-        Suite::GrpAdmission => run_scenario(imp, c, &dir, grading),
-        _ => run_one_shot(imp, adapter, c, &dir, grading),
+        Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
+        _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
     };
     if let Some(reason) = adapter.and_then(|a| a.xfail_reason(&c.id)) {
         match status {
@@ -92,6 +94,9 @@ pub fn run_case_with(
                 status = Status::Xfail;
             }
         }
+    }
+    if let Some(note) = strays.note() {
+        detail = format!("{detail}; {note}");
     }
     let _ = std::fs::remove_dir_all(&dir);
     VectorResult {
@@ -131,6 +136,7 @@ fn run_one_shot(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
+    strays: &mut Strays,
 ) -> (Status, String, String) {
     let v = c.vector;
     let files = match write_inputs(v, dir) {
@@ -171,6 +177,7 @@ fn run_one_shot(
             )
         }
     };
+    *strays = out.strays;
     let stderr = excerpt(&out.stderr.bytes);
     let exit = match &out.ending {
         Ending::TimedOut => {
@@ -269,6 +276,7 @@ fn run_scenario(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
+    strays: &mut Strays,
 ) -> (Status, String, String) {
     let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
@@ -278,6 +286,9 @@ fn run_scenario(
             String::new(),
         );
     }
+    // The timeout is the whole scenario's, however many receivers and steps it has.
+    let deadline = Instant::now() + imp.timeout;
+    let left_descendants = std::rc::Rc::new(std::cell::Cell::new(false));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
@@ -288,11 +299,16 @@ fn run_scenario(
             revision: c.revision,
             dir,
             state,
+            deadline,
             timeout: imp.timeout,
             capture_limit: imp.capture_limit,
+            left_descendants: std::rc::Rc::clone(&left_descendants),
         };
         play(v, &mut receivers, &mut Graded(grading))
     })();
+    if left_descendants.get() {
+        *strays = Strays::Killed;
+    }
     let (status, detail) = grade_scenario(played);
     (status, detail, String::new())
 }

@@ -1,0 +1,281 @@
+//! How the harness contains an implementation's processes (crates/contract/CONTRACT.md 3.3):
+//! one deadline per case that holds after the main process exits, the process group killed when
+//! it exits, escaped (`setsid`) processes no longer read, and one deadline for a whole GRP
+//! scenario.
+//!
+//! The implementations are small shell scripts written to a temporary directory. Every sleeper
+//! they start carries a marker argument (`sleep 61.3x`), so the test can look in /proc for any
+//! that outlived the run; the ones that escape the process group on purpose are killed by pid in
+//! the test's clean-up. Time bounds are generous (a run that took a minute before the fix must
+//! end within 15 s), never close to what the run needs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agentconf_contract::case::Case;
+use agentconf_contract::vector::Vector;
+use agentconf_harness::grade::Grading;
+use agentconf_harness::runner::{run_case, Implementation, VectorResult};
+use agentconf_harness::status::Status;
+
+/// Generous: each case below needs well under a second once the deadline holds.
+const BOUND: Duration = Duration::from_secs(15);
+
+/// A fresh directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "agentconf-harness-processes-{}-{label}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    /// Writes an executable shell script and returns its path.
+    fn script(&self, name: &str, body: &str) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.0.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path.display().to_string()
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The pids of live processes whose command line is exactly `sleep MARKER` (a zombie has an
+/// empty command line and does not count).
+fn sleepers(marker: &str) -> Vec<i32> {
+    let want = format!("sleep\0{marker}\0");
+    std::fs::read_dir("/proc")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| c == want.as_bytes())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether every `sleep MARKER` is gone within 10 s (a killed process takes a moment to leave
+/// the process table).
+fn all_gone(marker: &str) -> bool {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !sleepers(marker).is_empty() {
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// Kills every `sleep MARKER`, by pid: the clean-up of what escaped the group on purpose.
+fn kill_sleepers(marker: &str) {
+    for pid in sleepers(marker) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+}
+
+/// Script lines that start `sleep MARKER` in a new session (`setsid`), holding the script's
+/// standard streams, and wait until it is in that session: exiting before would let the group
+/// kill catch it before it escaped.
+fn escape(dir: &TempDir, marker: &str) -> String {
+    let flag = dir.path().join(format!("escaped-{marker}"));
+    format!(
+        "setsid sh -c ': > \"$0\"; exec sleep {marker}' '{f}' &\n\
+         while [ ! -e '{f}' ]; do sleep 0.01; done",
+        f = flag.display()
+    )
+}
+
+fn implementation(argv: Vec<String>, timeout: Duration, profiles: &[&str]) -> Implementation {
+    Implementation {
+        argv,
+        timeout,
+        capture_limit: 4096,
+        profiles: profiles.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+fn vector<'a>(corpus: &'a [Vector], id: &str) -> &'a Vector {
+    corpus.iter().find(|v| v.id == id).expect(id)
+}
+
+/// Runs one case and returns its result and how long it took.
+fn timed(imp: &Implementation, c: &Case<'_>, work: &Path) -> (VectorResult, Duration) {
+    let started = Instant::now();
+    let r = run_case(imp, c, work, Grading::Strict);
+    (r, started.elapsed())
+}
+
+#[test]
+fn a_child_holding_stdout_does_not_hold_the_run() {
+    // The issue's reproduction through `agentconf run`: a background sleeper inherits stdout and
+    // the script exits 0. Before the fix each case took the sleeper's whole time and passed
+    // without a word; now the exit is the answer, the sleeper is killed with the group, and the
+    // detail says so.
+    let dir = TempDir::new("hold");
+    let script = dir.script("d.sh", "sleep 61.31 & exit 0");
+    let out = dir.path().join("r.jsonl");
+    let started = Instant::now();
+    let run = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--timeout", "2", "--jobs", "1"])
+        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&script)
+        .output()
+        .expect("run agentconf");
+    let elapsed = started.elapsed();
+    let gone = all_gone("61.31");
+    kill_sleepers("61.31");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(elapsed < BOUND, "the run took {elapsed:?}");
+    assert!(gone, "a sleeper outlived the run");
+    let text = std::fs::read_to_string(&out).expect("results file");
+    let results: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .filter(|l| l["type"] == "result")
+        .collect();
+    assert!(!results.is_empty());
+    for r in &results {
+        assert_eq!(r["status"], "pass", "{r}");
+        let detail = r["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("descendants still running were killed"),
+            "{detail}"
+        );
+    }
+}
+
+#[test]
+fn an_escaped_child_is_not_read_past_the_deadline() {
+    // A `setsid` child cannot be killed by group. It holds stdout, so before the fix the case
+    // lasted as long as it did; now reading stops at the deadline and the exit stands.
+    let dir = TempDir::new("setsid");
+    let corpus = agentconf_corpus::corpus();
+    let c = vector(&corpus, "aer1/timeline/valid/example-1").main_case();
+    let script = dir.script("s.sh", &format!("{}\nexit 0", escape(&dir, "61.32")));
+    let imp = implementation(vec![script], Duration::from_secs(2), &[]);
+    let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
+    let escaped = sleepers("61.32");
+    kill_sleepers("61.32");
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    assert!(
+        r.detail.contains("outside its process group") && r.detail.contains("deadline"),
+        "{}",
+        r.detail
+    );
+    assert!(elapsed < BOUND, "took {elapsed:?}");
+    assert!(!escaped.is_empty(), "the setsid sleeper was not running");
+
+    // The issue's own script races the group kill (the main may exit before `setsid` ran): it
+    // escapes or is killed, and either way the case ends in time with the main's verdict.
+    let script = dir.script("s2.sh", "setsid sleep 61.33 & exit 0");
+    let imp = implementation(vec![script], Duration::from_secs(2), &[]);
+    let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
+    kill_sleepers("61.33");
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    assert!(elapsed < BOUND, "took {elapsed:?}");
+}
+
+#[test]
+fn a_plain_hang_is_still_a_timeout_and_nothing_survives_it() {
+    let dir = TempDir::new("hang");
+    let corpus = agentconf_corpus::corpus();
+    let c = vector(&corpus, "aer1/timeline/valid/example-1").main_case();
+    let script = dir.script("h.sh", "sleep 61.34 & sleep 61.35");
+    let imp = implementation(vec![script], Duration::from_secs(1), &[]);
+    let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
+    assert_eq!(r.status, Status::Timeout, "{}", r.detail);
+    assert!(elapsed < BOUND, "took {elapsed:?}");
+    assert!(all_gone("61.34") && all_gone("61.35"));
+}
+
+#[test]
+fn a_grp_scenario_has_one_deadline_not_one_per_decision() {
+    // Each event line reaches the reference receiver half a second late: ten deliveries take
+    // five seconds, each well within the two-second timeout. Before the fix every decision had
+    // its own timeout and the scenario passed after five seconds; the timeout is the scenario's.
+    let dir = TempDir::new("grp-slow");
+    let corpus = agentconf_corpus::corpus();
+    let c = vector(
+        &corpus,
+        "grp/admission/duplicate-event/interleaved-publishers",
+    )
+    .main_case();
+    let script = dir.script(
+        "slow.sh",
+        &format!(
+            "shift\nwhile IFS= read -r line; do sleep 0.5; printf '%s\\n' \"$line\"; done | \
+             exec '{}' impl grp-admit \"$@\"",
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let imp = implementation(vec![script.clone()], Duration::from_secs(2), &[]);
+    let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
+    assert_eq!(r.status, Status::Timeout, "{}", r.detail);
+    assert!(r.detail.contains("the whole scenario"), "{}", r.detail);
+    assert!(elapsed < BOUND, "took {elapsed:?}");
+    // Given the time, the same receiver passes: the deadline, not the wrapper, failed it.
+    let imp = implementation(vec![script], Duration::from_secs(60), &[]);
+    let (r, _) = timed(&imp, &c, &dir.path().join("work"));
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+}
+
+#[test]
+fn grp_receivers_leave_nothing_running() {
+    // A receiver that leaves a sleeper holding its output: each receiver's group is killed when
+    // it exits, the scenario passes on its decisions, and the detail says what was killed.
+    let dir = TempDir::new("grp-strays");
+    let corpus = agentconf_corpus::corpus();
+    let c = vector(
+        &corpus,
+        "grp/admission/duplicate-event/redelivery-after-two-restarts",
+    )
+    .main_case();
+    let script = dir.script(
+        "r.sh",
+        &format!(
+            "sleep 61.36 &\nexec '{}' impl \"$@\"",
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let imp = implementation(vec![script], Duration::from_secs(30), &["durable"]);
+    let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    assert!(
+        r.detail.contains("descendants still running were killed"),
+        "{}",
+        r.detail
+    );
+    assert!(elapsed < BOUND, "took {elapsed:?}");
+    assert!(
+        all_gone("61.36"),
+        "a receiver's sleeper outlived the scenario"
+    );
+}
