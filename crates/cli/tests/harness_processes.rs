@@ -1,7 +1,7 @@
 //! How the harness contains an implementation's processes (crates/contract/CONTRACT.md 3.3):
 //! one deadline per case that holds after the main process exits, the process group killed when
-//! it exits, escaped (`setsid`) processes no longer read, and one deadline for a whole GRP
-//! scenario.
+//! it exits, escaped (`setsid`) processes no longer read, one deadline for a whole GRP scenario,
+//! and a receiver that exits 89 at once graded unsupported every time.
 //!
 //! The implementations are small shell scripts written to a temporary directory. Every sleeper
 //! they start carries a marker argument (`sleep 61.3x`), so the test can look in /proc for any
@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
-use agentconf_contract::vector::Vector;
+use agentconf_contract::vector::{Suite, Vector};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::runner::{run_case, Implementation, VectorResult};
 use agentconf_harness::status::Status;
@@ -277,5 +277,49 @@ fn grp_receivers_leave_nothing_running() {
     assert!(
         all_gone("61.36"),
         "a receiver's sleeper outlived the scenario"
+    );
+}
+
+#[test]
+fn receivers_that_exit_89_at_once_are_unsupported_every_time() {
+    // CONTRACT 3.2: a receiver without GRP exits 89 at once, before the first event line. Before
+    // the fix, writing that line raced the exit and some cases of every run were crashes
+    // ("Broken pipe"). Every GRP case, twenty times, both profiles claimed so that every
+    // scenario runs (the concurrent ones start several receivers).
+    let dir = TempDir::new("grp-89");
+    let corpus = agentconf_corpus::corpus();
+    let cases: Vec<Case<'_>> = corpus
+        .iter()
+        .filter(|v| v.suite == Suite::GrpAdmission)
+        .flat_map(|v| v.cases())
+        .collect();
+    assert!(cases.len() > 50, "{}", cases.len());
+    let script = dir.script("unsupported.sh", "exit 89");
+    let imp = implementation(
+        vec![script],
+        Duration::from_secs(30),
+        &["durable", "atomic"],
+    );
+    let work = dir.path().join("work");
+    let mut wrong = Vec::new();
+    for round in 0..20 {
+        for c in &cases {
+            let r = run_case(&imp, c, &work, Grading::Strict);
+            if r.status != Status::Unsupported {
+                wrong.push(format!(
+                    "round {round}: {}: {}: {}",
+                    r.id,
+                    r.status.name(),
+                    r.detail
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} runs were not unsupported:\n{}",
+        wrong.len(),
+        20 * cases.len(),
+        wrong.join("\n")
     );
 }

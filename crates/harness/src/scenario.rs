@@ -239,9 +239,10 @@ impl ProcessReceiver {
         )
     }
 
-    /// The verdict on a receiver that stopped giving decisions: how it exited, waited for until
-    /// the scenario's deadline. Exit 89 is how a receiver says its revision is unsupported
-    /// (CONTRACT.md 3.2); any other end is a crash.
+    /// The verdict on a receiver that stopped taking lines or giving decisions: how it exited,
+    /// waited for until the scenario's deadline. Exit 89 is how a receiver says its revision is
+    /// unsupported (CONTRACT.md 3.2: at once, before any line), so it may come before the first
+    /// line is even written; any other end is a crash.
     fn ended(&mut self, what: &str) -> Failure {
         match self.child.wait_exit(self.deadline) {
             Some(s) if s.code() == Some(i32::from(EXIT_UNSUPPORTED)) => (
@@ -271,7 +272,8 @@ impl ReceiverLink for ProcessReceiver {
             Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
                 Err(self.out_of_time("the receiver did not read its event line"))
             }
-            Err(e) => Err((Status::Crash, e.to_string())),
+            // Its input is closed: it exited (or closed it) before taking the line.
+            Err(e) => Err(self.ended(&format!("did not take an event line ({e})"))),
         }
     }
 
@@ -303,13 +305,7 @@ impl ReceiverLink for ProcessReceiver {
         self.child.close_stdin();
         match self.child.wait_exit(self.deadline) {
             Some(s) if s.code() == Some(0) => Ok(()),
-            Some(s) => Err((
-                Status::Crash,
-                format!(
-                    "the receiver ended with {} after its input ended",
-                    describe_status(s)
-                ),
-            )),
+            Some(_) => Err(self.ended("did not exit 0 after its input ended")),
             None => Err(self.out_of_time("the receiver did not exit after its input ended")),
         }
     }
