@@ -179,6 +179,11 @@ pub struct Footer {
     /// files written before agentconf 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_sha256: Option<String>,
+    /// Persistent mode only: how many times the implementation's process was started again
+    /// (after a crash, a hang or a protocol error, or because it exited between requests).
+    /// Absent for one-shot runs, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<usize>,
 }
 
 /// One line of the file.
@@ -205,6 +210,8 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
         results_sha256: Some(results_sha256(results)),
         // Set by the writer once the header is final (`header_sha256`).
         header_sha256: None,
+        // Set by the writer of a persistent run.
+        restarts: None,
     }
 }
 

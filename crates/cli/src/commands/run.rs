@@ -176,10 +176,11 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         results::check_writable(path)?;
     }
     let started = Instant::now();
-    let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
+    let (lines, declared, restarts) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     header.implementation.declared = declared;
     let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
     footer.header_sha256 = Some(results::header_sha256(&header));
+    footer.restarts = args.persistent.then_some(restarts);
     let file = ResultsFile {
         header,
         results: lines,
@@ -247,14 +248,14 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
 }
 
 /// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
-/// order.
+/// order, with what the implementation declared and the restarts of persistent processes.
 fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
     cases: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
-) -> Result<(Vec<ResultLine>, Option<Named>), String> {
+) -> Result<(Vec<ResultLine>, Option<Named>, usize), String> {
     if args.persistent && adapter.is_some() {
         return Err("--persistent cannot be combined with --adapter yet".into());
     }
@@ -304,7 +305,8 @@ fn run_all(
     let ran = run_cases(&plan, &start, &on_progress)?;
     if ran.restarts > 0 {
         to_stderr(&format!(
-            "agentconf: the persistent implementation was restarted {} times after crashes\n",
+            "agentconf: the persistent implementation was restarted {} times (after crashes, \
+             hangs or protocol errors, or because it exited between requests)\n",
             ran.restarts
         ));
     }
@@ -312,5 +314,5 @@ fn run_all(
     if ran.stopped_early {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    Ok((ran.lines, ran.declared))
+    Ok((ran.lines, ran.declared, ran.restarts))
 }
