@@ -339,3 +339,135 @@ done"#;
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(session.restarts(), 0);
 }
+
+#[test]
+fn a_server_that_exits_after_each_response_costs_no_vector() {
+    // CONTRACT 8.7: a process that exited between two requests is restarted before the next one
+    // and the restart is charged to no vector. These exit 0 after every response, in three ways
+    // the next request can meet: gone already (found exited before the request is sent), still
+    // there for a moment without reading (the request goes into a pipe nobody reads), or with
+    // its input closed first (the write breaks). Before the fix the last two were crashes of the
+    // next vector; every round must now pass every vector, with one restart per vector after
+    // the first.
+    let answer = r#"echo "{\"seq\":$seq,\"exit\":0,\"verdict\":null}""#;
+    let ways = [
+        format!("{answer}; exit 0"),
+        format!("{answer}; sleep 0.2; exit 0"),
+        format!("{answer}; exec 0<&-; sleep 0.2; exit 0"),
+    ];
+    let vectors = valid_timelines(6);
+    let work = work("exits");
+    for round in 0..9 {
+        let script = server(&ways[round % ways.len()]);
+        let mut session =
+            PersistentSession::start(fake(&script, Duration::from_secs(10))).expect("starts");
+        let results: Vec<_> = vectors
+            .iter()
+            .map(|v| session.run(&v.main_case(), &work, Grading::Strict))
+            .collect();
+        assert!(
+            results.iter().all(|r| r.status == Status::Pass),
+            "round {round}: {results:?}"
+        );
+        assert!(
+            results[1..]
+                .iter()
+                .all(|r| r.detail.contains("exited between requests")),
+            "round {round}: {results:?}"
+        );
+        assert_eq!(session.restarts(), vectors.len() - 1, "round {round}");
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn a_server_that_exits_before_reading_even_after_a_restart_is_charged() {
+    // Answers start, then exits without reading a request: the request is sent again once to a
+    // fresh process, and when that one does the same the vector is a crash (not an endless
+    // series of restarts).
+    let script = format!(r#"read -r line; echo '{START}'; exit 0"#);
+    let mut session =
+        PersistentSession::start(fake(&script, Duration::from_secs(10))).expect("starts");
+    let work = work("never-reads");
+    let r = session.run(&valid_timelines(1)[0].main_case(), &work, Grading::Strict);
+    let _ = std::fs::remove_dir_all(&work);
+    assert_eq!(r.status, Status::Crash, "{r:?}");
+    assert!(
+        r.detail.contains("also right after a restart"),
+        "{}",
+        r.detail
+    );
+}
+
+#[test]
+fn a_wrapper_that_exits_after_each_response_is_restarted_and_the_restarts_recorded() {
+    // The reference server behind a wrapper that passes on `start` and one request, then exits
+    // 0: ten runs of `agentconf run --persistent`, no crash ever, and the footer of the results
+    // file counts the restarts (one per case after the first).
+    let dir = work("wrapper");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let wrapper = dir.join("once.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            r#"#!/bin/bash
+# Serves start and one request through the reference server, then exits 0.
+coproc S {{ exec '{}' impl "$@"; }}
+for _ in 1 2; do
+  IFS= read -r line || exit 0
+  printf '%s\n' "$line" >&"${{S[1]}}"
+  IFS= read -r resp <&"${{S[0]}}"
+  printf '%s\n' "$resp"
+done
+exit 0
+"#,
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    )
+    .expect("write wrapper");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../harness/schema/results.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let out = dir.join("results.jsonl");
+    for round in 0..10 {
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["run", "--persistent", "--jobs", "1", "--timeout", "30"])
+            .args(["--include", "aer1/timeline/valid/example-", "--out"])
+            .arg(&out)
+            .arg("--")
+            .arg(&wrapper)
+            .output()
+            .expect("run agentconf");
+        assert!(
+            run.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+            .expect("results file")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON line"))
+            .collect();
+        for line in &lines {
+            assert!(validator.is_valid(line), "round {round}: {line}");
+        }
+        let results: Vec<_> = lines.iter().filter(|l| l["type"] == "result").collect();
+        assert!(results.len() > 2, "{}", results.len());
+        for r in &results {
+            assert_eq!(r["status"], "pass", "round {round}: {r}");
+        }
+        let footer = lines.last().expect("a footer");
+        assert_eq!(footer["type"], "footer");
+        assert_eq!(
+            footer["restarts"].as_u64(),
+            Some(results.len() as u64 - 1),
+            "round {round}: {footer}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,18 +1,22 @@
 //! A long-lived implementation process — a persistent server or a GRP receiver — that the harness
 //! talks to in lines: its own process group (a kill reaches every helper it started), requests
-//! written to its standard input, response lines read from its standard output with a deadline
-//! and a length bound, its standard error captured in the background (bounded), and the whole
-//! group killed when the handle is dropped.
+//! written to its standard input and response lines read from its standard output, both with a
+//! deadline (and lines with a length bound), its standard error captured in the background
+//! (bounded), its exit noticed while a read waits, and the whole group killed when it exits or the
+//! handle is dropped.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::process::{kill_group, spawn_in_group};
+use crate::process::{
+    exited_unreaped, hung_up, kill_group, left_running, millis_until, pollfd, reap,
+    set_nonblocking, spawn_in_group, watch_exit,
+};
 
 /// How long to poll without sleeping before waiting for a line: a response usually comes within
 /// microseconds, and looking again for a moment saves a wake-up per request (see the bench).
@@ -21,7 +25,8 @@ const SPIN: Duration = Duration::from_micros(50);
 /// Why no line came.
 #[derive(Debug)]
 pub enum LineFailure {
-    /// Standard output ended: the process exited or closed it.
+    /// Standard output ended, or the process exited (whatever still holds its output — an
+    /// escaped process — is not read any further).
     Eof,
     Timeout,
     /// The line grew past the bound without a newline.
@@ -33,10 +38,20 @@ pub enum LineFailure {
 /// One long-lived process.
 pub struct LongLived {
     child: Child,
+    /// Non-blocking, so that a process that stops reading cannot stall a write past its deadline.
     stdin: Option<ChildStdin>,
     stdout: LineReader,
     /// Standard error not yet taken (bounded).
     stderr: BackgroundCapture,
+    /// A second descriptor of the standard error pipe's read end: polled at the exit to see
+    /// whether something else still holds the pipe.
+    stderr_probe: OwnedFd,
+    /// Reaches its end when the process exits; `None` once the exit was handled.
+    exit_watch: Option<io::PipeReader>,
+    /// How it ended, once it was reaped.
+    status: Option<ExitStatus>,
+    /// It exited while descendants held its output (they were killed with its group).
+    left_descendants: bool,
 }
 
 impl LongLived {
@@ -48,15 +63,34 @@ impl LongLived {
         stderr_limit: usize,
     ) -> io::Result<LongLived> {
         let mut child = spawn_in_group(argv)?;
-        let stdin = child.stdin.take();
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-        let err = child
-            .stderr
-            .take()
-            .ok_or_else(|| io::Error::other("no stderr pipe"))?;
+        let pid = child.id();
+        let parts = (|| {
+            let stdin = child.stdin.take();
+            if let Some(s) = &stdin {
+                set_nonblocking(s.as_raw_fd())?;
+            }
+            let stdout = child
+                .stdout
+                .take()
+                .ok_or_else(|| io::Error::other("no stdout pipe"))?;
+            let err: OwnedFd = child
+                .stderr
+                .take()
+                .ok_or_else(|| io::Error::other("no stderr pipe"))?
+                .into();
+            let stderr_probe = err.try_clone()?;
+            let stderr = BackgroundCapture::start(err, stderr_limit)?;
+            let exit_watch = watch_exit(pid)?;
+            Ok((stdin, stdout, stderr, stderr_probe, exit_watch))
+        })();
+        let (stdin, stdout, stderr, stderr_probe, exit_watch) = match parts {
+            Ok(parts) => parts,
+            Err(e) => {
+                kill_group(pid);
+                let _ = reap(&mut child);
+                return Err(e);
+            }
+        };
         Ok(LongLived {
             child,
             stdin,
@@ -66,29 +100,74 @@ impl LongLived {
                 start: 0,
                 max: max_line_bytes,
             },
-            stderr: BackgroundCapture::start(err, stderr_limit),
+            stderr,
+            stderr_probe,
+            exit_watch: Some(exit_watch),
+            status: None,
+            left_descendants: false,
         })
     }
 
-    /// Writes `bytes` to its standard input and flushes.
-    pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+    /// Writes `bytes` to its standard input, waiting for room until `deadline`. A process that
+    /// no longer reads its input gives `BrokenPipe`; one that does not read it in time,
+    /// `TimedOut`.
+    pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
-            .ok_or_else(|| io::Error::other("stdin closed"))?;
-        stdin.write_all(bytes)?;
-        stdin.flush()
+            .ok_or_else(|| io::Error::other("its standard input was closed"))?;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match stdin.write(rest) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "it did not read its standard input before the deadline",
+                        ));
+                    }
+                    let mut p = pollfd(stdin.as_raw_fd(), libc::POLLOUT);
+                    // SAFETY: one valid pollfd for a descriptor we own. An error (EINTR) only
+                    // means another round; the deadline bounds them.
+                    unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// The next line of its standard output (without the newline), waiting until `deadline`.
+    /// When the process exits, its group is killed and what it wrote is still read; a pipe that
+    /// stays open after that (held by an escaped process) ends the reading at the deadline as
+    /// [`LineFailure::Eof`], since the process itself ended in time.
     pub fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
-        self.stdout.read_line(deadline)
+        loop {
+            let watch = self.exit_watch.as_ref().map(|w| w.as_raw_fd());
+            match self.stdout.read_line(deadline, watch) {
+                Err(Wake::Exited) => {
+                    self.exited();
+                    // Watched once: even if the exit could not be confirmed, the watch would only
+                    // fire again at once.
+                    self.exit_watch = None;
+                }
+                Err(Wake::Failed(LineFailure::Timeout)) if self.exited().is_some() => {
+                    return Err(LineFailure::Eof)
+                }
+                Err(Wake::Failed(f)) => return Err(f),
+                Ok(line) => return Ok(line),
+            }
+        }
     }
 
     /// Writes one request and reads one response line within `timeout`.
     pub fn request(&mut self, line: &[u8], timeout: Duration) -> Result<Vec<u8>, LineFailure> {
         let deadline = Instant::now() + timeout;
-        self.send(line).map_err(LineFailure::Io)?;
+        self.send(line, deadline).map_err(LineFailure::Io)?;
         self.read_line(deadline)
     }
 
@@ -97,21 +176,76 @@ impl LongLived {
         drop(self.stdin.take());
     }
 
-    /// Whether it is still running.
-    pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// Waits up to `timeout` for it to exit by itself.
-    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => return Some(s),
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(1)),
-                _ => return None,
+    /// How it ended, if it has exited (without waiting). The exit is noticed before the process
+    /// is reaped, so its process group is killed while the group id is still its own: anything
+    /// it left behind goes with it.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        if self.status.is_some() {
+            return self.status;
+        }
+        match exited_unreaped(self.child.id()) {
+            Ok(true) => {}
+            Ok(false) => return None,
+            // Cannot look without reaping (not expected): std's wait, without the group kill.
+            Err(_) => {
+                self.status = self.child.try_wait().ok().flatten();
+                if self.status.is_some() {
+                    crate::interrupt::unregister_group(self.child.id() as i32);
+                }
+                return self.status;
             }
         }
+        self.left_descendants = left_running(
+            self.child.id(),
+            !hung_up(self.stdout.stdout.as_raw_fd()) || !hung_up(self.stderr_probe.as_raw_fd()),
+        );
+        kill_group(self.child.id());
+        // A zombie by now: reaping it does not wait.
+        self.status = reap(&mut self.child).ok();
+        self.exit_watch = None;
+        self.status
+    }
+
+    /// Waits until `deadline` for it to exit by itself.
+    pub fn wait_exit(&mut self, deadline: Instant) -> Option<ExitStatus> {
+        loop {
+            if let Some(s) = self.exited() {
+                return Some(s);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            let Some(watch) = &self.exit_watch else {
+                return None;
+            };
+            let mut p = pollfd(watch.as_raw_fd(), libc::POLLIN);
+            // SAFETY: one valid pollfd for a descriptor we own; EINTR means another round.
+            unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
+        }
+    }
+
+    /// Whether it exited while descendants still held its output (they were killed with its
+    /// process group then).
+    pub fn left_descendants(&self) -> bool {
+        self.left_descendants
+    }
+
+    /// How many bytes written to its standard input are still unread, where the system can tell
+    /// (Linux counts a pipe's contents with FIONREAD). After the process is gone this says
+    /// whether it read the last request before it went.
+    pub fn unread_input(&self) -> Option<usize> {
+        let fd = self.stdin.as_ref()?.as_raw_fd();
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            let mut n: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one int through a valid pointer; the descriptor is ours.
+            if unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0 {
+                return usize::try_from(n).ok();
+            }
+        }
+        let _ = fd;
+        None
     }
 
     /// The standard error collected since the last call.
@@ -122,8 +256,7 @@ impl LongLived {
     /// Waits up to `grace` for it to exit on its own, then kills its process group. Returns how
     /// it ended and the standard error not yet taken.
     pub fn end(mut self, grace: Duration) -> (String, Vec<u8>) {
-        let status = self.wait_exit(grace);
-        // Helpers it started may hold the pipes open: the whole group goes.
+        let status = self.wait_exit(Instant::now() + grace);
         self.kill();
         let how = match status {
             Some(s) => describe_status(s),
@@ -133,17 +266,20 @@ impl LongLived {
         (how, self.take_stderr())
     }
 
-    /// Kills its whole process group and reaps it.
+    /// Kills its whole process group and reaps it (a process that already exited had its group
+    /// killed then).
     pub fn kill(&mut self) {
-        kill_group(&mut self.child);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if self.exited().is_none() {
+            kill_group(self.child.id());
+            self.status = reap(&mut self.child).ok();
+            self.exit_watch = None;
+        }
     }
 }
 
 impl Drop for LongLived {
     fn drop(&mut self) {
-        // Always the whole group: it may have exited and left children behind.
+        // Always the whole group, before it is reaped.
         self.kill();
     }
 }
@@ -157,6 +293,13 @@ pub fn describe_status(s: ExitStatus) -> String {
     }
 }
 
+/// Why [`LineReader::read_line`] returned without a line.
+enum Wake {
+    /// The exit watch fired: the caller handles the exit and reads on.
+    Exited,
+    Failed(LineFailure),
+}
+
 /// Reads lines from a process's standard output with a deadline (poll(2), no extra thread).
 struct LineReader {
     stdout: ChildStdout,
@@ -168,13 +311,20 @@ struct LineReader {
 }
 
 impl LineReader {
-    fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
+    /// The next line, waiting until `deadline`; wakes with [`Wake::Exited`] when `exit_watch`
+    /// (if any) becomes readable.
+    fn read_line(
+        &mut self,
+        deadline: Instant,
+        exit_watch: Option<std::os::fd::RawFd>,
+    ) -> Result<Vec<u8>, Wake> {
+        let fail = |f| Err(Wake::Failed(f));
         let mut scanned = self.start;
         loop {
             if let Some(i) = self.buf[scanned..].iter().position(|b| *b == b'\n') {
                 let end = scanned + i;
                 if end - self.start > self.max {
-                    return Err(LineFailure::TooLong);
+                    return fail(LineFailure::TooLong);
                 }
                 let line = self.buf[self.start..end].to_vec();
                 self.start = end + 1;
@@ -185,7 +335,7 @@ impl LineReader {
                 return Ok(line);
             }
             if self.buf.len() - self.start > self.max {
-                return Err(LineFailure::TooLong);
+                return fail(LineFailure::TooLong);
             }
             if self.start > 0 {
                 self.buf.drain(..self.start);
@@ -194,44 +344,48 @@ impl LineReader {
             scanned = self.buf.len();
             let now = Instant::now();
             if now >= deadline {
-                return Err(LineFailure::Timeout);
+                return fail(LineFailure::Timeout);
             }
-            let mut fds = libc::pollfd {
-                fd: self.stdout.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
+            let mut fds = [
+                pollfd(self.stdout.as_raw_fd(), libc::POLLIN),
+                pollfd(exit_watch.unwrap_or(-1), libc::POLLIN),
+            ];
             let spin_until = now + SPIN;
             let mut ready = 0;
             while ready == 0 && Instant::now() < spin_until {
-                // SAFETY: one valid pollfd, for a descriptor we own, for the duration of the call.
-                ready = unsafe { libc::poll(&mut fds, 1, 0) };
+                // SAFETY: valid pollfds, for descriptors we own (a negative fd is ignored), for
+                // the duration of the call.
+                ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, 0) };
                 if ready == 0 {
                     // Let the implementation have this CPU if it is waiting for one.
                     thread::yield_now();
                 }
             }
             if ready == 0 {
-                let wait = (deadline - now).as_millis().saturating_add(1);
                 // SAFETY: as above.
-                ready = unsafe { libc::poll(&mut fds, 1, wait.min(i32::MAX as u128) as i32) };
+                ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis_until(deadline, now)) };
             }
             if ready < 0 {
                 let e = io::Error::last_os_error();
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
-                return Err(LineFailure::Io(e));
+                return fail(LineFailure::Io(e));
             }
             if ready == 0 {
                 continue;
             }
-            let mut chunk = [0u8; 16 * 1024];
-            match self.stdout.read(&mut chunk) {
-                Ok(0) => return Err(LineFailure::Eof),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(LineFailure::Io(e)),
+            if fds[0].revents != 0 {
+                let mut chunk = [0u8; 16 * 1024];
+                match self.stdout.read(&mut chunk) {
+                    Ok(0) => return fail(LineFailure::Eof),
+                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return fail(LineFailure::Io(e)),
+                }
+            } else if fds[1].revents != 0 {
+                // Its output first, the exit second: what it wrote before it exited is read.
+                return Err(Wake::Exited);
             }
         }
     }
@@ -239,34 +393,66 @@ impl LineReader {
 
 /// A stream (a long-lived process's standard error) read by a background thread: the first
 /// `limit` bytes since the last [`BackgroundCapture::take`] are kept, the rest is read and
-/// dropped, so the writer never blocks on it and memory stays bounded.
+/// dropped, so the writer never blocks on it and memory stays bounded. The thread stops when the
+/// stream ends or the handle is dropped, whichever comes first: an escaped process that holds the
+/// pipe for ever keeps neither a thread nor a descriptor of the harness.
 struct BackgroundCapture {
     kept: Arc<Mutex<Vec<u8>>>,
     /// Signalled when the stream reaches its end.
     done: mpsc::Receiver<()>,
+    /// Dropped with the handle: the thread sees the pipe's end and stops.
+    _stop: io::PipeWriter,
 }
 
 impl BackgroundCapture {
-    fn start(mut stream: impl Read + Send + 'static, limit: usize) -> Self {
+    fn start(stream: OwnedFd, limit: usize) -> io::Result<Self> {
         let kept = Arc::new(Mutex::new(Vec::new()));
         let (tx, done) = mpsc::channel();
+        let (stop_reader, stop) = io::pipe()?;
         let sink = Arc::clone(&kept);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match stream.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if let Ok(mut k) = sink.lock() {
-                            let room = limit.saturating_sub(k.len());
-                            k.extend_from_slice(&chunk[..n.min(room)]);
+        let mut stream = std::fs::File::from(stream);
+        thread::Builder::new()
+            .name("agentconf-stderr".into())
+            .spawn(move || {
+                let mut chunk = [0u8; 8192];
+                loop {
+                    let mut fds = [
+                        pollfd(stream.as_raw_fd(), libc::POLLIN),
+                        pollfd(stop_reader.as_raw_fd(), libc::POLLIN),
+                    ];
+                    // SAFETY: two valid pollfds for descriptors this thread owns.
+                    let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+                    if ready < 0 {
+                        if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                            continue;
                         }
+                        break;
+                    }
+                    if fds[1].revents != 0 {
+                        break;
+                    }
+                    if fds[0].revents == 0 {
+                        continue;
+                    }
+                    match stream.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if let Ok(mut k) = sink.lock() {
+                                let room = limit.saturating_sub(k.len());
+                                k.extend_from_slice(&chunk[..n.min(room)]);
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
                     }
                 }
-            }
-            let _ = tx.send(());
-        });
-        BackgroundCapture { kept, done }
+                let _ = tx.send(());
+            })?;
+        Ok(BackgroundCapture {
+            kept,
+            done,
+            _stop: stop,
+        })
     }
 
     /// The bytes kept since the last call (the limit applies afresh after each).
@@ -291,26 +477,31 @@ pub fn excerpt(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process::tests::{background, gone_within, kill_sleepers, sleepers};
 
     fn sh(script: &str) -> LongLived {
         LongLived::spawn(&["sh".into(), "-c".into(), script.into()], 16, 1000).unwrap()
     }
 
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(10)
+    }
+
     #[test]
     fn lines_come_back_in_order_and_are_bounded() {
         let mut p = sh("while read l; do echo \"got $l\"; done");
-        let soon = || Instant::now() + Duration::from_secs(10);
         assert_eq!(
             p.request(b"a\n", Duration::from_secs(10)).unwrap(),
             b"got a"
         );
-        p.send(b"b\nc\n").unwrap();
+        p.send(b"b\nc\n", soon()).unwrap();
         assert_eq!(p.read_line(soon()).unwrap(), b"got b");
         assert_eq!(p.read_line(soon()).unwrap(), b"got c");
-        p.send(b"0123456789abcdefghij\n").unwrap();
+        p.send(b"0123456789abcdefghij\n", soon()).unwrap();
         assert!(matches!(p.read_line(soon()), Err(LineFailure::TooLong)));
         p.close_stdin();
-        assert!(p.wait_exit(Duration::from_secs(10)).is_some());
+        assert!(p.wait_exit(soon()).is_some());
+        assert!(!p.left_descendants());
     }
 
     #[test]
@@ -326,10 +517,67 @@ mod tests {
         assert_eq!(how, "killed by the harness");
         assert_eq!(stderr, b"oops\n");
         let mut q = sh("exit 3");
-        assert!(matches!(
-            q.read_line(Instant::now() + Duration::from_secs(10)),
-            Err(LineFailure::Eof)
-        ));
+        assert!(matches!(q.read_line(soon()), Err(LineFailure::Eof)));
         assert_eq!(q.end(Duration::from_secs(10)).0, "exit status 3");
+    }
+
+    #[test]
+    fn an_exit_ends_the_reading_although_a_descendant_holds_the_output() {
+        // The line it wrote before exiting is read; then the exit, not the sleeper's minute, ends
+        // the reading, and the sleeper goes with the group.
+        let mut p = sh("sleep 61.11 & echo last; exit 4");
+        let started = Instant::now();
+        assert_eq!(p.read_line(soon()).unwrap(), b"last");
+        assert!(matches!(p.read_line(soon()), Err(LineFailure::Eof)));
+        assert!(started.elapsed() < Duration::from_secs(9));
+        assert_eq!(p.wait_exit(soon()).and_then(|s| s.code()), Some(4));
+        assert!(p.left_descendants());
+        assert!(gone_within("61.11", Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn an_escaped_process_is_not_read_past_the_deadline() {
+        let mut p = sh(&format!("{}; exit 0", background("setsid", "61.12", "")));
+        let started = Instant::now();
+        let r = p.read_line(Instant::now() + Duration::from_secs(1));
+        let elapsed = started.elapsed();
+        let escaped = sleepers("61.12");
+        drop(p);
+        kill_sleepers("61.12");
+        assert!(matches!(r, Err(LineFailure::Eof)), "{r:?}");
+        assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+        assert!(!escaped.is_empty(), "the setsid sleeper was not running");
+    }
+
+    #[test]
+    fn a_write_nobody_reads_ends_at_its_deadline() {
+        let mut p = sh("exec sleep 61.13");
+        let started = Instant::now();
+        let e = p
+            .send(
+                &vec![b'x'; 4 << 20],
+                Instant::now() + Duration::from_millis(300),
+            )
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(15));
+        drop(p);
+        assert!(gone_within("61.13", Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn unread_input_tells_whether_the_last_request_was_read() {
+        // Reads one line, then exits without reading the second.
+        let mut p = sh("read l; echo \"got $l\"; sleep 0.2; exit 0");
+        assert_eq!(
+            p.request(b"a\n", Duration::from_secs(10)).unwrap(),
+            b"got a"
+        );
+        p.send(b"second\n", soon()).ok();
+        assert!(matches!(p.read_line(soon()), Err(LineFailure::Eof)));
+        p.kill();
+        if cfg!(target_os = "linux") {
+            assert_eq!(p.unread_input(), Some(7));
+        }
     }
 }

@@ -6,15 +6,17 @@
 //! A response that cannot be trusted to belong to its request — the output ended, the line is not
 //! JSON, the `seq` is not echoed, or no line came within the timeout — fails that vector (crash,
 //! protocol-error or timeout), and the process group is killed; the next vector starts a new
-//! process (`start` again), so one crash costs one vector, not the run. [`PersistentSession::restarts`]
-//! counts the restarts. A response that is in step but wrong (a schema violation under
-//! `validate_protocol`, a verdict that contradicts `exit`, an unknown rule id) is a protocol error
-//! of that vector only.
+//! process (`start` again), so one crash costs one vector, not the run. A process that exited
+//! between two requests (found gone, or gone before it read the next request) costs no vector at
+//! all: the request goes to a new process. [`PersistentSession::restarts`] counts the restarts.
+//! A response that is in step but wrong (a schema violation under `validate_protocol`, a verdict
+//! that contradicts `exit`, an unknown rule id) is a protocol error of that vector only.
 //!
 //! GRP scenarios need real process restarts and concurrent processes, so they are never sent to
 //! the persistent process: [`PersistentSession::run`] runs them one-shot
 //! ([`crate::runner::run_case`]) with the same command prefix.
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -31,7 +33,7 @@ use agentconf_contract::vector::Suite;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::child::{excerpt, LineFailure, LongLived};
+use crate::child::{describe_status, excerpt, LineFailure, LongLived};
 use crate::grade::{grade_verdict, Grading};
 use crate::materialize::write_inputs;
 use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
@@ -292,33 +294,90 @@ impl PersistentSession {
         if let Some(reason) = self.unclaimed(&args) {
             return (Status::Unsupported, reason, String::new());
         }
-        if let Err(e) = self.ensure_server() {
-            return (Status::Crash, e, String::new());
-        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let mut request =
             serde_json::to_vec(&RunRequest::new(seq, &args[0], &args[1..])).unwrap_or_default();
         request.push(b'\n');
+        let mut gone = Gone::default();
+        let (status, mut detail, stderr) = self.send_run(c, seq, &request, grading, &mut gone);
+        if let Some(how) = &gone.how {
+            detail = format!(
+                "{detail}; the process had exited between requests ({how}) and was restarted \
+                 before this one (not charged to this vector)"
+            );
+        }
+        // Its standard error goes with the next response (CONTRACT.md 8.2), also when the process
+        // that wrote it exited before that response and another gave it.
+        (status, detail, gone.stderr + &stderr)
+    }
+
+    /// Sends one run request and grades the response. A process that exited before it read the
+    /// request — found exited before the request is sent, its input closed (a broken pipe), or
+    /// the request still unread in its input pipe after its output ended — exited between two
+    /// requests: it is restarted and the request sent again (once), not charged to the vector.
+    fn send_run(
+        &mut self,
+        c: &Case<'_>,
+        seq: u64,
+        request: &[u8],
+        grading: Grading,
+        gone: &mut Gone,
+    ) -> (Status, String, String) {
         let timeout = self.config.implementation.timeout;
+        let mut resent = false;
+        let line = loop {
+            if let Err(e) = self.ensure_server(gone) {
+                return (Status::Crash, e, String::new());
+            }
+            let Some(server) = self.server.as_mut() else {
+                return (Status::Crash, "no running process".into(), String::new());
+            };
+            let f = match server.request(request, timeout) {
+                Ok(line) => break line,
+                Err(f) => f,
+            };
+            // After the end of its output, give it a moment to exit so its status can be
+            // reported; a process that hangs or talks too much is killed at once.
+            let (status, grace) = match &f {
+                LineFailure::Timeout => (Status::Timeout, Duration::ZERO),
+                LineFailure::Io(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    (Status::Timeout, Duration::ZERO)
+                }
+                LineFailure::TooLong => (Status::ProtocolError, Duration::ZERO),
+                LineFailure::Eof | LineFailure::Io(_) => {
+                    (Status::Crash, Duration::from_millis(100))
+                }
+            };
+            let how = server
+                .wait_exit(Instant::now() + grace)
+                .map_or_else(|| "killed by the harness".to_string(), describe_status);
+            // Killed (with its group) before its input is looked at: nothing of it can read the
+            // request any more.
+            server.kill();
+            let unread = status == Status::Crash
+                && (matches!(&f, LineFailure::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
+                    || server.unread_input().is_some_and(|n| n >= request.len()));
+            let (_, stderr) = self.discard_server(Duration::ZERO);
+            if unread && !resent {
+                resent = true;
+                gone.how = Some(how);
+                gone.stderr.push_str(&stderr);
+                continue;
+            }
+            let again = if unread {
+                "; it exited before reading the request, also right after a restart"
+            } else {
+                ""
+            };
+            return (
+                status,
+                format!("{} ({how}){again}", describe(&f, timeout)),
+                stderr,
+            );
+        };
         let Some(server) = self.server.as_mut() else {
             return (Status::Crash, "no running process".into(), String::new());
-        };
-        let line = match server.request(&request, timeout) {
-            Ok(line) => line,
-            Err(f) => {
-                // After the end of its output, give it a moment to exit so its status can be
-                // reported; a process that hangs or talks too much is killed at once.
-                let (status, grace) = match f {
-                    LineFailure::Timeout => (Status::Timeout, Duration::ZERO),
-                    LineFailure::TooLong => (Status::ProtocolError, Duration::ZERO),
-                    LineFailure::Eof | LineFailure::Io(_) => {
-                        (Status::Crash, Duration::from_millis(100))
-                    }
-                };
-                let (how, stderr) = self.discard_server(grace);
-                return (status, format!("{} ({how})", describe(&f, timeout)), stderr);
-            }
         };
         let stderr = excerpt(&server.take_stderr());
         let answer = match read_run_response(&line, seq, self.config.validate_protocol) {
@@ -367,14 +426,17 @@ impl PersistentSession {
         }
     }
 
-    /// A running process: the current one if it is still alive, else a new one.
-    fn ensure_server(&mut self) -> Result<(), String> {
+    /// A running process: the current one if it is still alive, else a new one. A process that
+    /// exited between requests is noted in `gone` (how it ended, the standard error it left).
+    fn ensure_server(&mut self, gone: &mut Gone) -> Result<(), String> {
         if let Some(server) = self.server.as_mut() {
-            if server.is_running() {
+            if server.exited().is_none() {
                 return Ok(());
             }
             // It exited between requests: start another.
-            self.discard_server(Duration::ZERO);
+            let (how, stderr) = self.discard_server(Duration::ZERO);
+            gone.how = Some(how);
+            gone.stderr.push_str(&stderr);
         }
         if self.failed_starts >= MAX_FAILED_STARTS {
             return Err(format!(
@@ -406,6 +468,15 @@ impl PersistentSession {
             None => ("no process".into(), String::new()),
         }
     }
+}
+
+/// A process that exited between two requests, found while sending the next one.
+#[derive(Default)]
+struct Gone {
+    /// How it ended, when one did.
+    how: Option<String>,
+    /// The standard error it left after its last response.
+    stderr: String,
 }
 
 impl Drop for PersistentSession {

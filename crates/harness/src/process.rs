@@ -1,10 +1,13 @@
-//! Running one implementation process: its own process group (so a timeout kills everything it
+//! Running one implementation process: its own process group (so one kill reaches everything it
 //! started), standard input fed from memory, standard output and error captured up to a bound
-//! (the rest is counted and discarded, so 100 MB of output cannot exhaust memory), and a timeout.
+//! (the rest is counted and discarded, so 100 MB of output cannot exhaust memory), and one
+//! deadline that holds whatever the process and its descendants do. Also the low-level pieces
+//! that `child` shares: spawning in a group, noticing an exit without reaping, the group kill.
 
 use std::io::{self, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -61,6 +64,42 @@ impl Ending {
     }
 }
 
+/// Processes an implementation left behind when it exited in time. Its verdict stands either way
+/// (it is the main process's exit that the contract grades); the result's detail says what the
+/// harness found, because the contract asks that nothing outlive the implementation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strays {
+    /// Nothing held its output when it exited. Anything else left in its process group was
+    /// killed with the group, unremarked.
+    #[default]
+    None,
+    /// Descendants still held its standard output or error when it exited; they were killed with
+    /// its process group, and reading stopped when the pipes closed.
+    Killed,
+    /// Something outside its process group (started with `setsid`, or daemonised) still held its
+    /// output at the deadline. A group kill cannot reach it; the harness stopped reading and left
+    /// it running.
+    Escaped,
+}
+
+impl Strays {
+    /// A clause for a result's detail, when there is something to say.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            Strays::None => None,
+            Strays::Killed => Some(
+                "it exited while descendants held its output: descendants still running were \
+                 killed with its process group",
+            ),
+            Strays::Escaped => Some(
+                "it exited while processes outside its process group (setsid, a daemon) held its \
+                 output: they were not killed, and their output was no longer read after the \
+                 deadline",
+            ),
+        }
+    }
+}
+
 /// What one run produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -68,48 +107,207 @@ pub struct RunOutput {
     pub stdout: Captured,
     pub stderr: Captured,
     pub duration: Duration,
+    /// What it left behind when it exited (always [`Strays::None`] on a timeout, where the whole
+    /// group is killed anyway).
+    pub strays: Strays,
 }
 
-/// Runs `spec`. `Err` only when the process cannot be started (the command is wrong), which the
-/// caller reports as a broken wrapper, not as a property of a vector.
+/// Runs `spec` under one deadline (`spec.timeout` from the start) that holds whatever the
+/// process does: past it, the process group is killed if the main process still runs, and the
+/// pipes are no longer read even when something outside the group still holds them. When the
+/// main process exits in time its exit is the outcome, and its process group is killed then
+/// (before it is reaped, so the group id cannot have been reused). `Err` only when the process
+/// cannot be started (the command is wrong), which the caller reports as a broken wrapper, not as
+/// a property of a vector.
 pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let started = Instant::now();
+    let deadline = started + spec.timeout;
     let mut child = spawn_in_group(&spec.argv)?;
-    let stdin = child.stdin.take();
-    // Most runs have no input: close stdin at once instead of starting a thread for it.
-    let feeder = if spec.stdin.is_empty() {
-        drop(stdin);
-        None
-    } else {
-        let input = spec.stdin.clone();
-        Some(thread::spawn(move || {
-            if let Some(mut pipe) = stdin {
-                // The implementation may exit without reading: a broken pipe is not our failure.
-                let _ = pipe.write_all(&input);
-            }
-        }))
+    let pid = child.id();
+    let exit_watch = match watch_exit(pid) {
+        Ok(w) => w,
+        Err(e) => {
+            kill_group(pid);
+            let _ = reap(&mut child);
+            return Err(e);
+        }
     };
-    let limit = spec.capture_limit;
-    let out_reader = child
-        .stdout
+    // Most runs have no input: close stdin at once. Otherwise it is written without blocking, so
+    // an implementation that never reads it cannot stall the harness past the deadline (a pipe
+    // that cannot be made non-blocking, which does not happen, is closed rather than risked).
+    let mut stdin = child
+        .stdin
         .take()
-        .map(|s| thread::spawn(move || capture(s, limit)));
-    let err_reader = child
-        .stderr
-        .take()
-        .map(|s| thread::spawn(move || capture(s, limit)));
-    let ending = wait_with_timeout(&mut child, spec.timeout)?;
-    if let Some(f) = feeder {
-        let _ = f.join();
+        .filter(|s| !spec.stdin.is_empty() && set_nonblocking(s.as_raw_fd()).is_ok());
+    let mut written = 0;
+    let mut out = Stream::new(child.stdout.take(), spec.capture_limit);
+    let mut err = Stream::new(child.stderr.take(), spec.capture_limit);
+    let mut exit_watch = Some(exit_watch);
+    let mut status = None;
+    let mut held = false;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        if status.is_some() && out.pipe.is_none() && err.pipe.is_none() {
+            break;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        // Which descriptors to wait on: 0 stdout, 1 stderr, 2 stdin, 3 the exit watch.
+        let mut fds = Vec::with_capacity(4);
+        let mut which = Vec::with_capacity(4);
+        if let Some(p) = &out.pipe {
+            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            which.push(0);
+        }
+        if let Some(p) = &err.pipe {
+            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            which.push(1);
+        }
+        if let Some(s) = &stdin {
+            fds.push(pollfd(s.as_raw_fd(), libc::POLLOUT));
+            which.push(2);
+        }
+        if let Some(w) = &exit_watch {
+            fds.push(pollfd(w.as_raw_fd(), libc::POLLIN));
+            which.push(3);
+        }
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfds for descriptors we own.
+        let ready = unsafe {
+            libc::poll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                millis_until(deadline, now),
+            )
+        };
+        if ready < 0 {
+            // EINTR; anything else (ENOMEM) is retried too, and the deadline still bounds it.
+            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                thread::sleep(Duration::from_millis(10));
+            }
+            continue;
+        }
+        for (fd, which) in fds.iter().zip(which) {
+            if fd.revents == 0 {
+                continue;
+            }
+            match which {
+                0 => out.read_some(&mut buf),
+                1 => err.read_some(&mut buf),
+                2 => {
+                    if let Some(s) = stdin.as_mut() {
+                        match s.write(&spec.stdin[written..]) {
+                            Ok(n) => written += n,
+                            Err(e)
+                                if matches!(
+                                    e.kind(),
+                                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                                ) => {}
+                            // It exited or closed its input without reading it all: not our
+                            // failure.
+                            Err(_) => written = spec.stdin.len(),
+                        }
+                    }
+                    if written >= spec.stdin.len() {
+                        stdin = None;
+                    }
+                }
+                _ => {
+                    // The main process exited (it is a zombie until reaped). Whatever still holds
+                    // its output is a descendant — or an escapee, if it outlives the group kill.
+                    held = left_running(pid, out.held() || err.held());
+                    kill_group(pid);
+                    status = reap(&mut child).ok();
+                    exit_watch = None;
+                    stdin = None;
+                }
+            }
+        }
     }
-    let stdout = out_reader.and_then(|h| h.join().ok()).unwrap_or_default();
-    let stderr = err_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+    let (ending, strays) = match status {
+        Some(s) => {
+            let strays = if out.pipe.is_some() || err.pipe.is_some() {
+                Strays::Escaped
+            } else if held {
+                Strays::Killed
+            } else {
+                Strays::None
+            };
+            (ending_of(s), strays)
+        }
+        None => {
+            kill_group(pid);
+            // It dies of SIGKILL at once unless it is stuck in the kernel; then a thread reaps it
+            // whenever it goes, and the run does not wait.
+            let died = exit_watch
+                .as_ref()
+                .is_some_and(|w| wait_readable(w.as_raw_fd(), Duration::from_secs(5)));
+            if died {
+                let _ = reap(&mut child);
+            } else {
+                let _ = thread::Builder::new().spawn(move || {
+                    let _ = reap(&mut child);
+                });
+            }
+            (Ending::TimedOut, Strays::None)
+        }
+    };
     Ok(RunOutput {
         ending,
-        stdout,
-        stderr,
+        stdout: out.captured,
+        stderr: err.captured,
         duration: started.elapsed(),
+        strays,
     })
+}
+
+/// One output pipe being captured: the first `limit` bytes kept, the rest counted.
+struct Stream<R> {
+    /// `None` once it reached its end (or failed).
+    pipe: Option<R>,
+    captured: Captured,
+    limit: usize,
+}
+
+impl<R: Read + AsRawFd> Stream<R> {
+    fn new(pipe: Option<R>, limit: usize) -> Self {
+        Stream {
+            pipe,
+            captured: Captured::default(),
+            limit,
+        }
+    }
+
+    /// One read (the descriptor was reported ready, so it does not block).
+    fn read_some(&mut self, buf: &mut [u8]) {
+        let Some(pipe) = self.pipe.as_mut() else {
+            return;
+        };
+        match pipe.read(buf) {
+            Ok(0) => self.pipe = None,
+            Ok(n) => {
+                self.captured.total += n as u64;
+                let room = self.limit.saturating_sub(self.captured.bytes.len());
+                self.captured.bytes.extend_from_slice(&buf[..n.min(room)]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.pipe = None,
+        }
+    }
+
+    /// Whether another process still holds the pipe's write end.
+    fn held(&self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| !hung_up(p.as_raw_fd()))
+    }
+}
+
+fn ending_of(s: ExitStatus) -> Ending {
+    match (s.code(), s.signal()) {
+        (Some(code), _) => Ending::Exited(code),
+        (None, Some(sig)) => Ending::Signaled(sig),
+        _ => Ending::Signaled(0),
+    }
 }
 
 /// Starts `argv` (program first) with piped standard streams, as the leader of its own process
@@ -118,76 +316,200 @@ pub(crate) fn spawn_in_group(argv: &[String]) -> io::Result<Child> {
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-    Command::new(program)
+    let child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .spawn()
+        .spawn()?;
+    // Known to the interruption handler until reaped (`reap`), so SIGINT ends it too.
+    crate::interrupt::register_group(child.id() as i32);
+    Ok(child)
 }
 
-fn capture(mut stream: impl Read, limit: usize) -> Captured {
-    let mut kept = Vec::new();
-    let mut total: u64 = 0;
-    let mut buf = [0u8; 64 * 1024];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                total += n as u64;
-                let room = limit.saturating_sub(kept.len());
-                kept.extend_from_slice(&buf[..n.min(room)]);
-            }
-        }
-    }
-    Captured { bytes: kept, total }
+/// Reaps a child started by [`spawn_in_group`] (waiting for it) and forgets its group for the
+/// interruption handler: after this its pid may be reused, so it must never be signalled again.
+pub(crate) fn reap(child: &mut Child) -> io::Result<ExitStatus> {
+    let status = child.wait();
+    crate::interrupt::unregister_group(child.id() as i32);
+    status
 }
 
-fn wait_with_timeout(child: &mut Child, timeout: Duration) -> io::Result<Ending> {
-    // A waiter thread blocks in wait(2) on the pid, so the exit is noticed at once instead of at
-    // the next poll; the caller waits on a channel with the timeout.
-    let pid = child.id() as libc::pid_t;
-    let (tx, rx) = std::sync::mpsc::channel();
-    thread::spawn(move || {
-        let mut status: libc::c_int = 0;
-        // SAFETY: waitpid on our own child's pid with a valid out-pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        let _ = tx.send((r, status));
-    });
-    let ending = match rx.recv_timeout(timeout) {
-        Ok((r, status)) if r == pid => {
-            if libc::WIFEXITED(status) {
-                Ending::Exited(libc::WEXITSTATUS(status))
-            } else if libc::WIFSIGNALED(status) {
-                Ending::Signaled(libc::WTERMSIG(status))
-            } else {
-                Ending::Signaled(0)
-            }
-        }
-        Ok(_) => return Err(io::Error::last_os_error()),
-        Err(_) => {
-            kill_group(child);
-            // The waiter thread reaps the child once the signal lands.
-            let _ = rx.recv_timeout(Duration::from_secs(5));
-            Ending::TimedOut
-        }
-    };
-    Ok(ending)
-}
-
-/// Kills the child's whole process group (it was started as the group's leader), so helpers it
-/// started cannot outlive the timeout and hold the output pipes open.
-pub(crate) fn kill_group(child: &mut Child) {
-    let pgid = child.id() as libc::pid_t;
+/// Kills the process group led by `pid`, and `pid` itself (in case it moved to another group),
+/// so helpers it started cannot outlive it and hold the output pipes open. Call it only while
+/// `pid` is not yet reaped: until then the pid, and so the group id, cannot have been reused.
+pub(crate) fn kill_group(pid: u32) {
+    let pid = pid as libc::pid_t;
     // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
     unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
+        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
     }
+}
+
+/// Whether our child `pid` has exited, asked without reaping it (`WNOWAIT`): it stays a zombie,
+/// holding its pid and group id, until the caller has killed its group and reaps it.
+pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
+    loop {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid on our own child with a valid out-pointer.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if r == 0 {
+            // With WNOHANG and nothing to report the structure stays zeroed (Linux writes a zero
+            // si_signo); a child that exited is reported with SIGCHLD.
+            return Ok(info.si_signo == libc::SIGCHLD);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// A pipe that reaches its end when our child `pid` exits: a thread blocks in waitid(2) with
+/// `WNOWAIT` (the child is not reaped; its owner does that after killing the group) and then
+/// drops the write end. Polling the read end alongside the output pipes wakes the owner at the
+/// exit even when descendants keep those pipes open.
+pub(crate) fn watch_exit(pid: u32) -> io::Result<io::PipeReader> {
+    let (reader, writer) = io::pipe()?;
+    thread::Builder::new()
+        .name("agentconf-exit-watch".into())
+        .spawn(move || {
+            loop {
+                // SAFETY: as in `exited_unreaped`.
+                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                // SAFETY: waitid on our own child with a valid out-pointer.
+                let r = unsafe {
+                    libc::waitid(
+                        libc::P_PID,
+                        pid as libc::id_t,
+                        &mut info,
+                        libc::WEXITED | libc::WNOWAIT,
+                    )
+                };
+                // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
+                if r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                    break;
+                }
+            }
+            drop(writer);
+        })?;
+    Ok(reader)
+}
+
+/// Whether the process `pid` (exited, not yet reaped) left descendants running in its group,
+/// given whether something still holds its output pipes. A held pipe alone does not say so: a
+/// process the harness is starting at that moment holds copies of every descriptor between its
+/// fork and its exec. Where the system can tell (Linux), the group is looked at as well.
+pub(crate) fn left_running(pid: u32, held: bool) -> bool {
+    held && others_in_group(pid).unwrap_or(true)
+}
+
+/// Whether a live process other than `pid` is in the process group `pid` leads (Linux: read from
+/// /proc); `None` where that cannot be read.
+fn others_in_group(pid: u32) -> Option<bool> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    let group = pid.to_string();
+    let mut any = false;
+    let mut seen = false;
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(other) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if other == group {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`; the command may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        seen = true;
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1);
+        if pgrp == Some(group.as_str()) && !matches!(state, Some("Z" | "X")) {
+            any = true;
+            break;
+        }
+    }
+    // No process at all could be read (not Linux's /proc): nothing can be told.
+    (any || seen).then_some(any)
+}
+
+/// Whether no process holds the write end of the pipe `fd` reads any more.
+pub(crate) fn hung_up(fd: RawFd) -> bool {
+    let mut p = pollfd(fd, libc::POLLIN);
+    // SAFETY: one valid pollfd for a descriptor the caller owns; no waiting.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+/// Waits up to `timeout` for `fd` to become readable (or reach its end).
+pub(crate) fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let now = Instant::now();
+        let mut p = pollfd(fd, libc::POLLIN);
+        // SAFETY: one valid pollfd for a descriptor the caller owns.
+        let r = unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
+        if r > 0 {
+            return true;
+        }
+        if (r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
+            && Instant::now() >= deadline
+        {
+            return false;
+        }
+    }
+}
+
+/// Puts `fd` (a pipe end we own) in non-blocking mode.
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl(2) on a descriptor we own; no memory is involved.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+pub(crate) fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    }
+}
+
+/// The milliseconds from `now` to `deadline` for poll(2), rounded up so that a wait never ends
+/// just short of the deadline.
+pub(crate) fn millis_until(deadline: Instant, now: Instant) -> libc::c_int {
+    let ms = deadline
+        .saturating_duration_since(now)
+        .as_nanos()
+        .div_ceil(1_000_000);
+    ms.min(libc::c_int::MAX as u128) as libc::c_int
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn sh(script: &str, timeout_ms: u64) -> RunOutput {
@@ -222,6 +544,124 @@ mod tests {
             started.elapsed() < Duration::from_secs(30),
             "the group was not killed"
         );
+    }
+
+    /// The pids of running processes whose command line is exactly `sleep MARKER` (a zombie
+    /// has an empty command line and does not count).
+    pub(crate) fn sleepers(marker: &str) -> Vec<i32> {
+        let want = format!("sleep\0{marker}\0");
+        std::fs::read_dir("/proc")
+            .map(|dir| {
+                dir.flatten()
+                    .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                    .filter(|pid| {
+                        std::fs::read(format!("/proc/{pid}/cmdline"))
+                            .is_ok_and(|c| c == want.as_bytes())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether every `sleep MARKER` is gone within `bound` (a killed process takes a moment to
+    /// leave the process table; the bound is generous, not a timing assertion).
+    pub(crate) fn gone_within(marker: &str, bound: Duration) -> bool {
+        let until = Instant::now() + bound;
+        while !sleepers(marker).is_empty() {
+            if Instant::now() >= until {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    /// A shell command that starts `sleep MARKER` in the background after `setup` (a prefix such
+    /// as `setsid` or redirections), and waits until the sleeper's shell has run `setup`: the
+    /// main process must not exit (and have its group killed) before the escape or the
+    /// redirection happened. The flag file lives in the temporary directory.
+    pub(crate) fn background(setup: &str, marker: &str, redirect: &str) -> String {
+        let flag =
+            std::env::temp_dir().join(format!("agentconf-flag-{}-{marker}", std::process::id()));
+        let flag = flag.display();
+        format!(
+            "rm -f '{flag}'; {setup} sh -c ': > \"$0\"; exec sleep {marker}' '{flag}' {redirect} & \
+             while [ ! -e '{flag}' ]; do sleep 0.01; done; rm -f '{flag}'"
+        )
+    }
+
+    /// Kills every `sleep MARKER` (a test's clean-up of what escaped the group).
+    pub(crate) fn kill_sleepers(marker: &str) {
+        for pid in sleepers(marker) {
+            // SAFETY: kill(2) of a test's own marked sleeper.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+
+    #[test]
+    fn a_descendant_holding_the_output_does_not_outlast_the_exit() {
+        // Before the deadline held past the main's exit, this took the sleeper's full minute and
+        // passed as a clean exit.
+        let started = Instant::now();
+        let r = sh("sleep 61.01 & echo done; exit 0", 2000);
+        assert_eq!(r.ending, Ending::Exited(0));
+        assert_eq!(r.stdout.bytes, b"done\n");
+        assert_eq!(r.strays, Strays::Killed);
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert!(gone_within("61.01", Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn a_descendant_that_let_go_of_the_output_is_killed_quietly() {
+        let script = background("", "61.02", "</dev/null >/dev/null 2>&1");
+        let r = sh(&format!("{script}; exit 0"), 20000);
+        assert_eq!(r.ending, Ending::Exited(0));
+        assert_eq!(r.strays, Strays::None);
+        assert!(gone_within("61.02", Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn an_escaped_process_is_no_longer_read_after_the_deadline() {
+        // setsid puts the sleeper outside the group: it cannot be killed by group, and holds
+        // stdin (never read: 4 MB of input), stdout and stderr. The run still ends at the
+        // deadline with the main process's exit.
+        let started = Instant::now();
+        let r = run(&RunSpec {
+            argv: vec![
+                "sh".into(),
+                "-c".into(),
+                format!("{}; echo done; exit 0", background("setsid", "61.03", "")),
+            ],
+            stdin: vec![b'x'; 4 << 20],
+            timeout: Duration::from_secs(2),
+            capture_limit: 1024,
+        })
+        .unwrap();
+        let elapsed = started.elapsed();
+        let escaped = sleepers("61.03");
+        kill_sleepers("61.03");
+        assert_eq!(r.ending, Ending::Exited(0));
+        assert_eq!(r.stdout.bytes, b"done\n");
+        assert_eq!(r.strays, Strays::Escaped);
+        assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+        assert!(!escaped.is_empty(), "the setsid sleeper was not running");
+    }
+
+    #[test]
+    fn a_hang_with_helpers_is_a_timeout_and_nothing_survives() {
+        let started = Instant::now();
+        let r = sh("sleep 61.04 & sleep 61.05", 1000);
+        assert_eq!(r.ending, Ending::TimedOut);
+        assert_eq!(r.strays, Strays::None);
+        assert!(started.elapsed() < Duration::from_secs(15));
+        assert!(gone_within("61.04", Duration::from_secs(10)));
+        assert!(gone_within("61.05", Duration::from_secs(10)));
     }
 
     #[test]

@@ -183,6 +183,11 @@ pub struct Footer {
     /// before it, and the file can never support a conformance claim.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Persistent mode only: how many times the implementation's process was started again
+    /// (after a crash, a hang or a protocol error, or because it exited between requests).
+    /// Absent for one-shot runs, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<usize>,
 }
 
 /// One line of the file.
@@ -210,6 +215,8 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
         // Set by the writer once the header is final (`header_sha256`).
         header_sha256: None,
         interrupted: false,
+        // Set by the writer of a persistent run.
+        restarts: None,
     }
 }
 

@@ -20,7 +20,7 @@ use crate::adapter::Adapter;
 use crate::child::excerpt;
 use crate::grade::{grade_scenario, grade_verdict, Grading};
 use crate::materialize::write_inputs;
-use crate::process::{run, Ending, RunSpec};
+use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
 
@@ -65,10 +65,16 @@ pub fn run_case_with(
         let started = Instant::now();
         let dir = work.join(safe_name(&c.id));
         let _ = std::fs::remove_dir_all(&dir);
-        let (status, detail, stderr) = match c.vector.suite {
-            Suite::GrpAdmission => run_scenario(imp, c, &dir, grading),
-            _ => run_one_shot(imp, adapter, c, &dir, grading),
+        // What the implementation left running when it exited: its verdict stands, the detail
+        // says.
+        let mut strays = Strays::None;
+        let (status, mut detail, stderr) = match c.vector.suite {
+            Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
+            _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
         };
+        if let Some(note) = strays.note() {
+            detail = format!("{detail}; {note}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
         VectorResult {
             id: c.id.clone(),
@@ -167,6 +173,7 @@ fn run_one_shot(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
+    strays: &mut Strays,
 ) -> (Status, String, String) {
     let v = c.vector;
     let files = match write_inputs(v, dir) {
@@ -207,6 +214,7 @@ fn run_one_shot(
             )
         }
     };
+    *strays = out.strays;
     let stderr = excerpt(&out.stderr.bytes);
     let exit = match &out.ending {
         Ending::TimedOut => {
@@ -296,6 +304,7 @@ fn run_scenario(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
+    strays: &mut Strays,
 ) -> (Status, String, String) {
     let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
@@ -305,6 +314,9 @@ fn run_scenario(
             String::new(),
         );
     }
+    // The timeout is the whole scenario's, however many receivers and steps it has.
+    let deadline = Instant::now() + imp.timeout;
+    let left_descendants = std::rc::Rc::new(std::cell::Cell::new(false));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
@@ -315,11 +327,16 @@ fn run_scenario(
             revision: c.revision,
             dir,
             state,
+            deadline,
             timeout: imp.timeout,
             capture_limit: imp.capture_limit,
+            left_descendants: std::rc::Rc::clone(&left_descendants),
         };
         play(v, &mut receivers, &mut Graded(grading))
     })();
+    if left_descendants.get() {
+        *strays = Strays::Killed;
+    }
     let (status, detail) = grade_scenario(played);
     (status, detail, String::new())
 }

@@ -7,7 +7,9 @@
 //! Adding a step kind is a change to [`agentconf_contract::vector::Step`] and to [`play`] alone;
 //! receivers only start, take lines, give decisions and stop.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use agentconf_contract::call::Call;
@@ -15,7 +17,7 @@ use agentconf_contract::decision::{DecisionLine, Outcome};
 use agentconf_contract::exit::EXIT_UNSUPPORTED;
 use agentconf_contract::vector::{ExpectedDecision, Step, Vector};
 
-use crate::child::{excerpt, LineFailure, LongLived};
+use crate::child::{describe_status, excerpt, LineFailure, LongLived};
 use crate::grade::{grade_decision, Failure, Grading};
 use crate::status::Status;
 
@@ -178,15 +180,22 @@ pub fn play<R: Receivers>(
 }
 
 /// Receivers as processes: `IMPL grp-admit REVISION SESSION STATE_DIR`, the inputs in `dir`,
-/// the state in `dir/state`.
+/// the state in `dir/state`. One deadline holds for the whole scenario: every write, decision and
+/// exit of every receiver must come before it, however many steps there are.
 pub struct ProcessReceivers<'a> {
     pub argv: &'a [String],
     pub revision: &'a str,
     /// Where the vector's inputs were written.
     pub dir: &'a Path,
     pub state: PathBuf,
+    /// When the scenario's time is up.
+    pub deadline: Instant,
+    /// The time the scenario was given (`deadline` minus its start), for messages.
     pub timeout: Duration,
     pub capture_limit: usize,
+    /// Set when a receiver exited while descendants held its output (they were killed with its
+    /// process group): the scenario's detail says so.
+    pub left_descendants: Rc<Cell<bool>>,
 }
 
 impl Receivers for ProcessReceivers<'_> {
@@ -201,10 +210,12 @@ impl Receivers for ProcessReceivers<'_> {
         let mut argv = self.argv.to_vec();
         argv.extend(call.argv());
         let child = LongLived::spawn(&argv, MAX_DECISION_LINE_BYTES, self.capture_limit)
-            .map_err(|e| (Status::Crash, e.to_string()))?;
+            .map_err(|e| (Status::Crash, format!("cannot start the receiver: {e}")))?;
         Ok(ProcessReceiver {
             child,
+            deadline: self.deadline,
             timeout: self.timeout,
+            left_descendants: Rc::clone(&self.left_descendants),
         })
     }
 }
@@ -212,7 +223,43 @@ impl Receivers for ProcessReceivers<'_> {
 /// A receiver process: events to its stdin, decisions from its stdout, line by line.
 pub struct ProcessReceiver {
     child: LongLived,
+    deadline: Instant,
     timeout: Duration,
+    left_descendants: Rc<Cell<bool>>,
+}
+
+impl ProcessReceiver {
+    fn out_of_time(&self, what: &str) -> Failure {
+        (
+            Status::Timeout,
+            format!(
+                "{what} within the {} the whole scenario may take",
+                seconds(self.timeout)
+            ),
+        )
+    }
+
+    /// The verdict on a receiver that stopped taking lines or giving decisions: how it exited,
+    /// waited for until the scenario's deadline. Exit 89 is how a receiver says its revision is
+    /// unsupported (CONTRACT.md 3.2: at once, before any line), so it may come before the first
+    /// line is even written; any other end is a crash.
+    fn ended(&mut self, what: &str) -> Failure {
+        match self.child.wait_exit(self.deadline) {
+            Some(s) if s.code() == Some(i32::from(EXIT_UNSUPPORTED)) => (
+                Status::Unsupported,
+                "grp-admit exited 89: the revision is unsupported".into(),
+            ),
+            Some(s) => (
+                Status::Crash,
+                format!(
+                    "the receiver {what}: it ended with {}{}",
+                    describe_status(s),
+                    stderr_note(&self.child.take_stderr())
+                ),
+            ),
+            None => self.out_of_time(&format!("the receiver {what}, and did not exit")),
+        }
+    }
 }
 
 impl ReceiverLink for ProcessReceiver {
@@ -220,14 +267,18 @@ impl ReceiverLink for ProcessReceiver {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line);
         bytes.push(b'\n');
-        self.child
-            .send(&bytes)
-            .map_err(|e| (Status::Crash, e.to_string()))
+        match self.child.send(&bytes, self.deadline) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                Err(self.out_of_time("the receiver did not read its event line"))
+            }
+            // Its input is closed: it exited (or closed it) before taking the line.
+            Err(e) => Err(self.ended(&format!("did not take an event line ({e})"))),
+        }
     }
 
     fn decision(&mut self) -> Result<DecisionLine, Failure> {
-        let timeout = self.timeout;
-        let line = match self.child.read_line(Instant::now() + timeout) {
+        let line = match self.child.read_line(self.deadline) {
             Ok(line) => line,
             Err(LineFailure::TooLong) => {
                 return Err((
@@ -235,24 +286,10 @@ impl ReceiverLink for ProcessReceiver {
                     format!("a decision line is longer than {MAX_DECISION_LINE_BYTES} bytes"),
                 ))
             }
-            Err(LineFailure::Timeout) => {
-                return Err((Status::Timeout, format!("no decision within {timeout:?}")))
-            }
+            Err(LineFailure::Timeout) => return Err(self.out_of_time("no decision came")),
             // Its output ended: it exited (89 = unsupported) or died.
             Err(LineFailure::Eof | LineFailure::Io(_)) => {
-                let status = self.child.wait_exit(timeout);
-                return Err(match status.and_then(|s| s.code()) {
-                    Some(code) if code == i32::from(EXIT_UNSUPPORTED) => {
-                        (Status::Unsupported, "grp-admit exited 89".into())
-                    }
-                    _ => (
-                        Status::Crash,
-                        format!(
-                            "the receiver ended without a decision ({status:?}); stderr: {}",
-                            excerpt(&self.child.take_stderr())
-                        ),
-                    ),
-                });
+                return Err(self.ended("ended its output without a decision"))
             }
         };
         let text = String::from_utf8(line).map_err(|_| {
@@ -266,13 +303,40 @@ impl ReceiverLink for ProcessReceiver {
 
     fn stop(mut self) -> Result<(), Failure> {
         self.child.close_stdin();
-        match self.child.wait_exit(self.timeout) {
+        match self.child.wait_exit(self.deadline) {
             Some(s) if s.code() == Some(0) => Ok(()),
-            Some(s) => Err((Status::Crash, format!("receiver exited with {s}"))),
-            None => Err((
-                Status::Timeout,
-                "receiver did not exit after its input ended".into(),
-            )),
+            Some(_) => Err(self.ended("did not exit 0 after its input ended")),
+            None => Err(self.out_of_time("the receiver did not exit after its input ended")),
         }
+    }
+}
+
+impl Drop for ProcessReceiver {
+    fn drop(&mut self) {
+        // Notices an exit not yet seen (and kills the group either way).
+        self.child.kill();
+        if self.child.left_descendants() {
+            self.left_descendants.set(true);
+        }
+    }
+}
+
+/// `1.5 s`, `30 s`: a duration for messages.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+fn stderr_note(stderr: &[u8]) -> String {
+    let text = excerpt(stderr);
+    let text = text.trim_end();
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {text}")
     }
 }

@@ -95,7 +95,7 @@ pub struct Plan<'a> {
 pub struct Ran {
     /// The result lines of the cases that ran, in corpus order.
     pub lines: Vec<ResultLine>,
-    /// Restarts of persistent implementations after crashes.
+    /// Restarts of persistent implementations (after crashes, or exits between requests).
     pub restarts: usize,
     /// The fail-fast limit stopped the run.
     pub stopped_early: bool,

@@ -182,11 +182,12 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         to_stderr(&format!("agentconf: {e}\n"));
     }
     let started = Instant::now();
-    let (lines, declared) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
+    let (lines, declared, restarts) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
     header.implementation.declared = declared;
     let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
     footer.header_sha256 = Some(results::header_sha256(&header));
     footer.interrupted = agentconf_harness::interrupt::interrupted();
+    footer.restarts = args.persistent.then_some(restarts);
     let file = ResultsFile {
         header,
         results: lines,
@@ -254,14 +255,14 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
 }
 
 /// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
-/// order.
+/// order, with what the implementation declared and the restarts of persistent processes.
 fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
     cases: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
-) -> Result<(Vec<ResultLine>, Option<Named>), String> {
+) -> Result<(Vec<ResultLine>, Option<Named>, usize), String> {
     let plan = Plan {
         cases,
         jobs: args
@@ -329,7 +330,8 @@ fn run_all(
     }
     if ran.restarts > 0 {
         to_stderr(&format!(
-            "agentconf: the persistent implementation was restarted {} times after crashes\n",
+            "agentconf: the persistent implementation was restarted {} times (after crashes, \
+             hangs or protocol errors, or because it exited between requests)\n",
             ran.restarts
         ));
     }
@@ -337,5 +339,5 @@ fn run_all(
     if ran.stopped_early && !ran.broken_wrapper {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    Ok((ran.lines, ran.declared))
+    Ok((ran.lines, ran.declared, ran.restarts))
 }
