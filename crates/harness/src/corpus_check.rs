@@ -186,6 +186,7 @@ fn metadata(line: usize, got: &ResultLine, want: &ResultLine) -> Result<(), Corp
         detail: _,
         stderr: _,
         duration_ms: _,
+        failed_as: _,
     } = got;
     let fields: [(&'static str, String, String); 8] = [
         ("revision", json(revision), json(&want.revision)),

@@ -202,6 +202,7 @@ impl PersistentSession {
                 detail: format!("cannot prepare inputs: {e}"),
                 stderr: String::new(),
                 duration_ms: 0,
+                failed_as: None,
             },
         };
         let _ = std::fs::remove_dir_all(&dir);
@@ -224,6 +225,7 @@ impl PersistentSession {
             detail,
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
+            failed_as: None,
         }
     }
 
@@ -642,7 +644,7 @@ fn start_server(config: &PersistentConfig) -> Result<(LongLived, ServerInfo), St
     let mut argv = imp.argv.clone();
     argv.extend(config.serve_args.iter().cloned());
     let mut server = LongLived::spawn(&argv, MAX_RESPONSE_LINE_BYTES, imp.capture_limit.max(2000))
-        .map_err(|e| format!("cannot start {:?}: {e}", imp.argv))?;
+        .map_err(|e| format!("cannot start {}: {e}", imp.argv.join(" ")))?;
     let mut request = serde_json::to_vec(&StartRequest::new()).unwrap_or_default();
     request.push(b'\n');
     let fail = |server: LongLived, what: String| {
@@ -673,7 +675,7 @@ fn start_server(config: &PersistentConfig) -> Result<(LongLived, ServerInfo), St
 fn describe(f: &LineFailure, timeout: Duration) -> String {
     match f {
         LineFailure::Eof => "the process ended its output without a response".into(),
-        LineFailure::Timeout => format!("no response within {timeout:?}"),
+        LineFailure::Timeout => format!("no response within {} s", timeout.as_secs_f64()),
         LineFailure::TooLong => {
             format!("a response line longer than {MAX_RESPONSE_LINE_BYTES} bytes")
         }

@@ -99,6 +99,10 @@ pub struct ResultLine {
     /// Captured standard error (an excerpt), never interpreted.
     pub stderr: String,
     pub duration_ms: u64,
+    /// For an expected failure (`xfail`): the status it failed with, so that a false accept
+    /// listed as expected is still shown as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_as: Option<Status>,
 }
 
 impl ResultLine {
@@ -108,6 +112,7 @@ impl ResultLine {
             detail: r.detail,
             stderr: r.stderr,
             duration_ms: r.duration_ms,
+            failed_as: r.failed_as,
             ..ResultLine::describing(c)
         }
     }
@@ -136,6 +141,7 @@ impl ResultLine {
             detail: String::new(),
             stderr: String::new(),
             duration_ms: 0,
+            failed_as: None,
         }
     }
 }

@@ -45,6 +45,8 @@ pub struct VectorResult {
     /// The first bytes of what the implementation wrote to standard error (never interpreted).
     pub stderr: String,
     pub duration_ms: u64,
+    /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
+    pub failed_as: Option<Status>,
 }
 
 /// Runs one case of a vector in a fresh directory under `work`.
@@ -82,6 +84,7 @@ pub fn run_case_with(
             detail,
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
+            failed_as: None,
         }
     })
 }
@@ -101,6 +104,7 @@ pub fn adapted(
         detail,
         stderr: String::new(),
         duration_ms: 0,
+        failed_as: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
         return not_run(Status::Skip, format!("skipped: {reason}"));
@@ -128,6 +132,7 @@ pub fn adapted(
             Status::Unsupported | Status::Skip => {}
             _ => {
                 r.detail = format!("expected failure ({reason}): {}", r.detail);
+                r.failed_as = Some(r.status);
                 r.status = Status::Xfail;
             }
         }

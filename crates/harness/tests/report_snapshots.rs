@@ -47,6 +47,7 @@ fn line(
         detail: detail.into(),
         stderr: stderr.into(),
         duration_ms,
+        failed_as: None,
     }
 }
 
@@ -794,7 +795,13 @@ fn level_files() -> Vec<(&'static str, ResultsFile)> {
     fail[5] = Crash;
     let files = vec![
         ("conforms", with_statuses(&all_pass)),
-        ("known-failures", with_statuses(&known)),
+        ("known-failures", {
+            // One expected failure is a false accept: listed, and still shown as one.
+            let mut f = with_statuses(&known);
+            f.results[1].failed_as = Some(FalseAccept);
+            f.results[2].failed_as = Some(FalseReject);
+            f
+        }),
         ("partial", partial),
         ("fail", with_statuses(&fail)),
         (
@@ -876,4 +883,19 @@ fn credit_follows_derivations_through_invalid_sources() {
     f.results[0].status = Pass;
     let credit = report::Credit::of(&f);
     assert!(credit.credited(&f.results[1]) && credit.credited(&f.results[2]));
+}
+
+/// A false accept listed as an expected failure is still shown as a false accept: the big tile
+/// counts it and is red, and the text totals say so.
+#[test]
+fn listed_false_accepts_are_still_false_accepts() {
+    let (_, f) = level_files()
+        .into_iter()
+        .find(|(name, _)| *name == "known-failures")
+        .unwrap();
+    assert_eq!(report::totals(&f).listed_false_accepts, 1);
+    let html = report::html(&f);
+    assert!(html.contains("<a class=\"counter big s-false-accept hot\""));
+    assert!(html.contains("1 of them listed as expected failures"));
+    assert!(report::text(&f).contains("1 of them false accepts"));
 }

@@ -53,6 +53,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         detail,
         stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
+        failed_as: None,
     }
 }
 

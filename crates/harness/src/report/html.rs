@@ -92,27 +92,36 @@ pub fn html(file: &ResultsFile) -> String {
     // Counters: false accepts first and largest.
     o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
     let fa = t.count("false-accept");
+    // False accepts the adapter lists as expected failures are false accepts still: counted
+    // here, and the tile is red, whatever the verdict.
+    let listed = t.listed_false_accepts;
+    let shown = fa + listed;
     let _ = write!(
         o,
         "<a class=\"counter big s-false-accept{}\" href=\"#vectors\" data-filter=\"false-accept\">\
-         <span class=\"n\">{fa}</span><span class=\"l\">false accept{}</span>\
+         <span class=\"n\">{shown}</span><span class=\"l\">false accept{}</span>\
          <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
         // The reassuring green zero only where the verdict is CONFORMS: with expected failures,
         // skips or a subset, "none accepted" would say more than the run shows.
-        if fa > 0 {
+        if shown > 0 {
             " hot"
         } else if v.level == Level::Conforms {
             " zero"
         } else {
             " plain"
         },
-        if fa == 1 { "" } else { "s" },
-        if fa > 0 {
-            "accepted input the drafts require to be rejected"
+        if shown == 1 { "" } else { "s" },
+        if listed > 0 {
+            format!(
+                "accepted input the drafts require to be rejected ({listed} of them listed as \
+                 expected failures)"
+            )
+        } else if fa > 0 {
+            "accepted input the drafts require to be rejected".into()
         } else if v.level == Level::Conforms {
-            "no input that must be rejected was accepted"
+            "no input that must be rejected was accepted".into()
         } else {
-            "none among the cases graded; the verdict above says what this does not cover"
+            "none among the cases graded; the verdict above says what this does not cover".into()
         }
     );
     for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {

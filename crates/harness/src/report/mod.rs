@@ -125,6 +125,9 @@ pub struct Totals {
     pub unexpected: usize,
     /// Vectors per status in report order (false accepts first), zeros included.
     pub by_status: Vec<(String, usize)>,
+    /// Expected failures (`xfail`) that failed as false accepts: listed by the adapter, and
+    /// still inputs the drafts require to be rejected that were accepted.
+    pub listed_false_accepts: usize,
 }
 
 impl Totals {
@@ -149,13 +152,14 @@ impl Serialize for Totals {
                 m.end()
             }
         }
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(Some(7))?;
         m.serialize_entry("vectors", &self.vectors)?;
         m.serialize_entry("passed", &self.passed)?;
         m.serialize_entry("total", &self.total)?;
         m.serialize_entry("unsupported", &self.unsupported)?;
         m.serialize_entry("unexpected", &self.unexpected)?;
         m.serialize_entry("by_status", &Ordered(&self.by_status))?;
+        m.serialize_entry("listed_false_accepts", &self.listed_false_accepts)?;
         m.end()
     }
 }
@@ -185,6 +189,11 @@ pub fn totals(file: &ResultsFile) -> Totals {
         .filter(|r| r.status == Status::Unsupported)
         .count();
     Totals {
+        listed_false_accepts: file
+            .results
+            .iter()
+            .filter(|r| r.status == Status::Xfail && r.failed_as == Some(Status::FalseAccept))
+            .count(),
         vectors: file.results.len(),
         passed,
         total: file.results.len() - unsupported,

@@ -95,9 +95,15 @@ pub fn text(file: &ResultsFile) -> String {
     );
     for (status, n) in &t.by_status {
         let mark = if status == "false-accept" && *n > 0 {
-            "  <- accepted input that must be rejected"
+            "  <- accepted input that must be rejected".to_string()
+        } else if status == "xfail" && t.listed_false_accepts > 0 {
+            // Listed as expected, and still inputs that must be rejected and were accepted.
+            format!(
+                "  <- {} of them false accepts, accepted input that must be rejected",
+                t.listed_false_accepts
+            )
         } else {
-            ""
+            String::new()
         };
         let _ = writeln!(out, "  {status:<15} {n:>5}{mark}");
     }
