@@ -351,6 +351,14 @@ pub(crate) fn kill_group(pid: u32) {
 /// Whether our child `pid` has exited, asked without reaping it (`WNOWAIT`): it stays a zombie,
 /// holding its pid and group id, until the caller has killed its group and reaps it.
 pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
+    // With WNOHANG and nothing to report the structure stays zeroed (Linux writes a zero
+    // si_signo); a child that exited is reported with SIGCHLD.
+    waitid_unreaped(pid, libc::WNOHANG).map(|info| info.si_signo == libc::SIGCHLD)
+}
+
+/// waitid(2) on our child `pid` for its exit, without reaping it (`WNOWAIT`), retried when a
+/// signal interrupts it; `flags` adds `WNOHANG` to ask without waiting.
+fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> {
     loop {
         // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -360,13 +368,11 @@ pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
                 libc::P_PID,
                 pid as libc::id_t,
                 &mut info,
-                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                libc::WEXITED | libc::WNOWAIT | flags,
             )
         };
         if r == 0 {
-            // With WNOHANG and nothing to report the structure stays zeroed (Linux writes a zero
-            // si_signo); a child that exited is reported with SIGCHLD.
-            return Ok(info.si_signo == libc::SIGCHLD);
+            return Ok(info);
         }
         let e = io::Error::last_os_error();
         if e.kind() != io::ErrorKind::Interrupted {
@@ -384,23 +390,8 @@ pub(crate) fn watch_exit(pid: u32) -> io::Result<io::PipeReader> {
     thread::Builder::new()
         .name("agentconf-exit-watch".into())
         .spawn(move || {
-            loop {
-                // SAFETY: as in `exited_unreaped`.
-                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                // SAFETY: waitid on our own child with a valid out-pointer.
-                let r = unsafe {
-                    libc::waitid(
-                        libc::P_PID,
-                        pid as libc::id_t,
-                        &mut info,
-                        libc::WEXITED | libc::WNOWAIT,
-                    )
-                };
-                // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
-                if r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                    break;
-                }
-            }
+            // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
+            let _ = waitid_unreaped(pid, 0);
             drop(writer);
         })?;
     Ok(reader)
