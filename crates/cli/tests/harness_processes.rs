@@ -466,3 +466,27 @@ fn a_second_interruption_stops_at_once() {
         assert!(!d.exists(), "{} outlived the run", d.display());
     }
 }
+
+/// However a run ends — finished, stopped by the smoke check, or refused — its work directory
+/// does not outlive it.
+#[test]
+fn no_work_directory_outlives_a_run() {
+    let dir = TempDir::new("work-dirs");
+    let accept = dir.script("accept.sh", "exit 0");
+    let three = dir.script("three.sh", "exit 3");
+    let out = dir.path().join("r.jsonl").display().to_string();
+    for command in [&accept, &three] {
+        let child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["run", "--include", "aer1/", "--out", &out, "--", command])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start agentconf");
+        let pid = child.id();
+        let status = child.wait_with_output().expect("wait").status;
+        assert_eq!(status.code(), Some(1), "{command}");
+        for d in work_dirs(pid) {
+            assert!(!d.exists(), "{} outlived the run", d.display());
+        }
+    }
+}
