@@ -658,3 +658,55 @@ fn a_final_line_without_newline_gets_its_decision() {
     assert_admitted(&r.read(), "evt-1");
     r.finish();
 }
+
+/// A damaged store fails closed at the process level: `grp admit` on a store file cut to 0 or 1
+/// byte, or with a changed byte inside a stored event id, exits 2 with a message naming the
+/// store, and writes no decision, so no replay is admitted again.
+#[test]
+fn a_damaged_store_is_refused_and_admits_nothing() {
+    let s = Scenario::new("damaged-store");
+    let store = s.sqlite("admitted.sqlite");
+    let path = s.dir.path().join("admitted.sqlite");
+    let events: Vec<String> = (0..20).map(|i| s.event(&format!("evt-{i:02}"))).collect();
+    let mut first = s.receiver(&store, "01");
+    for (i, e) in events.iter().enumerate() {
+        assert_admitted(&first.send(e), &format!("evt-{i:02}"));
+    }
+    first.finish();
+    let whole = std::fs::read(&path).unwrap();
+    // The bytes of one stored event id, changed in place (same length, so the file stays well
+    // formed and only the row's check value can tell).
+    let at = whole
+        .windows(6)
+        .position(|w| w == b"evt-07")
+        .expect("the event id is in the file");
+    let mut changed = whole.clone();
+    changed[at + 5] = b'9';
+    for (what, bytes) in [
+        ("cut to 0 bytes", Vec::new()),
+        ("cut to 1 byte", whole[..1].to_vec()),
+        ("an event id changed in place", changed),
+    ] {
+        std::fs::write(&path, &bytes).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args(["grp", "admit"])
+            .arg(&s.session)
+            .args(["--store", &store, "--revision", "01"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                if let Some(mut stdin) = child.stdin.take() {
+                    // The receiver may refuse before reading: a closed pipe is expected.
+                    let _ = stdin.write_all(events.join("\n").as_bytes());
+                }
+                child.wait_with_output()
+            })
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(out.stdout.is_empty(), "{what}: decisions written");
+        assert!(stderr.contains("admitted.sqlite"), "{what}: {stderr}");
+    }
+}
