@@ -1224,3 +1224,91 @@ fn max_fail_keeps_exactly_the_limit_with_several_workers() {
         assert_eq!(unexpected, limit, "--jobs {jobs} --max-fail {limit}");
     }
 }
+
+/// A GRP vector listed for both revisions runs under each: a receiver that supports only
+/// revision 01 answers the 00 cases as unsupported, and the run is PARTIAL, never CONFORMS; one
+/// that skips a check only under 01 is caught there.
+#[test]
+fn grp_vectors_run_under_every_revision_they_list() {
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let scratch = Scratch::new("grp-revisions");
+    let path = |name: &str| scratch.path(name);
+    let script = |name: &str, body: &str| {
+        let p = path(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+        p
+    };
+    // Revision 01 only: the reference for 01, "unsupported" for 00.
+    let only_01 = script(
+        "only-01.sh",
+        &format!("[ \"$1 $2\" = \"grp-admit 00\" ] && exit 89\nexec {bin} impl \"$@\""),
+    );
+    let out = scratch.agentconf(&[
+        "run",
+        "--include",
+        "grp/admission/admission/",
+        "--out",
+        &path("only-01.jsonl"),
+        "--",
+        &only_01,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("agentconf conformance report: PARTIAL"),
+        "{text}"
+    );
+    let lines = std::fs::read_to_string(path("only-01.jsonl")).unwrap();
+    let unsupported_00 = lines
+        .lines()
+        .filter(|l| l.contains("@00\"") && l.contains("\"status\":\"unsupported\""))
+        .count();
+    assert!(
+        unsupported_00 >= 60,
+        "{unsupported_00} revision-00 cases unsupported"
+    );
+    // Under 01 it skips the signature check (admits alg: none): caught in the 01 case.
+    let lax_01 = script(
+        "lax-01.sh",
+        &format!(
+            "if [ \"$1 $2\" = \"grp-admit 01\" ]; then\n\
+             while IFS= read -r line; do\n\
+             case \"$line\" in *eyJhbGciOiJub25lIi*) echo '{{\"event_id\":null,\"publisher_id\":null,\"outcome\":\"admitted\",\"ale\":null,\"rejection_reason\":null,\"rule\":null}}';;\n\
+             *) echo \"$line\" | {bin} impl grp-admit 00 \"$3\" \"$4\".lax;; esac\n\
+             done\nexit 0\nfi\nexec {bin} impl \"$@\""
+        ),
+    );
+    let out = scratch.agentconf(&[
+        "run",
+        "--keep-going",
+        "--include",
+        "grp/admission/admission/alg-none",
+        "--out",
+        &path("lax.jsonl"),
+        "--",
+        &lax_01,
+    ]);
+    let lines = std::fs::read_to_string(path("lax.jsonl")).unwrap();
+    let status_of = |id: &str| {
+        lines
+            .lines()
+            .find(|l| l.contains(&format!("\"id\":\"{id}\"")))
+            .and_then(|l| l.split("\"status\":\"").nth(1))
+            .and_then(|rest| rest.split('"').next())
+            .map(str::to_string)
+    };
+    assert_eq!(
+        status_of("grp/admission/admission/alg-none").as_deref(),
+        Some("false-accept"),
+        "{lines}"
+    );
+    assert_eq!(
+        status_of("grp/admission/admission/alg-none@00").as_deref(),
+        Some("pass"),
+        "{lines}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -29,7 +29,7 @@ pub const CASE_REVISION_SEPARATOR: char = '@';
 
 /// The revisions a case of `suite` runs under for a group of revisions. Timelines: 09 for the
 /// 07-09 construction, and 06 for the historical one, each when the group names it. Other AER-1
-/// suites take no revision argument: one case, run as 09 when listed. GRP: the first listed.
+/// suites take no revision argument: one case, run as 09 when listed. GRP: each listed one.
 fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
     let has = |r: &str| group.iter().any(|x| x == r);
     let current = group
@@ -49,7 +49,14 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
             .map(String::as_str)
             .into_iter()
             .collect(),
-        Suite::GrpAdmission => group.first().map(String::as_str).into_iter().collect(),
+        // Every listed revision, the newest (the suite's target) first: a receiver that behaves
+        // differently under one revision is caught there, and one that supports only one
+        // revision answers the other's cases as unsupported (a partial run, never a pass).
+        Suite::GrpAdmission => {
+            let mut out: Vec<&str> = group.iter().map(String::as_str).collect();
+            out.sort_unstable_by(|a, b| b.cmp(a));
+            out
+        }
     }
 }
 

@@ -34,7 +34,7 @@ fn main() {
 fn check(case: &Case<'_>) -> Result<(), Failed> {
     let v = case.vector;
     if v.suite == Suite::GrpAdmission {
-        return grp::run(v);
+        return grp::run(v, case.revision);
     }
     // The same dispatch as `agentconf impl` and the in-process backend.
     let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
@@ -55,7 +55,7 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
 }
 
 /// GRP scenarios, played by the harness's one player against the reference's in-process
-/// receivers (threads over a SQLite store in a fresh directory), under every revision the
+/// receivers (threads over a SQLite store in a fresh directory), one case per revision the
 /// vector lists, each decision compared exactly: outcome, reason and rule.
 mod grp {
     use std::path::PathBuf;
@@ -138,14 +138,13 @@ mod grp {
         (Status::WrongReason, message)
     }
 
-    pub fn run(v: &Vector) -> Result<(), Failed> {
-        for rev in &v.revisions {
-            let dir = scratch(&format!("{}-{rev}", v.id));
-            let mut receivers = ThreadReceivers::new(v, rev, &dir.0)
-                .map_err(|(_, e)| format!("revision {rev}: {e}"))?;
-            play(v, &mut receivers, &mut Exact { revision: rev })
-                .map_err(|(status, e)| format!("revision {rev}: {} {e}", status.name()))?;
-        }
+    /// Plays `v` under `rev`: a vector is a case per revision it lists, each its own trial.
+    pub fn run(v: &Vector, rev: &str) -> Result<(), Failed> {
+        let dir = scratch(&format!("{}-{rev}", v.id));
+        let mut receivers = ThreadReceivers::new(v, rev, &dir.0)
+            .map_err(|(_, e)| format!("revision {rev}: {e}"))?;
+        play(v, &mut receivers, &mut Exact { revision: rev })
+            .map_err(|(status, e)| format!("revision {rev}: {} {e}", status.name()))?;
         Ok(())
     }
 }

@@ -68,7 +68,8 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
         v.id.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-    let dir = work.join(format!("inprocess-{name}"));
+    // One directory per case: a vector runs once per revision, maybe on two workers at once.
+    let dir = work.join(format!("inprocess-{name}-{revision}"));
     let mut receivers = ThreadReceivers::new(v, revision, &dir)?;
     let result = play(v, &mut receivers, &mut Graded(grading));
     let _ = std::fs::remove_dir_all(&dir);
