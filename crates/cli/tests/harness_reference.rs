@@ -1042,6 +1042,16 @@ impl Scratch {
         self.dir.join(name).to_str().unwrap().to_string()
     }
 
+    /// Writes an executable shell script with `body` and returns its path.
+    fn script(&self, name: &str, body: &str) -> String {
+        let p = self.path(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+        p
+    }
+
     fn agentconf(&self, args: &[&str]) -> std::process::Output {
         std::process::Command::new(env!("CARGO_BIN_EXE_agentconf"))
             .args(args)
@@ -1063,14 +1073,7 @@ fn smoke_check_and_broken_wrappers() {
     let bin = env!("CARGO_BIN_EXE_agentconf");
     let scratch = Scratch::new("smoke");
     let path = |name: &str| scratch.path(name);
-    let script = |name: &str, body: &str| {
-        let p = path(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        let mut perm = std::fs::metadata(&p).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-        std::fs::set_permissions(&p, perm).unwrap();
-        p
-    };
+    let script = |name: &str, body: &str| scratch.script(name, body);
     let smoke = |command: &[&str]| {
         let mut args = vec!["smoke", "--"];
         args.extend_from_slice(command);
@@ -1233,14 +1236,7 @@ fn grp_vectors_run_under_every_revision_they_list() {
     let bin = env!("CARGO_BIN_EXE_agentconf");
     let scratch = Scratch::new("grp-revisions");
     let path = |name: &str| scratch.path(name);
-    let script = |name: &str, body: &str| {
-        let p = path(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        let mut perm = std::fs::metadata(&p).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-        std::fs::set_permissions(&p, perm).unwrap();
-        p
-    };
+    let script = |name: &str, body: &str| scratch.script(name, body);
     // Revision 01 only: the reference for 01, "unsupported" for 00.
     let only_01 = script(
         "only-01.sh",
