@@ -74,6 +74,23 @@ pub fn grade_decision(
     e: &ExpectedDecision,
     grading: Grading,
 ) -> Result<(), Failure> {
+    // The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064"
+    // for a rejection and null for an admission.
+    let ale_ok = match d.outcome {
+        Outcome::Admitted => d.ale.is_none(),
+        Outcome::Rejected => d.ale.as_deref() == Some("ALE-064"),
+    };
+    if !ale_ok {
+        return Err((
+            Status::ProtocolError,
+            format!(
+                "step {index}: {} with ale {}; the contract asks \"ALE-064\" for a rejection and \
+                 null for an admission",
+                d.outcome.as_str(),
+                json_text(&d.ale)
+            ),
+        ));
+    }
     match (e.outcome, d.outcome) {
         (Outcome::Admitted, Outcome::Admitted) => Ok(()),
         (Outcome::Admitted, Outcome::Rejected) => Err((
@@ -94,13 +111,11 @@ pub fn grade_decision(
             if grading == Grading::Loose {
                 return Ok(());
             }
-            let reason = d.rejection_reason.as_deref();
-            let reason_ok =
-                e.reason_named_by_draft != Some(true) || reason == e.rejection_reason.as_deref();
-            let rule_ok = d
-                .rule
-                .as_deref()
-                .is_none_or(|r| Some(r) == e.rule.map(Rule::id));
+            // Strict grading, to the letter of CONTRACT 5.2: every reason compared, named by
+            // the draft or not, and the rule must match (a null rule is no match).
+            let reason_ok = e.rejection_reason.is_none()
+                || d.rejection_reason.as_deref() == e.rejection_reason.as_deref();
+            let rule_ok = e.rule.is_none() || d.rule.as_deref() == e.rule.map(Rule::id);
             if reason_ok && rule_ok {
                 Ok(())
             } else {
@@ -123,4 +138,60 @@ pub fn grade_decision(
 /// A string member as JSON text (`"x"`, or `null`), for messages.
 fn json_text(s: &Option<String>) -> String {
     serde_json::to_string(s).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expected_rejection() -> ExpectedDecision {
+        ExpectedDecision {
+            step: 1,
+            outcome: Outcome::Rejected,
+            rejection_reason: Some("unknown_publisher".into()),
+            reason_named_by_draft: Some(false),
+            rule: Some(Rule::GrpPubKnown),
+            admitted_copies: None,
+        }
+    }
+
+    fn rejected(reason: &str, rule: Option<&str>, ale: Option<&str>) -> DecisionLine {
+        serde_json::from_value(serde_json::json!({
+            "event_id": "e", "publisher_id": "p", "outcome": "rejected",
+            "ale": ale, "rejection_reason": reason, "rule": rule
+        }))
+        .unwrap()
+    }
+
+    fn status(d: &DecisionLine, grading: Grading) -> Option<Status> {
+        grade_decision(1, d, &expected_rejection(), grading)
+            .err()
+            .map(|(s, _)| s)
+    }
+
+    /// Strict grading to the letter of CONTRACT 5.2: the reason compared even where the draft
+    /// names none, a null rule no match, and `ale` checked whatever the grading.
+    #[test]
+    fn strict_grading_compares_reason_rule_and_ale() {
+        let rule = Rule::GrpPubKnown.id();
+        let exact = rejected("unknown_publisher", Some(rule), Some("ALE-064"));
+        assert_eq!(status(&exact, Grading::Strict), None);
+        let other_reason = rejected("malformed_event", Some(rule), Some("ALE-064"));
+        assert_eq!(
+            status(&other_reason, Grading::Strict),
+            Some(Status::WrongReason)
+        );
+        assert_eq!(status(&other_reason, Grading::Loose), None);
+        let null_rule = rejected("unknown_publisher", None, Some("ALE-064"));
+        assert_eq!(
+            status(&null_rule, Grading::Strict),
+            Some(Status::WrongReason)
+        );
+        let no_ale = rejected("unknown_publisher", Some(rule), None);
+        assert_eq!(
+            status(&no_ale, Grading::Strict),
+            Some(Status::ProtocolError)
+        );
+        assert_eq!(status(&no_ale, Grading::Loose), Some(Status::ProtocolError));
+    }
 }
