@@ -131,7 +131,12 @@ pub fn interpreter_version(argv: &[String]) -> Option<String> {
     // `python3.12` is python3; a version suffix does not make another program.
     let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let listed = INTERPRETERS.contains(&base) || INTERPRETERS.contains(&stem);
-    if !listed || argv_files(argv).is_empty() {
+    // A script among the arguments (only asked whether one is a file: `argv_files` hashes them).
+    let runs_a_script = argv
+        .iter()
+        .skip(1)
+        .any(|a| std::path::Path::new(a).is_file());
+    if !listed || !runs_a_script {
         return None;
     }
     let out = run(&RunSpec {

@@ -103,9 +103,8 @@ pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
     if answered.is_empty() {
         return Diagnosis::Works;
     }
-    let broken = |s: Status| matches!(s, Status::Crash | Status::Timeout | Status::ProtocolError);
     if let Some((_, first)) = answered.first() {
-        if answered.iter().all(|(_, r)| broken(r.status)) {
+        if answered.iter().all(|(_, r)| r.status.is_no_answer()) {
             return Diagnosis::Broken {
                 status: first.status,
                 detail: first.detail.clone(),
@@ -119,7 +118,7 @@ pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
     let wrong = |e: Expectation| -> Vec<Status> {
         answered
             .iter()
-            .filter(|(p, r)| p.case.expectation == e && !broken(r.status))
+            .filter(|(p, r)| p.case.expectation == e && !r.status.is_no_answer())
             .filter(|(_, r)| r.status != Status::Pass)
             .map(|(_, r)| r.status)
             .collect()
@@ -236,8 +235,7 @@ pub const IDENTICAL_CRASHES: usize = 10;
 /// not an implementation with bugs.
 pub fn identical_crashes(first: &[(Status, String)]) -> bool {
     first.len() >= IDENTICAL_CRASHES
-        && first.iter().all(|(s, d)| {
-            matches!(s, Status::Crash | Status::Timeout | Status::ProtocolError)
-                && (*s, d) == (first[0].0, &first[0].1)
-        })
+        && first
+            .iter()
+            .all(|(s, d)| s.is_no_answer() && (*s, d) == (first[0].0, &first[0].1))
 }

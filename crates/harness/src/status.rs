@@ -73,6 +73,15 @@ impl Status {
         !matches!(self, Status::Unsupported | Status::Skip)
     }
 
+    /// Whether no verdict came back: the implementation crashed, ran past its deadline or broke
+    /// the protocol. A wrapper whose every call ends so is broken, not wrong (the smoke check).
+    pub fn is_no_answer(self) -> bool {
+        matches!(
+            self,
+            Status::Crash | Status::Timeout | Status::ProtocolError
+        )
+    }
+
     /// Its place in report order ([`STATUSES`]).
     pub fn rank(self) -> usize {
         STATUSES

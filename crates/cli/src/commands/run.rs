@@ -27,12 +27,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     let file = execute(args)?;
     let interrupted = file.footer.as_ref().is_some_and(|f| f.interrupted);
     let mut summary = agentconf_harness::report::text(&file);
-    if file.results.iter().all(|r| {
-        matches!(
-            r.status,
-            Status::Crash | Status::ProtocolError | Status::Timeout
-        )
-    }) {
+    if file.results.iter().all(|r| r.status.is_no_answer()) {
         summary.push_str(
             "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
              probably broken (check the command, the argument order and the exit codes in \

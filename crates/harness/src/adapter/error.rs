@@ -375,21 +375,10 @@ fn why_not(operation: Operation, key: &str) -> &'static str {
     }
 }
 
-/// A value from the file, for a message: at most 120 characters, control characters escaped.
+/// A value from the file, for a message: at most 120 characters, made terminal-safe by the
+/// reports' own helpers (control and bidirectional characters escaped).
 fn shown(s: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in s.chars().enumerate() {
-        if n == 120 {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::report::terminal_safe(&crate::report::clip(s, 120))
 }
 
 /// The TOML reader's message on one line.

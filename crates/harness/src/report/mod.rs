@@ -322,7 +322,7 @@ pub fn rules_without_cases_phrase(rows: &[RuleRow]) -> Option<String> {
 
 /// How many rules of the catalogue have no row in `rows` (no case of theirs is in the file): a
 /// subset's report says so rather than leaving them out unmentioned.
-pub fn rules_without_cases(rows: &[RuleRow]) -> usize {
+fn rules_without_cases(rows: &[RuleRow]) -> usize {
     Catalogue::embedded()
         .records()
         .iter()
