@@ -215,6 +215,35 @@ pub enum Step {
     },
     /// Stop the receiver and start one for the session context in input file `file`, same state.
     Session { file: String },
+    /// Stop the receiver and start `copies` receivers on the shared state; deliver line `warmup`
+    /// to each in turn and read its decision (so every copy is running and ready), then, round by
+    /// round, hand each line of `rounds` to every copy at once and read every decision. The
+    /// copies race on every round, not only on their first admission.
+    Barrier {
+        #[schemars(range(min = 2))]
+        copies: usize,
+        warmup: usize,
+        #[schemars(length(min = 1))]
+        rounds: Vec<usize>,
+    },
+    /// Kill the running receiver's whole process group (SIGKILL) at `at` while it handles line
+    /// `event`, then start a new receiver on the same state (no clean stop: nothing is flushed
+    /// at exit).
+    Crash { event: usize, at: CrashPoint },
+}
+
+/// Where a `crash` step kills the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrashPoint {
+    /// Right after its decision for the line was read (the step's expectation judges that
+    /// decision): an admission it reported must survive the kill.
+    AfterDecision,
+    /// Right after it read the line, before any decision was read. Its fate was never reported,
+    /// so the new receiver is handed the line again: admitted (the first one was not recorded)
+    /// or rejected as `duplicate_event_id` (it was: the documented recovery) both conform. What
+    /// follows must see the pair recorded either way.
+    BeforeDecision,
 }
 
 /// What a GRP receiver decided for one event.
@@ -234,7 +263,8 @@ impl Outcome {
     }
 }
 
-/// What must come of one `deliver` step (or of every copy of a `concurrent` step).
+/// What must come of one `deliver` step, of the line a `crash` step kills the receiver after
+/// (`after-decision`), or of every copy of a `concurrent` step or `barrier` round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedDecision {
@@ -254,8 +284,8 @@ pub struct ExpectedDecision {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     #[schemars(with = "RuleId")]
     pub rule: Option<Rule>,
-    /// For `concurrent` steps: exactly this many copies are admitted (the others rejected as
-    /// duplicates).
+    /// For `concurrent` steps, and for each round of a `barrier` step: exactly this many copies
+    /// are admitted (the others rejected as duplicates).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     #[schemars(with = "usize")]
     pub admitted_copies: Option<usize>,

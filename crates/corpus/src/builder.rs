@@ -210,14 +210,17 @@ impl VectorBuilder<'_> {
         let mut rules: Vec<Rule> = Vec::new();
         for e in &expected {
             let mut rule = e.rule;
-            // A concurrent step that admits fewer copies than it sends rejects the rest as
+            // A concurrent step (or barrier round) that admits fewer copies than it sends rejects the rest as
             // duplicates, even though its expectation names no rule.
-            if let (
-                Some(admitted),
-                Some(agentconf_contract::vector::Step::Concurrent { copies, .. }),
-            ) = (e.admitted_copies, steps.get(e.step))
-            {
-                if admitted < *copies {
+            let copies = match steps.get(e.step) {
+                Some(
+                    agentconf_contract::vector::Step::Concurrent { copies, .. }
+                    | agentconf_contract::vector::Step::Barrier { copies, .. },
+                ) => Some(*copies),
+                _ => None,
+            };
+            if let (Some(admitted), Some(copies)) = (e.admitted_copies, copies) {
+                if admitted < copies {
                     rule = Some(Rule::GrpDupEvent);
                 }
             }

@@ -3,7 +3,7 @@
 //! decision ([`grade_decision`]).
 
 use agentconf_contract::case::Case;
-use agentconf_contract::decision::DecisionLine;
+use agentconf_contract::decision::{DecisionLine, LineIdentity};
 use agentconf_contract::result::rule_list;
 use agentconf_contract::vector::{Expectation, ExpectedDecision, Outcome};
 use agentconf_rules::Rule;
@@ -67,11 +67,59 @@ pub fn grade_scenario(played: Result<(), Failure>) -> (Status, String) {
     }
 }
 
-/// Grades one decision of step `index` against its expectation.
+/// The decision's `event_id` and `publisher_id` against the line it answers (CONTRACT 5.2),
+/// whatever the grading: a wrong value is a protocol error. Members the line leaves open
+/// ([`LineIdentity`]) are not compared.
+pub fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(), Failure> {
+    let wrong = LineIdentity::of(line).mismatches(d);
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    let said: Vec<String> = wrong
+        .iter()
+        .map(|(member, got, want)| {
+            format!(
+                "{member} {} where the line calls for {}",
+                json_text(got),
+                json_text(want)
+            )
+        })
+        .collect();
+    Err((
+        Status::ProtocolError,
+        format!("step {index}: the decision has {}", said.join(" and ")),
+    ))
+}
+
+/// A line handed again after its receiver was killed before answering: admitted (its first
+/// copy was not recorded) or rejected as `duplicate_event_id` (it was, and never reported); any
+/// other rejection is a false one, under strict grading — under loose, any rejection passes.
+pub fn grade_redelivery(index: usize, d: &DecisionLine, grading: Grading) -> Result<(), Failure> {
+    let fine = d.outcome == Outcome::Admitted
+        || grading == Grading::Loose
+        || d.rejection_reason.as_deref() == Some("duplicate_event_id");
+    if fine {
+        Ok(())
+    } else {
+        Err((
+            Status::FalseReject,
+            format!(
+                "step {index}: handed again after the crash, the line was rejected as {}; \
+                 expected admitted, or duplicate_event_id if the first copy was recorded",
+                json_text(&d.rejection_reason)
+            ),
+        ))
+    }
+}
+
+/// Grades one decision of step `index` against its expectation, for a vector whose expectation
+/// is `expectation`: under `acceptable` the expected decision is the rejection a rejecting
+/// receiver must give, and an admission passes too.
 pub fn grade_decision(
     index: usize,
     d: &DecisionLine,
     e: &ExpectedDecision,
+    expectation: Expectation,
     grading: Grading,
 ) -> Result<(), Failure> {
     // The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064"
@@ -93,6 +141,7 @@ pub fn grade_decision(
     }
     match (e.outcome, d.outcome) {
         (Outcome::Admitted, Outcome::Admitted) => Ok(()),
+        (Outcome::Rejected, Outcome::Admitted) if expectation == Expectation::Acceptable => Ok(()),
         (Outcome::Admitted, Outcome::Rejected) => Err((
             Status::FalseReject,
             format!(
@@ -164,7 +213,7 @@ mod tests {
     }
 
     fn status(d: &DecisionLine, grading: Grading) -> Option<Status> {
-        grade_decision(1, d, &expected_rejection(), grading)
+        grade_decision(1, d, &expected_rejection(), Expectation::Invalid, grading)
             .err()
             .map(|(s, _)| s)
     }
@@ -193,5 +242,63 @@ mod tests {
             Some(Status::ProtocolError)
         );
         assert_eq!(status(&no_ale, Grading::Loose), Some(Status::ProtocolError));
+    }
+
+    /// An `acceptable` vector passes when admitted; its rejection is still graded.
+    #[test]
+    fn acceptable_vectors_pass_admitted_and_grade_rejections() {
+        let admitted: DecisionLine = serde_json::from_value(serde_json::json!({
+            "event_id": "e", "publisher_id": "p", "outcome": "admitted", "ale": null
+        }))
+        .unwrap();
+        let e = expected_rejection();
+        for grading in [Grading::Strict, Grading::Loose] {
+            assert!(grade_decision(1, &admitted, &e, Expectation::Acceptable, grading).is_ok());
+            assert_eq!(
+                grade_decision(1, &admitted, &e, Expectation::Invalid, grading)
+                    .err()
+                    .map(|f| f.0),
+                Some(Status::FalseAccept)
+            );
+        }
+        let other = rejected("malformed_event", Some("GRP-EV-MEMBERS"), Some("ALE-064"));
+        assert_eq!(
+            grade_decision(1, &other, &e, Expectation::Acceptable, Grading::Strict)
+                .err()
+                .map(|f| f.0),
+            Some(Status::WrongReason)
+        );
+    }
+
+    #[test]
+    fn identity_members_are_compared_with_the_line() {
+        let d = rejected("unknown_publisher", None, Some("ALE-064"));
+        assert!(grade_identity(0, br#"{"event_id":"e","publisher_id":"p"}"#, &d).is_ok());
+        assert_eq!(
+            grade_identity(0, br#"{"event_id":"f","publisher_id":"p"}"#, &d)
+                .err()
+                .map(|f| f.0),
+            Some(Status::ProtocolError)
+        );
+        // A line that is not JSON leaves them open.
+        assert!(grade_identity(0, b"garbage", &d).is_ok());
+        assert_eq!(
+            grade_identity(0, b"[]", &d).err().map(|f| f.0),
+            Some(Status::ProtocolError)
+        );
+    }
+
+    #[test]
+    fn redelivery_after_a_crash_is_admitted_or_a_duplicate() {
+        let dup = rejected("duplicate_event_id", Some("GRP-DUP-EVENT"), Some("ALE-064"));
+        let other = rejected("malformed_event", Some("GRP-EV-MEMBERS"), Some("ALE-064"));
+        assert!(grade_redelivery(0, &dup, Grading::Strict).is_ok());
+        assert_eq!(
+            grade_redelivery(0, &other, Grading::Strict)
+                .err()
+                .map(|f| f.0),
+            Some(Status::FalseReject)
+        );
+        assert!(grade_redelivery(0, &other, Grading::Loose).is_ok());
     }
 }

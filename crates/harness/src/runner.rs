@@ -322,6 +322,7 @@ fn run_scenario(
     // The timeout is the whole scenario's, however many receivers and steps it has.
     let deadline = Instant::now() + imp.timeout;
     let left_descendants = std::rc::Rc::new(std::cell::Cell::new(false));
+    let stderr = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
@@ -336,12 +337,15 @@ fn run_scenario(
             timeout: imp.timeout,
             capture_limit: imp.capture_limit,
             left_descendants: std::rc::Rc::clone(&left_descendants),
+            stderr: std::rc::Rc::clone(&stderr),
+            started: 0,
         };
-        play(v, &mut receivers, &mut Graded(grading))
+        play(v, &mut receivers, &mut Graded::new(v, grading))
     })();
     if left_descendants.get() {
         *strays = Strays::Killed;
     }
     let (status, detail) = grade_scenario(played);
-    (status, detail, String::new())
+    let stderr = String::from_utf8_lossy(&stderr.borrow()).into_owned();
+    (status, detail, stderr)
 }

@@ -7,7 +7,7 @@
 //! Adding a step kind is a change to [`agentconf_contract::vector::Step`] and to [`play`] alone;
 //! receivers only start, take lines, give decisions and stop.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use agentconf_contract::call::Call;
 use agentconf_contract::decision::{DecisionLine, Outcome};
 use agentconf_contract::exit::EXIT_UNSUPPORTED;
-use agentconf_contract::vector::{ExpectedDecision, Step, Vector};
+use agentconf_contract::vector::{CrashPoint, Expectation, ExpectedDecision, Step, Vector};
 
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
-use crate::grade::{grade_decision, Failure, Grading};
+use crate::grade::{grade_decision, grade_identity, grade_redelivery, Failure, Grading};
 use crate::status::Status;
 
 /// The longest decision line read from a receiver (a decision is a few hundred bytes).
@@ -50,6 +50,10 @@ pub trait ReceiverLink {
     fn decision(&mut self) -> Result<DecisionLine, Failure>;
     /// Ends it cleanly: the end of its input, and a clean exit.
     fn stop(self) -> Result<(), Failure>;
+    /// Ends it abruptly, as a crash would (SIGKILL to a process's whole group): at once after a
+    /// decision was read, or — `BeforeDecision` — as soon as it has taken the line last handed
+    /// to it, before any decision for that line is read.
+    fn crash(self, at: CrashPoint) -> Result<(), Failure>;
 }
 
 /// Who judges each decision.
@@ -62,14 +66,35 @@ pub trait Judge {
         want: Option<&ExpectedDecision>,
     ) -> Result<(), Failure>;
 
-    /// One copy's decision in a `concurrent` step (the count is judged by the player).
+    /// One copy's decision in a `concurrent` step or `barrier` round (the count is judged by the
+    /// player).
     fn copy(&mut self, _step: usize, _got: &DecisionLine) -> Result<(), Failure> {
         Ok(())
     }
+
+    /// The decision for a line handed again after a `crash` step killed the receiver before its
+    /// answer: admitted, or rejected as `duplicate_event_id` (the documented recovery: the first
+    /// admission was recorded but never reported).
+    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
+        grade_redelivery(step, got, Grading::Strict)
+    }
 }
 
-/// The harness's grading of decisions: strict or loose, as [`grade_decision`] says.
-pub struct Graded(pub Grading);
+/// The harness's grading of decisions: strict or loose, as [`grade_decision`] says, for a vector
+/// whose expectation is `expectation` (an `acceptable` vector also passes when admitted).
+pub struct Graded {
+    pub grading: Grading,
+    pub expectation: Expectation,
+}
+
+impl Graded {
+    pub fn new(v: &Vector, grading: Grading) -> Graded {
+        Graded {
+            grading,
+            expectation: v.expectation,
+        }
+    }
+}
 
 impl Judge for Graded {
     fn decision(
@@ -79,13 +104,19 @@ impl Judge for Graded {
         want: Option<&ExpectedDecision>,
     ) -> Result<(), Failure> {
         match want {
-            Some(e) => grade_decision(step, got, e, self.0),
+            Some(e) => grade_decision(step, got, e, self.expectation, self.grading),
             None => Ok(()),
         }
+    }
+
+    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
+        grade_redelivery(step, got, self.grading)
     }
 }
 
 /// Plays the vector's scenario against `receivers`; `Ok` when every decision was as judged.
+/// Every decision's `event_id` and `publisher_id` are compared with the line it answers, whoever
+/// judges the rest (they are part of the decision line's form, like `ale`).
 pub fn play<R: Receivers>(
     v: &Vector,
     receivers: &mut R,
@@ -108,22 +139,25 @@ pub fn play<R: Receivers>(
         .ok_or_else(|| crash("no session".into()))?
         .file
         .clone();
+    let line = |n: usize| {
+        events
+            .get(n)
+            .copied()
+            .ok_or_else(|| crash(format!("no event {n}")))
+    };
     let mut current = Some(receivers.start(&session)?);
     for (index, step) in steps.iter().enumerate() {
         let expected = v.expected_decisions.iter().find(|e| e.step == index);
-        let line = |n: usize| {
-            events
-                .get(n)
-                .copied()
-                .ok_or_else(|| crash(format!("no event {n}")))
+        let running = |current: &mut Option<R::Receiver>| {
+            current.take().ok_or_else(|| crash("no receiver".into()))
         };
         match step {
             Step::Deliver { event } => {
                 let r = current
                     .as_mut()
                     .ok_or_else(|| crash("no receiver".into()))?;
-                r.send(line(*event)?)?;
-                let d = r.decision()?;
+                let bytes = line(*event)?;
+                let d = answer(r, bytes, index)?;
                 judge.decision(index, &d, expected)?;
             }
             Step::Restart | Step::Session { .. } => {
@@ -140,36 +174,60 @@ pub fn play<R: Receivers>(
                     r.stop()?;
                 }
                 let mut all = receivers.start_concurrent(&session, *copies)?;
-                let bytes = line(*event)?;
-                for r in &mut all {
-                    r.send(bytes)?;
+                let admitted = race(&mut all, line(*event)?, index, judge)?;
+                for r in all {
+                    r.stop()?;
                 }
-                let mut admitted = 0;
+                count_admitted(index, None, admitted, *copies, expected)?;
+                current = Some(receivers.start(&session)?);
+            }
+            Step::Barrier {
+                copies,
+                warmup,
+                rounds,
+            } => {
+                if let Some(r) = current.take() {
+                    r.stop()?;
+                }
+                let mut all = receivers.start_concurrent(&session, *copies)?;
+                // The warm-up, one copy after another: when it is over every copy is running
+                // and has answered once, so the rounds' lines reach ready receivers together.
+                let warm = line(*warmup)?;
                 for r in &mut all {
-                    let d = r.decision()?;
+                    let d = answer(r, warm, index)?;
                     judge.copy(index, &d)?;
-                    if d.outcome == Outcome::Admitted {
-                        admitted += 1;
-                    }
+                }
+                for (round, event) in rounds.iter().enumerate() {
+                    let admitted = race(&mut all, line(*event)?, index, judge)?;
+                    count_admitted(
+                        index,
+                        Some((round, rounds.len())),
+                        admitted,
+                        *copies,
+                        expected,
+                    )?;
                 }
                 for r in all {
                     r.stop()?;
                 }
-                let want = expected.and_then(|e| e.admitted_copies).unwrap_or(1);
-                if admitted != want {
-                    let status = if admitted > want {
-                        Status::FalseAccept
-                    } else {
-                        Status::FalseReject
-                    };
-                    return Err((
-                        status,
-                        format!(
-                            "step {index}: {admitted} of {copies} concurrent copies admitted, expected {want}"
-                        ),
-                    ));
-                }
                 current = Some(receivers.start(&session)?);
+            }
+            Step::Crash { event, at } => {
+                let mut r = running(&mut current)?;
+                let bytes = line(*event)?;
+                r.send(bytes)?;
+                if *at == CrashPoint::AfterDecision {
+                    let d = r.decision()?;
+                    grade_identity(index, bytes, &d)?;
+                    judge.decision(index, &d, expected)?;
+                }
+                r.crash(*at)?;
+                let mut fresh = receivers.start(&session)?;
+                if *at == CrashPoint::BeforeDecision {
+                    let d = answer(&mut fresh, bytes, index)?;
+                    judge.redelivered(index, &d)?;
+                }
+                current = Some(fresh);
             }
         }
     }
@@ -177,6 +235,64 @@ pub fn play<R: Receivers>(
         r.stop()?;
     }
     Ok(())
+}
+
+/// Hands `line` to `r` and reads its decision, whose identity members must match the line.
+fn answer<L: ReceiverLink>(r: &mut L, line: &[u8], index: usize) -> Result<DecisionLine, Failure> {
+    r.send(line)?;
+    let d = r.decision()?;
+    grade_identity(index, line, &d)?;
+    Ok(d)
+}
+
+/// Hands `line` to every copy before reading any decision (so they race), then reads one from
+/// each; the number admitted.
+fn race<L: ReceiverLink>(
+    all: &mut [L],
+    line: &[u8],
+    index: usize,
+    judge: &mut dyn Judge,
+) -> Result<usize, Failure> {
+    for r in all.iter_mut() {
+        r.send(line)?;
+    }
+    let mut admitted = 0;
+    for r in all.iter_mut() {
+        let d = r.decision()?;
+        grade_identity(index, line, &d)?;
+        judge.copy(index, &d)?;
+        if d.outcome == Outcome::Admitted {
+            admitted += 1;
+        }
+    }
+    Ok(admitted)
+}
+
+/// Judges how many of `copies` admitted one line (`round`: which round of a barrier, of how many).
+fn count_admitted(
+    index: usize,
+    round: Option<(usize, usize)>,
+    admitted: usize,
+    copies: usize,
+    expected: Option<&ExpectedDecision>,
+) -> Result<(), Failure> {
+    let want = expected.and_then(|e| e.admitted_copies).unwrap_or(1);
+    if admitted == want {
+        return Ok(());
+    }
+    let status = if admitted > want {
+        Status::FalseAccept
+    } else {
+        Status::FalseReject
+    };
+    let at = match round {
+        Some((r, of)) => format!("step {index}, round {} of {of}", r + 1),
+        None => format!("step {index}"),
+    };
+    Err((
+        status,
+        format!("{at}: {admitted} of {copies} concurrent copies admitted, expected {want}"),
+    ))
 }
 
 /// Receivers as processes: `IMPL grp-admit REVISION SESSION STATE_DIR`, the inputs in `dir`,
@@ -196,10 +312,28 @@ pub struct ProcessReceivers<'a> {
     /// Set when a receiver exited while descendants held its output (they were killed with its
     /// process group): the scenario's detail says so.
     pub left_descendants: Rc<Cell<bool>>,
+    /// Every receiver's standard error, in the order they ended (bounded by `capture_limit`).
+    pub stderr: Rc<RefCell<Vec<u8>>>,
+    /// How many receivers were started so far (names them in `stderr`).
+    pub started: usize,
 }
 
 impl Receivers for ProcessReceivers<'_> {
     type Receiver = ProcessReceiver;
+
+    fn start_concurrent(
+        &mut self,
+        session: &str,
+        copies: usize,
+    ) -> Result<Vec<ProcessReceiver>, Failure> {
+        let mut all = Vec::with_capacity(copies);
+        for _ in 0..copies {
+            let mut r = self.start(session)?;
+            r.child.without_spin();
+            all.push(r);
+        }
+        Ok(all)
+    }
 
     fn start(&mut self, session: &str) -> Result<ProcessReceiver, Failure> {
         let call = Call::GrpAdmit {
@@ -211,11 +345,15 @@ impl Receivers for ProcessReceivers<'_> {
         argv.extend(call.argv());
         let child = LongLived::spawn(&argv, MAX_DECISION_LINE_BYTES, self.capture_limit)
             .map_err(|e| (Status::Crash, format!("cannot start the receiver: {e}")))?;
+        self.started += 1;
         Ok(ProcessReceiver {
             child,
             deadline: self.deadline,
             timeout: self.timeout,
             left_descendants: Rc::clone(&self.left_descendants),
+            number: self.started,
+            stderr: Rc::clone(&self.stderr),
+            capture_limit: self.capture_limit,
         })
     }
 }
@@ -226,6 +364,10 @@ pub struct ProcessReceiver {
     deadline: Instant,
     timeout: Duration,
     left_descendants: Rc<Cell<bool>>,
+    /// Which receiver of the scenario it is (1 = the first started).
+    number: usize,
+    stderr: Rc<RefCell<Vec<u8>>>,
+    capture_limit: usize,
 }
 
 impl ProcessReceiver {
@@ -249,12 +391,22 @@ impl ProcessReceiver {
                 Status::Unsupported,
                 "grp-admit exited 89: the revision is unsupported".into(),
             ),
+            // A clean exit while lines still wanted answers: it left out decisions (or ended
+            // before its input did), which the contract calls a protocol error (5.1).
+            Some(s) if s.code() == Some(0) => (
+                Status::ProtocolError,
+                format!(
+                    "the receiver {what}: it exited 0 before its input ended (CONTRACT 5.1: one \
+                     decision per line, and exit only when standard input ends){}",
+                    stderr_note(&self.keep_stderr())
+                ),
+            ),
             Some(s) => (
                 Status::Crash,
                 format!(
                     "the receiver {what}: it ended with {}{}",
                     describe_status(s),
-                    stderr_note(&self.child.take_stderr())
+                    stderr_note(&self.keep_stderr())
                 ),
             ),
             None => self.out_of_time(&format!("the receiver {what}, and did not exit")),
@@ -302,11 +454,89 @@ impl ReceiverLink for ProcessReceiver {
     }
 
     fn stop(mut self) -> Result<(), Failure> {
+        // Seen only when the exit has already happened (a receiver that exits at once after its
+        // last decision may not have yet): never a false alarm, and caught whenever it shows.
+        if let Some(s) = self.child.exited() {
+            return Err((
+                Status::ProtocolError,
+                format!(
+                    "the receiver ended ({}) before its input did (CONTRACT 5.1: exit when \
+                     standard input ends){}",
+                    describe_status(s),
+                    stderr_note(&self.keep_stderr())
+                ),
+            ));
+        }
         self.child.close_stdin();
         match self.child.wait_exit(self.deadline) {
-            Some(s) if s.code() == Some(0) => Ok(()),
-            Some(_) => Err(self.ended("did not exit 0 after its input ended")),
-            None => Err(self.out_of_time("the receiver did not exit after its input ended")),
+            Some(s) if s.code() == Some(0) => {}
+            Some(_) => return Err(self.ended("did not exit 0 after its input ended")),
+            None => return Err(self.out_of_time("the receiver did not exit after its input ended")),
+        }
+        // What it wrote after its last decision was read: an extra line is a protocol error.
+        match self.child.read_line(self.deadline) {
+            Ok(extra) => Err((
+                Status::ProtocolError,
+                format!(
+                    "the receiver wrote a line no event asked for: {}",
+                    excerpt(&extra).trim_end()
+                ),
+            )),
+            Err(_) => Ok(()),
+        }
+    }
+
+    fn crash(mut self, at: CrashPoint) -> Result<(), Failure> {
+        if at == CrashPoint::BeforeDecision {
+            self.wait_taken()?;
+        }
+        self.child.kill();
+        Ok(())
+    }
+}
+
+impl ProcessReceiver {
+    /// Waits until it has taken everything written to its input (Linux tells how much of a pipe
+    /// is unread; elsewhere a millisecond stands in), or failed before that.
+    fn wait_taken(&mut self) -> Result<(), Failure> {
+        loop {
+            match self.child.unread_input() {
+                Some(0) => return Ok(()),
+                None => {
+                    std::thread::sleep(Duration::from_millis(1));
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+            if self.child.exited().is_some() {
+                return Err(self.ended("ended before it read its event line"));
+            }
+            if Instant::now() >= self.deadline {
+                return Err(self.out_of_time("the receiver did not read its event line"));
+            }
+            std::thread::sleep(Duration::from_micros(20));
+        }
+    }
+
+    /// Its standard error so far, also kept for the scenario's results.
+    fn keep_stderr(&mut self) -> Vec<u8> {
+        let text = self.child.take_stderr();
+        self.append_stderr(&text);
+        text
+    }
+
+    fn append_stderr(&self, text: &[u8]) {
+        if text.is_empty() {
+            return;
+        }
+        let mut all = self.stderr.borrow_mut();
+        let header = format!("[receiver {}]\n", self.number);
+        for part in [header.as_bytes(), text] {
+            let room = self.capture_limit.saturating_sub(all.len());
+            all.extend_from_slice(&part[..part.len().min(room)]);
+        }
+        if !all.ends_with(b"\n") && all.len() < self.capture_limit {
+            all.push(b'\n');
         }
     }
 }
@@ -318,6 +548,8 @@ impl Drop for ProcessReceiver {
         if self.child.left_descendants() {
             self.left_descendants.set(true);
         }
+        let rest = self.child.finish_stderr(Duration::from_millis(100));
+        self.append_stderr(&rest);
     }
 }
 

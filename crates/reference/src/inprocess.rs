@@ -11,7 +11,7 @@ use std::time::Instant;
 use agentconf_contract::case::Case;
 use agentconf_contract::decision::DecisionLine;
 use agentconf_contract::result::Verdict;
-use agentconf_contract::vector::{Suite, Vector};
+use agentconf_contract::vector::{CrashPoint, Suite, Vector};
 use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::SqliteStore;
@@ -71,7 +71,7 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
     // One directory per case: a vector runs once per revision, maybe on two workers at once.
     let dir = work.join(format!("inprocess-{name}-{revision}"));
     let mut receivers = ThreadReceivers::new(v, revision, &dir)?;
-    let result = play(v, &mut receivers, &mut Graded(grading));
+    let result = play(v, &mut receivers, &mut Graded::new(v, grading));
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -208,6 +208,11 @@ impl ReceiverLink for ThreadReceiver {
         }
     }
 
+    fn crash(mut self, _at: CrashPoint) -> Result<(), Failure> {
+        self.abandon();
+        Ok(())
+    }
+
     fn stop(mut self) -> Result<(), Failure> {
         match &mut self {
             ThreadReceiver::Direct { .. } => Ok(()),
@@ -216,6 +221,27 @@ impl ReceiverLink for ThreadReceiver {
                 match thread.take().map(JoinHandle::join) {
                     Some(Err(_)) => Err((Status::Crash, "a receiver thread panicked".to_string())),
                     _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl ThreadReceiver {
+    /// The in-process stand-in for a kill: the lines handed over are processed (their admissions
+    /// committed) and their decisions dropped unread; nothing else is done at the end. (A thread
+    /// cannot be killed; the process receivers are, with SIGKILL.)
+    fn abandon(&mut self) {
+        match self {
+            ThreadReceiver::Direct { receiver, pending } => {
+                for line in pending.drain(..) {
+                    let _ = receiver.deliver(&line);
+                }
+            }
+            ThreadReceiver::Threaded { lines, thread, .. } => {
+                drop(lines.take());
+                if let Some(t) = thread.take() {
+                    let _ = t.join();
                 }
             }
         }

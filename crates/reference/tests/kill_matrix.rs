@@ -47,8 +47,11 @@ struct Case {
     /// The rules its defect breaks: every vector that catches it must exercise one of them (in
     /// its `rules` or `expected_rules`). Empty for the control.
     rules: &'static [&'static str],
-    /// Every `invalid` vector run whose expected rules include one of these must be caught.
+    /// Every `invalid` vector run whose expected rules include one of these must be caught
+    /// (under `only_revision` alone, when it is set).
     every_invalid_expecting: &'static [&'static str],
+    /// The one revision the defect shows under (the `-under-01` mutants check the other).
+    only_revision: Option<&'static str>,
     /// These vectors must be caught, with one of the statuses given.
     must_catch: &'static [(&'static str, &'static [Status])],
     /// A mutant known to survive, and why. It must not be caught (when the corpus starts catching
@@ -77,6 +80,7 @@ const fn case(
         suites,
         rules,
         every_invalid_expecting: &[],
+        only_revision: None,
         must_catch: &[],
         survives: None,
     }
@@ -388,8 +392,75 @@ fn cases() -> Vec<Case> {
             every_invalid_expecting: &["GRP-PUB-EVENT-TYPE"],
             ..case("grp-ignores-event-types", GRP, &["GRP-PUB-EVENT-TYPE"])
         },
+        Case {
+            must_catch: &[(RACE, FALSE_ACCEPT)],
+            ..case("grp-check-then-insert", GRP, &["GRP-PROFILE-ATOMIC"])
+        },
+        Case {
+            must_catch: &[(RACE, FALSE_ACCEPT)],
+            ..case(
+                "grp-admit-before-insert",
+                GRP,
+                &["GRP-PROFILE-ATOMIC", "GRP-PROFILE-DURABLE"],
+            )
+        },
+        Case {
+            must_catch: &[
+                (
+                    "grp/admission/duplicate-event/crash-after-admission",
+                    FALSE_ACCEPT,
+                ),
+                (
+                    "grp/admission/duplicate-event/crash-after-three-admissions",
+                    FALSE_ACCEPT,
+                ),
+            ],
+            ..case(
+                "grp-flush-at-exit",
+                GRP,
+                &["GRP-PROFILE-DURABLE", "GRP-PROFILE-ATOMIC"],
+            )
+        },
+        // The same checks skipped under revision 01 only: caught because every vector listed
+        // for both revisions runs under each (its 01 case keeps the vector's id).
+        Case {
+            every_invalid_expecting: GRP_SIG_RULES,
+            only_revision: Some("01"),
+            ..case("grp-ignores-signature-under-01", GRP, GRP_SIG_RULES)
+        },
+        Case {
+            every_invalid_expecting: &["GRP-NONCE"],
+            only_revision: Some("01"),
+            ..case("grp-ignores-nonce-under-01", GRP, &["GRP-NONCE"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-WINDOW"],
+            only_revision: Some("01"),
+            ..case("grp-ignores-window-under-01", GRP, &["GRP-PUB-WINDOW"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-REVOKED"],
+            only_revision: Some("01"),
+            ..case("grp-ignores-revocation-under-01", GRP, &["GRP-PUB-REVOKED"])
+        },
+        Case {
+            every_invalid_expecting: &["GRP-PUB-EVENT-TYPE"],
+            only_revision: Some("01"),
+            ..case(
+                "grp-ignores-event-types-under-01",
+                GRP,
+                &["GRP-PUB-EVENT-TYPE"],
+            )
+        },
+        Case {
+            must_catch: &[("grp/admission/admission/alg-none", FALSE_ACCEPT)],
+            ..case("grp-alg-none-under-01", GRP, GRP_SIG_RULES)
+        },
     ]
 }
+
+/// The barrier vector: copies of a receiver raced round after round.
+const RACE: &str = "grp/admission/duplicate-event/race-8-copies-200-rounds";
 
 fn exercises(v: &VectorCase<'_>, rules: &[&str]) -> bool {
     rules.contains(&"*")
@@ -591,6 +662,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
         for r in &rs {
             let v = by_id[r.id.as_str()];
             if v.expectation == Expectation::Invalid
+                && c.only_revision.is_none_or(|rev| v.revision == rev)
                 && v.expected_rules
                     .iter()
                     .any(|e| c.every_invalid_expecting.contains(&e.id()))
@@ -642,4 +714,50 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// The racy mutants are caught on every run, not now and then: the barrier vector (and the
+/// crash vectors) against each, 20 times over. A run that misses fails here, so a change that
+/// makes the race rarer (fewer rounds, a harness that serialises the copies) shows.
+#[test]
+fn racy_mutants_are_caught_on_every_run() {
+    let corpus = agentconf_corpus::corpus();
+    let race = corpus
+        .iter()
+        .find(|v| v.id == RACE)
+        .expect("the barrier vector");
+    let case = race.cases().into_iter().next().expect("its case");
+    let work = std::env::temp_dir().join(format!("agentconf-racy-{}", std::process::id()));
+    for mutant in ["grp-check-then-insert", "grp-admit-before-insert"] {
+        let imp = Implementation {
+            argv: vec![
+                env!("CARGO_BIN_EXE_agentconf-mutant").to_string(),
+                mutant.to_string(),
+            ],
+            timeout: Duration::from_secs(60),
+            capture_limit: 1 << 20,
+            profiles: vec!["durable".into(), "atomic".into()],
+        };
+        let mut rounds = Vec::new();
+        for run in 0..20 {
+            let r = run_case(
+                &imp,
+                &case,
+                &work.join(format!("{mutant}-{run}")),
+                Grading::Strict,
+            );
+            assert_eq!(
+                r.status,
+                Status::FalseAccept,
+                "{mutant}, run {run}: not caught: {}",
+                r.detail
+            );
+            rounds.push(r.detail.split(',').nth(1).unwrap_or("").trim().to_string());
+        }
+        println!(
+            "{mutant}: caught in 20 of 20 runs, at {}",
+            rounds.join("; ")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&work);
 }

@@ -15,7 +15,7 @@ use super::common::{
     P2_ID, P3_ID,
 };
 use crate::builder::{Family, GRP_R00, GRP_R01};
-use agentconf_contract::vector::{ExpectedDecision, Step, Suite, Vector};
+use agentconf_contract::vector::{CrashPoint, ExpectedDecision, Step, Suite, Vector};
 
 const DUP: &str = "duplicate_event_id";
 const EVENT_ID: &str = "grp-evt-20260714-001";
@@ -67,8 +67,14 @@ pub fn generate(out: &mut Vec<Vector>) {
     redelivery_after_restart(&mut f);
     redelivery_after_two_restarts(&mut f);
 
+    // Crashes: SIGKILL after an admission was reported, and before any answer (`durable`).
+    crash_after_admission(&mut f);
+    crash_after_three_admissions(&mut f);
+    crash_before_answer(&mut f);
+
     // Simultaneous copies to receivers sharing state (capability `atomic`).
     concurrent_copies(&mut f);
+    barrier_rounds(&mut f);
 
     // The key is the pair.
     same_event_id_other_publisher(&mut f);
@@ -209,6 +215,166 @@ fn redelivery_after_two_restarts(f: &mut Family<'_>) {
             vec![admitted(0), duplicate(2), duplicate(4)],
         )
         .exercises(&[Rule::GrpProfileDurable])
+        .push();
+}
+
+/// `crash-after-admission`.
+fn crash_after_admission(f: &mut Family<'_>) {
+    let name = "crash-after-admission";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .requires("durable")
+        .describe(
+            "The event is admitted, and as soon as that decision is read the receiver's whole \
+             process group is killed (SIGKILL: no clean exit, nothing flushed at the end). A new \
+             receiver on the same STATE_DIR is handed the identical line: the admission was \
+             reported, so it must have been recorded before the decision was written, and the \
+             copy is a duplicate_event_id.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(
+            vec![
+                Step::Crash {
+                    event: 0,
+                    at: CrashPoint::AfterDecision,
+                },
+                deliver(0),
+            ],
+            vec![admitted(0), duplicate(1)],
+        )
+        .exercises(&[Rule::GrpProfileDurable])
+        .push();
+}
+
+/// `crash-after-three-admissions`.
+fn crash_after_three_admissions(f: &mut Family<'_>) {
+    let name = "crash-after-three-admissions";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let lines: Vec<String> = [
+        (P3_ID, PublisherType::WellKnown),
+        (P1_ID, PublisherType::Principal),
+        (P2_ID, PublisherType::Registered),
+    ]
+    .into_iter()
+    .map(|(p, t)| fx.signed(&fx.event(EVENT_ID, p, t)))
+    .collect();
+    f.vector(name)
+        .revisions(GRP_R01)
+        .requires("durable")
+        .describe(
+            "Three events (one per publisher type, one event_id) are admitted; the receiver is \
+             killed (SIGKILL) right after the third decision is read. The new receiver rejects \
+             all three copies as duplicate_event_id: every reported admission outlives the \
+             crash, not only the last.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(
+            vec![
+                deliver(0),
+                deliver(1),
+                Step::Crash {
+                    event: 2,
+                    at: CrashPoint::AfterDecision,
+                },
+                deliver(0),
+                deliver(1),
+                deliver(2),
+            ],
+            vec![
+                admitted(0),
+                admitted(1),
+                admitted(2),
+                duplicate(3),
+                duplicate(4),
+                duplicate(5),
+            ],
+        )
+        .exercises(&[Rule::GrpProfileDurable, Rule::GrpDupPair])
+        .push();
+}
+
+/// `crash-before-answer`.
+fn crash_before_answer(f: &mut Family<'_>) {
+    let name = "crash-before-answer";
+    let id = f.id_of(name);
+    let fx = Fixture::new(&id);
+    let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
+    f.vector(name)
+        .revisions(GRP_R01)
+        .requires("durable")
+        .describe(
+            "The receiver is killed (SIGKILL) as soon as it has read the event line, before any \
+             decision is read. Its fate was never reported, so a new receiver on the same \
+             STATE_DIR is handed the line again: admitted (the first copy was not recorded) or \
+             duplicate_event_id (it was recorded, its hand-off pending: the documented \
+             recovery) both conform. A further copy is then a duplicate either way: the pair is \
+             admitted at most once across the crash.",
+        )
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&[line]))
+        .scenario(
+            vec![
+                Step::Crash {
+                    event: 0,
+                    at: CrashPoint::BeforeDecision,
+                },
+                deliver(0),
+            ],
+            vec![duplicate(1)],
+        )
+        .exercises(&[Rule::GrpProfileDurable])
+        .push();
+}
+
+/// The rounds of `race-8-copies-200-rounds`: enough that a receiver that looks a pair up and
+/// then records it without a lock is caught on every run on two cores (measured: see
+/// spec-notes/grp-admission.md).
+const BARRIER_ROUNDS: usize = 200;
+const BARRIER_COPIES: usize = 8;
+
+/// `race-8-copies-200-rounds`.
+fn barrier_rounds(f: &mut Family<'_>) {
+    let name = format!("race-{BARRIER_COPIES}-copies-{BARRIER_ROUNDS}-rounds");
+    let id = f.id_of(&name);
+    let fx = Fixture::new(&id);
+    let lines: Vec<String> = (0..=BARRIER_ROUNDS)
+        .map(|n| {
+            fx.signed(&fx.event(
+                &format!("grp-evt-20260714-race-{n:03}"),
+                P3_ID,
+                PublisherType::WellKnown,
+            ))
+        })
+        .collect();
+    f.vector(&name)
+        .revisions(GRP_R01)
+        .requires("atomic")
+        .describe(&format!(
+            "{BARRIER_COPIES} receivers share the admission state. Each is handed a warm-up event \
+             in turn (the first admits it, the others reject it as a duplicate), so all are \
+             running and have answered once. Then, {BARRIER_ROUNDS} times, one fresh event is \
+             handed to all {BARRIER_COPIES} at the same instant: in every round exactly one copy \
+             is admitted and the others are rejected as duplicate_event_id. A receiver that \
+             looks the pair up and records it in a separate step, without a lock, admits twice \
+             in some round."
+        ))
+        .session_file("session.json", &session_json(&fx.session()))
+        .events_text(&events_jsonl(&lines))
+        .scenario(
+            vec![Step::Barrier {
+                copies: BARRIER_COPIES,
+                warmup: 0,
+                rounds: (1..=BARRIER_ROUNDS).collect(),
+            }],
+            vec![admitted_copies(0, 1)],
+        )
+        .exercises(&[Rule::GrpProfileAtomic])
         .push();
 }
 

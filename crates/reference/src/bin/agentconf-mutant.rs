@@ -98,6 +98,15 @@ enum Mutant {
     GrpIgnoresWindow,
     GrpIgnoresRevocation,
     GrpIgnoresEventTypes,
+    GrpCheckThenInsert,
+    GrpAdmitBeforeInsert,
+    GrpFlushAtExit,
+    GrpIgnoresSignature01,
+    GrpIgnoresNonce01,
+    GrpIgnoresWindow01,
+    GrpIgnoresRevocation01,
+    GrpIgnoresEventTypes01,
+    GrpAlgNone01,
 }
 
 /// Name, mutant, and what it gets wrong.
@@ -279,6 +288,55 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "grp-ignores-event-types",
         Mutant::GrpIgnoresEventTypes,
         "does not check the change_class against the publisher's permitted event types",
+    ),
+    (
+        "grp-check-then-insert",
+        Mutant::GrpCheckThenInsert,
+        "looks the pair up, then records it durably (temporary file, fsync, rename) with no lock \
+         and no delay added: the race window is the time of that write (run claiming `atomic`)",
+    ),
+    (
+        "grp-admit-before-insert",
+        Mutant::GrpAdmitBeforeInsert,
+        "writes its `admitted` decision first and records the pair after (CONTRACT 5.1 asks the \
+         reverse)",
+    ),
+    (
+        "grp-flush-at-exit",
+        Mutant::GrpFlushAtExit,
+        "keeps the admitted set in memory, read from STATE_DIR at start and written back only at \
+         a clean exit (run claiming `durable`)",
+    ),
+    (
+        "grp-ignores-signature-under-01",
+        Mutant::GrpIgnoresSignature01,
+        "does not verify publisher_signature under revision 01 (00 is checked)",
+    ),
+    (
+        "grp-ignores-nonce-under-01",
+        Mutant::GrpIgnoresNonce01,
+        "does not compare session_nonce under revision 01 (00 is checked)",
+    ),
+    (
+        "grp-ignores-window-under-01",
+        Mutant::GrpIgnoresWindow01,
+        "does not check not_before / not_after under revision 01 (00 is checked)",
+    ),
+    (
+        "grp-ignores-revocation-under-01",
+        Mutant::GrpIgnoresRevocation01,
+        "admits events of a revoked P-TYPE-1 publisher under revision 01 (00 is checked)",
+    ),
+    (
+        "grp-ignores-event-types-under-01",
+        Mutant::GrpIgnoresEventTypes01,
+        "does not check permitted event types under revision 01 (00 is checked)",
+    ),
+    (
+        "grp-alg-none-under-01",
+        Mutant::GrpAlgNone01,
+        "admits an event whose token header says `alg: none` without verifying anything, under \
+         revision 01 (00 is checked)",
     ),
 ];
 
@@ -964,21 +1022,34 @@ impl AdmissionStore for Rekeyed {
 const RACE_WINDOW_FIRST: Duration = Duration::from_millis(100);
 const RACE_WINDOW_LATER: Duration = Duration::from_millis(1);
 
+/// How a [`FileStore`] records a pair.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Recording {
+    /// `create_new`: the look-up and the insert are one step.
+    Atomic,
+    /// A look-up, then a separate write after a wait ([`RACE_WINDOW_FIRST`], then
+    /// [`RACE_WINDOW_LATER`]): the race is won by whoever is slower.
+    Widened,
+    /// A look-up, then a durable write as a careful receiver without a lock would do it (a
+    /// temporary file, fsync, rename into place): the window is the time that write takes,
+    /// with no delay added.
+    Racy,
+}
+
 /// Admitted pairs as files in STATE_DIR, one per pair: durable and shared between processes.
-/// Atomic (`create_new`) or, for the non-atomic mutant, a look-up then a separate write.
 struct FileStore {
     dir: PathBuf,
-    atomic: bool,
+    recording: Recording,
     first: AtomicBool,
 }
 
 impl FileStore {
-    fn open(state_dir: &Path, atomic: bool) -> Result<FileStore, String> {
+    fn open(state_dir: &Path, recording: Recording) -> Result<FileStore, String> {
         let dir = state_dir.join("mutant-pairs");
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         Ok(FileStore {
             dir,
-            atomic,
+            recording,
             first: AtomicBool::new(true),
         })
     }
@@ -1004,22 +1075,31 @@ impl AdmissionStore for FileStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
         let path = self.path(session, publisher, event);
         let err = |e: io::Error| StoreError(format!("{}: {e}", path.display()));
-        if self.atomic {
+        if self.recording == Recording::Atomic {
             return match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(_) => Ok(Admission::Admitted),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Admission::Duplicate),
                 Err(e) => Err(err(e)),
             };
         }
-        // The defect: a look-up, then (a moment later) an insert that does not check again.
+        // The defect: a look-up, then an insert that does not check again.
         if path.try_exists().map_err(err)? {
             return Ok(Admission::Duplicate);
         }
-        std::thread::sleep(if self.first.swap(false, Ordering::Relaxed) {
-            RACE_WINDOW_FIRST
-        } else {
-            RACE_WINDOW_LATER
-        });
+        if self.recording == Recording::Widened {
+            std::thread::sleep(if self.first.swap(false, Ordering::Relaxed) {
+                RACE_WINDOW_FIRST
+            } else {
+                RACE_WINDOW_LATER
+            });
+        }
+        if self.recording == Recording::Racy {
+            let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+            let file = File::create(&temp).map_err(err)?;
+            file.sync_all().map_err(err)?;
+            fs::rename(&temp, &path).map_err(err)?;
+            return Ok(Admission::Admitted);
+        }
         fs::write(&path, b"").map_err(err)?;
         Ok(Admission::Admitted)
     }
@@ -1041,6 +1121,72 @@ impl AdmissionStore for FileStore {
     }
 }
 
+/// The admitted set in memory, read from a file in STATE_DIR at start; `pending("")` lists every
+/// pair (as one key per line) so that the exit can write them back.
+struct FlushAtExit {
+    pairs: std::sync::Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl FlushAtExit {
+    fn path(state_dir: &Path) -> PathBuf {
+        state_dir.join("mutant-flushed-pairs")
+    }
+
+    fn load(state_dir: &Path) -> Result<FlushAtExit, String> {
+        let text = match fs::read_to_string(Self::path(state_dir)) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e.to_string()),
+        };
+        Ok(FlushAtExit {
+            pairs: std::sync::Mutex::new(text.lines().map(str::to_string).collect()),
+        })
+    }
+
+    fn key(session: &str, publisher: &str, event: &str) -> String {
+        // Length-prefixed, so no two pairs share a key; hex keeps it on one line.
+        let raw = format!(
+            "{}:{session}{}:{publisher}{event}",
+            session.len(),
+            publisher.len()
+        );
+        hex::lower(&sha256(raw.as_bytes()))
+    }
+}
+
+impl AdmissionStore for FlushAtExit {
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        let mut pairs = self
+            .pairs
+            .lock()
+            .map_err(|_| StoreError("poisoned".into()))?;
+        Ok(if pairs.insert(Self::key(session, publisher, event)) {
+            Admission::Admitted
+        } else {
+            Admission::Duplicate
+        })
+    }
+    fn handed_off(&self, _: &str, _: &str, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn pending(&self, _: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let pairs = self
+            .pairs
+            .lock()
+            .map_err(|_| StoreError("poisoned".into()))?;
+        Ok(pairs.iter().map(|k| (k.clone(), String::new())).collect())
+    }
+    fn count(&self, _: &str) -> Result<u64, StoreError> {
+        Ok(self.pending("")?.len() as u64)
+    }
+    fn close_session(&self, _: &str) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+    fn is_durable(&self) -> bool {
+        true
+    }
+}
+
 fn read_session(path: &str) -> Result<SessionContext, String> {
     agentconf_reference::admit::read_session(Path::new(path))
 }
@@ -1053,10 +1199,15 @@ struct Skip {
     window: bool,
     revocation: bool,
     event_types: bool,
+    /// A token whose header says `alg: none` is taken as verified.
+    alg_none: bool,
 }
 
-fn skip_of(m: Mutant) -> Option<Skip> {
+/// The checks `m` leaves out under `revision` (the `-under-01` mutants check everything under
+/// 00).
+fn skip_of(m: Mutant, revision: GrpRevision) -> Option<Skip> {
     let none = Skip::default();
+    let r01 = revision == GrpRevision::R01;
     Some(match m {
         Mutant::GrpIgnoresSignature => Skip {
             signature: true,
@@ -1076,6 +1227,30 @@ fn skip_of(m: Mutant) -> Option<Skip> {
         },
         Mutant::GrpIgnoresEventTypes => Skip {
             event_types: true,
+            ..none
+        },
+        Mutant::GrpIgnoresSignature01 if r01 => Skip {
+            signature: true,
+            ..none
+        },
+        Mutant::GrpIgnoresNonce01 if r01 => Skip {
+            nonce: true,
+            ..none
+        },
+        Mutant::GrpIgnoresWindow01 if r01 => Skip {
+            window: true,
+            ..none
+        },
+        Mutant::GrpIgnoresRevocation01 if r01 => Skip {
+            revocation: true,
+            ..none
+        },
+        Mutant::GrpIgnoresEventTypes01 if r01 => Skip {
+            event_types: true,
+            ..none
+        },
+        Mutant::GrpAlgNone01 if r01 => Skip {
+            alg_none: true,
             ..none
         },
         _ => return None,
@@ -1118,9 +1293,13 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
             ignore_publisher: m == Mutant::GrpDedupEventIdOnly,
             ignore_session: m == Mutant::GrpDedupAcrossSessions,
         }),
-        Mutant::GrpNonAtomicClaimsAtomic => Box::new(FileStore::open(dir, false)?),
-        Mutant::GrpDedupBeforeSignature | Mutant::GrpRecordsRejected => {
-            files = Some(FileStore::open(dir, true)?);
+        Mutant::GrpNonAtomicClaimsAtomic => Box::new(FileStore::open(dir, Recording::Widened)?),
+        Mutant::GrpCheckThenInsert => Box::new(FileStore::open(dir, Recording::Racy)?),
+        Mutant::GrpFlushAtExit => Box::new(FlushAtExit::load(dir)?),
+        Mutant::GrpDedupBeforeSignature
+        | Mutant::GrpRecordsRejected
+        | Mutant::GrpAdmitBeforeInsert => {
+            files = Some(FileStore::open(dir, Recording::Atomic)?);
             Box::new(MemoryStore::new())
         }
         _ => Box::new(sqlite()?),
@@ -1128,6 +1307,10 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
     let store: &dyn AdmissionStore = match &files {
         Some(f) => f,
         None => &*store,
+    };
+    let flush = match m {
+        Mutant::GrpFlushAtExit => Some(FlushAtExit::path(dir)),
+        _ => None,
     };
     let grp = Grp {
         mutant: m,
@@ -1138,7 +1321,14 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
         receiver: Receiver::new(session.clone(), revision, Shared(store)),
         receiver_00: Receiver::new(session.clone(), GrpRevision::R00, Shared(store)),
     };
-    run_stream(&grp)
+    run_stream(&grp)?;
+    if let Some(path) = flush {
+        // The defect: the set reaches STATE_DIR only here, at a clean end of input.
+        let pairs = grp.store.pending("").map_err(|e| e.to_string())?;
+        let text: String = pairs.iter().map(|(k, _)| format!("{k}\n")).collect();
+        fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(Outcome::Valid)
 }
 
 /// One decision line per event line, flushed, as `agentconf impl grp-admit` does.
@@ -1160,6 +1350,18 @@ fn run_stream(grp: &Grp<'_>) -> Result<Outcome, String> {
         writeln!(out, "{text}")
             .and_then(|()| out.flush())
             .map_err(|e| format!("cannot write output: {e}"))?;
+        if let (Mutant::GrpAdmitBeforeInsert, Some(files), GrpRevision::R01, GrpOutcome::Admitted) =
+            (grp.mutant, grp.files, grp.revision, decision.outcome)
+        {
+            // The defect: the pair is recorded after the decision went out.
+            let (publisher, event) = (
+                decision.publisher_id.as_deref().unwrap_or_default(),
+                decision.event_id.as_deref().unwrap_or_default(),
+            );
+            files
+                .admit(&grp.session.session_id, publisher, event)
+                .map_err(|e| e.to_string())?;
+        }
     }
     Ok(Outcome::Valid)
 }
@@ -1167,10 +1369,27 @@ fn run_stream(grp: &Grp<'_>) -> Result<Outcome, String> {
 fn deliver(grp: &Grp<'_>, line: &[u8]) -> Result<Decision, StoreError> {
     let sid = grp.session.session_id.as_str();
     let r01 = grp.revision == GrpRevision::R01;
-    if let Some(skip) = skip_of(grp.mutant) {
+    if let Some(skip) = skip_of(grp.mutant, grp.revision) {
         return replica_deliver(grp, line, skip);
     }
     match (grp.mutant, grp.files) {
+        (Mutant::GrpAdmitBeforeInsert, Some(files)) if r01 => {
+            // Every check in the reference's order, the pair looked up last; it is recorded only
+            // after the decision is written (`run_stream`).
+            let d = grp.receiver_00.deliver(line)?;
+            if let (GrpOutcome::Admitted, Some(publisher), Some(event)) =
+                (d.outcome, &d.publisher_id, &d.event_id)
+            {
+                if files.contains(sid, publisher, event)? {
+                    let identity = Identity {
+                        event_id: d.event_id.clone(),
+                        publisher_id: d.publisher_id.clone(),
+                    };
+                    return Ok(rejected(&identity, RejectError::Duplicate));
+                }
+            }
+            Ok(d)
+        }
         (Mutant::GrpDedupBeforeSignature, Some(files)) if r01 => {
             // The pair is looked up before any check; it is recorded only on admission.
             if let (identity, Ok(event)) = parse_event(line) {
@@ -1253,6 +1472,22 @@ fn replica_deliver(grp: &Grp<'_>, line: &[u8], skip: Skip) -> Result<Decision, S
     })
 }
 
+/// Whether the event's token header (its first segment, base64url JSON) says `"alg": "none"`.
+fn says_alg_none(event: &serde_json::Map<String, serde_json::Value>) -> bool {
+    use base64::Engine as _;
+    let header = event
+        .get("publisher_signature")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| t.split('.').next())
+        .and_then(|h| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(h)
+                .ok()
+        })
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+    header.and_then(|h| h.get("alg").cloned()) == Some(serde_json::Value::from("none"))
+}
+
 /// The reference's publisher, signature and nonce checks, in its order, minus `skip`.
 fn pre_admission(
     session: &SessionContext,
@@ -1306,7 +1541,7 @@ fn pre_admission(
             }
         }
     }
-    if !skip.signature {
+    if !skip.signature && !(skip.alg_none && says_alg_none(&event.object)) {
         verify_event_signature(&event.object, &publisher.keys).map_err(|error| {
             RejectError::Signature {
                 publisher_type: publisher.publisher_type,
