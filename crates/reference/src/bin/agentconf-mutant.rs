@@ -1541,7 +1541,8 @@ fn pre_admission(
             }
         }
     }
-    if !skip.signature && !(skip.alg_none && says_alg_none(&event.object)) {
+    let unverified = skip.signature || (skip.alg_none && says_alg_none(&event.object));
+    if !unverified {
         verify_event_signature(&event.object, &publisher.keys).map_err(|error| {
             RejectError::Signature {
                 publisher_type: publisher.publisher_type,
