@@ -488,6 +488,17 @@ pub const RETIRED_IDS: &[(&str, &str)] = &[
         "aer1/workflow/structure/steps-reordered",
         "aer1/workflow/structure/seq-swapped and aer1/workflow/structure/receipt-ids-swapped",
     ),
+    // The session clock exactly at an end of a P-TYPE-2 window, once graded valid. The draft does
+    // not say whether the ends are inside the window, so the same input is now `acceptable` (an
+    // exclusive-bound receiver's rejection also conforms), and a `valid-` name would mislead.
+    (
+        "grp/admission/admission/valid-p-type-2-at-not-before",
+        "grp/admission/admission/p-type-2-clock-at-not-before",
+    ),
+    (
+        "grp/admission/admission/valid-p-type-2-at-not-after",
+        "grp/admission/admission/p-type-2-clock-at-not-after",
+    ),
 ];
 
 /// What replaced a retired id, if `id` is one.

@@ -34,7 +34,7 @@ fn main() {
 fn check(case: &Case<'_>) -> Result<(), Failed> {
     let v = case.vector;
     if v.suite == Suite::GrpAdmission {
-        return grp::run(v, case.revision);
+        return grp::run(v, case.revision, case.expectation);
     }
     // The same dispatch as `agentconf impl` and the in-process backend.
     let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
@@ -56,12 +56,15 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
 
 /// GRP scenarios, played by the harness's one player against the reference's in-process
 /// receivers (threads over a SQLite store in a fresh directory), one case per revision the
-/// vector lists, each decision compared exactly: outcome, reason and rule.
+/// vector lists, each decision compared exactly: outcome, reason and rule. In an `acceptable`
+/// case an expected rejection may also be met by an admission (the draft leaves the input open
+/// and the reference may take the admitting reading), but a rejection must still be exactly the
+/// expected one.
 mod grp {
     use std::path::PathBuf;
 
     use agentconf_contract::decision::{DecisionLine, Outcome};
-    use agentconf_contract::vector::{ExpectedDecision, Vector};
+    use agentconf_contract::vector::{Expectation, ExpectedDecision, Vector};
     use agentconf_harness::grade::Failure;
     use agentconf_harness::scenario::{play, Judge};
     use agentconf_harness::status::Status;
@@ -89,6 +92,8 @@ mod grp {
     /// Exact comparison of every decision with its expectation.
     struct Exact<'a> {
         revision: &'a str,
+        /// The case is `acceptable`: an expected rejection may be an admission instead.
+        acceptable: bool,
     }
 
     impl Judge for Exact<'_> {
@@ -101,9 +106,13 @@ mod grp {
             let rev = self.revision;
             let e = e.ok_or_else(|| fail(format!("step {index}: no expected decision")))?;
             let rule = e.rule.map(|r| r.id().to_string());
-            let ok = d.outcome == e.outcome
+            let exact = d.outcome == e.outcome
                 && (e.outcome == Outcome::Admitted
                     || (d.rejection_reason == e.rejection_reason && d.rule == rule));
+            // Only the admission is let through: a rejection is exact in every case.
+            let admitted_instead =
+                self.acceptable && e.outcome == Outcome::Rejected && d.outcome == Outcome::Admitted;
+            let ok = exact || admitted_instead;
             if ok {
                 Ok(())
             } else {
@@ -139,11 +148,15 @@ mod grp {
     }
 
     /// Plays `v` under `rev`: a vector is a case per revision it lists, each its own trial.
-    pub fn run(v: &Vector, rev: &str) -> Result<(), Failed> {
+    pub fn run(v: &Vector, rev: &str, expectation: Expectation) -> Result<(), Failed> {
         let dir = scratch(&format!("{}-{rev}", v.id));
         let mut receivers = ThreadReceivers::new(v, rev, &dir.0)
             .map_err(|(_, e)| format!("revision {rev}: {e}"))?;
-        play(v, &mut receivers, &mut Exact { revision: rev })
+        let mut judge = Exact {
+            revision: rev,
+            acceptable: expectation == Expectation::Acceptable,
+        };
+        play(v, &mut receivers, &mut judge)
             .map_err(|(status, e)| format!("revision {rev}: {} {e}", status.name()))?;
         Ok(())
     }

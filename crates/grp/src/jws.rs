@@ -286,7 +286,9 @@ pub fn canonical_payload(event: &Map<String, Value>) -> Vec<u8> {
     let mut stripped = event.clone();
     stripped.remove(SIGNATURE_MEMBER);
     // A serde_json::Value holds only finite numbers and string keys, the only things the
-    // canonicalizer refuses, so this cannot fail.
+    // canonicalizer refuses, so this cannot fail. Numbers come out as RFC 8785 asks, as their
+    // IEEE 754 doubles, integers included: 9007199254740993 is written 9007199254740992
+    // (tests: integer_above_2_pow_53_is_canonicalized_as_its_double).
     serde_json_canonicalizer::to_vec(&Value::Object(stripped))
         .expect("a serde_json::Value always has an RFC 8785 form")
 }

@@ -579,6 +579,56 @@ fn number_spelling_does_not_matter() {
     );
 }
 
+/// RFC 8785 writes every number as the ECMAScript form of its IEEE 754 double, so an integer
+/// above 2^53 becomes the nearest double: 9007199254740993 (2^53 + 1) is written
+/// 9007199254740992. `canonical_payload` does so (serde_json_canonicalizer writes integers
+/// through f64), and the receiver compares payloads on that form: a token whose payload carries
+/// the digits as sent is refused, one carrying the RFC 8785 form is accepted, whether the line
+/// holds 9007199254740993 or 9007199254740992. Lines are read with `parse_event`, as the receiver
+/// reads them.
+#[test]
+fn integer_above_2_pow_53_is_canonicalized_as_its_double() {
+    let mut ev = event();
+    ev.insert("n".into(), json!(9_007_199_254_740_993_u64));
+    let rfc8785 = String::from_utf8(canonical_payload(&ev)).unwrap();
+    assert!(rfc8785.contains(r#""n":9007199254740992,"#), "{rfc8785}");
+    let digits = rfc8785.replace("9007199254740992", "9007199254740993");
+    let header = r#"{"alg":"EdDSA","kid":"k1"}"#;
+    let token = |payload: &str| {
+        let input = format!(
+            "{}.{}",
+            b64url(header.as_bytes()),
+            b64url(payload.as_bytes())
+        );
+        format!(
+            "{input}.{}",
+            b64url(&key(1).sign(input.as_bytes()).to_bytes())
+        )
+    };
+    let cases = [
+        (
+            &digits,
+            9_007_199_254_740_993_u64,
+            Err(SignatureError::PayloadMismatch),
+        ),
+        (&rfc8785, 9_007_199_254_740_993, Ok(())),
+        (&rfc8785, 9_007_199_254_740_992, Ok(())),
+    ];
+    for (payload, sent, want) in cases {
+        let mut received = ev.clone();
+        received.insert("n".into(), json!(sent));
+        // serde_json writes a u64 digit for digit, so the line carries `sent` as it is.
+        let line = Value::Object(with_sig(received, Value::String(token(payload)))).to_string();
+        assert!(line.contains(&format!(r#""n":{sent}"#)), "{line}");
+        let (_, parsed) = crate::event::parse_event(line.as_bytes());
+        assert_eq!(
+            verify_event_signature(&parsed.unwrap().object, &keys()),
+            want,
+            "payload {payload}, line with {sent}"
+        );
+    }
+}
+
 #[test]
 fn pinned_token() {
     // Corpus byte-identity: header spelling, JCS payload and deterministic Ed25519 together.

@@ -105,7 +105,6 @@ enum Mutant {
     GrpIgnoresNonce01,
     GrpIgnoresWindow01,
     GrpIgnoresRevocation01,
-    GrpIgnoresEventTypes01,
     GrpAlgNone01,
 }
 
@@ -326,11 +325,6 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "grp-ignores-revocation-under-01",
         Mutant::GrpIgnoresRevocation01,
         "admits events of a revoked P-TYPE-1 publisher under revision 01 (00 is checked)",
-    ),
-    (
-        "grp-ignores-event-types-under-01",
-        Mutant::GrpIgnoresEventTypes01,
-        "does not check permitted event types under revision 01 (00 is checked)",
     ),
     (
         "grp-alg-none-under-01",
@@ -1243,10 +1237,6 @@ fn skip_of(m: Mutant, revision: GrpRevision) -> Option<Skip> {
         },
         Mutant::GrpIgnoresRevocation01 if r01 => Skip {
             revocation: true,
-            ..none
-        },
-        Mutant::GrpIgnoresEventTypes01 if r01 => Skip {
-            event_types: true,
             ..none
         },
         Mutant::GrpAlgNone01 if r01 => Skip {
