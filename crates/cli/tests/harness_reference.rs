@@ -214,6 +214,78 @@ fn grp_receivers_with_hostile_output() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
+/// The stream's protocol errors (CONTRACT 5.1, 5.2) are caught around an otherwise correct
+/// receiver, whatever the grading: a line after the last decision, a clean exit before the input
+/// ended (a missing decision), a wrong `event_id`; and receivers' standard error reaches the
+/// result, each under its receiver's number.
+#[test]
+fn grp_stream_protocol_errors_are_caught() {
+    let corpus = agentconf_corpus::corpus();
+    let find = |id: &str| corpus.iter().find(|v| v.id == id).expect("vector");
+    let one = find("grp/admission/admission/valid-p-type-3");
+    let two = find("grp/admission/duplicate-event/exact-redelivery-p-type-3");
+    let restart = find("grp/admission/duplicate-event/redelivery-after-restart");
+    let work = std::env::temp_dir().join(format!(
+        "agentconf-harness-grp-protocol-{}",
+        std::process::id()
+    ));
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let with = |script: String| Implementation {
+        argv: vec!["sh".into(), "-c".into(), script, "impl".into()],
+        timeout: Duration::from_secs(30),
+        capture_limit: 1 << 16,
+        profiles: vec!["durable".into()],
+    };
+    let reference = format!("{bin} impl grp-admit \"$2\" \"$3\" \"$4\"");
+    // The control: the same wrapper, nothing added.
+    let r = run_case(
+        &with(reference.clone()),
+        &one.main_case(),
+        &work,
+        Grading::Loose,
+    );
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    let cases = [
+        (
+            one,
+            format!("{reference}; echo '{{\"outcome\":\"admitted\"}}'"),
+            "no event asked for",
+        ),
+        (
+            two,
+            format!("IFS= read -r line; printf '%s\\n' \"$line\" | {reference}; exit 0"),
+            "exited 0",
+        ),
+        (
+            one,
+            format!("{reference} | sed -u 's/\"event_id\":\"[^\"]*\"/\"event_id\":\"other\"/'"),
+            "event_id \"other\"",
+        ),
+    ];
+    for (v, script, says) in cases {
+        for grading in [Grading::Strict, Grading::Loose] {
+            let r = run_case(&with(script.clone()), &v.main_case(), &work, grading);
+            assert_eq!(r.status, Status::ProtocolError, "{script}: {}", r.detail);
+            assert!(r.detail.contains(says), "{script}: {}", r.detail);
+        }
+    }
+    let noisy = format!("echo diagnostic-from-$$ >&2; {reference}");
+    let r = run_case(&with(noisy), &restart.main_case(), &work, Grading::Strict);
+    assert_eq!(r.status, Status::Pass, "{}", r.detail);
+    assert!(
+        r.stderr.contains("[receiver 1]") && r.stderr.contains("[receiver 2]"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr.matches("diagnostic-from-").count(),
+        2,
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
 /// The contract's Python example stays correct: on every timeline vector it passes or says
 /// unsupported (it implements only the current construction without commitments).
 #[test]
@@ -1272,7 +1344,7 @@ fn grp_vectors_run_under_every_revision_they_list() {
         &format!(
             "if [ \"$1 $2\" = \"grp-admit 01\" ]; then\n\
              while IFS= read -r line; do\n\
-             case \"$line\" in *eyJhbGciOiJub25lIi*) echo '{{\"event_id\":null,\"publisher_id\":null,\"outcome\":\"admitted\",\"ale\":null,\"rejection_reason\":null,\"rule\":null}}';;\n\
+             case \"$line\" in *eyJhbGciOiJub25lIi*) echo '{{\"event_id\":\"grp-evt-20260714-001\",\"publisher_id\":\"ponyhouse.myauberge.jp\",\"outcome\":\"admitted\",\"ale\":null,\"rejection_reason\":null,\"rule\":null}}';;\n\
              *) echo \"$line\" | {bin} impl grp-admit 00 \"$3\" \"$4\".lax;; esac\n\
              done\nexit 0\nfi\nexec {bin} impl \"$@\""
         ),

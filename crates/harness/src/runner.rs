@@ -304,6 +304,18 @@ fn run_one_shot(
 // ------------------------------------------------------------------------------------------------
 // GRP scenarios
 
+/// Creates a scenario's state directory under the state root, which another worker may be
+/// removing at that moment (when its scenario was the last in it): a few tries.
+fn create_state_dir(state: &Path) -> std::io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match std::fs::create_dir_all(state) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 5 => tries += 1,
+            other => return other,
+        }
+    }
+}
+
 fn run_scenario(
     imp: &Implementation,
     c: &Case<'_>,
@@ -322,17 +334,21 @@ fn run_scenario(
     // The timeout is the whole scenario's, however many receivers and steps it has.
     let deadline = Instant::now() + imp.timeout;
     let left_descendants = std::rc::Rc::new(std::cell::Cell::new(false));
+    // On a disk, not beside the inputs (which may be in memory); a number keeps two cases of one
+    // vector apart (two implementations run by one process, say).
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let state = crate::session::state_root().join(format!("{n}-{}", safe_name(&c.id)));
     let stderr = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
-        let state = dir.join("state");
-        std::fs::create_dir_all(&state).map_err(crash)?;
+        create_state_dir(&state).map_err(crash)?;
         let mut receivers = ProcessReceivers {
             argv: &imp.argv,
             revision: c.revision,
             dir,
-            state,
+            state: state.clone(),
             deadline,
             timeout: imp.timeout,
             capture_limit: imp.capture_limit,
@@ -342,6 +358,9 @@ fn run_scenario(
         };
         play(v, &mut receivers, &mut Graded::new(v, grading))
     })();
+    let _ = std::fs::remove_dir_all(&state);
+    // The root goes with the last scenario (it stays while another one's directory is in it).
+    let _ = std::fs::remove_dir(crate::session::state_root());
     if left_descendants.get() {
         *strays = Strays::Killed;
     }

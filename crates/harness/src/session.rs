@@ -203,6 +203,15 @@ pub fn run_cases<'a>(
     })
 }
 
+/// Where GRP receivers' `STATE_DIR`s go: the system's temporary directory, a disk file system on
+/// most systems, and never the memory-backed [`work_root`], so that a `durable` claim is
+/// exercised on the kind of file system its state would live on. One directory per harness
+/// process, holding one directory per running scenario, each removed when its scenario ends (and
+/// the root with the last of them).
+pub fn state_root() -> PathBuf {
+    std::env::temp_dir().join(format!("agentconf-grp-state-{}", std::process::id()))
+}
+
 /// Where per-case input directories go: a memory-backed directory when there is one (writing
 /// and removing inputs on a disk costs more than the implementation's own spawn), else the
 /// system's temporary directory.

@@ -273,6 +273,9 @@ fn run_all(
             let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
             // A second signal ends the harness at once: this directory goes first.
             agentconf_harness::interrupt::register_work_dir(work.clone());
+            agentconf_harness::interrupt::register_work_dir(
+                agentconf_harness::session::state_root(),
+            );
             work
         },
         // Only a command can be a broken wrapper; the reference in process is not one.

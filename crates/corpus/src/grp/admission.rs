@@ -1176,8 +1176,8 @@ fn shape(f: &mut Family<'_>) {
             Rule::GrpEvChangeClass,
             "change_class is CONTENT_CORRECTION, a class later revisions of the draft add but \
              revisions 00 and 01 do not have",
-            // Revision 00 lists four classes (issue 14: as initial values) and a later revision
-            // adds this one; the draft does not say that a 00/01 receiver must refuse it.
+            // Revision 00 lists four classes and a later revision adds this one; the draft does
+            // not say that a 00/01 receiver must refuse it.
             Some(
                 "The draft lists four classes for revisions 00 and 01 and a later revision adds \
                  CONTENT_CORRECTION; it does not say that a receiver of 00 or 01 must refuse a \
