@@ -433,9 +433,7 @@ fn is_present(path: &Path) -> Result<bool, OpenError> {
 fn journals(path: &Path) -> Result<Vec<PathBuf>, OpenError> {
     let mut found = Vec::new();
     for suffix in JOURNAL_SUFFIXES {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        let journal = PathBuf::from(name);
+        let journal = with_suffix(path, suffix);
         if is_present(&journal)? {
             found.push(journal);
         }
@@ -443,22 +441,29 @@ fn journals(path: &Path) -> Result<Vec<PathBuf>, OpenError> {
     Ok(found)
 }
 
-/// What is at `path` when no store file is: nothing, or what a deleted store left. A live
-/// store's journals appear only after its file was linked into place, so journals seen while
-/// the file is not there mean it was deleted, unless the file appeared meanwhile (made by a
-/// creator started together with this one): the second look tells which.
-fn without_store(path: &Path) -> Result<Option<OpenError>, OpenError> {
+/// What is at a store's path when its file was not there.
+enum Absent {
+    /// No file and no journal.
+    Nothing,
+    /// Journals without the file: what a deleted store left.
+    Leftovers(Vec<PathBuf>),
+    /// The file is there now, made by a creator started together with this one.
+    Appeared,
+}
+
+/// A second look at `path` after its file was not there. A live store's journals appear only
+/// after its file was linked into place, so journals seen while the file is not there mean it
+/// was deleted, unless the file appeared meanwhile: looking for it again, after the journals,
+/// tells which.
+fn look_again(path: &Path) -> Result<Absent, OpenError> {
     let leftovers = journals(path)?;
-    if leftovers.is_empty() {
-        return Ok(Some(OpenError::Missing(path.to_path_buf())));
-    }
-    if is_present(path)? {
-        return Ok(None);
-    }
-    Ok(Some(OpenError::Deleted {
-        path: path.to_path_buf(),
-        leftovers,
-    }))
+    Ok(if leftovers.is_empty() {
+        Absent::Nothing
+    } else if is_present(path)? {
+        Absent::Appeared
+    } else {
+        Absent::Leftovers(leftovers)
+    })
 }
 
 /// For `open`: the store file is there.
@@ -466,9 +471,13 @@ fn check_present(path: &Path) -> Result<(), OpenError> {
     if is_present(path)? {
         return Ok(());
     }
-    match without_store(path)? {
-        Some(e) => Err(e),
-        None => Ok(()),
+    match look_again(path)? {
+        Absent::Appeared => Ok(()),
+        Absent::Nothing => Err(OpenError::Missing(path.to_path_buf())),
+        Absent::Leftovers(leftovers) => Err(OpenError::Deleted {
+            path: path.to_path_buf(),
+            leftovers,
+        }),
     }
 }
 
@@ -477,10 +486,13 @@ fn check_absent(path: &Path) -> Result<(), OpenError> {
     if is_present(path)? {
         return Err(OpenError::Exists(path.to_path_buf()));
     }
-    match without_store(path)? {
-        Some(OpenError::Missing(_)) => Ok(()),
-        Some(e) => Err(e),
-        None => Err(OpenError::Exists(path.to_path_buf())),
+    match look_again(path)? {
+        Absent::Nothing => Ok(()),
+        Absent::Appeared => Err(OpenError::Exists(path.to_path_buf())),
+        Absent::Leftovers(leftovers) => Err(OpenError::Deleted {
+            path: path.to_path_buf(),
+            leftovers,
+        }),
     }
 }
 
@@ -497,16 +509,28 @@ fn create_whole(path: &Path) -> Result<(), OpenError> {
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
+    let remove_tmp = || {
+        for suffix in std::iter::once("").chain(JOURNAL_SUFFIXES) {
+            let _ = std::fs::remove_file(with_suffix(&tmp, suffix));
+        }
+    };
+    // What a creator that died under the same process id may have left at this name.
+    remove_tmp();
     let linked = make_empty(&tmp)
         .map_err(|source| OpenError::Sqlite {
             path: path.to_path_buf(),
             source,
         })
         .and_then(|()| link_into_place(&tmp, path));
-    for suffix in std::iter::once("").chain(JOURNAL_SUFFIXES) {
-        let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
-    }
+    remove_tmp();
     linked
+}
+
+/// `path` with `suffix` appended to its last component (`x.sqlite` -> `x.sqlite-wal`).
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// A whole, empty store of this layout at `tmp`, closed (so its WAL is checkpointed away).
