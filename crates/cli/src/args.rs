@@ -158,8 +158,10 @@ pub struct ImplArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Grp {
-    /// Create an empty SQLite admission store (exit 2 if something is already there). A store is
-    /// never created on first use, so a deleted one cannot silently come back empty.
+    /// Create an empty SQLite admission store (exit 2 if something is already there).
+    ///
+    /// A store is never created on first use (only here, or by `grp admit --create`), so a
+    /// deleted one cannot silently come back empty and admit every replay again.
     Init(GrpInitArgs),
     /// Admit change events read as JSON lines on standard input; write one decision per line.
     Admit(GrpAdmitArgs),
