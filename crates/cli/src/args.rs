@@ -158,6 +158,11 @@ pub struct ImplArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Grp {
+    /// Create an empty SQLite admission store (exit 2 if something is already there).
+    ///
+    /// A store is never created on first use (only here, or by `grp admit --create`), so a
+    /// deleted one cannot silently come back empty and admit every replay again.
+    Init(GrpInitArgs),
     /// Admit change events read as JSON lines on standard input; write one decision per line.
     Admit(GrpAdmitArgs),
     /// Sign a change event with an Ed25519 key (the project's JWS profile); prints the event.
@@ -172,13 +177,24 @@ pub enum Grp {
 }
 
 #[derive(Args, Debug)]
+pub struct GrpInitArgs {
+    /// The store to create: `sqlite:PATH`.
+    pub store: String,
+}
+
+#[derive(Args, Debug)]
 pub struct GrpAdmitArgs {
     /// The session context (session id, nonce, clock, registered publishers and keys).
     pub session: PathBuf,
     /// Where admitted pairs are kept: `memory` (gone on exit) or `sqlite:PATH` (durable, shareable
-    /// between processes).
+    /// between processes). A SQLite store must exist (`agentconf grp init sqlite:PATH`, or
+    /// --create): a missing, deleted or damaged one is refused with exit 2.
     #[arg(long, default_value = "memory")]
     pub store: String,
+    /// SQLite only: create the store when nothing is at PATH (receivers started together on one
+    /// new path: one creates it, the others open it). Never over what a deleted store left.
+    #[arg(long)]
+    pub create: bool,
     /// The draft revision to implement: 01 has the duplicate check, 00 does not.
     #[arg(long, value_enum, default_value_t = GrpRevisionArg::R01)]
     pub revision: GrpRevisionArg,
@@ -217,7 +233,7 @@ pub struct GrpKeyArgs {
 pub struct GrpCloseArgs {
     /// The session context whose session is closed.
     pub session: PathBuf,
-    /// The store: `sqlite:PATH`.
+    /// The store: `sqlite:PATH` (an existing one; it is never created here).
     #[arg(long)]
     pub store: String,
 }

@@ -6,8 +6,10 @@
 //!   store, by contrast, admits them again (that is why `durable` is a capability); a crash with
 //!   a line in flight admits that event at most once, and `grp recover` resumes it at most once;
 //! - `atomic`: many receiver processes sharing one SQLite file and handed the same signed event
-//!   at the same moment admit it exactly once, also when they all start on a file that does not
-//!   exist yet;
+//!   at the same moment admit it exactly once, also when they all start with `--create` on a
+//!   file that does not exist yet, or as `impl grp-admit` on an empty `STATE_DIR`;
+//! - a store is created explicitly (`grp init`, `--create`, an empty `STATE_DIR`): a deleted
+//!   store, with or without the WAL it left, is refused (exit 2, no decision), never recreated;
 //! - revision 00 has no duplicate check, and `grp close` ends a session (its pairs are deleted);
 //! - malformed lines (garbage, an empty line, a 2 MiB line) each get one rejected decision and the
 //!   stream goes on.
@@ -100,21 +102,37 @@ impl Scenario {
             .signed(&self.fixture.event(event_id, publisher, ptype))
     }
 
-    /// Starts `agentconf grp admit SESSION --store STORE --revision REVISION`.
-    fn receiver(&self, store: &str, revision: &str) -> Proc {
-        Proc::spawn(&self.session, store, revision, self.dir.path())
+    /// `grp admit SESSION --store STORE --revision REVISION`, and `extra` arguments.
+    fn admit_args(&self, store: &str, revision: &str, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = ["grp", "admit"].map(String::from).to_vec();
+        args.push(self.session.display().to_string());
+        args.extend(["--store", store, "--revision", revision].map(String::from));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args
     }
 
-    /// Starts `n` receivers at once: one thread each, released together by a barrier, so that
-    /// their start-up (opening the store) overlaps as much as the machine allows.
-    fn receivers_together(&self, n: usize, store: &str, revision: &str) -> Vec<Proc> {
+    /// Starts `agentconf grp admit SESSION --store STORE --revision REVISION`.
+    fn receiver(&self, store: &str, revision: &str) -> Proc {
+        Proc::spawn(&self.admit_args(store, revision, &[]), self.dir.path())
+    }
+
+    /// `agentconf grp init STORE`, which must succeed.
+    fn init(&self, store: &str) {
+        let out = agentconf(&["grp", "init", store]);
+        assert_eq!(out.status.code(), Some(0), "grp init {store}: {out:?}");
+    }
+
+    /// Starts `n` receivers at once, each `agentconf ARGS`: one thread each, released together
+    /// by a barrier, so that their start-up (opening or creating the store) overlaps as much as
+    /// the machine allows.
+    fn together(&self, n: usize, args: &[String]) -> Vec<Proc> {
         let barrier = std::sync::Barrier::new(n);
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..n)
                 .map(|_| {
                     scope.spawn(|| {
                         barrier.wait();
-                        self.receiver(store, revision)
+                        Proc::spawn(args, self.dir.path())
                     })
                 })
                 .collect();
@@ -186,20 +204,19 @@ struct Proc {
 }
 
 impl Proc {
-    fn spawn(session: &Path, store: &str, revision: &str, dir: &Path) -> Proc {
+    /// Starts `agentconf ARGS` (a receiver: `grp admit …` or `impl grp-admit …`).
+    fn spawn(args: &[String], dir: &Path) -> Proc {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let stderr = dir.join(format!("receiver-{n}.stderr"));
-        let what = format!("receiver #{n} (grp admit --store {store} --revision {revision})");
+        let what = format!("receiver #{n} (agentconf {})", args.join(" "));
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
-            .args(["grp", "admit"])
-            .arg(session)
-            .args(["--store", store, "--revision", revision])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("create stderr file"))
             .spawn()
-            .expect("spawn agentconf grp admit");
+            .expect("spawn agentconf");
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = channel();
@@ -311,6 +328,15 @@ impl Drop for Proc {
     }
 }
 
+/// Runs `agentconf ARGS` with nothing on standard input.
+fn agentconf(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run agentconf")
+}
+
 fn outcome(d: &Value) -> &str {
     d["outcome"].as_str().unwrap_or("<none>")
 }
@@ -341,6 +367,7 @@ fn assert_duplicate(d: &Value, event_id: &str) {
 fn sqlite_store_survives_a_killed_receiver() {
     let s = Scenario::new("restart-sqlite");
     let store = s.sqlite("admitted.sqlite");
+    s.init(&store);
     let (e1, e2, e3, e4) = (
         s.event("evt-1"),
         s.event("evt-2"),
@@ -457,14 +484,14 @@ const ROUNDS: usize = 20;
 fn concurrent_receivers_admit_exactly_once() {
     let s = Scenario::new("concurrent");
     let store = s.sqlite("shared.sqlite");
-    // The store file exists (schema, WAL mode) before the receivers race on it: racing the
-    // creation of a fresh file is `concurrent_cold_starts_on_fresh_files`.
-    s.receiver(&store, "01").finish();
+    // The store file exists before the receivers race on it: racing the creation of a fresh
+    // file is `concurrent_cold_starts_on_fresh_files`.
+    s.init(&store);
 
     // First round while the receivers are still starting: the event is written to each as
     // soon as it is spawned.
     let first = s.event("evt-start");
-    let mut procs = s.receivers_together(RECEIVERS, &store, "01");
+    let mut procs = s.together(RECEIVERS, &s.admit_args(&store, "01", &[]));
     let decisions = deliver_to_all(&mut procs, &first);
     assert_exactly_one_admission(&decisions, "evt-start", "start-up round");
 
@@ -502,16 +529,16 @@ const FRESH_FILES: usize = 100;
 
 #[test]
 fn concurrent_cold_starts_on_fresh_files() {
-    // Receivers started together on a store file that does not exist yet: every one creates the
-    // schema and switches the file to WAL while the others do the same. None may fail to start
-    // (`--store sqlite:PATH` promises a file shareable between processes), and exactly one
-    // admits.
+    // Receivers started together with `--create` on a store file that does not exist yet: each
+    // tries to create it while the others do the same. None may fail to start (`--store
+    // sqlite:PATH` promises a file shareable between processes): one creates, the others open
+    // what it made, and exactly one admits.
     let s = Scenario::new("cold-starts");
     for attempt in 0..FRESH_FILES {
         let store = s.sqlite(&format!("fresh-{attempt}.sqlite"));
         let id = format!("evt-fresh-{attempt}");
         let line = s.event(&id);
-        let mut procs = s.receivers_together(RECEIVERS, &store, "01");
+        let mut procs = s.together(RECEIVERS, &s.admit_args(&store, "01", &["--create"]));
         let decisions = deliver_to_all(&mut procs, &line);
         assert_exactly_one_admission(&decisions, &id, &format!("fresh file {attempt}"));
         for p in procs {
@@ -529,6 +556,7 @@ fn concurrent_cold_starts_on_fresh_files() {
 fn revision_00_admits_the_copy_again() {
     let s = Scenario::new("rev00");
     let e1 = s.event("evt-1");
+    s.init(&s.sqlite("rev00.sqlite"));
     for store in ["memory".to_string(), s.sqlite("rev00.sqlite")] {
         let mut r = s.receiver(&store, "00");
         assert_admitted(&r.send(&e1), "evt-1");
@@ -551,6 +579,7 @@ fn closing_a_session_empties_it() {
     let s = Scenario::new("close");
     let store = s.sqlite("admitted.sqlite");
     let (e1, e2) = (s.event("evt-1"), s.event("evt-2"));
+    s.init(&store);
 
     let mut r = s.receiver(&store, "01");
     assert_admitted(&r.send(&e1), "evt-1");
@@ -590,6 +619,7 @@ fn closing_a_session_empties_it() {
 fn malformed_lines_each_get_one_rejection_and_the_stream_continues() {
     let s = Scenario::new("malformed");
     let store = s.sqlite("admitted.sqlite");
+    s.init(&store);
     let e1 = s.event("evt-1");
     let mut r = s.receiver(&store, "01");
 
@@ -668,6 +698,7 @@ fn a_damaged_store_is_refused_and_admits_nothing() {
     let store = s.sqlite("admitted.sqlite");
     let path = s.dir.path().join("admitted.sqlite");
     let events: Vec<String> = (0..20).map(|i| s.event(&format!("evt-{i:02}"))).collect();
+    s.init(&store);
     let mut first = s.receiver(&store, "01");
     for (i, e) in events.iter().enumerate() {
         assert_admitted(&first.send(e), &format!("evt-{i:02}"));
@@ -688,25 +719,214 @@ fn a_damaged_store_is_refused_and_admits_nothing() {
         ("an event id changed in place", changed),
     ] {
         std::fs::write(&path, &bytes).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
-            .args(["grp", "admit"])
-            .arg(&s.session)
-            .args(["--store", &store, "--revision", "01"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .and_then(|mut child| {
-                if let Some(mut stdin) = child.stdin.take() {
-                    // The receiver may refuse before reading: a closed pipe is expected.
-                    let _ = stdin.write_all(events.join("\n").as_bytes());
-                }
-                child.wait_with_output()
-            })
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
-        assert!(out.stdout.is_empty(), "{what}: decisions written");
-        assert!(stderr.contains("admitted.sqlite"), "{what}: {stderr}");
+        let args = s.admit_args(&store, "01", &[]);
+        assert_refused(what, &args, &events, &["admitted.sqlite"]);
     }
+}
+
+/// Runs `agentconf ARGS` with `events` on its standard input and expects a refusal: exit 2, no
+/// decision at all (so nothing admitted), and a message on standard error naming each of
+/// `mentions`.
+fn assert_refused(what: &str, args: &[String], events: &[String], mentions: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                // The receiver may refuse before reading: a closed pipe is expected.
+                let _ = stdin.write_all(events.join("\n").as_bytes());
+            }
+            child.wait_with_output()
+        })
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{what}: decisions written: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for m in mentions {
+        assert!(stderr.contains(m), "{what}: {m:?} not in {stderr}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// e. Creating a store is an explicit act
+// ---------------------------------------------------------------------------------------------
+
+/// `grp init` creates a store (and refuses to create over one); `grp admit` opens only an
+/// existing store, or creates one with `--create`; `close` and `recover` never create.
+#[test]
+fn a_store_is_created_by_init_or_create_and_never_by_opening() {
+    let s = Scenario::new("init");
+    let store = s.sqlite("admitted.sqlite");
+    let path = s.dir.path().join("admitted.sqlite");
+    let e1 = s.event("evt-1");
+    let lines = [e1.clone()];
+
+    // Nothing there: every command that only opens refuses, and creates nothing.
+    let args = s.admit_args(&store, "01", &[]);
+    assert_refused(
+        "admit, no store",
+        &args,
+        &lines,
+        &["admitted.sqlite", "grp init"],
+    );
+    let session = s.session.display().to_string();
+    for op in ["close", "recover"] {
+        let args: Vec<String> = ["grp", op, &session, "--store", &store]
+            .map(String::from)
+            .to_vec();
+        assert_refused(op, &args, &[], &["admitted.sqlite"]);
+    }
+    assert!(!path.exists(), "a command that opens created the store");
+
+    // `grp init` creates it, once.
+    s.init(&store);
+    assert!(path.exists());
+    let again = agentconf(&["grp", "init", &store]);
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already exists"),
+        "{again:?}"
+    );
+    let mut r = s.receiver(&store, "01");
+    assert_admitted(&r.send(&e1), "evt-1");
+    r.finish();
+    // Refusing to create over it touched nothing: the pair is still recorded.
+    let mut r = s.receiver(&store, "01");
+    assert_duplicate(&r.send(&e1), "evt-1");
+    r.finish();
+
+    // `--create` creates a store where there is none, and opens one that is there.
+    let other = s.sqlite("other.sqlite");
+    for expect_admitted in [true, false] {
+        let mut r = Proc::spawn(&s.admit_args(&other, "01", &["--create"]), s.dir.path());
+        let d = r.send(&e1);
+        if expect_admitted {
+            assert_admitted(&d, "evt-1");
+        } else {
+            assert_duplicate(&d, "evt-1");
+        }
+        r.finish();
+    }
+    // `--create` is for SQLite stores only.
+    let args = s.admit_args("memory", "01", &["--create"]);
+    assert_refused("--create with memory", &args, &lines, &["--create"]);
+}
+
+/// A store deleted after a clean stop, or deleted with the WAL a crashed receiver left: `grp
+/// admit` refuses it with exit 2 and no decision, even with `--create` where the WAL is left,
+/// and no store is made.
+#[test]
+fn a_deleted_store_is_refused_and_admits_nothing() {
+    let s = Scenario::new("deleted-store");
+    let store = s.sqlite("admitted.sqlite");
+    let path = s.dir.path().join("admitted.sqlite");
+    let wal = s.dir.path().join("admitted.sqlite-wal");
+    let events: Vec<String> = (0..5).map(|i| s.event(&format!("evt-{i}"))).collect();
+    s.init(&store);
+    let mut r = s.receiver(&store, "01");
+    for (i, e) in events.iter().enumerate() {
+        assert_admitted(&r.send(e), &format!("evt-{i}"));
+    }
+    r.finish();
+
+    // Deleted after a clean stop (its WAL was checkpointed away).
+    std::fs::remove_file(&path).unwrap();
+    let args = s.admit_args(&store, "01", &[]);
+    assert_refused("deleted", &args, &events, &["admitted.sqlite", "grp init"]);
+    assert!(!path.exists());
+
+    // Deleted after a crash: the killed receiver's WAL still holds what it admitted.
+    s.init(&store);
+    let mut r = s.receiver(&store, "01");
+    for (i, e) in events.iter().enumerate() {
+        assert_admitted(&r.send(e), &format!("evt-{i}"));
+    }
+    r.kill();
+    assert!(wal.exists(), "a killed receiver leaves its WAL");
+    std::fs::remove_file(&path).unwrap();
+    for extra in [&[][..], &["--create"][..]] {
+        let args = s.admit_args(&store, "01", extra);
+        let what = format!("deleted, WAL left, {extra:?}");
+        assert_refused(&what, &args, &events, &["admitted.sqlite-wal"]);
+        assert!(!path.exists(), "{what}: a store was made");
+    }
+    let init = agentconf(&["grp", "init", &store]);
+    assert_eq!(
+        init.status.code(),
+        Some(2),
+        "init over a WAL left: {init:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// f. The contract's receiver (`impl grp-admit`) and its STATE_DIR
+// ---------------------------------------------------------------------------------------------
+
+/// `impl grp-admit 01 SESSION STATE_DIR`.
+fn impl_args(s: &Scenario, state: &Path) -> Vec<String> {
+    let session = s.session.display().to_string();
+    [
+        "impl",
+        "grp-admit",
+        "01",
+        &session,
+        &state.display().to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Copies of the contract's receiver started together on an empty `STATE_DIR` (as a
+/// `concurrent` first step does): one creates the store, none refuses for seeing another copy's
+/// creation in progress, and the event they are all handed is admitted exactly once.
+#[test]
+fn impl_receivers_starting_together_on_an_empty_state_dir() {
+    const COPIES: usize = 8;
+    const STARTS: usize = 15;
+    let s = Scenario::new("impl-cold");
+    for attempt in 0..STARTS {
+        let state = s.dir.path().join(format!("state-{attempt}"));
+        std::fs::create_dir(&state).unwrap();
+        let id = format!("evt-cold-{attempt}");
+        let mut procs = s.together(COPIES, &impl_args(&s, &state));
+        let decisions = deliver_to_all(&mut procs, &s.event(&id));
+        assert_exactly_one_admission(&decisions, &id, &format!("empty STATE_DIR {attempt}"));
+        for p in procs {
+            p.finish();
+        }
+    }
+}
+
+/// The contract's receiver creates its store only in an empty `STATE_DIR`: one that holds
+/// something but no store (the store deleted, its WAL left or not) is refused with exit 2.
+#[test]
+fn impl_receiver_refuses_a_state_dir_whose_store_was_deleted() {
+    let s = Scenario::new("impl-deleted");
+    let state = s.dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let e1 = s.event("evt-1");
+    let args = impl_args(&s, &state);
+    let mut r = Proc::spawn(&args, s.dir.path());
+    assert_admitted(&r.send(&e1), "evt-1");
+    r.kill();
+    let store = state.join("admitted.sqlite");
+    std::fs::remove_file(&store).unwrap();
+    let lines = [e1.clone()];
+    assert_refused("WAL left", &args, &lines, &["admitted.sqlite-wal"]);
+    for leftover in ["admitted.sqlite-wal", "admitted.sqlite-shm"] {
+        let _ = std::fs::remove_file(state.join(leftover));
+    }
+    std::fs::write(state.join("unrelated"), "x").unwrap();
+    assert_refused("not empty", &args, &lines, &["not empty", "unrelated"]);
+    assert!(
+        !store.exists(),
+        "a store was made in a STATE_DIR that is not empty"
+    );
 }

@@ -193,7 +193,7 @@ fn event_id(i: usize) -> String {
 }
 
 /// Inserts pairs `grp-evt-{from..to}` into the store file's `admitted` table through a separate
-/// connection, in one transaction (the table and its schema are created by `SqliteStore::open`).
+/// connection, in one transaction (the table and its schema are created by `SqliteStore::create`).
 fn fill_sqlite(path: &Path, from: usize, to: usize) {
     let mut conn = rusqlite::Connection::open(path).expect("open the store file");
     let tx = conn.transaction().expect("begin");
@@ -283,7 +283,7 @@ fn main() {
     let sqlite = Receiver::new(
         session(),
         Revision::R01,
-        SqliteStore::open(&sqlite_path).expect("open the SQLite store"),
+        SqliteStore::create(&sqlite_path).expect("create the SQLite store"),
     );
     let (n_sql, sql_rate) = admit_all(
         &|l| sqlite.deliver(l).expect("SQLite store").outcome,
@@ -299,11 +299,11 @@ fn main() {
     let normal = Receiver::new(
         session(),
         Revision::R01,
-        SqliteStore::open_with(
+        SqliteStore::create_with(
             &tmp.file("admission-rate-normal.sqlite"),
             agentconf_grp::store::Durability::ProcessCrash,
         )
-        .expect("open the SQLite store"),
+        .expect("create the SQLite store"),
     );
     let (n_normal, normal_rate) = admit_all(
         &|l| normal.deliver(l).expect("SQLite store").outcome,
@@ -324,7 +324,7 @@ fn main() {
     );
     // Where the SQLite time goes: the two commits of an admission (insert, hand-off mark)
     // without parsing or signatures.
-    let store_only = SqliteStore::open(&tmp.file("store-only.sqlite")).expect("open");
+    let store_only = SqliteStore::create(&tmp.file("store-only.sqlite")).expect("create");
     let (_, store_rate) = rate(plan.budget, usize::MAX, |i| {
         let id = event_id(i);
         assert_eq!(
@@ -346,14 +346,14 @@ fn main() {
     let big = plan.big;
     let probes = plan.dup_probes.min(big);
     let big_path = tmp.file("big.sqlite");
-    let big_store = SqliteStore::open(&big_path).expect("open");
+    let big_store = SqliteStore::create(&big_path).expect("create");
     let fill_start = Instant::now();
     fill_sqlite(&big_path, 0, big);
     let fill_secs = fill_start.elapsed().as_secs_f64();
     assert_eq!(big_store.count(SESSION_ID).expect("count"), big as u64);
 
     let small_path = tmp.file("small.sqlite");
-    let small_store = SqliteStore::open(&small_path).expect("open");
+    let small_store = SqliteStore::create(&small_path).expect("create");
     // The small table holds exactly the pairs the duplicate probes will ask for.
     {
         let mut conn = rusqlite::Connection::open(&small_path).expect("open");

@@ -81,7 +81,7 @@ fn ten_thousand_events_then_a_replay_of_all_of_them() {
     let dir = std::env::temp_dir().join(format!("agentconf-grp-replay-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let store = SqliteStore::open(&dir.join("state.sqlite")).unwrap();
+    let store = SqliteStore::create(&dir.join("state.sqlite")).unwrap();
     run(&Receiver::new(ctx, Revision::R01, store), &lines);
     let _ = std::fs::remove_dir_all(&dir);
 }

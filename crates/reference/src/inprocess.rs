@@ -80,7 +80,9 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
 pub struct ThreadReceivers<'v> {
     vector: &'v Vector,
     revision: Revision,
-    db: PathBuf,
+    /// Their `STATE_DIR`: emptied here, so the first receiver creates the store in it, as a
+    /// receiver process does in the empty directory the harness gives it.
+    dir: PathBuf,
 }
 
 impl<'v> ThreadReceivers<'v> {
@@ -94,7 +96,7 @@ impl<'v> ThreadReceivers<'v> {
         Ok(ThreadReceivers {
             vector: v,
             revision,
-            db: dir.join(crate::admit::STATE_FILE),
+            dir: dir.to_path_buf(),
         })
     }
 }
@@ -107,7 +109,7 @@ impl ThreadReceivers<'_> {
             .input_file_bytes(session)
             .ok_or_else(|| crash(format!("no input {session}")))?;
         let ctx = SessionContext::from_json(&bytes).map_err(crash)?;
-        let store = SqliteStore::open(&self.db).map_err(|e| crash(e.to_string()))?;
+        let store = crate::admit::open_state(&self.dir).map_err(|e| crash(e.to_string()))?;
         Ok(Receiver::new(ctx, self.revision, store))
     }
 }

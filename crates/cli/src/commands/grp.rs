@@ -1,9 +1,13 @@
-//! `agentconf grp admit|sign|key|close`: the GRP reference receiver and tools for spec authors.
+//! `agentconf grp init|admit|sign|key|close|recover`: the GRP reference receiver and tools for
+//! spec authors.
 //!
 //! `admit` reads change events as JSON lines on standard input and writes exactly one decision
 //! line per input line, flushed as it goes (a harness can drive it interactively). A malformed
 //! line gets a rejected decision and the stream goes on. Exit 0 when the stream was processed;
 //! 2 for a usage error, an unreadable session, or a store failure (nothing is admitted then).
+//!
+//! A SQLite store is created only by `init` or `admit --create`: every other command opens an
+//! existing store and refuses a missing one, so a deleted store is an error, not a fresh set.
 
 use std::io;
 use std::path::Path;
@@ -12,11 +16,11 @@ use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
 use agentconf_grp::session::SessionContext;
-use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, SqliteStore};
+use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, OpenError, SqliteStore};
 
 use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
 use crate::args::{
-    DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpKeyArgs, GrpRevisionArg, GrpSignArgs,
+    DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpInitArgs, GrpKeyArgs, GrpRevisionArg, GrpSignArgs,
 };
 use crate::input::{open, read_error};
 
@@ -30,18 +34,61 @@ enum Store {
     Sqlite(SqliteStore),
 }
 
-fn open_store(spec: &str, durability: Durability) -> Result<Store, String> {
+/// The path of a `sqlite:PATH` store spec.
+fn sqlite_path(spec: &str) -> Option<&Path> {
+    match spec.strip_prefix("sqlite:") {
+        Some(path) if !path.is_empty() => Some(Path::new(path)),
+        _ => None,
+    }
+}
+
+/// How a command gets its SQLite store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// Only an existing store (`close`, `recover`, and `admit` without `--create`).
+    Existing,
+    /// Created when nothing is at the path (`admit --create`).
+    CreateIfAbsent,
+}
+
+fn open_store(spec: &str, durability: Durability, opening: Opening) -> Result<Store, String> {
     if spec == "memory" {
+        if opening == Opening::CreateIfAbsent {
+            return Err("--create: applies to a `sqlite:PATH` store, not to memory".into());
+        }
         return Ok(Store::Memory(MemoryStore::new()));
     }
-    match spec.strip_prefix("sqlite:") {
-        Some(path) if !path.is_empty() => SqliteStore::open_with(Path::new(path), durability)
-            .map(Store::Sqlite)
-            .map_err(|e| format!("--store {spec}: {e}")),
-        _ => Err(format!(
-            "--store {spec:?}: expected `memory` or `sqlite:PATH`"
-        )),
+    let path = sqlite_path(spec)
+        .ok_or_else(|| format!("--store {spec:?}: expected `memory` or `sqlite:PATH`"))?;
+    open_sqlite(path, durability, opening)
+        .map(Store::Sqlite)
+        .map_err(|e| format!("--store {spec}: {e}"))
+}
+
+/// With `CreateIfAbsent`, a receiver that finds the store already there (made before, or by a
+/// receiver started at the same moment) opens it; what a deleted store left is still refused.
+fn open_sqlite(
+    path: &Path,
+    durability: Durability,
+    opening: Opening,
+) -> Result<SqliteStore, OpenError> {
+    if opening == Opening::CreateIfAbsent {
+        match SqliteStore::create_with(path, durability) {
+            Err(OpenError::Exists(_)) => {}
+            made => return made,
+        }
     }
+    SqliteStore::open_with(path, durability)
+}
+
+/// `grp init sqlite:PATH`: creates an empty store, and nothing else (exit 2 when something is
+/// there).
+pub fn init(args: &GrpInitArgs) -> Result<Outcome, String> {
+    let path = sqlite_path(&args.store)
+        .ok_or_else(|| format!("{:?}: expected `sqlite:PATH`", args.store))?;
+    drop(SqliteStore::create(path).map_err(|e| e.to_string())?);
+    emit(&format!("created admission store {}\n", path.display()))?;
+    Ok(Outcome::Valid)
 }
 
 pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
@@ -54,7 +101,12 @@ pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
         DurabilityArg::ProcessCrash => Durability::ProcessCrash,
         DurabilityArg::PowerLoss => Durability::PowerLoss,
     };
-    match open_store(&args.store, durability)? {
+    let opening = if args.create {
+        Opening::CreateIfAbsent
+    } else {
+        Opening::Existing
+    };
+    match open_store(&args.store, durability, opening)? {
         Store::Memory(s) => run_stream(Receiver::new(session, revision, s)),
         Store::Sqlite(s) => run_stream(Receiver::new(session, revision, s)),
     }
@@ -104,7 +156,7 @@ pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
 
 pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let n = match open_store(&args.store, Durability::PowerLoss)? {
+    let n = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
         Store::Memory(_) => {
             return Err("--store memory has nothing to close: it ends with the process".into())
         }
@@ -121,7 +173,7 @@ pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
 
 pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let store = match open_store(&args.store, Durability::PowerLoss)? {
+    let store = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
         Store::Memory(_) => {
             return Err("--store memory keeps nothing across a crash: nothing to recover".into())
         }

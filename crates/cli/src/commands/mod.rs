@@ -64,6 +64,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Vectors(crate::args::Vectors::List(a)) => vectors::list(&a),
         Command::Vectors(crate::args::Vectors::Show(a)) => vectors::show(&a),
         Command::Vectors(crate::args::Vectors::Export(a)) => vectors::export(&a),
+        Command::Grp(crate::args::Grp::Init(a)) => grp::init(&a),
         Command::Grp(crate::args::Grp::Admit(a)) => grp::admit(&a),
         Command::Grp(crate::args::Grp::Sign(a)) => grp::sign(&a),
         Command::Grp(crate::args::Grp::Key(a)) => grp::key(&a),

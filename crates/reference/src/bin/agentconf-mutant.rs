@@ -1266,10 +1266,7 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
     let session = read_session(session)?;
     let dir = Path::new(state_dir);
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {state_dir}: {e}"))?;
-    let sqlite = || {
-        SqliteStore::open(&dir.join(agentconf_reference::admit::STATE_FILE))
-            .map_err(|e| e.to_string())
-    };
+    let sqlite = || agentconf_reference::admit::open_state(dir).map_err(|e| e.to_string());
     let revision = if m == Mutant::GrpNoDedup {
         GrpRevision::R00
     } else {
