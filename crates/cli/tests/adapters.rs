@@ -263,7 +263,7 @@ fn the_adapter_command_runs_grp_receivers() {
             "{call}"
         );
         assert!(
-            words[2].ends_with(".json") && words[3].ends_with("state"),
+            words[2].ends_with(".json") && words[3].contains("agentconf-grp-state-"),
             "{call}"
         );
     }

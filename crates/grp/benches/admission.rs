@@ -195,17 +195,24 @@ fn event_id(i: usize) -> String {
 /// Inserts pairs `grp-evt-{from..to}` into the store file's `admitted` table through a separate
 /// connection, in one transaction (the table and its schema are created by `SqliteStore::create`).
 fn fill_sqlite(path: &Path, from: usize, to: usize) {
+    fill_rows(path, (from..to).map(event_id));
+}
+
+/// Inserts handed-off rows for `events` in one transaction, each with its row check (a row
+/// without one is refused when the store is next opened).
+fn fill_rows(path: &Path, events: impl Iterator<Item = String>) {
     let mut conn = rusqlite::Connection::open(path).expect("open the store file");
     let tx = conn.transaction().expect("begin");
     {
         let mut stmt = tx
             .prepare(
-                "INSERT INTO admitted (session_id, publisher_id, event_id, handed_off)
-                 VALUES (?1, ?2, ?3, 1)",
+                "INSERT INTO admitted (session_id, publisher_id, event_id, handed_off, row_check)
+                 VALUES (?1, ?2, ?3, 1, ?4)",
             )
             .expect("prepare");
-        for i in from..to {
-            stmt.execute(rusqlite::params![SESSION_ID, PUBLISHER, event_id(i)])
+        for id in events {
+            let check = agentconf_grp::store::row_check(SESSION_ID, PUBLISHER, &id, true);
+            stmt.execute(rusqlite::params![SESSION_ID, PUBLISHER, id, check])
                 .expect("insert");
         }
     }
@@ -355,27 +362,10 @@ fn main() {
     let small_path = tmp.file("small.sqlite");
     let small_store = SqliteStore::create(&small_path).expect("create");
     // The small table holds exactly the pairs the duplicate probes will ask for.
-    {
-        let mut conn = rusqlite::Connection::open(&small_path).expect("open");
-        let tx = conn.transaction().expect("begin");
-        {
-            let mut stmt = tx
-                .prepare(
-                    "INSERT INTO admitted (session_id, publisher_id, event_id, handed_off)
-                     VALUES (?1, ?2, ?3, 1)",
-                )
-                .expect("prepare");
-            for i in 0..probes {
-                stmt.execute(rusqlite::params![
-                    SESSION_ID,
-                    PUBLISHER,
-                    event_id(scattered(i, big))
-                ])
-                .expect("insert");
-            }
-        }
-        tx.commit().expect("commit");
-    }
+    fill_rows(
+        &small_path,
+        (0..probes).map(|i| event_id(scattered(i, big))),
+    );
     let dup_ids: Vec<String> = (0..probes).map(|i| event_id(scattered(i, big))).collect();
     let dup = |store: &SqliteStore| {
         per_call(probes, |i| {
