@@ -14,6 +14,7 @@ pub mod identity;
 pub mod interrupt;
 pub mod materialize;
 pub mod persistent;
+pub mod preimage;
 pub mod process;
 pub mod report;
 pub mod results;
