@@ -31,7 +31,7 @@ fn seq_text(v: &Value) -> Option<String> {
         return Some(n.to_string());
     }
     let f = v.as_f64()?;
-    (f.fract() == 0.0 && f >= 1.0 && f < 9e15).then(|| format!("{}", f as u64))
+    (f.fract() == 0.0 && (1.0..9e15).contains(&f)).then(|| format!("{}", f as u64))
 }
 
 #[test]
