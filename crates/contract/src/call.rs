@@ -5,6 +5,7 @@
 //! IMPL aer1-timeline REVISION TIMELINE [COMMITMENT]
 //! IMPL aer1-workflow WORKFLOW
 //! IMPL grp-admit     REVISION SESSION STATE_DIR      (event lines on stdin, decisions on stdout)
+//! IMPL aer1-emit-timeline STEPS                       (the timeline on stdout)
 //! ```
 //!
 //! The harness builds a [`Call`] from a case and turns it into arguments ([`Call::args`]); an
@@ -21,14 +22,18 @@ pub enum Operation {
     Aer1Timeline,
     Aer1Workflow,
     GrpAdmit,
+    /// A producer's operation: write the timeline of the steps in a `STEPS` file
+    /// ([`crate::emit::TimelineSteps`]).
+    Aer1EmitTimeline,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 4] = [
+    pub const ALL: [Operation; 5] = [
         Operation::Aer1Receipt,
         Operation::Aer1Timeline,
         Operation::Aer1Workflow,
         Operation::GrpAdmit,
+        Operation::Aer1EmitTimeline,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -37,6 +42,7 @@ impl Operation {
             Operation::Aer1Timeline => "aer1-timeline",
             Operation::Aer1Workflow => "aer1-workflow",
             Operation::GrpAdmit => "grp-admit",
+            Operation::Aer1EmitTimeline => "aer1-emit-timeline",
         }
     }
 
@@ -76,6 +82,9 @@ pub enum Call {
         session: String,
         state_dir: String,
     },
+    EmitTimeline {
+        steps: String,
+    },
 }
 
 /// What a list of arguments is.
@@ -95,6 +104,7 @@ impl Call {
             Call::Timeline { .. } => Operation::Aer1Timeline,
             Call::Workflow { .. } => Operation::Aer1Workflow,
             Call::GrpAdmit { .. } => Operation::GrpAdmit,
+            Call::EmitTimeline { .. } => Operation::Aer1EmitTimeline,
         }
     }
 
@@ -149,6 +159,7 @@ impl Call {
                 session,
                 state_dir,
             } => out.extend([revision.clone(), session.clone(), state_dir.clone()]),
+            Call::EmitTimeline { steps } => out.push(steps.clone()),
         }
         out
     }
@@ -193,6 +204,9 @@ impl Call {
                 session: session.clone(),
                 state_dir: state_dir.clone(),
             },
+            (Operation::Aer1EmitTimeline, [steps]) => Call::EmitTimeline {
+                steps: steps.clone(),
+            },
             _ => return Parsed::WrongArguments(op),
         };
         Parsed::Call(call)
@@ -225,6 +239,9 @@ mod tests {
                 revision: "01".into(),
                 session: "s.json".into(),
                 state_dir: "state".into(),
+            },
+            Call::EmitTimeline {
+                steps: "steps.json".into(),
             },
         ];
         for call in calls {

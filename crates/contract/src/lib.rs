@@ -11,7 +11,8 @@
 //!   and parsed by an implementation;
 //! - [`result`]: the optional result object an AER-1 call prints;
 //! - [`protocol`]: the persistent mode's request and response lines;
-//! - [`decision`]: the decision line a GRP receiver writes per event.
+//! - [`decision`]: the decision line a GRP receiver writes per event;
+//! - [`emit`]: what an emitter is asked to record (`aer1-emit-timeline`).
 //!
 //! Both drafts are individual Internet-Drafts (AER-1 revision 09, GRP revision 01), not RFCs and
 //! not IETF-endorsed. Nothing here verifies anything: it says what is asked and what an answer
@@ -20,6 +21,7 @@
 pub mod call;
 pub mod case;
 pub mod decision;
+pub mod emit;
 pub mod exit;
 pub mod manifest;
 pub mod protocol;

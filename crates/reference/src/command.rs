@@ -59,6 +59,14 @@ pub fn run(
             EXIT_UNSUPPORTED
         });
     }
+    if let Call::EmitTimeline { steps } = &call {
+        let bytes = read_document(steps)?;
+        let text = crate::emit::emit_timeline(&bytes).map_err(|e| format!("{steps}: {e}"))?;
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot write output: {e}"))?;
+        return Ok(ExitMeaning::Accept.code());
+    }
     let a = answer(&call, &Files)?;
     if let Some(object) = a.result_object() {
         let mut text = serde_json::to_string(&object).map_err(|e| e.to_string())?;
@@ -72,6 +80,17 @@ pub fn run(
 
 /// `IMPL serve`: answers requests until `stop` or the end of input. A line that is not a request
 /// is an error (exit 2): the harness reads the ended output as a crash.
+/// A document read whole, bounded like every document the reference reads.
+fn read_document(name: &str) -> Result<Vec<u8>, String> {
+    let file = crate::dispatch::open_file(name)?;
+    match agentconf_json::read_limited(file, crate::dispatch::MAX_DOCUMENT_BYTES)
+        .map_err(|e| format!("cannot read {name}: {e}"))?
+    {
+        Ok(bytes) => Ok(bytes),
+        Err(e) => Err(format!("{name}: {e}")),
+    }
+}
+
 pub fn serve(
     input: &mut impl BufRead,
     out: &mut impl Write,
@@ -146,8 +165,9 @@ fn run_response(request: &Value, log: &mut impl Write) -> Result<String, String>
         .and_then(|a| a.iter().map(|v| v.as_str().map(String::from)).collect());
     let answered = match (operation, args) {
         (Some(operation), Some(args)) => match Call::parse(operation, &args) {
-            Parsed::Call(Call::GrpAdmit { .. })
-            | Parsed::WrongArguments(Operation::GrpAdmit)
+            // A stream and an emitter's output do not fit a response line: one-shot only.
+            Parsed::Call(Call::GrpAdmit { .. } | Call::EmitTimeline { .. })
+            | Parsed::WrongArguments(Operation::GrpAdmit | Operation::Aer1EmitTimeline)
             | Parsed::UnknownOperation(_) => Ok(Answer::Unsupported),
             Parsed::Call(call) => answer(&call, &Files),
             Parsed::WrongArguments(op) => Err(op.usage_error()),

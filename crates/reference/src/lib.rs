@@ -13,5 +13,6 @@
 pub mod admit;
 pub mod command;
 pub mod dispatch;
+pub mod emit;
 pub mod inprocess;
 pub mod vector_inputs;

@@ -162,7 +162,7 @@ impl Adapter {
                 .revisions
                 .as_ref()
                 .and_then(|d| needs(d, "revisions", c.revision)),
-            Operation::Aer1Workflow => None,
+            Operation::Aer1Workflow | Operation::Aer1EmitTimeline => None,
         };
         declined.or_else(|| {
             let commitment = c.vector.inputs.iter().any(|i| i.role == "commitment");

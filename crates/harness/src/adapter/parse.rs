@@ -475,6 +475,7 @@ fn template(
             Some((Placeholder::Revision, revisions)),
         ),
         Operation::Aer1Workflow => (&[Placeholder::Workflow], None),
+        Operation::Aer1EmitTimeline => (&[Placeholder::Steps], None),
         Operation::GrpAdmit => (&[], None),
     };
     if let Some(p) = inputs.iter().find(|p| !t.names(**p)) {

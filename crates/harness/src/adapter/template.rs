@@ -15,6 +15,8 @@ pub enum Placeholder {
     Timeline,
     Commitment,
     Workflow,
+    /// The `STEPS` file of an emit operation.
+    Steps,
 }
 
 impl Placeholder {
@@ -27,6 +29,7 @@ impl Placeholder {
             "timeline" => Placeholder::Timeline,
             "commitment" => Placeholder::Commitment,
             "workflow" => Placeholder::Workflow,
+            "steps" => Placeholder::Steps,
             _ => return None,
         })
     }
@@ -39,6 +42,7 @@ impl Placeholder {
             Placeholder::Timeline => "{timeline}",
             Placeholder::Commitment => "{commitment}",
             Placeholder::Workflow => "{workflow}",
+            Placeholder::Steps => "{steps}",
         }
     }
 
@@ -52,6 +56,7 @@ impl Placeholder {
                 Placeholder::Commitment,
             ],
             Operation::Aer1Workflow => &[Placeholder::Workflow],
+            Operation::Aer1EmitTimeline => &[Placeholder::Steps],
             // A receiver is always started in the contract's order: no template.
             Operation::GrpAdmit => &[],
         }
@@ -75,6 +80,7 @@ impl Placeholder {
             (Placeholder::Timeline, Call::Timeline { timeline, .. }) => Some(timeline),
             (Placeholder::Commitment, Call::Timeline { commitment, .. }) => commitment.as_deref(),
             (Placeholder::Workflow, Call::Workflow { workflow }) => Some(workflow),
+            (Placeholder::Steps, Call::EmitTimeline { steps }) => Some(steps),
             _ => None,
         }
     }

@@ -1,0 +1,415 @@
+//! Grading an emitter: the timeline an implementation wrote for a `STEPS` file, against the
+//! timeline the draft's construction gives for the same steps (the vector's expected output).
+//!
+//! Every difference is a fault on the rule whose property it breaks: an entry's members must be
+//! the step's (`AER1-TL-MEMBERS`, `-JOB`, `-B64`), `seq` 1..n (`-SEQ-TYPE`, `-SEQ`), the genesis
+//! link (`-GENESIS`), every later link the digest of the entry before (`-LINK`, with the known
+//! wrong construction that explains a wrong digest, and the first byte where its preimage departs
+//! from the draft's), `close: true` on the last entry only (`-CLOSE-*`). As a verifier's checks,
+//! one defect gives one fault: a link after an entry whose members already differ is not judged
+//! (its digest is bound to differ).
+
+use agentconf_rules::Rule;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::preimage::{digest_hex, explain, Fields};
+
+/// One way the emitted timeline departs from the expected one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitFault {
+    pub rule: Rule,
+    /// The 0-based entry, where the fault is in one.
+    pub entry: Option<usize>,
+    /// The member concerned, where there is one.
+    pub member: Option<&'static str>,
+    pub message: String,
+}
+
+impl std::fmt::Display for EmitFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.entry, self.member) {
+            (Some(i), Some(m)) => write!(f, "entry {i}, {m}: ")?,
+            (Some(i), None) => write!(f, "entry {i}: ")?,
+            _ => {}
+        }
+        write!(f, "{} ({})", self.message, self.rule.id())
+    }
+}
+
+/// An entry as an emitter wrote it. Known members given twice are refused by the derive (an
+/// emitter must not write them); members of other names are allowed and ignored.
+#[derive(Deserialize)]
+struct Entry {
+    canonical_bytes: Value,
+    prev_digest: Value,
+    seq: Value,
+    job_id: Value,
+    id: Value,
+    tool: Value,
+    provenance_class: Value,
+    /// Absent is `None`; a `null` is `Some(Null)` (a type fault, not an absent member).
+    #[serde(default, deserialize_with = "present")]
+    close: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The faults of `emitted` (the implementation's standard output) against `expected` (the
+/// vector's expected timeline, which the corpus wrote and its self-test verified). Empty when
+/// they agree on every member the draft binds.
+pub fn compare(expected: &[u8], emitted: &[u8]) -> Vec<EmitFault> {
+    let fault = |rule, entry, member, message: String| EmitFault {
+        rule,
+        entry,
+        member,
+        message,
+    };
+    let want: Vec<Value> = match serde_json::from_slice(expected) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![fault(
+                Rule::Aer1JsonSyntax,
+                None,
+                None,
+                format!("the vector's expected timeline does not read ({e})"),
+            )]
+        }
+    };
+    let Ok(text) = std::str::from_utf8(emitted) else {
+        return vec![fault(
+            Rule::Aer1JsonUtf8,
+            None,
+            None,
+            "the output is not UTF-8".into(),
+        )];
+    };
+    let got: Vec<Value> = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(a)) if !a.is_empty() => a,
+        Ok(_) => {
+            return vec![fault(
+                Rule::Aer1TlArray,
+                None,
+                None,
+                "the output is not a non-empty JSON array".into(),
+            )]
+        }
+        Err(e) => {
+            return vec![fault(
+                Rule::Aer1JsonSyntax,
+                None,
+                None,
+                format!("the output is not one JSON text ({e})"),
+            )]
+        }
+    };
+    let mut faults = Vec::new();
+    if got.len() != want.len() {
+        faults.push(fault(
+            Rule::Aer1TlArray,
+            None,
+            None,
+            format!(
+                "{} entries for {} steps: one entry per step",
+                got.len(),
+                want.len()
+            ),
+        ));
+    }
+    // Whether the entry before had every bound member as expected (so its digest is judged
+    // through the next entry's prev_digest).
+    let mut previous_intact = true;
+    let last = got.len().saturating_sub(1);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let before = faults.len();
+        let entry = match Entry::deserialize(g) {
+            Ok(e) => e,
+            Err(e) => {
+                faults.push(fault(
+                    Rule::Aer1TlMembers,
+                    Some(i),
+                    None,
+                    format!("not an entry with the draft's members ({e})"),
+                ));
+                previous_intact = false;
+                continue;
+            }
+        };
+        for (member, value, rule) in [
+            ("canonical_bytes", &entry.canonical_bytes, Rule::Aer1TlB64),
+            ("job_id", &entry.job_id, Rule::Aer1TlJob),
+            ("id", &entry.id, Rule::Aer1TlMembers),
+            ("tool", &entry.tool, Rule::Aer1TlMembers),
+            (
+                "provenance_class",
+                &entry.provenance_class,
+                Rule::Aer1TlMembers,
+            ),
+        ] {
+            if Some(value) != w.get(member) {
+                faults.push(fault(
+                    rule,
+                    Some(i),
+                    Some(member),
+                    format!(
+                        "{} where the step gives {}",
+                        shown(value),
+                        shown(&w[member])
+                    ),
+                ));
+            }
+        }
+        let seq_ok = match entry.seq.as_u64() {
+            Some(n) => n == i as u64 + 1,
+            None => {
+                faults.push(fault(
+                    Rule::Aer1TlSeqType,
+                    Some(i),
+                    Some("seq"),
+                    format!("{} is not an integer", shown(&entry.seq)),
+                ));
+                false
+            }
+        };
+        if entry.seq.is_u64() && !seq_ok {
+            faults.push(fault(
+                Rule::Aer1TlSeq,
+                Some(i),
+                Some("seq"),
+                format!("{} where entry {i} is seq {}", entry.seq, i + 1),
+            ));
+        }
+        let close = match &entry.close {
+            None => Some(false),
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                faults.push(fault(
+                    Rule::Aer1TlCloseType,
+                    Some(i),
+                    Some("close"),
+                    format!("{} is not a boolean", shown(other)),
+                ));
+                None
+            }
+        };
+        match (close, i == last) {
+            (Some(true), false) => faults.push(fault(
+                Rule::Aer1TlCloseEarly,
+                Some(i),
+                Some("close"),
+                "close: true before the last entry".into(),
+            )),
+            (Some(false), true) => faults.push(fault(
+                Rule::Aer1TlCloseLast,
+                Some(i),
+                Some("close"),
+                "the last entry does not carry close: true".into(),
+            )),
+            _ => {}
+        }
+        // The link into this entry: the genesis, or the digest of the entry before.
+        if Some(&entry.prev_digest) != w.get("prev_digest") {
+            if i == 0 {
+                faults.push(fault(
+                    Rule::Aer1TlGenesis,
+                    Some(0),
+                    Some("prev_digest"),
+                    format!("{} is not 64 '0' characters", shown(&entry.prev_digest)),
+                ));
+            } else if previous_intact {
+                let why = got
+                    .get(i - 1)
+                    .and_then(|p| explain_link(p, entry.prev_digest.as_str()?));
+                faults.push(fault(
+                    Rule::Aer1TlLink,
+                    Some(i),
+                    Some("prev_digest"),
+                    format!(
+                        "{} is not the draft's digest of entry {} ({}){}",
+                        shown(&entry.prev_digest),
+                        i - 1,
+                        shown(&w["prev_digest"]),
+                        why.map(|w| format!(": {w}")).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        previous_intact = faults.len() == before;
+    }
+    faults
+}
+
+/// Why the emitter's digest of `previous` (the next entry's `prev_digest`, `digest`) is not the
+/// draft's: the known wrong construction that gives it, if one does.
+fn explain_link(previous: &Value, digest: &str) -> Option<String> {
+    let s = |m: &str| previous.get(m).and_then(Value::as_str);
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s("canonical_bytes")?)
+        .ok()?;
+    let output_hash = digest_hex(&bytes);
+    let seq = previous.get("seq")?.as_u64()?.to_string();
+    let f = Fields {
+        close: previous
+            .get("close")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        id: s("id")?,
+        job_id: s("job_id")?,
+        output_hash: &output_hash,
+        prev_digest: s("prev_digest")?,
+        provenance_class: s("provenance_class")?,
+        seq: &seq,
+        tool: s("tool")?,
+    };
+    explain(&f, digest).map(|e| e.to_string())
+}
+
+/// A JSON value for a message, clipped.
+fn shown(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 80 {
+        format!("{}…", text.chars().take(80).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preimage::{preimage, Construction};
+
+    const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+    /// A two-entry timeline of `job`, its links written under `c`.
+    fn timeline(job: &str, c: Construction) -> Vec<Value> {
+        use base64::Engine as _;
+        let mut out = Vec::new();
+        let mut prev = GENESIS.to_string();
+        for i in 0..2 {
+            let bytes = format!("out-{i}");
+            let output_hash = digest_hex(bytes.as_bytes());
+            let seq = (i + 1).to_string();
+            let id = format!("r-{i}");
+            let f = Fields {
+                close: i == 1,
+                id: &id,
+                job_id: job,
+                output_hash: &output_hash,
+                prev_digest: &prev,
+                provenance_class: "LOGGED BY AGENT",
+                seq: &seq,
+                tool: "t\u{e9}",
+            };
+            let mut e = serde_json::json!({
+                "canonical_bytes": base64::engine::general_purpose::STANDARD.encode(&bytes),
+                "prev_digest": prev,
+                "seq": i + 1,
+                "job_id": job,
+                "id": id,
+                "tool": "t\u{e9}",
+                "provenance_class": "LOGGED BY AGENT",
+            });
+            if i == 1 {
+                e["close"] = Value::Bool(true);
+            }
+            prev = digest_hex(&preimage(&f, c));
+            out.push(e);
+        }
+        out
+    }
+
+    fn bytes(v: &[Value]) -> Vec<u8> {
+        serde_json::to_vec(v).unwrap()
+    }
+
+    fn rules(faults: &[EmitFault]) -> Vec<&'static str> {
+        faults.iter().map(|f| f.rule.id()).collect()
+    }
+
+    #[test]
+    fn the_same_timeline_has_no_fault() {
+        let t = bytes(&timeline("job-1", Construction::Draft));
+        assert_eq!(compare(&t, &t), vec![]);
+    }
+
+    /// Raw UTF-8 in the preimage: the link is wrong, and the message names the construction and
+    /// the first departing byte.
+    #[test]
+    fn a_wrong_construction_is_named() {
+        let want = bytes(&timeline("job-1", Construction::Draft));
+        let got = bytes(&timeline("job-1", Construction::RawUtf8));
+        let faults = compare(&want, &got);
+        assert_eq!(rules(&faults), ["AER1-TL-LINK"]);
+        let text = faults[0].to_string();
+        assert!(
+            text.contains("raw in UTF-8") && text.contains("byte"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn each_member_fault_is_its_rule() {
+        let want_entries = timeline("job-1", Construction::Draft);
+        let want = bytes(&want_entries);
+        let change = |f: &dyn Fn(&mut Vec<Value>)| {
+            let mut t = want_entries.clone();
+            f(&mut t);
+            rules(&compare(&want, &bytes(&t)))
+        };
+        assert_eq!(change(&|t| t[0]["seq"] = 0.into()), ["AER1-TL-SEQ"]);
+        assert_eq!(change(&|t| t[0]["seq"] = "1".into()), ["AER1-TL-SEQ-TYPE"]);
+        assert_eq!(
+            change(&|t| t[0]["prev_digest"] = "x".into()),
+            ["AER1-TL-GENESIS"]
+        );
+        assert_eq!(
+            change(&|t| t[1]["close"] = Value::Null),
+            ["AER1-TL-CLOSE-TYPE"]
+        );
+        assert_eq!(
+            change(&|t| {
+                t[1].as_object_mut().unwrap().remove("close");
+            }),
+            ["AER1-TL-CLOSE-LAST"]
+        );
+        assert_eq!(
+            change(&|t| t[0]["close"] = true.into()),
+            ["AER1-TL-CLOSE-EARLY"]
+        );
+        // A changed member: its own fault, and the link after it is not judged again.
+        assert_eq!(
+            change(&|t| t[0]["tool"] = "other".into()),
+            ["AER1-TL-MEMBERS"]
+        );
+        assert_eq!(
+            change(&|t| t[1]["job_id"] = "job-2".into()),
+            ["AER1-TL-JOB"]
+        );
+        assert_eq!(
+            change(&|t| t[0]["canonical_bytes"] = "b3V0LTA".into()),
+            ["AER1-TL-B64"]
+        );
+        assert_eq!(
+            change(&|t| {
+                t.pop();
+            }),
+            ["AER1-TL-ARRAY", "AER1-TL-CLOSE-LAST"]
+        );
+    }
+
+    #[test]
+    fn output_that_is_no_timeline() {
+        let want = bytes(&timeline("job-1", Construction::Draft));
+        assert_eq!(rules(&compare(&want, b"")), ["AER1-JSON-SYNTAX"]);
+        assert_eq!(rules(&compare(&want, b"[]")), ["AER1-TL-ARRAY"]);
+        assert_eq!(rules(&compare(&want, b"\xff")), ["AER1-JSON-UTF8"]);
+        assert_eq!(
+            rules(&compare(&want, br#"[{"seq":1,"seq":2}]"#)),
+            ["AER1-TL-ARRAY", "AER1-TL-MEMBERS"]
+        );
+    }
+}

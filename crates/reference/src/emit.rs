@@ -1,0 +1,73 @@
+//! The reference as an emitter: `agentconf impl aer1-emit-timeline STEPS` writes the timeline of
+//! the steps, built by the reference producer under the current construction (revision 09), the
+//! last entry closed and `close` left out before it (absent digests as `false`).
+
+use agentconf_aer1::producer::{build_timeline, timeline_json, CloseStyle, EntrySpec};
+use agentconf_aer1::Revision;
+use agentconf_contract::emit::TimelineSteps;
+
+/// The timeline of the `STEPS` document `bytes`, as JSON text (one entry per line). `Err` says
+/// why the document is not one (a usage error: the harness wrote it).
+pub fn emit_timeline(bytes: &[u8]) -> Result<String, String> {
+    let steps = TimelineSteps::parse(bytes)?;
+    let specs: Vec<EntrySpec> = steps
+        .steps
+        .iter()
+        .map(|s| EntrySpec {
+            // `parse` checked every output.
+            bytes: s.output().unwrap_or_default(),
+            id: s.id.clone(),
+            tool: s.tool.clone(),
+            provenance_class: s.provenance_class.clone(),
+        })
+        .collect();
+    let entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
+    Ok(timeline_json(&entries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentconf_contract::emit::EmitStep;
+
+    /// The steps of the kit's published chain `v07-valid-5` give its published links, and the
+    /// reference verifier accepts what the emitter wrote.
+    #[test]
+    fn the_published_steps_give_the_published_chain() {
+        let steps = TimelineSteps {
+            job_id: "job-7a1f".into(),
+            steps: (0..5)
+                .map(|i| {
+                    EmitStep::new(
+                        &format!("r-job-7a1f-{i}"),
+                        "price_lookup",
+                        "LOGGED BY AGENT",
+                        format!("{{\"job\":\"job-7a1f\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
+                    )
+                })
+                .collect(),
+        };
+        let text = emit_timeline(&serde_json::to_vec(&steps).unwrap()).unwrap();
+        let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            entries[4]["prev_digest"],
+            "5dd618b1b3b904a92261bb747f8c4511b0882e1454fc41f20a59fa5bd0ded778"
+        );
+        assert_eq!(entries[4]["close"], true);
+        assert!(entries[0].get("close").is_none());
+        let options = agentconf_aer1::timeline::TimelineOptions::default();
+        let r = agentconf_aer1::timeline::verify_timeline(text.as_bytes(), &options).unwrap();
+        assert_eq!(
+            r.verdict,
+            agentconf_aer1::Verdict::Valid,
+            "{:?}",
+            r.failures
+        );
+    }
+
+    #[test]
+    fn a_document_that_is_not_steps_is_refused() {
+        assert!(emit_timeline(b"{}").is_err());
+        assert!(emit_timeline(br#"{"job_id":"j","steps":[]}"#).is_err());
+    }
+}
