@@ -52,6 +52,13 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
             }
         }
         match v.suite {
+            // The emitted-timeline target reads an implementation's output: seed it with the
+            // steps' own bytes (each step's output) and a timeline the reference would write.
+            Suite::Aer1EmitTimeline => {
+                if let Some(steps) = v.input_bytes("steps") {
+                    add(&mut seeds, "emitted", name.clone(), steps);
+                }
+            }
             Suite::Aer1Receipt => {
                 if let Some(r) = v.input_bytes("receipt") {
                     // The receipt target's selector is an index into `receipt::Tier::ALL`.

@@ -322,6 +322,87 @@ fn the_python_example_implementation_follows_the_contract() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
+/// Emitters are graded byte for byte: the Python example's emitter (a second speaker of the
+/// contract besides the reference) passes every emitter vector; the same program with its
+/// preimage written in raw UTF-8 (`ensure_ascii=False`, what RFC 8785 and most writers do) fails
+/// exactly the escaping vectors whose members hold non-ASCII characters or U+007F, each with the
+/// construction named and the first departing preimage byte.
+#[test]
+fn emitters_are_graded_byte_for_byte() {
+    let scratch = Scratch::new("emitters");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contract/examples-impl/minimal_impl.py"
+    );
+    let raw = scratch.path("raw_utf8.py");
+    std::fs::write(
+        &raw,
+        format!(
+            "import json, runpy, sys\n\
+             dumps = json.dumps\n\
+             json.dumps = lambda *a, **k: dumps(*a, **dict(k, ensure_ascii=False))\n\
+             sys.argv[0] = {example:?}\n\
+             runpy.run_path({example:?}, run_name='__main__')\n"
+        ),
+    )
+    .unwrap();
+    let statuses = |program: &str, out: &str| -> Vec<(String, String, String)> {
+        let path = scratch.path(out);
+        scratch.agentconf(&[
+            "run",
+            "--keep-going",
+            "--include",
+            "aer1/emit-timeline/",
+            "--out",
+            &path,
+            "--",
+            "python3",
+            program,
+        ]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        results_of(&text)
+    };
+    let good = statuses(example, "good.jsonl");
+    assert!(good.len() >= 14, "{good:?}");
+    assert!(good.iter().all(|(_, s, _)| s == "pass"), "{good:?}");
+    let bad = statuses(&raw, "raw.jsonl");
+    let failed: Vec<&str> = bad
+        .iter()
+        .filter(|(_, s, _)| s != "pass")
+        .map(|(id, _, _)| id.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "aer1/emit-timeline/escaping/non-ascii-job-id",
+            "aer1/emit-timeline/escaping/non-bmp-in-id-and-tool",
+            "aer1/emit-timeline/escaping/u007f-in-tool",
+            "aer1/emit-timeline/escaping/u2028-in-tool",
+        ]
+    );
+    for (id, status, detail) in bad.iter().filter(|(_, s, _)| s != "pass") {
+        assert_eq!(status, "wrong-output", "{id}");
+        assert!(
+            detail.contains("AER1-TL-LINK")
+                && detail.contains("first departs")
+                && detail.contains("byte"),
+            "{id}: {detail}"
+        );
+    }
+}
+
+/// `(id, status, detail)` of every result line of a results file.
+fn results_of(text: &str) -> Vec<(String, String, String)> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "result")
+        .map(|v| {
+            let s = |m: &str| v[m].as_str().unwrap_or_default().to_string();
+            (s("id"), s("status"), s("detail"))
+        })
+        .collect()
+}
+
 /// The main job end to end: `agentconf run` writes a results file whose header cites the corpus
 /// digest, `agentconf report` renders it, and a false-accepting implementation makes both the run
 /// and `report diff` fail.

@@ -6,11 +6,13 @@ arguments, what it prints and how it exits. Its reading of the draft is delibera
 suite's reference is `agentconf impl ...`, and where the two differ the reference and the rule
 catalogue (`agentconf rules`) are what the corpus grades against.
 
-What it implements: only `aer1-timeline` under the current chain construction (revisions 07, 08
-and 09 share it) of AER-1 (draft-zambo-aer1), an individual Internet-Draft: not an RFC and not
-endorsed by the IETF.
+What it implements: `aer1-timeline` under the current chain construction (revisions 07, 08 and
+09 share it) of AER-1 (draft-zambo-aer1), an individual Internet-Draft: not an RFC and not
+endorsed by the IETF; and, as a producer, `aer1-emit-timeline`, which writes the timeline of a
+STEPS document with the same entry digest the verifier checks links with.
 
     python3 minimal_impl.py aer1-timeline 09 timeline.json
+    python3 minimal_impl.py aer1-emit-timeline steps.json
 
 Everything else exits 89 (unsupported), which the harness reports as unsupported, never as a
 failure: the other operations (aer1-receipt under any TIER included), revision 06 and a
@@ -58,7 +60,7 @@ def entry_digest(e, seq, output_hex):
         "tool": e["tool"],
     }
     text = json.dumps(preimage, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()  # ASCII already: ensure_ascii
 
 
 def read_seq(e):
@@ -171,10 +173,42 @@ def check_timeline(raw):
     return fails
 
 
+def emit_timeline(raw):
+    """aer1-emit-timeline: the timeline of a STEPS document ({"job_id", "steps": [{"id", "tool",
+    "provenance_class", "output_base64"}]}), each link the entry_digest of the entry before."""
+    doc = json.loads(raw)
+    steps, prev, entries = doc["steps"], GENESIS, []
+    for i, step in enumerate(steps):
+        output = base64.b64decode(step["output_base64"], validate=True)
+        e = {
+            "canonical_bytes": step["output_base64"],  # the same bytes, the same base64
+            "prev_digest": prev,
+            "seq": i + 1,
+            "job_id": doc["job_id"],
+            "id": step["id"],
+            "tool": step["tool"],
+            "provenance_class": step["provenance_class"],
+        }
+        if i == len(steps) - 1:
+            e["close"] = True  # only the last; absent before it digests as false
+        prev = entry_digest(e, i + 1, hashlib.sha256(output).hexdigest())
+        entries.append(e)
+    return entries
+
+
 def main(argv):
     if not argv:
         return unsupported("no operation")
     op, args = argv[0], argv[1:]
+    if op == "aer1-emit-timeline":
+        if len(args) != 1:
+            print("usage: minimal_impl.py aer1-emit-timeline STEPS", file=sys.stderr)
+            return 2
+        with open(args[0], "rb") as f:
+            entries = emit_timeline(f.read())
+        sys.stdout.write(json.dumps(entries) + "\n")
+        sys.stdout.flush()
+        return ACCEPT
     if op != "aer1-timeline":
         return unsupported(f"operation {op}")  # aer1-receipt, aer1-workflow, grp-admit, ...
     if len(args) not in (2, 3):

@@ -132,6 +132,9 @@ impl Call {
             Suite::Aer1Workflow => Call::Workflow {
                 workflow: name_of("workflow")?,
             },
+            Suite::Aer1EmitTimeline => Call::EmitTimeline {
+                steps: name_of("steps")?,
+            },
             Suite::GrpAdmission => return None,
         })
     }

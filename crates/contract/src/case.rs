@@ -29,7 +29,8 @@ pub const CASE_REVISION_SEPARATOR: char = '@';
 
 /// The revisions a case of `suite` runs under for a group of revisions. Timelines: 09 for the
 /// 07-09 construction, and 06 for the historical one, each when the group names it. Other AER-1
-/// suites take no revision argument: one case, run as 09 when listed. GRP: each listed one.
+/// suites (emitters too: they write the current construction) take no revision argument: one
+/// case, run as 09 when listed. GRP: each listed one.
 fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
     let has = |r: &str| group.iter().any(|x| x == r);
     let current = group
@@ -44,7 +45,7 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
             }
             out
         }
-        Suite::Aer1Receipt | Suite::Aer1Workflow => current
+        Suite::Aer1Receipt | Suite::Aer1Workflow | Suite::Aer1EmitTimeline => current
             .or(group.first())
             .map(String::as_str)
             .into_iter()

@@ -26,6 +26,9 @@ pub enum Suite {
     Aer1Workflow,
     #[serde(rename = "grp-admission")]
     GrpAdmission,
+    /// A producer's timelines: the implementation writes the timeline of the vector's steps.
+    #[serde(rename = "aer1-emit-timeline")]
+    Aer1EmitTimeline,
 }
 
 impl Suite {
@@ -35,6 +38,7 @@ impl Suite {
             Suite::Aer1Timeline => "aer1-timeline",
             Suite::Aer1Workflow => "aer1-workflow",
             Suite::GrpAdmission => "grp-admission",
+            Suite::Aer1EmitTimeline => "aer1-emit-timeline",
         }
     }
 
@@ -45,14 +49,22 @@ impl Suite {
             Suite::Aer1Timeline => "aer1/timeline",
             Suite::Aer1Workflow => "aer1/workflow",
             Suite::GrpAdmission => "grp/admission",
+            Suite::Aer1EmitTimeline => "aer1/emit-timeline",
         }
     }
 
-    pub const ALL: [Suite; 4] = [
+    /// Whether its cases are graded on the output the implementation writes (an emitter's),
+    /// not on a verdict: a pass then shows the construction was followed, whatever else passed.
+    pub fn graded_on_output(self) -> bool {
+        self == Suite::Aer1EmitTimeline
+    }
+
+    pub const ALL: [Suite; 5] = [
         Suite::Aer1Receipt,
         Suite::Aer1Timeline,
         Suite::Aer1Workflow,
         Suite::GrpAdmission,
+        Suite::Aer1EmitTimeline,
     ];
 }
 
@@ -105,7 +117,7 @@ pub enum Encoding {
 pub struct Input {
     /// What the file is: `receipt`, `timeline`, `commitment`, `workflow` (AER-1); `session`,
     /// `events` (GRP).
-    #[schemars(extend("enum" = ["receipt", "timeline", "commitment", "workflow", "session", "events"]))]
+    #[schemars(extend("enum" = ["receipt", "timeline", "commitment", "workflow", "session", "events", "steps"]))]
     pub role: String,
     /// File name to use when the input is written to disk.
     #[schemars(pattern(FILE_PATTERN))]
@@ -398,6 +410,12 @@ pub struct Vector {
     /// GRP: the decision each `deliver`/`concurrent` step must produce (answers).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub expected_decisions: Vec<ExpectedDecision>,
+    /// Emitters: the digest of the last entry of the timeline the draft's construction gives
+    /// for the `steps` input (lowercase hex; an answer). It binds every entry before it through
+    /// the links, so an emitter whose timeline ends on it wrote the same chain.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "String", regex(pattern = "^[0-9a-f]{64}$"))]
+    pub expected_final_digest: Option<String>,
 }
 
 impl Vector {

@@ -72,6 +72,7 @@ impl<'a> Family<'a> {
                 requires: Vec::new(),
                 scenario: None,
                 expected_decisions: Vec::new(),
+                expected_final_digest: None,
             },
             expectation_set: false,
         }
@@ -107,6 +108,12 @@ impl VectorBuilder<'_> {
         for r in rules {
             self.add_rule(*r);
         }
+        self
+    }
+
+    /// Emitters: the digest of the last entry of the timeline the steps give (an answer).
+    pub fn final_digest(mut self, digest: &str) -> Self {
+        self.vector.expected_final_digest = Some(digest.to_string());
         self
     }
 

@@ -36,6 +36,9 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
     if v.suite == Suite::GrpAdmission {
         return grp::run(v, case.revision, case.expectation);
     }
+    if v.suite == Suite::Aer1EmitTimeline {
+        return emit(case);
+    }
     // The same dispatch as `agentconf impl` and the in-process backend.
     let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
     let judged = match answer(&call, &VectorInputs(v))? {
@@ -52,6 +55,25 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
         .into());
     }
     compare(case, judged.verdict, &judged.failures)
+}
+
+/// An emitter vector: the reference emitter's timeline of the steps, graded by the harness's own
+/// construction (which also checks the vector's expected final digest), and verified by the
+/// reference verifier — three writings of the draft's construction that must agree.
+fn emit(case: &Case<'_>) -> Result<(), Failed> {
+    let steps = case.vector.input_bytes("steps").ok_or("no steps input")?;
+    let text = agentconf_reference::emit::emit_timeline(&steps)?;
+    let (status, detail) = agentconf_harness::emitted::grade(case, text.as_bytes());
+    if status != agentconf_harness::status::Status::Pass {
+        return Err(format!("{}: {detail}", status.name()).into());
+    }
+    let options = agentconf_aer1::timeline::TimelineOptions::default();
+    let r = agentconf_aer1::timeline::verify_timeline(text.as_bytes(), &options)
+        .map_err(|e| e.to_string())?;
+    if r.verdict != Verdict::Valid {
+        return Err(format!("the reference verifier rejects it: {:?}", r.failures).into());
+    }
+    Ok(())
 }
 
 /// GRP scenarios, played by the harness's one player against the reference's in-process

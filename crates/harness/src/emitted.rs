@@ -9,11 +9,17 @@
 //! one defect gives one fault: a link after an entry whose members already differ is not judged
 //! (its digest is bound to differ).
 
+use agentconf_contract::case::Case;
+use agentconf_contract::emit::TimelineSteps;
 use agentconf_rules::Rule;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::preimage::{digest_hex, explain, Fields};
+use crate::preimage::{digest_hex, explain, preimage, Construction, Fields};
+use crate::status::Status;
+
+/// The genesis link: 64 `0` characters.
+const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// One way the emitted timeline departs from the expected one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,26 +63,91 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
     Value::deserialize(d).map(Some)
 }
 
-/// The faults of `emitted` (the implementation's standard output) against `expected` (the
-/// vector's expected timeline, which the corpus wrote and its self-test verified). Empty when
-/// they agree on every member the draft binds.
-pub fn compare(expected: &[u8], emitted: &[u8]) -> Vec<EmitFault> {
+/// The timeline the draft's construction gives for `steps`, written by the judge itself
+/// ([`crate::preimage`]), and the digest of its last entry.
+pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
+    let mut prev = GENESIS.to_string();
+    let mut out = Vec::with_capacity(steps.steps.len());
+    let last = steps.steps.len().saturating_sub(1);
+    for (i, step) in steps.steps.iter().enumerate() {
+        let output_hash = digest_hex(&step.output().unwrap_or_default());
+        let seq = (i + 1).to_string();
+        let fields = Fields {
+            close: i == last,
+            id: &step.id,
+            job_id: &steps.job_id,
+            output_hash: &output_hash,
+            prev_digest: &prev,
+            provenance_class: &step.provenance_class,
+            seq: &seq,
+            tool: &step.tool,
+        };
+        let digest = digest_hex(&preimage(&fields, Construction::Draft));
+        let mut entry = serde_json::json!({
+            "canonical_bytes": step.output_base64,
+            "prev_digest": prev,
+            "seq": i + 1,
+            "job_id": steps.job_id,
+            "id": step.id,
+            "tool": step.tool,
+            "provenance_class": step.provenance_class,
+        });
+        if i == last {
+            entry["close"] = Value::Bool(true);
+        }
+        out.push(entry);
+        prev = digest;
+    }
+    (out, prev)
+}
+
+/// Grades an emitter's standard output for case `c` (an `aer1-emit-timeline` vector): a pass
+/// when it is the timeline of the vector's steps, else `wrong-output` with the first faults.
+pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+    let v = c.vector;
+    let steps = match v.input_bytes("steps").map(|b| TimelineSteps::parse(&b)) {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return (Status::Crash, format!("the vector's steps: {e}")),
+        None => return (Status::Crash, "the vector has no steps input".into()),
+    };
+    let (want, final_digest) = expected_timeline(&steps);
+    // The vector's answer, written by the corpus, and the judge's own construction must agree
+    // before anything is graded by either.
+    if v.expected_final_digest.as_deref() != Some(final_digest.as_str()) {
+        return (
+            Status::Crash,
+            format!(
+                "the vector's expected_final_digest {:?} is not the judge's {final_digest}",
+                v.expected_final_digest
+            ),
+        );
+    }
+    let faults = compare(&want, stdout);
+    if faults.is_empty() {
+        return (
+            Status::Pass,
+            format!(
+                "the timeline of the {} steps, final digest {final_digest}",
+                want.len()
+            ),
+        );
+    }
+    let shown: Vec<String> = faults.iter().take(3).map(|f| f.to_string()).collect();
+    let more = match faults.len() {
+        n if n > 3 => format!("; {} more", n - 3),
+        _ => String::new(),
+    };
+    (Status::WrongOutput, format!("{}{more}", shown.join("; ")))
+}
+
+/// The faults of `emitted` (the implementation's standard output) against `want` (the timeline
+/// the draft's construction gives). Empty when they agree on every member the draft binds.
+pub fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
     let fault = |rule, entry, member, message: String| EmitFault {
         rule,
         entry,
         member,
         message,
-    };
-    let want: Vec<Value> = match serde_json::from_slice(expected) {
-        Ok(v) => v,
-        Err(e) => {
-            return vec![fault(
-                Rule::Aer1JsonSyntax,
-                None,
-                None,
-                format!("the vector's expected timeline does not read ({e})"),
-            )]
-        }
     };
     let Ok(text) = std::str::from_utf8(emitted) else {
         return vec![fault(
@@ -122,7 +193,7 @@ pub fn compare(expected: &[u8], emitted: &[u8]) -> Vec<EmitFault> {
     // through the next entry's prev_digest).
     let mut previous_intact = true;
     let last = got.len().saturating_sub(1);
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let before = faults.len();
         let entry = match Entry::deserialize(g) {
             Ok(e) => e,
@@ -280,9 +351,7 @@ fn shown(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preimage::{preimage, Construction};
-
-    const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+    use agentconf_contract::emit::EmitStep;
 
     /// A two-entry timeline of `job`, its links written under `c`.
     fn timeline(job: &str, c: Construction) -> Vec<Value> {
@@ -333,14 +402,14 @@ mod tests {
     #[test]
     fn the_same_timeline_has_no_fault() {
         let t = bytes(&timeline("job-1", Construction::Draft));
-        assert_eq!(compare(&t, &t), vec![]);
+        assert_eq!(compare(&timeline("job-1", Construction::Draft), &t), vec![]);
     }
 
     /// Raw UTF-8 in the preimage: the link is wrong, and the message names the construction and
     /// the first departing byte.
     #[test]
     fn a_wrong_construction_is_named() {
-        let want = bytes(&timeline("job-1", Construction::Draft));
+        let want = timeline("job-1", Construction::Draft);
         let got = bytes(&timeline("job-1", Construction::RawUtf8));
         let faults = compare(&want, &got);
         assert_eq!(rules(&faults), ["AER1-TL-LINK"]);
@@ -354,7 +423,7 @@ mod tests {
     #[test]
     fn each_member_fault_is_its_rule() {
         let want_entries = timeline("job-1", Construction::Draft);
-        let want = bytes(&want_entries);
+        let want = want_entries.clone();
         let change = |f: &dyn Fn(&mut Vec<Value>)| {
             let mut t = want_entries.clone();
             f(&mut t);
@@ -401,9 +470,37 @@ mod tests {
         );
     }
 
+    /// The judge's expected timeline of the published steps ends on the published digest.
+    #[test]
+    fn the_expected_timeline_of_the_published_steps() {
+        let steps = TimelineSteps {
+            job_id: "job-7a1f".into(),
+            steps: (0..5)
+                .map(|i| {
+                    EmitStep::new(
+                        &format!("r-job-7a1f-{i}"),
+                        "price_lookup",
+                        "LOGGED BY AGENT",
+                        format!("{{\"job\":\"job-7a1f\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
+                    )
+                })
+                .collect(),
+        };
+        let (t, last) = expected_timeline(&steps);
+        assert_eq!(
+            last,
+            "79b1e2e26842e7a49f7d0c0606e795c08d84d3877bb95988492601b7451074b0"
+        );
+        assert_eq!(
+            t[4]["prev_digest"],
+            "5dd618b1b3b904a92261bb747f8c4511b0882e1454fc41f20a59fa5bd0ded778"
+        );
+        assert_eq!(compare(&t, &bytes(&t)), vec![]);
+    }
+
     #[test]
     fn output_that_is_no_timeline() {
-        let want = bytes(&timeline("job-1", Construction::Draft));
+        let want = timeline("job-1", Construction::Draft);
         assert_eq!(rules(&compare(&want, b"")), ["AER1-JSON-SYNTAX"]);
         assert_eq!(rules(&compare(&want, b"[]")), ["AER1-TL-ARRAY"]);
         assert_eq!(rules(&compare(&want, b"\xff")), ["AER1-JSON-UTF8"]);

@@ -12,9 +12,9 @@
 //! A response that is in step but wrong (a schema violation under `validate_protocol`, a verdict
 //! that contradicts `exit`, an unknown rule id) is a protocol error of that vector only.
 //!
-//! GRP scenarios need real process restarts and concurrent processes, so they are never sent to
-//! the persistent process: [`PersistentSession::run`] runs them one-shot
-//! ([`crate::runner::run_case`]) with the same command prefix.
+//! GRP scenarios need real process restarts and concurrent processes, and an emitter's answer is
+//! its whole output, so neither is sent to the persistent process: [`PersistentSession::run`]
+//! runs them one-shot ([`crate::runner::run_case`]) with the same command prefix.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -185,9 +185,12 @@ impl PersistentSession {
     }
 
     /// Runs one case: its inputs are written into a fresh directory under `work` (removed
-    /// afterwards). GRP scenarios run one-shot.
+    /// afterwards). GRP scenarios and emitters run one-shot.
     pub fn run(&mut self, c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
-        if c.vector.suite == Suite::GrpAdmission {
+        if matches!(
+            c.vector.suite,
+            Suite::GrpAdmission | Suite::Aer1EmitTimeline
+        ) {
             return run_case(&self.config.implementation, c, work, grading);
         }
         static COUNTER: AtomicU64 = AtomicU64::new(0);

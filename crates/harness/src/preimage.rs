@@ -45,9 +45,10 @@ pub enum Construction {
 
 impl Construction {
     /// Every known wrong construction, in the order [`explain`] tries them.
+    /// The narrower first: where only U+007F differs, raw DEL is the better name for it.
     pub const MISTAKES: [Construction; 5] = [
-        Construction::RawUtf8,
         Construction::RawDel,
+        Construction::RawUtf8,
         Construction::UppercaseHex,
         Construction::Spaced,
         Construction::PrefixedOutputHash,

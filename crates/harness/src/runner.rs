@@ -72,6 +72,7 @@ pub fn run_case_with(
         let mut strays = Strays::None;
         let (status, mut detail, stderr) = match c.vector.suite {
             Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
+            Suite::Aer1EmitTimeline => run_emit(imp, adapter, c, &dir, &mut strays),
             _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
         };
         if let Some(note) = strays.note() {
@@ -172,6 +173,147 @@ pub(crate) fn one_shot_call(c: &Case<'_>, files: &[(String, PathBuf)]) -> Option
     })
 }
 
+/// A one-shot call made and its ending classified: the output, what the exit means, the call.
+struct Invoked {
+    out: crate::process::RunOutput,
+    exit: ExitMeaning,
+    call: Call,
+    stderr: String,
+}
+
+/// Writes the case's inputs, runs the implementation once (through the adapter's template when
+/// it has one) and reads its ending; `Err` is the case's status when no exit code came back (or
+/// an adapter's crash pattern matched).
+fn invoke(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    c: &Case<'_>,
+    dir: &Path,
+    capture_limit: usize,
+    strays: &mut Strays,
+) -> Result<Invoked, (Status, String, String)> {
+    let v = c.vector;
+    let files = write_inputs(v, dir).map_err(|e| {
+        (
+            Status::Crash,
+            format!("cannot prepare inputs: {e}"),
+            String::new(),
+        )
+    })?;
+    let Some(call) = one_shot_call(c, &files) else {
+        return Err((
+            Status::Crash,
+            "the vector lacks an input its operation needs".into(),
+            String::new(),
+        ));
+    };
+    let mut argv = imp.argv.clone();
+    match adapter {
+        Some(a) => argv.extend(a.arguments(&call)),
+        None => argv.extend(call.argv()),
+    }
+    let out = run(&RunSpec {
+        argv,
+        stdin: Vec::new(),
+        timeout: imp.timeout,
+        capture_limit,
+    })
+    .map_err(|e| {
+        (
+            Status::Crash,
+            format!("cannot start the implementation: {e}"),
+            String::new(),
+        )
+    })?;
+    *strays = out.strays;
+    let stderr = excerpt(&out.stderr.bytes);
+    let exit = match &out.ending {
+        Ending::TimedOut => {
+            return Err((
+                Status::Timeout,
+                format!("no exit within {} s", imp.timeout.as_secs_f64()),
+                stderr,
+            ))
+        }
+        Ending::Signaled(sig) => {
+            return Err((Status::Crash, format!("killed by signal {sig}"), stderr))
+        }
+        Ending::Exited(code) => match adapter {
+            Some(a) => {
+                // All that was captured, not only the excerpt the results file keeps: a tool
+                // may log much before it dies.
+                if let Some(pattern) = a.crash_pattern(&out.stderr.bytes) {
+                    let detail = crash_detail(pattern, &format!("exit code {code}"));
+                    return Err((Status::Crash, detail, stderr));
+                }
+                a.exit_meaning(Some(*code))
+            }
+            None => ExitMeaning::of(Some(*code)),
+        },
+    };
+    if exit == ExitMeaning::Crash {
+        return Err((
+            Status::Crash,
+            format!(
+                "exit code {} is not one of {}",
+                out.ending
+                    .code()
+                    .map_or_else(|| "(none)".to_string(), |c| c.to_string()),
+                adapter.map_or_else(
+                    || CONTRACT_EXIT_CODES.to_string(),
+                    |a| a.exit_codes_in_words()
+                )
+            ),
+            stderr,
+        ));
+    }
+    Ok(Invoked {
+        out,
+        exit,
+        call,
+        stderr,
+    })
+}
+
+/// The most an emitter may write: a 10,000-step timeline is a few MiB.
+const EMIT_OUTPUT_LIMIT: usize = 256 << 20;
+
+/// An emitter's case: its standard output graded against the timeline of the vector's steps.
+fn run_emit(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    c: &Case<'_>,
+    dir: &Path,
+    strays: &mut Strays,
+) -> (Status, String, String) {
+    let limit = imp.capture_limit.max(EMIT_OUTPUT_LIMIT);
+    let Invoked {
+        out, exit, stderr, ..
+    } = match invoke(imp, adapter, c, dir, limit, strays) {
+        Ok(i) => i,
+        Err(failed) => return failed,
+    };
+    match exit {
+        ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into(), stderr),
+        ExitMeaning::Reject => (
+            Status::FalseReject,
+            "exit 1: it did not write the timeline of steps that are all well formed".into(),
+            stderr,
+        ),
+        _ if out.stdout.truncated() => (
+            Status::ProtocolError,
+            format!(
+                "standard output is over the harness's {limit}-byte limit for an emitted timeline"
+            ),
+            stderr,
+        ),
+        _ => {
+            let (status, detail) = crate::emitted::grade(c, &out.stdout.bytes);
+            (status, detail, stderr)
+        }
+    }
+}
+
 fn run_one_shot(
     imp: &Implementation,
     adapter: Option<&Adapter>,
@@ -180,86 +322,17 @@ fn run_one_shot(
     grading: Grading,
     strays: &mut Strays,
 ) -> (Status, String, String) {
-    let v = c.vector;
-    let files = match write_inputs(v, dir) {
-        Ok(f) => f,
-        Err(e) => {
-            return (
-                Status::Crash,
-                format!("cannot prepare inputs: {e}"),
-                String::new(),
-            )
-        }
-    };
-    let Some(call) = one_shot_call(c, &files) else {
-        return (
-            Status::Crash,
-            "the vector lacks an input its operation needs".into(),
-            String::new(),
-        );
+    let Invoked {
+        out,
+        exit,
+        call,
+        stderr,
+    } = match invoke(imp, adapter, c, dir, imp.capture_limit, strays) {
+        Ok(i) => i,
+        Err(failed) => return failed,
     };
     let operation = call.operation();
-    let mut argv = imp.argv.clone();
-    match adapter {
-        Some(a) => argv.extend(a.arguments(&call)),
-        None => argv.extend(call.argv()),
-    }
-    let out = match run(&RunSpec {
-        argv,
-        stdin: Vec::new(),
-        timeout: imp.timeout,
-        capture_limit: imp.capture_limit,
-    }) {
-        Ok(o) => o,
-        Err(e) => {
-            return (
-                Status::Crash,
-                format!("cannot start the implementation: {e}"),
-                String::new(),
-            )
-        }
-    };
-    *strays = out.strays;
-    let stderr = excerpt(&out.stderr.bytes);
-    let exit = match &out.ending {
-        Ending::TimedOut => {
-            return (
-                Status::Timeout,
-                format!("no exit within {} s", imp.timeout.as_secs_f64()),
-                stderr,
-            )
-        }
-        Ending::Signaled(sig) => return (Status::Crash, format!("killed by signal {sig}"), stderr),
-        Ending::Exited(code) => match adapter {
-            Some(a) => {
-                // All that was captured, not only the excerpt the results file keeps: a tool
-                // may log much before it dies.
-                if let Some(pattern) = a.crash_pattern(&out.stderr.bytes) {
-                    let detail = crash_detail(pattern, &format!("exit code {code}"));
-                    return (Status::Crash, detail, stderr);
-                }
-                a.exit_meaning(Some(*code))
-            }
-            None => ExitMeaning::of(Some(*code)),
-        },
-    };
     let result = match exit {
-        ExitMeaning::Crash => {
-            return (
-                Status::Crash,
-                format!(
-                    "exit code {} is not one of {}",
-                    out.ending
-                        .code()
-                        .map_or_else(|| "(none)".to_string(), |c| c.to_string()),
-                    adapter.map_or_else(
-                        || CONTRACT_EXIT_CODES.to_string(),
-                        |a| a.exit_codes_in_words()
-                    )
-                ),
-                stderr,
-            )
-        }
         ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.

@@ -456,16 +456,10 @@ impl ReceiverLink for ProcessReceiver {
     fn stop(mut self) -> Result<(), Failure> {
         // Seen only when the exit has already happened (a receiver that exits at once after its
         // last decision may not have yet): never a false alarm, and caught whenever it shows.
-        if let Some(s) = self.child.exited() {
-            return Err((
-                Status::ProtocolError,
-                format!(
-                    "the receiver ended ({}) before its input did (CONTRACT 5.1: exit when \
-                     standard input ends){}",
-                    describe_status(s),
-                    stderr_note(&self.keep_stderr())
-                ),
-            ));
+        // `ended` says what the exit was: 89 declines the revision, 0 is an early exit (a
+        // protocol error), anything else a crash.
+        if self.child.exited().is_some() {
+            return Err(self.ended("ended before its input did"));
         }
         self.child.close_stdin();
         match self.child.wait_exit(self.deadline) {

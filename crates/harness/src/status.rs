@@ -19,6 +19,8 @@ pub enum Status {
     FalseReject,
     /// Rejected, but not for the expected rule (strict grading).
     WrongReason,
+    /// An emitter wrote output that is not what the draft's construction gives for the steps.
+    WrongOutput,
     Unsupported,
     Timeout,
     Crash,
@@ -26,10 +28,11 @@ pub enum Status {
 }
 
 /// Every status, in report order: false accepts first (the security-relevant failure).
-pub const STATUSES: [Status; 11] = [
+pub const STATUSES: [Status; 12] = [
     Status::FalseAccept,
     Status::FalseReject,
     Status::WrongReason,
+    Status::WrongOutput,
     Status::Crash,
     Status::Timeout,
     Status::ProtocolError,
@@ -48,6 +51,7 @@ impl Status {
             Status::FalseAccept => "false-accept",
             Status::FalseReject => "false-reject",
             Status::WrongReason => "wrong-reason",
+            Status::WrongOutput => "wrong-output",
             Status::Unsupported => "unsupported",
             Status::Timeout => "timeout",
             Status::Crash => "crash",

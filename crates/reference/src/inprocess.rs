@@ -22,6 +22,7 @@ use agentconf_harness::session::Backend;
 use agentconf_harness::status::Status;
 
 use crate::dispatch::{answer, Answer};
+use crate::emit::emit_timeline;
 use crate::vector_inputs::{call_of, VectorInputs};
 
 /// The reference in process.
@@ -41,6 +42,12 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let v = c.vector;
     let (status, detail) = match v.suite {
         Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
+        // The reference emits; the harness grades what it wrote, as any emitter's output.
+        Suite::Aer1EmitTimeline => match v.input_bytes("steps").map(|b| emit_timeline(&b)) {
+            Some(Ok(text)) => agentconf_harness::emitted::grade(c, text.as_bytes()),
+            Some(Err(e)) => (Status::Crash, e),
+            None => (Status::Crash, "the vector has no steps input".into()),
+        },
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
             Ok(None) => (Status::Unsupported, "exit 89".into()),

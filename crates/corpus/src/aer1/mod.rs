@@ -1,6 +1,7 @@
 //! Generators for the AER-1 suites, one module per family.
 
 pub mod common;
+mod emit;
 mod hostile;
 mod receipt;
 mod reclosed;
@@ -28,6 +29,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     hostile::generate(out);
     receipt::generate(out);
     workflow::generate(out);
+    emit::generate(out);
 }
 
 /// The entry specs of the draft's example for job `job-7a1f`.

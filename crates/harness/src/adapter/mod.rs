@@ -113,6 +113,7 @@ fn operation_of(suite: Suite) -> Operation {
         Suite::Aer1Timeline => Operation::Aer1Timeline,
         Suite::Aer1Workflow => Operation::Aer1Workflow,
         Suite::GrpAdmission => Operation::GrpAdmit,
+        Suite::Aer1EmitTimeline => Operation::Aer1EmitTimeline,
     }
 }
 

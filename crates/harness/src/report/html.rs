@@ -589,7 +589,7 @@ a.counter:hover{box-shadow:0 1px 6px rgba(0,0,0,.12)}
 .counter.conf{border-left-color:var(--un)}.counter.conf .n{color:var(--fg)}
 .counter.conf.ok{border-left-color:var(--ok)}.counter.conf.ok .n{color:var(--ok)}.counter.conf.fail{border-left-color:var(--fa)}.counter.conf.known{border-left-color:var(--kn)}.counter.conf.partial{border-left-color:var(--pa)}
 .counter.big.plain{border-left-color:var(--un)}.counter.big.plain .n{color:var(--fg)}
-.s-false-accept{--c:var(--fa)}.s-false-reject{--c:var(--fr)}.s-wrong-reason{--c:var(--wr)}.s-crash{--c:var(--cr)}.s-timeout{--c:var(--to)}.s-protocol-error{--c:var(--pe)}.s-unsupported{--c:var(--un)}.s-pass{--c:var(--ok)}
+.s-false-accept{--c:var(--fa)}.s-false-reject{--c:var(--fr)}.s-wrong-reason{--c:var(--wr)}.s-wrong-output{--c:var(--wr)}.s-crash{--c:var(--cr)}.s-timeout{--c:var(--to)}.s-protocol-error{--c:var(--pe)}.s-unsupported{--c:var(--un)}.s-pass{--c:var(--ok)}
 .pill{display:inline-block;min-width:92px;text-align:center;padding:1px 8px;border-radius:999px;font-size:11.5px;font-weight:650;color:#fff;background:var(--c,#495057);white-space:nowrap}
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:4px 18px;margin:0}
 dt{color:var(--mut)}dd{margin:0;word-break:break-all}

@@ -1,0 +1,292 @@
+//! `aer1/emit-timeline/*`: producers under test. Each vector is a `STEPS` document (the job and
+//! each step's receipt id, tool, provenance class and exact output bytes); the implementation
+//! writes the timeline (`IMPL aer1-emit-timeline STEPS`), and the harness compares it with the
+//! timeline the draft's construction gives, member by member and link by link (AER-1 revision 09,
+//! section 7; the project's fact sheet, section 2). The answer kept in the vector is the digest of
+//! the last entry, which binds every entry before it.
+//!
+//! Families: `escaping` (every character class the preimage escapes differently from common JSON
+//! writers — quotes, backslashes, controls, U+007F, U+2028, non-BMP — in each string member),
+//! `shape` (one step, empty and binary outputs, ids that look like numbers, each provenance class)
+//! and `scale` (a large output, 10,000 steps).
+//!
+//! AER-1 (draft-zambo-aer1) is an individual Internet-Draft, not an RFC.
+
+use agentconf_aer1::digest::Revision;
+use agentconf_aer1::hex;
+use agentconf_aer1::producer::{build_timeline, digest_entry, CloseStyle, EntrySpec};
+use agentconf_contract::emit::{EmitStep, TimelineSteps};
+use agentconf_contract::vector::{Suite, Vector};
+use agentconf_rules::Rule;
+
+use crate::builder::Family;
+
+/// Emitters write the current construction; the revision is not an argument.
+const REVISIONS: &[&str] = &["09"];
+const JOB: &str = "job-7a1f";
+const LOGGED: &str = "LOGGED BY AGENT";
+
+pub fn generate(out: &mut Vec<Vector>) {
+    escaping(&mut Family::new(out, Suite::Aer1EmitTimeline, "escaping"));
+    shape(&mut Family::new(out, Suite::Aer1EmitTimeline, "shape"));
+    scale(&mut Family::new(out, Suite::Aer1EmitTimeline, "scale"));
+}
+
+/// A step with text output.
+fn step(id: &str, tool: &str, class: &str, output: &[u8]) -> EmitStep {
+    EmitStep::new(id, tool, class, output)
+}
+
+/// Three steps of the example shape, the `i`-th changed by `change`.
+fn three(change: impl Fn(usize, &mut EmitStep)) -> Vec<EmitStep> {
+    (0..3)
+        .map(|i| {
+            let mut s = step(
+                &format!("r-{JOB}-{i}"),
+                "price_lookup",
+                LOGGED,
+                format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
+            );
+            change(i, &mut s);
+            s
+        })
+        .collect()
+}
+
+/// Pushes the vector `name`: `steps` of `job`, the rules it exercises beyond the links.
+fn push(
+    f: &mut Family<'_>,
+    name: &str,
+    describe: &str,
+    job: &str,
+    steps: Vec<EmitStep>,
+    rules: &[Rule],
+) {
+    let document = TimelineSteps {
+        job_id: job.to_string(),
+        steps,
+    };
+    let specs: Vec<EntrySpec> = document
+        .steps
+        .iter()
+        .map(|s| EntrySpec {
+            bytes: s.output().unwrap_or_default(),
+            id: s.id.clone(),
+            tool: s.tool.clone(),
+            provenance_class: s.provenance_class.clone(),
+        })
+        .collect();
+    let entries = build_timeline(job, &specs, Revision::R09, CloseStyle::LastOnly);
+    let last = entries
+        .last()
+        .map(|e| digest_entry(e, Revision::R09, &mut Vec::new()));
+    // Serialising a struct of strings cannot fail. Long documents compact, to keep the corpus
+    // small; short ones one member a line, to be read.
+    let text = if document.steps.len() > 100 {
+        serde_json::to_string(&document).unwrap_or_default()
+    } else {
+        serde_json::to_string_pretty(&document).unwrap_or_default()
+    };
+    let mut b = f
+        .vector(name)
+        .revisions(REVISIONS)
+        .describe(describe)
+        .input("steps", "steps.json", text.as_bytes())
+        .valid()
+        .exercises(&[Rule::Aer1TlLink, Rule::Aer1TlGenesis, Rule::Aer1TlSeq])
+        .exercises(&[Rule::Aer1TlCloseLast])
+        .exercises(rules);
+    b = b.final_digest(&last.map(|d| hex::lower(&d)).unwrap_or_default());
+    b.push();
+}
+
+fn escaping(f: &mut Family<'_>) {
+    let members = Rule::Aer1TlMembers;
+    push(
+        f,
+        "quote-and-backslash-in-tool",
+        "The second step's tool is `say \"hi\" \\ bye`: the preimage writes \\\" and \\\\, as every \
+         JSON writer does.",
+        JOB,
+        three(|i, s| {
+            if i == 1 {
+                s.tool = "say \"hi\" \\ bye".into();
+            }
+        }),
+        &[members],
+    );
+    push(
+        f,
+        "control-characters-in-id",
+        "The second step's receipt id holds U+0001, backspace, tab, newline, form feed, carriage \
+         return and U+001F: the preimage writes \\b \\t \\n \\f \\r and \\u0001, \\u001f (lowercase \
+         hex).",
+        JOB,
+        three(|i, s| {
+            if i == 1 {
+                s.id = "r-\u{1}\u{8}\t\n\u{c}\r\u{1f}-1".into();
+            }
+        }),
+        &[members],
+    );
+    push(
+        f,
+        "u007f-in-tool",
+        "The first step's tool ends in U+007F (DEL): the draft's kit writes it \\u007f in the \
+         preimage, where RFC 8785 and most writers leave it raw.",
+        JOB,
+        three(|i, s| {
+            if i == 0 {
+                s.tool = "price_lookup\u{7f}".into();
+            }
+        }),
+        &[members],
+    );
+    push(
+        f,
+        "u2028-in-tool",
+        "The first step's tool holds U+2028 and U+2029 (line and paragraph separators): written \
+         \\u2028 and \\u2029.",
+        JOB,
+        three(|i, s| {
+            if i == 0 {
+                s.tool = "price\u{2028}lookup\u{2029}".into();
+            }
+        }),
+        &[members],
+    );
+    push(
+        f,
+        "non-ascii-job-id",
+        "The job id is `job-é-東京`: every non-ASCII character is written as a \\u escape with \
+         lowercase hex in the preimage, never raw UTF-8.",
+        "job-\u{e9}-\u{6771}\u{4eac}",
+        three(|_, _| {}),
+        &[Rule::Aer1TlJob],
+    );
+    push(
+        f,
+        "non-bmp-in-id-and-tool",
+        "The second step's receipt id and tool carry characters above the BMP (U+1F600, U+10FFFF): \
+         each is written as a surrogate pair, \\ud83d\\ude00 and \\udbff\\udfff.",
+        JOB,
+        three(|i, s| {
+            if i == 1 {
+                s.id = "r-\u{1f600}".into();
+                s.tool = "tool-\u{10ffff}".into();
+            }
+        }),
+        &[members],
+    );
+    push(
+        f,
+        "slash-and-ascii-punctuation",
+        "The tool is `a/b<c>&d'e`: none of these is escaped in the preimage (the solidus is written \
+         as is).",
+        JOB,
+        three(|i, s| {
+            if i == 2 {
+                s.tool = "a/b<c>&d'e".into();
+            }
+        }),
+        &[members],
+    );
+}
+
+fn shape(f: &mut Family<'_>) {
+    push(
+        f,
+        "one-step",
+        "A single step: its entry has the genesis prev_digest and is the last, so it carries close: \
+         true.",
+        JOB,
+        vec![step("r-only", "price_lookup", LOGGED, b"{}")],
+        &[],
+    );
+    push(
+        f,
+        "empty-output",
+        "The second step's output is zero bytes: canonical_bytes is the empty string, and \
+         output_hash the SHA-256 of nothing.",
+        JOB,
+        three(|i, s| {
+            if i == 1 {
+                s.output_base64 = String::new();
+            }
+        }),
+        &[Rule::Aer1TlB64],
+    );
+    push(
+        f,
+        "utf8-output-of-every-width",
+        "The outputs are UTF-8 text with characters of one to four bytes, a NUL, U+007F and a \
+         byte order mark: canonical_bytes is their base64 and the output hash is over the bytes \
+         exactly (nothing normalised, nothing escaped: the bytes are not JSON text in the \
+         preimage, only their hash is).",
+        JOB,
+        vec![
+            EmitStep::new(
+                "r-0",
+                "fetch",
+                LOGGED,
+                "a\u{e9}\u{6771}\u{1f600}".as_bytes(),
+            ),
+            EmitStep::new("r-1", "fetch", LOGGED, "\u{feff}\u{0}\u{7f}\r\n".as_bytes()),
+        ],
+        &[Rule::Aer1TlB64, Rule::Aer1TlUtf8],
+    );
+    push(
+        f,
+        "ids-that-look-like-numbers",
+        "Receipt ids `1`, `2.0` and `1e3`, and job id `007`: they are strings, written quoted in \
+         the preimage, never as numbers.",
+        "007",
+        vec![
+            step("1", "t", LOGGED, b"a"),
+            step("2.0", "t", LOGGED, b"b"),
+            step("1e3", "t", LOGGED, b"c"),
+        ],
+        &[Rule::Aer1TlMembers],
+    );
+    push(
+        f,
+        "every-provenance-class",
+        "One step per provenance class: `OBSERVED VIA GATEWAY`, `LOGGED BY AGENT`, and \
+         `EXECUTED BY` a system name with digits, dots, underscores and hyphens.",
+        JOB,
+        vec![
+            step("r-0", "t", "OBSERVED VIA GATEWAY", b"a"),
+            step("r-1", "t", LOGGED, b"b"),
+            step("r-2", "t", "EXECUTED BY SANDBOX-7.EU_WEST", b"c"),
+        ],
+        &[Rule::Aer1TlProvenance],
+    );
+}
+
+fn scale(f: &mut Family<'_>) {
+    push(
+        f,
+        "large-output",
+        "One step whose output is 256 KiB of JSON text: its canonical_bytes is about 350 KB of \
+         base64.",
+        JOB,
+        vec![step(
+            "r-big",
+            "dump",
+            LOGGED,
+            format!("[{}0]", "0,".repeat((1 << 17) - 1)).as_bytes(),
+        )],
+        &[],
+    );
+    push(
+        f,
+        "ten-thousand-steps",
+        "10,000 steps: each entry's link is the digest of the one before, so one wrong digest \
+         anywhere shows at the next entry.",
+        JOB,
+        (0..10_000)
+            .map(|i| step(&format!("r-{i}"), "t", LOGGED, format!("{i}").as_bytes()))
+            .collect(),
+        &[],
+    );
+}
