@@ -59,6 +59,8 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
                     add(&mut seeds, "emitted", name.clone(), steps);
                 }
             }
+            // Its timeline seeds `json_strict` above; no target of its own.
+            Suite::Aer1EmitCommitment => {}
             Suite::Aer1Receipt => {
                 if let Some(r) = v.input_bytes("receipt") {
                     // The receipt target's selector is an index into `receipt::Tier::ALL`.

@@ -365,6 +365,24 @@ fn emitters_are_graded_byte_for_byte() {
     let good = statuses(example, "good.jsonl");
     assert!(good.len() >= 14, "{good:?}");
     assert!(good.iter().all(|(_, s, _)| s == "pass"), "{good:?}");
+    // Its commitments too.
+    let path = scratch.path("commitments.jsonl");
+    scratch.agentconf(&[
+        "run",
+        "--include",
+        "aer1/emit-commitment/",
+        "--out",
+        &path,
+        "--",
+        "python3",
+        example,
+    ]);
+    let commitments = results_of(&std::fs::read_to_string(&path).unwrap());
+    assert!(commitments.len() >= 4, "{commitments:?}");
+    assert!(
+        commitments.iter().all(|(_, s, _)| s == "pass"),
+        "{commitments:?}"
+    );
     let bad = statuses(&raw, "raw.jsonl");
     let failed: Vec<&str> = bad
         .iter()

@@ -13,6 +13,7 @@ STEPS document with the same entry digest the verifier checks links with.
 
     python3 minimal_impl.py aer1-timeline 09 timeline.json
     python3 minimal_impl.py aer1-emit-timeline steps.json
+    python3 minimal_impl.py aer1-emit-commitment timeline.json 2026-10-01T18:30:00Z
 
 Everything else exits 89 (unsupported), which the harness reports as unsupported, never as a
 failure: the other operations (aer1-receipt under any TIER included), revision 06 and a
@@ -76,7 +77,8 @@ def read_seq(e):
 
 
 def check_timeline(raw):
-    """Returns a list of (rule id, message) failures; an empty list means valid."""
+    """Returns a list of (rule id, message) failures (an empty list means valid), and the digest
+    of the last entry (None when it could not be digested)."""
     fails = []
 
     def fail(rule, msg):
@@ -85,15 +87,15 @@ def check_timeline(raw):
     try:
         text = raw.decode("utf-8")  # strict: invalid UTF-8 (and UTF-16) is rejected
     except UnicodeDecodeError as err:
-        return [("AER1-JSON-UTF8", f"input is not UTF-8: {err}")]
+        return [("AER1-JSON-UTF8", f"input is not UTF-8: {err}")], None
     try:
         doc = json.loads(text)
     except RecursionError:
-        return [("AER1-JSON-DEPTH", "input is nested too deeply for this parser")]
+        return [("AER1-JSON-DEPTH", "input is nested too deeply for this parser")], None
     except ValueError as err:  # json.JSONDecodeError is a ValueError
-        return [("AER1-JSON-SYNTAX", f"input is not well-formed JSON: {err}")]
+        return [("AER1-JSON-SYNTAX", f"input is not well-formed JSON: {err}")], None
     if not isinstance(doc, list) or not doc:
-        return [("AER1-TL-ARRAY", "timeline is not a non-empty JSON array")]
+        return [("AER1-TL-ARRAY", "timeline is not a non-empty JSON array")], None
 
     prev = None  # digest of the previous entry, or None when it could not be digested
     job = None  # the first usable job_id
@@ -170,7 +172,7 @@ def check_timeline(raw):
                 fail("AER1-TL-LINK", f"entry {i} prev_digest does not match the digest of entry {i - 1}")
 
         prev = entry_digest(e, seq, output_hex) if digestable else None
-    return fails
+    return fails, prev
 
 
 def emit_timeline(raw):
@@ -209,6 +211,25 @@ def main(argv):
         sys.stdout.write(json.dumps(entries) + "\n")
         sys.stdout.flush()
         return ACCEPT
+    if op == "aer1-emit-commitment":
+        if len(args) != 2:
+            print("usage: minimal_impl.py aer1-emit-commitment TIMELINE PUBLISHED_AT", file=sys.stderr)
+            return 2
+        with open(args[0], "rb") as f:
+            raw = f.read()
+        fails, head = check_timeline(raw)
+        if fails or head is None:
+            return REJECT  # a commitment is made only for a timeline that verifies
+        entries = json.loads(raw)
+        commitment = {
+            "job_id": entries[0]["job_id"],
+            "final_entry_digest": head,
+            "entry_count": len(entries),  # an int: written as a JSON integer
+            "published_at": args[1],  # as given
+        }
+        sys.stdout.write(json.dumps(commitment) + "\n")
+        sys.stdout.flush()
+        return ACCEPT
     if op != "aer1-timeline":
         return unsupported(f"operation {op}")  # aer1-receipt, aer1-workflow, grp-admit, ...
     if len(args) not in (2, 3):
@@ -222,7 +243,7 @@ def main(argv):
 
     with open(path, "rb") as f:  # unreadable input: an exception, hence a crash (exit 70)
         raw = f.read()
-    fails = check_timeline(raw)
+    fails, _ = check_timeline(raw)
     rules = list(dict.fromkeys(rule for rule, _ in fails))  # unique, in order of first failure
     result = {
         "verdict": "invalid" if fails else "valid",

@@ -6,6 +6,7 @@
 //! IMPL aer1-workflow WORKFLOW
 //! IMPL grp-admit     REVISION SESSION STATE_DIR      (event lines on stdin, decisions on stdout)
 //! IMPL aer1-emit-timeline STEPS                       (the timeline on stdout)
+//! IMPL aer1-emit-commitment TIMELINE PUBLISHED_AT      (the commitment artifact on stdout)
 //! ```
 //!
 //! The harness builds a [`Call`] from a case and turns it into arguments ([`Call::args`]); an
@@ -25,15 +26,18 @@ pub enum Operation {
     /// A producer's operation: write the timeline of the steps in a `STEPS` file
     /// ([`crate::emit::TimelineSteps`]).
     Aer1EmitTimeline,
+    /// A producer's operation: write the external commitment artifact of a timeline.
+    Aer1EmitCommitment,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 5] = [
+    pub const ALL: [Operation; 6] = [
         Operation::Aer1Receipt,
         Operation::Aer1Timeline,
         Operation::Aer1Workflow,
         Operation::GrpAdmit,
         Operation::Aer1EmitTimeline,
+        Operation::Aer1EmitCommitment,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +47,7 @@ impl Operation {
             Operation::Aer1Workflow => "aer1-workflow",
             Operation::GrpAdmit => "grp-admit",
             Operation::Aer1EmitTimeline => "aer1-emit-timeline",
+            Operation::Aer1EmitCommitment => "aer1-emit-commitment",
         }
     }
 
@@ -85,6 +90,11 @@ pub enum Call {
     EmitTimeline {
         steps: String,
     },
+    EmitCommitment {
+        timeline: String,
+        /// The RFC 3339 instant the artifact records, passed through as given.
+        published_at: String,
+    },
 }
 
 /// What a list of arguments is.
@@ -105,6 +115,7 @@ impl Call {
             Call::Workflow { .. } => Operation::Aer1Workflow,
             Call::GrpAdmit { .. } => Operation::GrpAdmit,
             Call::EmitTimeline { .. } => Operation::Aer1EmitTimeline,
+            Call::EmitCommitment { .. } => Operation::Aer1EmitCommitment,
         }
     }
 
@@ -135,6 +146,10 @@ impl Call {
             Suite::Aer1EmitTimeline => Call::EmitTimeline {
                 steps: name_of("steps")?,
             },
+            Suite::Aer1EmitCommitment => Call::EmitCommitment {
+                timeline: name_of("timeline")?,
+                published_at: v.options.published_at.clone()?,
+            },
             Suite::GrpAdmission => return None,
         })
     }
@@ -163,6 +178,10 @@ impl Call {
                 state_dir,
             } => out.extend([revision.clone(), session.clone(), state_dir.clone()]),
             Call::EmitTimeline { steps } => out.push(steps.clone()),
+            Call::EmitCommitment {
+                timeline,
+                published_at,
+            } => out.extend([timeline.clone(), published_at.clone()]),
         }
         out
     }
@@ -210,6 +229,10 @@ impl Call {
             (Operation::Aer1EmitTimeline, [steps]) => Call::EmitTimeline {
                 steps: steps.clone(),
             },
+            (Operation::Aer1EmitCommitment, [timeline, published_at]) => Call::EmitCommitment {
+                timeline: timeline.clone(),
+                published_at: published_at.clone(),
+            },
             _ => return Parsed::WrongArguments(op),
         };
         Parsed::Call(call)
@@ -245,6 +268,10 @@ mod tests {
             },
             Call::EmitTimeline {
                 steps: "steps.json".into(),
+            },
+            Call::EmitCommitment {
+                timeline: "t.json".into(),
+                published_at: "2026-10-01T18:30:00Z".into(),
             },
         ];
         for call in calls {

@@ -45,7 +45,10 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
             }
             out
         }
-        Suite::Aer1Receipt | Suite::Aer1Workflow | Suite::Aer1EmitTimeline => current
+        Suite::Aer1Receipt
+        | Suite::Aer1Workflow
+        | Suite::Aer1EmitTimeline
+        | Suite::Aer1EmitCommitment => current
             .or(group.first())
             .map(String::as_str)
             .into_iter()

@@ -29,6 +29,10 @@ pub enum Suite {
     /// A producer's timelines: the implementation writes the timeline of the vector's steps.
     #[serde(rename = "aer1-emit-timeline")]
     Aer1EmitTimeline,
+    /// A producer's commitments: the implementation writes the commitment artifact of the
+    /// vector's timeline.
+    #[serde(rename = "aer1-emit-commitment")]
+    Aer1EmitCommitment,
 }
 
 impl Suite {
@@ -39,6 +43,7 @@ impl Suite {
             Suite::Aer1Workflow => "aer1-workflow",
             Suite::GrpAdmission => "grp-admission",
             Suite::Aer1EmitTimeline => "aer1-emit-timeline",
+            Suite::Aer1EmitCommitment => "aer1-emit-commitment",
         }
     }
 
@@ -50,21 +55,23 @@ impl Suite {
             Suite::Aer1Workflow => "aer1/workflow",
             Suite::GrpAdmission => "grp/admission",
             Suite::Aer1EmitTimeline => "aer1/emit-timeline",
+            Suite::Aer1EmitCommitment => "aer1/emit-commitment",
         }
     }
 
     /// Whether its cases are graded on the output the implementation writes (an emitter's),
     /// not on a verdict: a pass then shows the construction was followed, whatever else passed.
     pub fn graded_on_output(self) -> bool {
-        self == Suite::Aer1EmitTimeline
+        matches!(self, Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment)
     }
 
-    pub const ALL: [Suite; 5] = [
+    pub const ALL: [Suite; 6] = [
         Suite::Aer1Receipt,
         Suite::Aer1Timeline,
         Suite::Aer1Workflow,
         Suite::GrpAdmission,
         Suite::Aer1EmitTimeline,
+        Suite::Aer1EmitCommitment,
     ];
 }
 
@@ -198,11 +205,16 @@ pub struct Options {
     #[serde(skip_serializing_if = "Option::is_none", default, alias = "id_tier")]
     #[schemars(with = "Tier")]
     pub tier: Option<Tier>,
+    /// Commitment emitters only: the `PUBLISHED_AT` argument (RFC 3339), which the artifact
+    /// records as given.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "String")]
+    pub published_at: Option<String>,
 }
 
 impl Options {
     pub fn is_empty(&self) -> bool {
-        self.tier.is_none()
+        self.tier.is_none() && self.published_at.is_none()
     }
 
     /// The tier a receipt is checked under: `core` unless the vector says otherwise.
@@ -411,8 +423,8 @@ pub struct Vector {
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub expected_decisions: Vec<ExpectedDecision>,
     /// Emitters: the digest of the last entry of the timeline the draft's construction gives
-    /// for the `steps` input (lowercase hex; an answer). It binds every entry before it through
-    /// the links, so an emitter whose timeline ends on it wrote the same chain.
+    /// for the `steps` input, or of the `timeline` input's last entry for a commitment emitter
+    /// (lowercase hex; an answer). It binds every entry before it through the links.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     #[schemars(with = "String", regex(pattern = "^[0-9a-f]{64}$"))]
     pub expected_final_digest: Option<String>,

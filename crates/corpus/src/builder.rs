@@ -255,6 +255,12 @@ impl VectorBuilder<'_> {
     }
 
     /// Receipts: the tier the vector is checked under (absent: core).
+    /// Commitment emitters: the `PUBLISHED_AT` argument.
+    pub fn published_at(mut self, instant: &str) -> Self {
+        self.vector.options.published_at = Some(instant.to_string());
+        self
+    }
+
     pub fn tier(mut self, tier: Tier) -> Self {
         self.vector.options.tier = Some(tier);
         self

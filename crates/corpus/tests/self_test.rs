@@ -39,6 +39,9 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
     if v.suite == Suite::Aer1EmitTimeline {
         return emit(case);
     }
+    if v.suite == Suite::Aer1EmitCommitment {
+        return emit_commitment(case);
+    }
     // The same dispatch as `agentconf impl` and the in-process backend.
     let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
     let judged = match answer(&call, &VectorInputs(v))? {
@@ -72,6 +75,21 @@ fn emit(case: &Case<'_>) -> Result<(), Failed> {
         .map_err(|e| e.to_string())?;
     if r.verdict != Verdict::Valid {
         return Err(format!("the reference verifier rejects it: {:?}", r.failures).into());
+    }
+    Ok(())
+}
+
+/// A commitment emitter vector: the reference's commitment of the timeline, graded by the
+/// harness's own construction (which also checks the vector's expected final digest).
+fn emit_commitment(case: &Case<'_>) -> Result<(), Failed> {
+    let v = case.vector;
+    let timeline = v.input_bytes("timeline").ok_or("no timeline input")?;
+    let published_at = v.options.published_at.as_deref().ok_or("no published_at")?;
+    let text = agentconf_reference::emit::emit_commitment(&timeline, published_at)?
+        .ok_or("the reference made no commitment: the timeline does not verify")?;
+    let (status, detail) = agentconf_harness::emitted::grade_any(case, text.as_bytes());
+    if status != agentconf_harness::status::Status::Pass {
+        return Err(format!("{}: {detail}", status.name()).into());
     }
     Ok(())
 }

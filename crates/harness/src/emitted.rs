@@ -11,6 +11,7 @@
 
 use agentconf_contract::case::Case;
 use agentconf_contract::emit::TimelineSteps;
+use agentconf_contract::vector::Suite;
 use agentconf_rules::Rule;
 use serde::Deserialize;
 use serde_json::Value;
@@ -101,6 +102,14 @@ pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
     (out, prev)
 }
 
+/// Grades an emitter's standard output for case `c`, of either emitter suite.
+pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+    match c.vector.suite {
+        Suite::Aer1EmitCommitment => grade_commitment(c, stdout),
+        _ => grade(c, stdout),
+    }
+}
+
 /// Grades an emitter's standard output for case `c` (an `aer1-emit-timeline` vector): a pass
 /// when it is the timeline of the vector's steps, else `wrong-output` with the first faults.
 pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
@@ -132,12 +141,168 @@ pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
             ),
         );
     }
+    wrong_output(&faults)
+}
+
+/// `wrong-output`, with the first faults.
+fn wrong_output(faults: &[EmitFault]) -> (Status, String) {
     let shown: Vec<String> = faults.iter().take(3).map(|f| f.to_string()).collect();
     let more = match faults.len() {
         n if n > 3 => format!("; {} more", n - 3),
         _ => String::new(),
     };
     (Status::WrongOutput, format!("{}{more}", shown.join("; ")))
+}
+
+/// The commitment artifact the draft gives for a valid `timeline` (already read as JSON) at
+/// `published_at`, its final digest written by the judge; `None` when the timeline has no entry
+/// or its last entry lacks a member the digest needs.
+pub fn expected_commitment(timeline: &[Value], published_at: &str) -> Option<Value> {
+    let first = timeline.first()?;
+    let digest = entry_digest(timeline.last()?)?;
+    Some(serde_json::json!({
+        "job_id": first.get("job_id")?,
+        "final_entry_digest": digest,
+        "entry_count": timeline.len(),
+        "published_at": published_at,
+    }))
+}
+
+/// Grades a commitment emitter's standard output for case `c` (an `aer1-emit-commitment`
+/// vector): the four members, each exactly the draft's (`entry_count` a JSON integer); members of
+/// other names are ignored.
+pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+    let v = c.vector;
+    let timeline: Option<Vec<Value>> = v
+        .input_bytes("timeline")
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let (Some(timeline), Some(published_at)) = (timeline, v.options.published_at.as_deref()) else {
+        return (
+            Status::Crash,
+            "the vector has no readable timeline or no published_at".into(),
+        );
+    };
+    let Some(want) = expected_commitment(&timeline, published_at) else {
+        return (
+            Status::Crash,
+            "the vector's timeline has no digestable last entry".into(),
+        );
+    };
+    if v.expected_final_digest.as_deref() != want["final_entry_digest"].as_str() {
+        return (
+            Status::Crash,
+            format!(
+                "the vector's expected_final_digest {:?} is not the judge's {}",
+                v.expected_final_digest, want["final_entry_digest"]
+            ),
+        );
+    }
+    let faults = compare_commitment(&want, timeline.last(), stdout);
+    if faults.is_empty() {
+        (
+            Status::Pass,
+            format!("the commitment of the {} entries", timeline.len()),
+        )
+    } else {
+        wrong_output(&faults)
+    }
+}
+
+/// The faults of an emitted commitment against `want`; `last` is the timeline's last entry, for
+/// explaining a wrong final digest.
+pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) -> Vec<EmitFault> {
+    let fault = |rule, member, message: String| EmitFault {
+        rule,
+        entry: None,
+        member,
+        message,
+    };
+    let got: serde_json::Map<String, Value> = match serde_json::from_slice(emitted) {
+        Ok(Value::Object(o)) => o,
+        Ok(_) => {
+            return vec![fault(
+                Rule::Aer1CmMembers,
+                None,
+                "the output is not a JSON object".into(),
+            )]
+        }
+        Err(e) => {
+            return vec![fault(
+                Rule::Aer1JsonSyntax,
+                None,
+                format!("the output is not one JSON text ({e})"),
+            )]
+        }
+    };
+    let mut faults = Vec::new();
+    for (member, rule) in [
+        ("job_id", Rule::Aer1CmJob),
+        ("final_entry_digest", Rule::Aer1CmFinal),
+        ("entry_count", Rule::Aer1CmCount),
+        ("published_at", Rule::Aer1CmPublishedAt),
+    ] {
+        let expected = &want[member];
+        match got.get(member) {
+            None => faults.push(fault(Rule::Aer1CmMembers, Some(member), "missing".into())),
+            Some(v) if v == expected => {}
+            Some(v) if member == "entry_count" && v.as_f64() == expected.as_f64() => {
+                faults.push(fault(
+                    Rule::Aer1CmCountFormat,
+                    Some(member),
+                    format!("{} is not written as a JSON integer", shown(v)),
+                ))
+            }
+            Some(v) => {
+                let why = match (member, last, v.as_str()) {
+                    ("final_entry_digest", Some(entry), Some(d)) => explain_link(entry, d),
+                    _ => None,
+                };
+                faults.push(fault(
+                    rule,
+                    Some(member),
+                    format!(
+                        "{} where the draft gives {}{}",
+                        shown(v),
+                        shown(expected),
+                        why.map(|w| format!(": {w}")).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+    }
+    faults
+}
+
+/// The draft's digest of a timeline entry as read from JSON (`seq` of integral value: `1.0` is
+/// 1); `None` when a member it needs is missing or of another type.
+fn entry_digest(e: &Value) -> Option<String> {
+    use base64::Engine as _;
+    let s = |m: &str| e.get(m).and_then(Value::as_str);
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s("canonical_bytes")?)
+        .ok()?;
+    let output_hash = digest_hex(&bytes);
+    let seq = e.get("seq").and_then(integer_text)?;
+    let f = Fields {
+        close: e.get("close").and_then(Value::as_bool).unwrap_or(false),
+        id: s("id")?,
+        job_id: s("job_id")?,
+        output_hash: &output_hash,
+        prev_digest: s("prev_digest")?,
+        provenance_class: s("provenance_class")?,
+        seq: &seq,
+        tool: s("tool")?,
+    };
+    Some(digest_hex(&preimage(&f, Construction::Draft)))
+}
+
+/// A JSON number of integral value as its integer text (`1.0` and `1e0` are `1`).
+fn integer_text(v: &Value) -> Option<String> {
+    if let Some(n) = v.as_u64() {
+        return Some(n.to_string());
+    }
+    let f = v.as_f64()?;
+    (f.fract() == 0.0 && (1.0..9e15).contains(&f)).then(|| format!("{}", f as u64))
 }
 
 /// The faults of `emitted` (the implementation's standard output) against `want` (the timeline
@@ -496,6 +661,69 @@ mod tests {
             "5dd618b1b3b904a92261bb747f8c4511b0882e1454fc41f20a59fa5bd0ded778"
         );
         assert_eq!(compare(&t, &bytes(&t)), vec![]);
+    }
+
+    /// A commitment: each member on its rule, an entry count written 5.0 on the count's format,
+    /// a wrong digest explained from the last entry.
+    #[test]
+    fn commitment_members_each_on_their_rule() {
+        let t = timeline("job-1", Construction::Draft);
+        let want = expected_commitment(&t, "2026-10-01T18:30:00Z").unwrap();
+        let ok = serde_json::to_vec(&want).unwrap();
+        assert_eq!(compare_commitment(&want, t.last(), &ok), vec![]);
+        let with = |m: &str, v: Value| {
+            let mut c = want.clone();
+            c[m] = v;
+            rules(&compare_commitment(
+                &want,
+                t.last(),
+                &serde_json::to_vec(&c).unwrap(),
+            ))
+        };
+        assert_eq!(with("entry_count", 2.0.into()), ["AER1-CM-COUNT-FORMAT"]);
+        assert_eq!(with("entry_count", 3.into()), ["AER1-CM-COUNT"]);
+        assert_eq!(with("job_id", "job-2".into()), ["AER1-CM-JOB"]);
+        assert_eq!(
+            with("published_at", "2026-10-01T18:30:00+00:00".into()),
+            ["AER1-CM-PUBLISHED-AT"]
+        );
+        let last = t.last().unwrap();
+        let raw = entry_fields_digest(last, Construction::RawUtf8);
+        let faults = compare_commitment(&want, Some(last), &{
+            let mut c = want.clone();
+            c["final_entry_digest"] = raw.into();
+            serde_json::to_vec(&c).unwrap()
+        });
+        assert_eq!(rules(&faults), ["AER1-CM-FINAL"]);
+        assert!(faults[0].message.contains("raw in UTF-8"), "{}", faults[0]);
+        assert_eq!(
+            rules(&compare_commitment(&want, None, br#"{"job_id":"job-1"}"#)),
+            ["AER1-CM-MEMBERS", "AER1-CM-MEMBERS", "AER1-CM-MEMBERS"]
+        );
+    }
+
+    /// The digest of a test entry under `c`.
+    fn entry_fields_digest(e: &Value, c: Construction) -> String {
+        use base64::Engine as _;
+        let s = |m: &str| e[m].as_str().unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(s("canonical_bytes"))
+            .unwrap();
+        let hash = digest_hex(&bytes);
+        let seq = e["seq"].to_string();
+        digest_hex(&preimage(
+            &Fields {
+                close: e["close"].as_bool().unwrap_or(false),
+                id: s("id"),
+                job_id: s("job_id"),
+                output_hash: &hash,
+                prev_digest: s("prev_digest"),
+                provenance_class: s("provenance_class"),
+                seq: &seq,
+                tool: s("tool"),
+            },
+            c,
+        ))
     }
 
     #[test]

@@ -187,10 +187,7 @@ impl PersistentSession {
     /// Runs one case: its inputs are written into a fresh directory under `work` (removed
     /// afterwards). GRP scenarios and emitters run one-shot.
     pub fn run(&mut self, c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
-        if matches!(
-            c.vector.suite,
-            Suite::GrpAdmission | Suite::Aer1EmitTimeline
-        ) {
+        if c.vector.suite == Suite::GrpAdmission || c.vector.suite.graded_on_output() {
             return run_case(&self.config.implementation, c, work, grading);
         }
         static COUNTER: AtomicU64 = AtomicU64::new(0);

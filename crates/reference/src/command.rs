@@ -67,6 +67,23 @@ pub fn run(
             .map_err(|e| format!("cannot write output: {e}"))?;
         return Ok(ExitMeaning::Accept.code());
     }
+    if let Call::EmitCommitment {
+        timeline,
+        published_at,
+    } = &call
+    {
+        let bytes = read_document(timeline)?;
+        return match crate::emit::emit_commitment(&bytes, published_at)? {
+            Some(text) => {
+                out.write_all(text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(|e| format!("cannot write output: {e}"))?;
+                Ok(ExitMeaning::Accept.code())
+            }
+            // Nothing on standard output: a commitment is only ever written for a valid chain.
+            None => Ok(ExitMeaning::Reject.code()),
+        };
+    }
     let a = answer(&call, &Files)?;
     if let Some(object) = a.result_object() {
         let mut text = serde_json::to_string(&object).map_err(|e| e.to_string())?;
@@ -166,8 +183,12 @@ fn run_response(request: &Value, log: &mut impl Write) -> Result<String, String>
     let answered = match (operation, args) {
         (Some(operation), Some(args)) => match Call::parse(operation, &args) {
             // A stream and an emitter's output do not fit a response line: one-shot only.
-            Parsed::Call(Call::GrpAdmit { .. } | Call::EmitTimeline { .. })
-            | Parsed::WrongArguments(Operation::GrpAdmit | Operation::Aer1EmitTimeline)
+            Parsed::Call(
+                Call::GrpAdmit { .. } | Call::EmitTimeline { .. } | Call::EmitCommitment { .. },
+            )
+            | Parsed::WrongArguments(
+                Operation::GrpAdmit | Operation::Aer1EmitTimeline | Operation::Aer1EmitCommitment,
+            )
             | Parsed::UnknownOperation(_) => Ok(Answer::Unsupported),
             Parsed::Call(call) => answer(&call, &Files),
             Parsed::WrongArguments(op) => Err(op.usage_error()),

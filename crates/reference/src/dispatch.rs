@@ -124,8 +124,8 @@ pub fn answer(call: &Call, inputs: &dyn Inputs) -> Result<Answer, String> {
             Ok(judged(r.verdict, r.failures, r.historical))
         }
         Call::GrpAdmit { .. } => Err("grp-admit is a stream of events, not one call".into()),
-        Call::EmitTimeline { .. } => {
-            Err("aer1-emit-timeline writes a timeline, not a verdict (see crate::emit)".into())
+        Call::EmitTimeline { .. } | Call::EmitCommitment { .. } => {
+            Err("an emit operation writes an artifact, not a verdict (see crate::emit)".into())
         }
     }
 }

@@ -1,9 +1,13 @@
 //! The reference as an emitter: `agentconf impl aer1-emit-timeline STEPS` writes the timeline of
 //! the steps, built by the reference producer under the current construction (revision 09), the
-//! last entry closed and `close` left out before it (absent digests as `false`).
+//! last entry closed and `close` left out before it (absent digests as `false`);
+//! `agentconf impl aer1-emit-commitment TIMELINE PUBLISHED_AT` writes the commitment artifact of
+//! a timeline that verifies under revision 09, as `agentconf commit` does.
 
+use agentconf_aer1::commitment::make_commitment;
 use agentconf_aer1::producer::{build_timeline, timeline_json, CloseStyle, EntrySpec};
-use agentconf_aer1::Revision;
+use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
+use agentconf_aer1::{Revision, Verdict};
 use agentconf_contract::emit::TimelineSteps;
 
 /// The timeline of the `STEPS` document `bytes`, as JSON text (one entry per line). `Err` says
@@ -23,6 +27,21 @@ pub fn emit_timeline(bytes: &[u8]) -> Result<String, String> {
         .collect();
     let entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
     Ok(timeline_json(&entries))
+}
+
+/// The commitment artifact (one line) of the timeline `bytes` at `published_at`; `None` when the
+/// timeline does not verify under revision 09 (no commitment is made for it). `Err`: an
+/// unreadable timeline or a `published_at` that is not RFC 3339 (a usage error).
+pub fn emit_commitment(bytes: &[u8], published_at: &str) -> Result<Option<String>, String> {
+    let report = verify_timeline(bytes, &TimelineOptions::default()).map_err(|e| e.to_string())?;
+    match (report.verdict, &report.job_id, &report.final_entry_digest) {
+        (Verdict::Valid, Some(job_id), Some(digest)) => {
+            let c = make_commitment(job_id, digest, report.entry_count, published_at)
+                .map_err(|e| format!("cannot build the commitment: {e}"))?;
+            Ok(Some(c.to_json() + "\n"))
+        }
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use agentconf_harness::session::Backend;
 use agentconf_harness::status::Status;
 
 use crate::dispatch::{answer, Answer};
-use crate::emit::emit_timeline;
+use crate::emit::{emit_commitment, emit_timeline};
 use crate::vector_inputs::{call_of, VectorInputs};
 
 /// The reference in process.
@@ -48,6 +48,18 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
             Some(Err(e)) => (Status::Crash, e),
             None => (Status::Crash, "the vector has no steps input".into()),
         },
+        Suite::Aer1EmitCommitment => {
+            let timeline = v.input_bytes("timeline").unwrap_or_default();
+            let published_at = v.options.published_at.as_deref().unwrap_or_default();
+            match emit_commitment(&timeline, published_at) {
+                Ok(Some(text)) => agentconf_harness::emitted::grade_any(c, text.as_bytes()),
+                Ok(None) => (
+                    Status::FalseReject,
+                    "no commitment: the timeline does not verify".into(),
+                ),
+                Err(e) => (Status::Crash, e),
+            }
+        }
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
             Ok(None) => (Status::Unsupported, "exit 89".into()),

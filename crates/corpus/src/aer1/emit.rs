@@ -14,7 +14,9 @@
 
 use agentconf_aer1::digest::Revision;
 use agentconf_aer1::hex;
-use agentconf_aer1::producer::{build_timeline, digest_entry, CloseStyle, EntrySpec};
+use agentconf_aer1::producer::{
+    build_timeline, digest_entry, timeline_json, CloseStyle, EntrySpec,
+};
 use agentconf_contract::emit::{EmitStep, TimelineSteps};
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_rules::Rule;
@@ -30,6 +32,98 @@ pub fn generate(out: &mut Vec<Vector>) {
     escaping(&mut Family::new(out, Suite::Aer1EmitTimeline, "escaping"));
     shape(&mut Family::new(out, Suite::Aer1EmitTimeline, "shape"));
     scale(&mut Family::new(out, Suite::Aer1EmitTimeline, "scale"));
+    commitments(&mut Family::new(out, Suite::Aer1EmitCommitment, "valid"));
+}
+
+/// `aer1/emit-commitment/valid/*`: a timeline that verifies under revision 09 and an instant;
+/// the implementation writes the commitment artifact (AER-1 revision 09; the fact sheet, section
+/// 4): the first entry's `job_id`, the digest of the last entry, the entry count as a JSON
+/// integer, and the instant as given.
+fn commitments(f: &mut Family<'_>) {
+    let cases: [(&str, &str, &str, Vec<EmitStep>, &str); 4] = [
+        (
+            "published-example",
+            "The draft's published five-entry chain `v07-valid-5` and its published commitment \
+             instant: the artifact is the published one, final digest 79b1e2e2…",
+            JOB,
+            (0..5)
+                .map(|i| {
+                    step(
+                        &format!("r-{JOB}-{i}"),
+                        "price_lookup",
+                        LOGGED,
+                        format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
+                    )
+                })
+                .collect(),
+            "2026-10-01T18:30:00Z",
+        ),
+        (
+            "one-entry",
+            "A timeline of one closed entry: entry_count 1, and the final digest is the digest of \
+             the genesis entry.",
+            JOB,
+            vec![step("r-only", "t", LOGGED, b"{}")],
+            "2026-10-01T18:30:00Z",
+        ),
+        (
+            "non-ascii-job-and-tool",
+            "The job id and a tool hold non-ASCII characters and U+007F: job_id is copied as is \
+             (any JSON escaping of the output), and the final digest follows the draft's escaping \
+             of the preimage.",
+            "job-\u{e9}",
+            three(|i, s| {
+                if i == 2 {
+                    s.tool = "t\u{7f}\u{1f600}".into();
+                }
+            }),
+            "2026-10-01T18:30:00Z",
+        ),
+        (
+            "offset-and-fraction-instant",
+            "The instant has a fraction of a second and an offset (`2026-10-01T20:30:00.250+02:00`): \
+             published_at is written exactly as given, not normalised to UTC.",
+            JOB,
+            three(|_, _| {}),
+            "2026-10-01T20:30:00.250+02:00",
+        ),
+    ];
+    for (name, describe, job, steps, instant) in cases {
+        let specs: Vec<EntrySpec> = steps
+            .iter()
+            .map(|s| EntrySpec {
+                bytes: s.output().unwrap_or_default(),
+                id: s.id.clone(),
+                tool: s.tool.clone(),
+                provenance_class: s.provenance_class.clone(),
+            })
+            .collect();
+        let entries = build_timeline(job, &specs, Revision::R09, CloseStyle::LastOnly);
+        let last = entries
+            .last()
+            .map(|e| hex::lower(&digest_entry(e, Revision::R09, &mut Vec::new())))
+            .unwrap_or_default();
+        f.vector(name)
+            .revisions(REVISIONS)
+            .describe(describe)
+            .input(
+                "timeline",
+                "timeline.json",
+                timeline_json(&entries).as_bytes(),
+            )
+            .published_at(instant)
+            .valid()
+            .exercises(&[
+                Rule::Aer1CmMembers,
+                Rule::Aer1CmJob,
+                Rule::Aer1CmCount,
+                Rule::Aer1CmCountFormat,
+                Rule::Aer1CmFinal,
+                Rule::Aer1CmPublishedAt,
+            ])
+            .final_digest(&last)
+            .push();
+    }
 }
 
 /// A step with text output.

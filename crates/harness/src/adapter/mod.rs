@@ -114,6 +114,7 @@ fn operation_of(suite: Suite) -> Operation {
         Suite::Aer1Workflow => Operation::Aer1Workflow,
         Suite::GrpAdmission => Operation::GrpAdmit,
         Suite::Aer1EmitTimeline => Operation::Aer1EmitTimeline,
+        Suite::Aer1EmitCommitment => Operation::Aer1EmitCommitment,
     }
 }
 
@@ -163,7 +164,9 @@ impl Adapter {
                 .revisions
                 .as_ref()
                 .and_then(|d| needs(d, "revisions", c.revision)),
-            Operation::Aer1Workflow | Operation::Aer1EmitTimeline => None,
+            Operation::Aer1Workflow
+            | Operation::Aer1EmitTimeline
+            | Operation::Aer1EmitCommitment => None,
         };
         declined.or_else(|| {
             let commitment = c.vector.inputs.iter().any(|i| i.role == "commitment");

@@ -17,6 +17,8 @@ pub enum Placeholder {
     Workflow,
     /// The `STEPS` file of an emit operation.
     Steps,
+    /// The instant a commitment emitter records.
+    PublishedAt,
 }
 
 impl Placeholder {
@@ -30,6 +32,7 @@ impl Placeholder {
             "commitment" => Placeholder::Commitment,
             "workflow" => Placeholder::Workflow,
             "steps" => Placeholder::Steps,
+            "published_at" => Placeholder::PublishedAt,
             _ => return None,
         })
     }
@@ -43,6 +46,7 @@ impl Placeholder {
             Placeholder::Commitment => "{commitment}",
             Placeholder::Workflow => "{workflow}",
             Placeholder::Steps => "{steps}",
+            Placeholder::PublishedAt => "{published_at}",
         }
     }
 
@@ -57,6 +61,7 @@ impl Placeholder {
             ],
             Operation::Aer1Workflow => &[Placeholder::Workflow],
             Operation::Aer1EmitTimeline => &[Placeholder::Steps],
+            Operation::Aer1EmitCommitment => &[Placeholder::Timeline, Placeholder::PublishedAt],
             // A receiver is always started in the contract's order: no template.
             Operation::GrpAdmit => &[],
         }
@@ -81,6 +86,10 @@ impl Placeholder {
             (Placeholder::Commitment, Call::Timeline { commitment, .. }) => commitment.as_deref(),
             (Placeholder::Workflow, Call::Workflow { workflow }) => Some(workflow),
             (Placeholder::Steps, Call::EmitTimeline { steps }) => Some(steps),
+            (Placeholder::Timeline, Call::EmitCommitment { timeline, .. }) => Some(timeline),
+            (Placeholder::PublishedAt, Call::EmitCommitment { published_at, .. }) => {
+                Some(published_at)
+            }
             _ => None,
         }
     }
