@@ -273,9 +273,16 @@ pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) ->
     faults
 }
 
-/// The draft's digest of a timeline entry as read from JSON (`seq` of integral value: `1.0` is
-/// 1); `None` when a member it needs is missing or of another type.
+/// The draft's digest of a timeline entry as read from JSON; `None` when a member it needs is
+/// missing or of another type.
 fn entry_digest(e: &Value) -> Option<String> {
+    with_fields(e, |f| digest_hex(&preimage(f, Construction::Draft)))
+}
+
+/// `use_fields` of the preimage members of a timeline entry read from JSON (`output_hash`
+/// recomputed from the decoded bytes, `seq` of integral value: `1.0` is 1); `None` when a member
+/// they need is missing or of another type.
+fn with_fields<T>(e: &Value, use_fields: impl FnOnce(&Fields<'_>) -> T) -> Option<T> {
     use base64::Engine as _;
     let s = |m: &str| e.get(m).and_then(Value::as_str);
     let bytes = base64::engine::general_purpose::STANDARD
@@ -283,7 +290,7 @@ fn entry_digest(e: &Value) -> Option<String> {
         .ok()?;
     let output_hash = digest_hex(&bytes);
     let seq = e.get("seq").and_then(integer_text)?;
-    let f = Fields {
+    Some(use_fields(&Fields {
         close: e.get("close").and_then(Value::as_bool).unwrap_or(false),
         id: s("id")?,
         job_id: s("job_id")?,
@@ -292,8 +299,7 @@ fn entry_digest(e: &Value) -> Option<String> {
         provenance_class: s("provenance_class")?,
         seq: &seq,
         tool: s("tool")?,
-    };
-    Some(digest_hex(&preimage(&f, Construction::Draft)))
+    }))
 }
 
 /// A JSON number of integral value as its integer text (`1.0` and `1e0` are `1`).
@@ -480,27 +486,7 @@ pub fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
 /// Why the emitter's digest of `previous` (the next entry's `prev_digest`, `digest`) is not the
 /// draft's: the known wrong construction that gives it, if one does.
 fn explain_link(previous: &Value, digest: &str) -> Option<String> {
-    let s = |m: &str| previous.get(m).and_then(Value::as_str);
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s("canonical_bytes")?)
-        .ok()?;
-    let output_hash = digest_hex(&bytes);
-    let seq = previous.get("seq")?.as_u64()?.to_string();
-    let f = Fields {
-        close: previous
-            .get("close")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        id: s("id")?,
-        job_id: s("job_id")?,
-        output_hash: &output_hash,
-        prev_digest: s("prev_digest")?,
-        provenance_class: s("provenance_class")?,
-        seq: &seq,
-        tool: s("tool")?,
-    };
-    explain(&f, digest).map(|e| e.to_string())
+    with_fields(previous, |f| explain(f, digest).map(|e| e.to_string())).flatten()
 }
 
 /// A JSON value for a message, clipped.

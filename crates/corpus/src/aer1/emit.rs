@@ -15,7 +15,7 @@
 use agentconf_aer1::digest::Revision;
 use agentconf_aer1::hex;
 use agentconf_aer1::producer::{
-    build_timeline, digest_entry, timeline_json, CloseStyle, EntrySpec,
+    build_timeline, digest_entry, timeline_json, CloseStyle, Entry, EntrySpec,
 };
 use agentconf_contract::emit::{EmitStep, TimelineSteps};
 use agentconf_contract::vector::{Suite, Vector};
@@ -89,20 +89,7 @@ fn commitments(f: &mut Family<'_>) {
         ),
     ];
     for (name, describe, job, steps, instant) in cases {
-        let specs: Vec<EntrySpec> = steps
-            .iter()
-            .map(|s| EntrySpec {
-                bytes: s.output().unwrap_or_default(),
-                id: s.id.clone(),
-                tool: s.tool.clone(),
-                provenance_class: s.provenance_class.clone(),
-            })
-            .collect();
-        let entries = build_timeline(job, &specs, Revision::R09, CloseStyle::LastOnly);
-        let last = entries
-            .last()
-            .map(|e| hex::lower(&digest_entry(e, Revision::R09, &mut Vec::new())))
-            .unwrap_or_default();
+        let (entries, last) = timeline_of(job, &steps);
         f.vector(name)
             .revisions(REVISIONS)
             .describe(describe)
@@ -124,6 +111,25 @@ fn commitments(f: &mut Family<'_>) {
             .final_digest(&last)
             .push();
     }
+}
+
+/// The timeline the reference producer writes for `steps` of `job`, and its last entry's digest.
+fn timeline_of(job: &str, steps: &[EmitStep]) -> (Vec<Entry>, String) {
+    let specs: Vec<EntrySpec> = steps
+        .iter()
+        .map(|s| EntrySpec {
+            bytes: s.output().unwrap_or_default(),
+            id: s.id.clone(),
+            tool: s.tool.clone(),
+            provenance_class: s.provenance_class.clone(),
+        })
+        .collect();
+    let entries = build_timeline(job, &specs, Revision::R09, CloseStyle::LastOnly);
+    let last = entries
+        .last()
+        .map(|e| hex::lower(&digest_entry(e, Revision::R09, &mut Vec::new())))
+        .unwrap_or_default();
+    (entries, last)
 }
 
 /// A step with text output.
@@ -160,20 +166,7 @@ fn push(
         job_id: job.to_string(),
         steps,
     };
-    let specs: Vec<EntrySpec> = document
-        .steps
-        .iter()
-        .map(|s| EntrySpec {
-            bytes: s.output().unwrap_or_default(),
-            id: s.id.clone(),
-            tool: s.tool.clone(),
-            provenance_class: s.provenance_class.clone(),
-        })
-        .collect();
-    let entries = build_timeline(job, &specs, Revision::R09, CloseStyle::LastOnly);
-    let last = entries
-        .last()
-        .map(|e| digest_entry(e, Revision::R09, &mut Vec::new()));
+    let (_, last) = timeline_of(job, &document.steps);
     // Serialising a struct of strings cannot fail. Long documents compact, to keep the corpus
     // small; short ones one member a line, to be read.
     let text = if document.steps.len() > 100 {
@@ -190,7 +183,7 @@ fn push(
         .exercises(&[Rule::Aer1TlLink, Rule::Aer1TlGenesis, Rule::Aer1TlSeq])
         .exercises(&[Rule::Aer1TlCloseLast])
         .exercises(rules);
-    b = b.final_digest(&last.map(|d| hex::lower(&d)).unwrap_or_default());
+    b = b.final_digest(&last);
     b.push();
 }
 
