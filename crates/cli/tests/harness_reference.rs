@@ -365,6 +365,21 @@ fn emitters_are_graded_byte_for_byte() {
     let good = statuses(example, "good.jsonl");
     assert!(good.len() >= 14, "{good:?}");
     assert!(good.iter().all(|(_, s, _)| s == "pass"), "{good:?}");
+    // The emitter CONTRACT.md 2.7 shows, run as written.
+    let contract = include_str!("../../contract/CONTRACT.md");
+    let section = contract.split("### 2.7").nth(1).expect("section 2.7");
+    let shown = section
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("its Python example");
+    let documented = scratch.path("contract_example.py");
+    std::fs::write(&documented, shown).unwrap();
+    let as_written = statuses(&documented, "documented.jsonl");
+    assert!(
+        as_written.len() >= 14 && as_written.iter().all(|(_, s, _)| s == "pass"),
+        "{as_written:?}"
+    );
     // Its commitments too.
     let path = scratch.path("commitments.jsonl");
     scratch.agentconf(&[
