@@ -393,11 +393,47 @@ fn emitters_are_graded_byte_for_byte() {
         example,
     ]);
     let commitments = results_of(&std::fs::read_to_string(&path).unwrap());
-    assert!(commitments.len() >= 4, "{commitments:?}");
+    assert!(commitments.len() >= 6, "{commitments:?}");
     assert!(
         commitments.iter().all(|(_, s, _)| s == "pass"),
         "{commitments:?}"
     );
+    // A producer that refuses everything passes only the refusals, and earns no rule by them:
+    // their credit needs the valid commitment they derive from.
+    let refuser = scratch.path("refuse.sh");
+    std::fs::write(&refuser, "exit 1\n").unwrap();
+    let path = scratch.path("refuser.jsonl");
+    let run = scratch.agentconf(&[
+        "run",
+        "--keep-going",
+        "--include",
+        "aer1/emit-commitment/",
+        "--out",
+        &path,
+        "--",
+        "sh",
+        &refuser,
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    for (id, status, _) in results_of(&std::fs::read_to_string(&path).unwrap()) {
+        let want = if id.contains("/refuse/") {
+            "pass"
+        } else {
+            "false-reject"
+        };
+        assert_eq!(status, want, "{id}");
+    }
+    let text = String::from_utf8_lossy(&run.stdout);
+    // A rule row reads `pass  N/M LEVEL RULE`; the totals' `pass  2` has no slash.
+    let rule_passed = |l: &&str| {
+        let mut words = l.split_whitespace();
+        words.next() == Some("pass") && words.next().is_some_and(|w| w.contains('/'))
+    };
+    assert!(
+        !text.lines().any(|l| rule_passed(&l)),
+        "a refuser earned a rule:\n{text}"
+    );
+    assert!(text.contains("uncredited"), "{text}");
     let bad = statuses(&raw, "raw.jsonl");
     let failed: Vec<&str> = bad
         .iter()

@@ -85,9 +85,11 @@ fn emit_commitment(case: &Case<'_>) -> Result<(), Failed> {
     let v = case.vector;
     let timeline = v.input_bytes("timeline").ok_or("no timeline input")?;
     let published_at = v.options.published_at.as_deref().ok_or("no published_at")?;
-    let text = agentconf_reference::emit::emit_commitment(&timeline, published_at)?
-        .ok_or("the reference made no commitment: the timeline does not verify")?;
-    let (status, detail) = agentconf_harness::emitted::grade_any(case, text.as_bytes());
+    let made = agentconf_reference::emit::emit_commitment(&timeline, published_at)?;
+    let (status, detail) = match &made {
+        Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
+        None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
+    };
     if status != agentconf_harness::status::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
     }

@@ -11,7 +11,7 @@
 
 use agentconf_contract::case::Case;
 use agentconf_contract::emit::TimelineSteps;
-use agentconf_contract::vector::Suite;
+use agentconf_contract::vector::{Expectation, Suite};
 use agentconf_rules::Rule;
 use serde::Deserialize;
 use serde_json::Value;
@@ -100,6 +100,28 @@ pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
         prev = digest;
     }
     (out, prev)
+}
+
+/// Grades an emitter's answer to case `c`: whether it wrote something (`wrote`, exit 0) or
+/// refused (exit 1), and what it wrote. A vector whose input no conforming producer may commit to
+/// (`invalid`: a timeline that does not verify) must be refused; any other must be written as
+/// the construction gives it.
+pub fn grade_emitter(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> (Status, String) {
+    match (c.expectation, wrote) {
+        (Expectation::Invalid, false) => (
+            Status::Pass,
+            "refused: nothing is made of input that does not verify".into(),
+        ),
+        (Expectation::Invalid, true) => (
+            Status::FalseAccept,
+            "wrote an artifact for input that does not verify (it must exit 1)".into(),
+        ),
+        (_, false) => (
+            Status::FalseReject,
+            "exit 1: it refused input that is well formed".into(),
+        ),
+        (_, true) => grade_any(c, stdout),
+    }
 }
 
 /// Grades an emitter's standard output for case `c`, of either emitter suite.

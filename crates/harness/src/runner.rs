@@ -298,11 +298,10 @@ fn run_emit(
     };
     match exit {
         ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into(), stderr),
-        ExitMeaning::Reject => (
-            Status::FalseReject,
-            "exit 1: it did not write the timeline of steps that are all well formed".into(),
-            stderr,
-        ),
+        ExitMeaning::Reject => {
+            let (status, detail) = crate::emitted::grade_emitter(c, false, &[]);
+            (status, detail, stderr)
+        }
         _ if out.stdout.truncated() => (
             Status::ProtocolError,
             format!(
@@ -311,7 +310,7 @@ fn run_emit(
             stderr,
         ),
         _ => {
-            let (status, detail) = crate::emitted::grade_any(c, &out.stdout.bytes);
+            let (status, detail) = crate::emitted::grade_emitter(c, true, &out.stdout.bytes);
             (status, detail, stderr)
         }
     }

@@ -44,7 +44,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => match v.input_bytes("steps").map(|b| emit_timeline(&b)) {
-            Some(Ok(text)) => agentconf_harness::emitted::grade(c, text.as_bytes()),
+            Some(Ok(text)) => agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes()),
             Some(Err(e)) => (Status::Crash, e),
             None => (Status::Crash, "the vector has no steps input".into()),
         },
@@ -52,11 +52,10 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
             let timeline = v.input_bytes("timeline").unwrap_or_default();
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
             match emit_commitment(&timeline, published_at) {
-                Ok(Some(text)) => agentconf_harness::emitted::grade_any(c, text.as_bytes()),
-                Ok(None) => (
-                    Status::FalseReject,
-                    "no commitment: the timeline does not verify".into(),
-                ),
+                Ok(Some(text)) => {
+                    agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes())
+                }
+                Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
                 Err(e) => (Status::Crash, e),
             }
         }

@@ -33,6 +33,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     shape(&mut Family::new(out, Suite::Aer1EmitTimeline, "shape"));
     scale(&mut Family::new(out, Suite::Aer1EmitTimeline, "scale"));
     commitments(&mut Family::new(out, Suite::Aer1EmitCommitment, "valid"));
+    refusals(&mut Family::new(out, Suite::Aer1EmitCommitment, "refuse"));
 }
 
 /// `aer1/emit-commitment/valid/*`: a timeline that verifies under revision 09 and an instant;
@@ -109,6 +110,78 @@ fn commitments(f: &mut Family<'_>) {
                 Rule::Aer1CmPublishedAt,
             ])
             .final_digest(&last)
+            .push();
+    }
+}
+
+/// A refusal vector: its name, description, the chain rule it breaks, the mutation in words and
+/// the change to the published chain's entries.
+type Breakage = (
+    &'static str,
+    &'static str,
+    Rule,
+    &'static str,
+    fn(&mut Vec<Entry>),
+);
+
+/// `aer1/emit-commitment/refuse/*`: timelines that do not verify, each derived from the
+/// published example.
+fn refusals(f: &mut Family<'_>) {
+    // Timelines that do not verify: no commitment may be made of them (AER-1 revision 09, the
+    // commitment lives outside a chain that verifies; `agentconf commit` prints none). The
+    // producer must refuse (exit 1); writing one is a false acceptance.
+    let source = format!(
+        "{}/valid/published-example",
+        Suite::Aer1EmitCommitment.id_prefix()
+    );
+    let published: Vec<EmitStep> = (0..5)
+        .map(|i| {
+            step(
+                &format!("r-{JOB}-{i}"),
+                "price_lookup",
+                LOGGED,
+                format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
+            )
+        })
+        .collect();
+    let broken: [Breakage; 2] = [
+        (
+            "tampered-entry",
+            "The published chain with entry 2's tool changed and nothing re-linked: entry 3's \
+             prev_digest no longer matches. A commitment would vouch for a chain that does not \
+             verify: the producer must refuse (exit 1).",
+            Rule::Aer1TlLink,
+            "entry 2's tool changed to price_lookup_v2; links left as they were",
+            |e| e[2].tool = "price_lookup_v2".into(),
+        ),
+        (
+            "unclosed",
+            "The published chain with its last entry's close: true removed and the links left \
+             valid: the chain is not closed, so it does not verify and no commitment may be made.",
+            Rule::Aer1TlCloseLast,
+            "close removed from the last entry (no link depends on it)",
+            |e| {
+                if let Some(last) = e.last_mut() {
+                    last.close = None;
+                }
+            },
+        ),
+    ];
+    for (name, describe, rule, mutation, change) in broken {
+        let (mut entries, _) = timeline_of(JOB, &published);
+        change(&mut entries);
+        f.vector(name)
+            .revisions(REVISIONS)
+            .describe(describe)
+            .input(
+                "timeline",
+                "timeline.json",
+                timeline_json(&entries).as_bytes(),
+            )
+            .published_at("2026-10-01T18:30:00Z")
+            .invalid(&[rule])
+            .exercises(&[Rule::Aer1CmFinal])
+            .derived_from(&source, mutation)
             .push();
     }
 }

@@ -340,7 +340,8 @@ fn rules_without_cases(rows: &[RuleRow]) -> usize {
 /// - A `valid` case that was accepted is credited when at least one case derived from it was
 ///   rejected as expected; without one in the file, when some `invalid` case of the same suite
 ///   was.
-/// - A case of a suite graded on output (an emitter's) is credited when it passed.
+/// - A valid case of a suite graded on output (an emitter's) is credited when it passed; its
+///   refusals are credited as rejections are.
 /// - An `acceptable` case (either verdict conforms) is credited when the implementation both
 ///   accepted a `valid` case and rejected an `invalid` case of the same suite: only then does
 ///   its verdict on the case say anything.
@@ -394,9 +395,10 @@ impl<'a> Credit<'a> {
     /// of invalid vectors cannot lend a reject-all implementation credit.
     fn credited_within(&self, l: &ResultLine, depth: usize) -> bool {
         const MAX_DERIVATION_DEPTH: usize = 8;
-        // An emitter's pass is its output, equal to the construction's: no constant program
-        // earns it, so it needs no counterpart.
-        if l.suite.graded_on_output() {
+        // An emitter's pass on a valid case is its output, equal to the construction's: no
+        // constant program earns it, so it needs no counterpart. A refusal (an invalid case) is
+        // credited as any rejection is.
+        if l.suite.graded_on_output() && l.expectation == Expectation::Valid {
             return true;
         }
         let suite = self
