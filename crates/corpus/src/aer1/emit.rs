@@ -47,16 +47,7 @@ fn commitments(f: &mut Family<'_>) {
             "The draft's published five-entry chain `v07-valid-5` and its published commitment \
              instant: the artifact is the published one, final digest 79b1e2e2…",
             JOB,
-            (0..5)
-                .map(|i| {
-                    step(
-                        &format!("r-{JOB}-{i}"),
-                        "price_lookup",
-                        LOGGED,
-                        format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
-                    )
-                })
-                .collect(),
+            example_steps(5),
             "2026-10-01T18:30:00Z",
         ),
         (
@@ -134,16 +125,7 @@ fn refusals(f: &mut Family<'_>) {
         "{}/valid/published-example",
         Suite::Aer1EmitCommitment.id_prefix()
     );
-    let published: Vec<EmitStep> = (0..5)
-        .map(|i| {
-            step(
-                &format!("r-{JOB}-{i}"),
-                "price_lookup",
-                LOGGED,
-                format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
-            )
-        })
-        .collect();
+    let published = example_steps(5);
     let broken: [Breakage; 2] = [
         (
             "tampered-entry",
@@ -210,20 +192,28 @@ fn step(id: &str, tool: &str, class: &str, output: &[u8]) -> EmitStep {
     EmitStep::new(id, tool, class, output)
 }
 
-/// Three steps of the example shape, the `i`-th changed by `change`.
-fn three(change: impl Fn(usize, &mut EmitStep)) -> Vec<EmitStep> {
-    (0..3)
+/// `n` steps shaped like the draft's published chain `v07-valid-5` (job `job-7a1f`, ids
+/// `r-job-7a1f-i`, tool `price_lookup`, outputs `{"job":…,"entry":i,"tag":"r"}`).
+fn example_steps(n: usize) -> Vec<EmitStep> {
+    (0..n)
         .map(|i| {
-            let mut s = step(
+            step(
                 &format!("r-{JOB}-{i}"),
                 "price_lookup",
                 LOGGED,
                 format!("{{\"job\":\"{JOB}\",\"entry\":{i},\"tag\":\"r\"}}").as_bytes(),
-            );
-            change(i, &mut s);
-            s
+            )
         })
         .collect()
+}
+
+/// Three steps of the example shape, the `i`-th changed by `change`.
+fn three(change: impl Fn(usize, &mut EmitStep)) -> Vec<EmitStep> {
+    let mut steps = example_steps(3);
+    for (i, s) in steps.iter_mut().enumerate() {
+        change(i, s);
+    }
+    steps
 }
 
 /// Pushes the vector `name`: `steps` of `job`, the rules it exercises beyond the links.
