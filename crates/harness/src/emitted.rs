@@ -16,11 +16,8 @@ use agentconf_rules::Rule;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::preimage::{digest_hex, explain, preimage, Construction, Fields};
+use crate::preimage::{digest_hex, explain, preimage, Construction, Fields, GENESIS};
 use crate::status::Status;
-
-/// The genesis link: 64 `0` characters.
-const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// One way the emitted timeline departs from the expected one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -513,12 +510,7 @@ fn explain_link(previous: &Value, digest: &str) -> Option<String> {
 
 /// A JSON value for a message, clipped.
 fn shown(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 80 {
-        format!("{}…", text.chars().take(80).collect::<String>())
-    } else {
-        text
-    }
+    crate::report::clip(&v.to_string(), 80)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::process::{run, Ending, RunSpec};
+use crate::results::hex;
 
 /// What was run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,8 +158,4 @@ pub fn interpreter_version(argv: &[String]) -> Option<String> {
             .map(|l| l.chars().filter(|c| !c.is_control()).take(200).collect())
     };
     first_line(&out.stdout.bytes).or_else(|| first_line(&out.stderr.bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -152,11 +152,11 @@ fn string(out: &mut Vec<u8>, s: &str, c: Construction) {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn digest_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::results::hex(&Sha256::digest(bytes))
 }
+
+/// The first entry's `prev_digest`: 64 `0` characters.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// Why an emitter's digest of an entry differs from the draft's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -228,8 +228,6 @@ fn excerpt(bytes: &[u8], offset: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
     /// The draft kit's published chain `v07-valid-5` (job `job-7a1f`): entry i's bytes are
     /// `{"job":"job-7a1f","entry":i,"tag":"r"}`; its digests d0..d4.

@@ -260,7 +260,8 @@ pub fn case_ids_sha256<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
     hex(&hasher.finalize())
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex of `bytes`: every digest the harness writes (results, identities, preimages).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
