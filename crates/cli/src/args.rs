@@ -39,6 +39,10 @@ pub enum Command {
     Grp(Grp),
     /// Run an implementation against the corpus and report conformance per rule.
     Run(RunArgs),
+    /// Run several implementations over the corpus and every emitter's timelines through every
+    /// verifier: the interoperability matrix (JSON, Markdown, HTML; exit 0 when every pair
+    /// agrees, 1 when any disagrees).
+    Matrix(MatrixArgs),
     /// Check that an implementation's wrapper speaks the contract: a few trivial cases per
     /// operation and a one-screen diagnosis (exit 0 when it works, 1 when it does not).
     Smoke(SmokeArgs),
@@ -117,6 +121,32 @@ pub struct RunArgs {
     /// there and the smoke check says what is wrong with the wrapper).
     #[arg(long)]
     pub keep_going: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// An implementation besides the reference (which is always the first): `NAME=ADAPTER.toml`
+    /// for an adapter file, or `NAME=COMMAND ARGS…` for a command (split at spaces; write an
+    /// adapter for arguments that hold spaces). NAME: letters, digits, `.`, `_`, `-`.
+    #[arg(value_name = "NAME=ADAPTER|COMMAND")]
+    pub implementations: Vec<String>,
+    /// The directory for the matrix and every implementation's results (created if missing).
+    #[arg(long, default_value = "agentconf-matrix")]
+    pub out: PathBuf,
+    /// Run only vectors whose id starts with this prefix; repeatable. Only the emitter vectors
+    /// selected reach the verifiers.
+    #[arg(long)]
+    pub include: Vec<String>,
+    /// Skip vectors whose id starts with this prefix; repeatable.
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Parallel workers per implementation, at least 1 (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<std::num::NonZeroUsize>,
+    /// Per-vector timeout in seconds.
+    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
 }
 
 #[derive(Args, Debug)]

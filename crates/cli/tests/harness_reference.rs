@@ -334,18 +334,7 @@ fn emitters_are_graded_byte_for_byte() {
         env!("CARGO_MANIFEST_DIR"),
         "/../contract/examples-impl/minimal_impl.py"
     );
-    let raw = scratch.path("raw_utf8.py");
-    std::fs::write(
-        &raw,
-        format!(
-            "import json, runpy, sys\n\
-             dumps = json.dumps\n\
-             json.dumps = lambda *a, **k: dumps(*a, **dict(k, ensure_ascii=False))\n\
-             sys.argv[0] = {example:?}\n\
-             runpy.run_path({example:?}, run_name='__main__')\n"
-        ),
-    )
-    .unwrap();
+    let raw = raw_utf8(&scratch, "raw_utf8.py", false);
     let statuses = |program: &str, out: &str| -> Vec<(String, String, String)> {
         let path = scratch.path(out);
         scratch.agentconf(&[
@@ -440,15 +429,7 @@ fn emitters_are_graded_byte_for_byte() {
         .filter(|(_, s, _)| s != "pass")
         .map(|(id, _, _)| id.as_str())
         .collect();
-    assert_eq!(
-        failed,
-        [
-            "aer1/emit-timeline/escaping/non-ascii-job-id",
-            "aer1/emit-timeline/escaping/non-bmp-in-id-and-tool",
-            "aer1/emit-timeline/escaping/u007f-in-tool",
-            "aer1/emit-timeline/escaping/u2028-in-tool",
-        ]
-    );
+    assert_eq!(failed, RAW_UTF8_BREAKS);
     for (id, status, detail) in bad.iter().filter(|(_, s, _)| s != "pass") {
         assert_eq!(status, "wrong-output", "{id}");
         assert!(
@@ -459,6 +440,160 @@ fn emitters_are_graded_byte_for_byte() {
         );
     }
 }
+
+/// The interoperability matrix over the reference, the example, the example with a wrong
+/// emitter (raw UTF-8 preimages when emitting, its verifier untouched) and a program that exits 0
+/// for everything: exactly the expected disagreements, each with the side at fault; an
+/// accept-everything verifier agrees with no broken emitter; the files are re-rendered from the
+/// matrix file alone and come out the same on a second run.
+#[test]
+fn the_matrix_shows_exactly_the_expected_disagreements() {
+    let scratch = Scratch::new("matrix");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contract/examples-impl/minimal_impl.py"
+    );
+    let wrong = raw_utf8(&scratch, "wrong_emitter.py", true);
+    let yes = scratch.script("yes.sh", "exit 0");
+    let run = |out: &str| {
+        let dir = scratch.path(out);
+        let run = scratch.agentconf(&[
+            "matrix",
+            "--out",
+            &dir,
+            "--include",
+            "aer1/emit-timeline/",
+            "--include",
+            "aer1/timeline/valid/",
+            &format!("example=python3 {example}"),
+            &format!("wrong-emitter=python3 {wrong}"),
+            &format!("yes={yes}"),
+        ]);
+        (run, dir)
+    };
+    let (first, dir) = run("one");
+    assert_eq!(first.status.code(), Some(1), "{first:?}");
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let m: agentconf_harness::matrix::Matrix = serde_json::from_str(&read("matrix.json")).unwrap();
+    let names: Vec<&str> = m.implementations.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["reference", "example", "wrong-emitter", "yes"]);
+    // How many valid timeline emitter vectors there are, from the reference's own results.
+    let emit_vectors = results_of(&read("reference.results.jsonl"))
+        .iter()
+        .filter(|(id, _, _)| id.starts_with("aer1/emit-timeline/") && !id.contains("@"))
+        .count();
+    assert!(emit_vectors >= 14, "{emit_vectors}");
+    assert_eq!(m.cells.len(), 16);
+    for c in &m.cells {
+        let at = format!("{} -> {}", c.emitter, c.verifier);
+        let disagreeing: Vec<(&str, &str, &str)> = c
+            .disagree
+            .iter()
+            .map(|p| (p.vector.as_str(), p.verdict.as_str(), p.fault.as_str()))
+            .collect();
+        match (c.emitter.as_str(), c.verifier.as_str()) {
+            // Right emitters and right verifiers agree on every timeline.
+            ("reference" | "example", "reference" | "example" | "wrong-emitter") => {
+                assert_eq!((c.agree, disagreeing.len()), (emit_vectors, 0), "{at}")
+            }
+            // An accept-everything verifier accepts them too.
+            ("reference" | "example", "yes") => assert_eq!(c.agree, emit_vectors, "{at}"),
+            // The wrong emitter breaks the links of exactly the escaping vectors: right
+            // verifiers reject them (its fault), the accept-everything one accepts them (both).
+            ("wrong-emitter", v) => {
+                assert_eq!(c.agree, emit_vectors - RAW_UTF8_BREAKS.len(), "{at}");
+                let vectors: Vec<&str> = disagreeing.iter().map(|d| d.0).collect();
+                assert_eq!(vectors, RAW_UTF8_BREAKS, "{at}");
+                let expected = if v == "yes" {
+                    ("accepted", "both")
+                } else {
+                    ("rejected", "emitter")
+                };
+                assert!(
+                    disagreeing.iter().all(|d| (d.1, d.2) == expected),
+                    "{at}: {disagreeing:?}"
+                );
+            }
+            // A program that writes nothing wrote no timeline: every one is the emitter's fault,
+            // and an accept-everything verifier earns no agreement with it.
+            ("yes", v) => {
+                assert_eq!((c.agree, disagreeing.len()), (0, emit_vectors), "{at}");
+                let fault = if v == "yes" { "both" } else { "emitter" };
+                assert!(
+                    disagreeing.iter().all(|d| d.2 == fault),
+                    "{at}: {disagreeing:?}"
+                );
+            }
+            _ => unreachable!("{at}"),
+        }
+    }
+    let wrong_row = &m.implementations[2];
+    assert_eq!(
+        (wrong_row.emitted_expected, wrong_row.emitted_other),
+        (emit_vectors - RAW_UTF8_BREAKS.len(), RAW_UTF8_BREAKS.len())
+    );
+    assert!(wrong_row
+        .emitted_wrong
+        .iter()
+        .all(|w| w.detail.contains("first departs")));
+    // Markdown and HTML come from the matrix file alone, and the HTML is self-contained.
+    assert_eq!(read("matrix.md"), agentconf_harness::matrix::markdown(&m));
+    let html = read("matrix.html");
+    assert_eq!(html, agentconf_harness::matrix::html(&m));
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
+    for k in [8, 9, 10, 11, 12, 13, 14, 15] {
+        assert!(html.contains(&format!("href=\"#cell-{k}\"")), "cell {k}");
+        assert!(html.contains(&format!("id=\"cell-{k}\"")), "cell {k}");
+    }
+    for name in &names {
+        assert!(std::path::Path::new(&format!("{dir}/{name}.results.jsonl")).is_file());
+        assert!(std::path::Path::new(&format!("{dir}/{name}.results.html")).is_file());
+    }
+    // Deterministic: a second run writes the same matrix file.
+    let (second, again) = run("two");
+    assert_eq!(second.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read(format!("{again}/matrix.json")).unwrap(),
+        read("matrix.json").into_bytes()
+    );
+}
+
+/// The example implementation with its preimages written in raw UTF-8 (`ensure_ascii=False`):
+/// when emitting only (`emit_only`: a wrong emitter beside a right verifier), or throughout.
+fn raw_utf8(scratch: &Scratch, name: &str, emit_only: bool) -> String {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contract/examples-impl/minimal_impl.py"
+    );
+    let path = scratch.path(name);
+    let condition = if emit_only {
+        "len(sys.argv) > 1 and sys.argv[1].startswith('aer1-emit')"
+    } else {
+        "True"
+    };
+    std::fs::write(
+        &path,
+        format!(
+            "import json, runpy, sys\n\
+             if {condition}:\n\
+             \x20   dumps = json.dumps\n\
+             \x20   json.dumps = lambda *a, **k: dumps(*a, **dict(k, ensure_ascii=False))\n\
+             sys.argv[0] = {example:?}\n\
+             runpy.run_path({example:?}, run_name='__main__')\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// The escaping vectors whose members hold non-ASCII characters or U+007F: the ones a preimage
+/// written in raw UTF-8 gets wrong (the others are ASCII, where both writings agree).
+const RAW_UTF8_BREAKS: [&str; 4] = [
+    "aer1/emit-timeline/escaping/non-ascii-job-id",
+    "aer1/emit-timeline/escaping/non-bmp-in-id-and-tool",
+    "aer1/emit-timeline/escaping/u007f-in-tool",
+    "aer1/emit-timeline/escaping/u2028-in-tool",
+];
 
 /// `(id, status, detail)` of every result line of a results file.
 fn results_of(text: &str) -> Vec<(String, String, String)> {

@@ -294,7 +294,7 @@ pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) ->
 
 /// The draft's digest of a timeline entry as read from JSON; `None` when a member it needs is
 /// missing or of another type.
-fn entry_digest(e: &Value) -> Option<String> {
+pub(crate) fn entry_digest(e: &Value) -> Option<String> {
     with_fields(e, |f| digest_hex(&preimage(f, Construction::Draft)))
 }
 

@@ -14,6 +14,7 @@ pub mod grade;
 pub mod identity;
 pub mod interrupt;
 pub mod materialize;
+pub mod matrix;
 pub mod persistent;
 pub mod preimage;
 pub mod process;

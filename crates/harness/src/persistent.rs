@@ -203,6 +203,7 @@ impl PersistentSession {
                 stderr: String::new(),
                 duration_ms: 0,
                 failed_as: None,
+                output: None,
             },
         };
         let _ = std::fs::remove_dir_all(&dir);
@@ -226,6 +227,7 @@ impl PersistentSession {
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            output: None,
         }
     }
 

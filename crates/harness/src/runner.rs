@@ -47,6 +47,10 @@ pub struct VectorResult {
     pub duration_ms: u64,
     /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
     pub failed_as: Option<Status>,
+    /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
+    /// interoperability matrix, which hands it to every verifier. Never part of a results file.
+    #[serde(skip)]
+    pub output: Option<Vec<u8>>,
 }
 
 /// Runs one case of a vector in a fresh directory under `work`.
@@ -70,10 +74,11 @@ pub fn run_case_with(
         // What the implementation left running when it exited: its verdict stands, the detail
         // says.
         let mut strays = Strays::None;
+        let mut output = None;
         let (status, mut detail, stderr) = match c.vector.suite {
             Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment => {
-                run_emit(imp, adapter, c, &dir, &mut strays)
+                run_emit(imp, adapter, c, &dir, &mut strays, &mut output)
             }
             _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
         };
@@ -88,6 +93,7 @@ pub fn run_case_with(
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            output,
         }
     })
 }
@@ -108,6 +114,7 @@ pub fn adapted(
         stderr: String::new(),
         duration_ms: 0,
         failed_as: None,
+        output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
         return not_run(Status::Skip, format!("skipped: {reason}"));
@@ -288,6 +295,7 @@ fn run_emit(
     c: &Case<'_>,
     dir: &Path,
     strays: &mut Strays,
+    output: &mut Option<Vec<u8>>,
 ) -> (Status, String, String) {
     let limit = imp.capture_limit.max(EMIT_OUTPUT_LIMIT);
     let Invoked {
@@ -311,6 +319,7 @@ fn run_emit(
         ),
         _ => {
             let (status, detail) = crate::emitted::grade_emitter(c, true, &out.stdout.bytes);
+            *output = Some(out.stdout.bytes);
             (status, detail, stderr)
         }
     }

@@ -89,6 +89,9 @@ pub struct Plan<'a> {
     /// Stop when the first results all crash the same way ([`crate::smoke::identical_crashes`]):
     /// the wrapper is broken, and going on would only repeat the message hundreds of times.
     pub stop_on_identical_crashes: bool,
+    /// Keep what emitters wrote ([`VectorResult::output`]) in [`Ran::outputs`]: the
+    /// interoperability matrix hands it to every verifier.
+    pub keep_outputs: bool,
 }
 
 /// What a run produced.
@@ -103,7 +106,12 @@ pub struct Ran {
     pub broken_wrapper: bool,
     /// What the implementation declared about itself (persistent servers do).
     pub declared: Option<Named>,
+    /// With [`Plan::keep_outputs`]: what each emitter case wrote, in corpus order.
+    pub outputs: Outputs,
 }
+
+/// Emitter cases' ids, each with what the emitter wrote to standard output.
+pub type Outputs = Vec<(String, Vec<u8>)>;
 
 /// Starts one backend for a worker.
 pub type StartBackend<'a> = dyn Fn() -> Result<Box<dyn Backend + 'a>, String> + Sync + 'a;
@@ -121,6 +129,7 @@ pub fn run_cases<'a>(
     let failures = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let slots: Mutex<Vec<Option<ResultLine>>> = Mutex::new(vec![None; plan.cases.len()]);
+    let outputs: Mutex<Vec<Option<Vec<u8>>>> = Mutex::new(vec![None; plan.cases.len()]);
     let restarts = AtomicUsize::new(0);
     let declared: Mutex<Option<Named>> = Mutex::new(None);
     let start_error: Mutex<Option<String>> = Mutex::new(None);
@@ -145,7 +154,7 @@ pub fn run_cases<'a>(
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = plan.cases.get(i) else { break };
-                    let r = backend.run(c, &plan.work);
+                    let mut r = backend.run(c, &plan.work);
                     // Interrupted while it ran: its process was ended by us, so its result says
                     // nothing about the implementation and is not kept.
                     if interrupt::interrupted() {
@@ -176,6 +185,11 @@ pub fn run_cases<'a>(
                         }
                     }
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, unexpected);
+                    if let (true, Some(bytes), Ok(mut outputs)) =
+                        (plan.keep_outputs, r.output.take(), outputs.lock())
+                    {
+                        outputs[i] = Some(bytes);
+                    }
                     if let Ok(mut slots) = slots.lock() {
                         slots[i] = Some(ResultLine::new(c, r));
                     }
@@ -194,7 +208,16 @@ pub fn run_cases<'a>(
     let slots = slots
         .into_inner()
         .map_err(|_| "a worker panicked".to_string())?;
+    let outputs = outputs
+        .into_inner()
+        .map_err(|_| "a worker panicked".to_string())?;
     Ok(Ran {
+        outputs: plan
+            .cases
+            .iter()
+            .zip(outputs)
+            .filter_map(|(c, o)| Some((c.id.clone(), o?)))
+            .collect(),
         lines: slots.into_iter().flatten().collect(),
         restarts: restarts.into_inner(),
         stopped_early: stop.load(Ordering::Relaxed),

@@ -40,11 +40,16 @@ impl Backend for InProcess {
 pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
     let started = Instant::now();
     let v = c.vector;
+    let mut output = None;
     let (status, detail) = match v.suite {
         Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => match v.input_bytes("steps").map(|b| emit_timeline(&b)) {
-            Some(Ok(text)) => agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes()),
+            Some(Ok(text)) => {
+                let graded = agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
+                output = Some(text.into_bytes());
+                graded
+            }
             Some(Err(e)) => (Status::Crash, e),
             None => (Status::Crash, "the vector has no steps input".into()),
         },
@@ -53,7 +58,10 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
             match emit_commitment(&timeline, published_at) {
                 Ok(Some(text)) => {
-                    agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes())
+                    let graded =
+                        agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
+                    output = Some(text.into_bytes());
+                    graded
                 }
                 Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
                 Err(e) => (Status::Crash, e),
@@ -72,6 +80,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
         failed_as: None,
+        output,
     }
 }
 

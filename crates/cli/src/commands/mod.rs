@@ -5,6 +5,7 @@ mod commit;
 mod digest;
 mod grp;
 mod implementation;
+mod matrix;
 mod report;
 mod rules;
 mod run;
@@ -72,6 +73,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Grp(crate::args::Grp::Recover(a)) => grp::recover(&a),
         Command::Impl(a) => implementation::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Matrix(a) => matrix::run(&a),
         Command::Smoke(a) => smoke::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Claim(crate::args::Claim::Verify(a)) => claim::verify(&a),

@@ -5,17 +5,15 @@
 use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
-use agentconf_contract::protocol::Named;
 use agentconf_harness::adapter::Adapter;
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
-    self, footer, write_atomically, Header, ImplementationInfo, ResultLine, ResultsFile, Selection,
-    FORMAT,
+    self, footer, write_atomically, Header, ImplementationInfo, ResultsFile, Selection, FORMAT,
 };
 use agentconf_harness::runner::Implementation;
 use agentconf_harness::session::{
-    run_cases, work_root, Backend, CommandBackend, PersistentBackend, Plan,
+    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran,
 };
 use agentconf_harness::status::Status;
 use agentconf_reference::inprocess::InProcess;
@@ -52,18 +50,29 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
 /// Runs the selected cases and writes the results file (and the HTML report and
 /// expected-failures list when asked for); returns what it wrote.
 pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
-    let corpus = agentconf_corpus::corpus();
-    // Skip and expected-failure lists name cases: a vector's id names its first case,
-    // `<id>@<revision>` its others.
-    let corpus_ids: std::collections::BTreeSet<String> = corpus
-        .iter()
-        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
-        .collect();
+    execute_keeping(args, false).map(|(file, _)| file)
+}
+
+/// The implementation a run's arguments name: how to start it, the adapter it runs through, and
+/// what the results header says of it.
+pub struct Target {
+    pub implementation: Implementation,
+    pub adapter: Option<Adapter>,
+    pub adapter_digest: Option<String>,
+    pub name: String,
+}
+
+/// Reads the adapter (if any) and resolves the command, name and profiles `args` describe.
+/// `corpus_ids` are the case ids an adapter's skip and expected-failure lists may name.
+pub fn target(
+    args: &RunArgs,
+    corpus_ids: &std::collections::BTreeSet<String>,
+) -> Result<Target, String> {
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
             let (name, text, digest) = read_adapter(path)?;
-            let adapter = Adapter::parse(&text, &corpus_ids).map_err(|e| format!("{name}: {e}"))?;
+            let adapter = Adapter::parse(&text, corpus_ids).map_err(|e| format!("{name}: {e}"))?;
             if args.persistent {
                 adapter
                     .check_persistent()
@@ -102,6 +111,48 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         ),
         None => implementation(args)?,
     };
+    // The reference claims both GRP capability profiles unless told otherwise.
+    let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
+        a.profiles.clone()
+    } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
+        vec!["durable".to_string(), "atomic".to_string()]
+    } else {
+        args.profiles
+            .iter()
+            .map(|p| p.as_str().to_string())
+            .collect()
+    };
+    Ok(Target {
+        implementation: Implementation {
+            argv,
+            timeout: Duration::from_secs(args.timeout.max(1)),
+            capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+            profiles,
+        },
+        adapter,
+        adapter_digest,
+        name,
+    })
+}
+
+/// As [`execute`]; with `keep_outputs`, also what each emitter case wrote (case id, bytes).
+pub fn execute_keeping(
+    args: &RunArgs,
+    keep_outputs: bool,
+) -> Result<(ResultsFile, Outputs), String> {
+    let corpus = agentconf_corpus::corpus();
+    // Skip and expected-failure lists name cases: a vector's id names its first case,
+    // `<id>@<revision>` its others.
+    let corpus_ids: std::collections::BTreeSet<String> = corpus
+        .iter()
+        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
+        .collect();
+    let Target {
+        implementation: imp,
+        adapter,
+        adapter_digest,
+        name,
+    } = target(args, &corpus_ids)?;
     let grading = match args.grading {
         GradingArg::Loose => Grading::Loose,
         GradingArg::Strict => Grading::Strict,
@@ -125,36 +176,19 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         ids.dedup();
         ids.len()
     };
-    // The reference claims both GRP capability profiles unless told otherwise.
-    let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
-        a.profiles.clone()
-    } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
-        vec!["durable".to_string(), "atomic".to_string()]
-    } else {
-        args.profiles
-            .iter()
-            .map(|p| p.as_str().to_string())
-            .collect()
-    };
-    let imp = Implementation {
-        argv: argv.clone(),
-        timeout: Duration::from_secs(args.timeout.max(1)),
-        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
-        profiles: profiles.clone(),
-    };
     let mut header = Header {
         format: FORMAT.into(),
         suite_version: env!("CARGO_PKG_VERSION").into(),
         corpus_digest: manifest.corpus_digest.clone(),
         vector_count: selected_vectors,
         case_count: Some(selected.len()),
-        implementation: match &argv[..] {
+        implementation: match &imp.argv[..] {
             [] => ImplementationInfo::in_process(name),
             command => ImplementationInfo::of_command(name, command),
         },
         adapter_digest,
         grading,
-        profiles,
+        profiles: imp.profiles.clone(),
         case_ids_sha256: Some(results::case_ids_sha256(
             selected.iter().map(|c| c.id.as_str()),
         )),
@@ -177,8 +211,16 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
         to_stderr(&format!("agentconf: {e}\n"));
     }
     let started = Instant::now();
-    let (lines, declared, restarts) = run_all(&imp, adapter.as_ref(), &selected, grading, args)?;
-    header.implementation.declared = declared;
+    let ran = run_all(
+        &imp,
+        adapter.as_ref(),
+        &selected,
+        grading,
+        args,
+        keep_outputs,
+    )?;
+    let (lines, restarts) = (ran.lines, ran.restarts);
+    header.implementation.declared = ran.declared;
     let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
     footer.header_sha256 = Some(results::header_sha256(&header));
     footer.interrupted = agentconf_harness::interrupt::interrupted();
@@ -204,7 +246,7 @@ pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
-    Ok(file)
+    Ok((file, ran.outputs))
 }
 
 /// An adapter file's name for messages, its text (bounded, UTF-8) and the SHA-256 the results
@@ -250,14 +292,16 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
 }
 
 /// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
-/// order, with what the implementation declared and the restarts of persistent processes.
-fn run_all(
+/// order, with what the implementation declared, the restarts of persistent processes and (with
+/// `keep_outputs`) what emitters wrote.
+pub fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
     cases: &[Case<'_>],
     grading: Grading,
     args: &RunArgs,
-) -> Result<(Vec<ResultLine>, Option<Named>, usize), String> {
+    keep_outputs: bool,
+) -> Result<Ran, String> {
     let plan = Plan {
         cases,
         jobs: args
@@ -280,6 +324,7 @@ fn run_all(
         },
         // Only a command can be a broken wrapper; the reference in process is not one.
         stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
+        keep_outputs,
     };
     let start = || -> Result<Box<dyn Backend + '_>, String> {
         if args.persistent {
@@ -337,5 +382,5 @@ fn run_all(
     if ran.stopped_early && !ran.broken_wrapper {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    Ok((ran.lines, ran.declared, ran.restarts))
+    Ok(ran)
 }

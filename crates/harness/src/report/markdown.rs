@@ -154,7 +154,7 @@ pub fn markdown(file: &ResultsFile) -> String {
 
 /// `s` as inline Markdown text on one line: HTML-significant characters as entities, Markdown
 /// punctuation backslash-escaped, control and bidirectional characters and line breaks as spaces.
-fn md(s: &str) -> String {
+pub(crate) fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -175,7 +175,7 @@ fn md(s: &str) -> String {
 
 /// `s` as a code span when it is made only of harmless characters (ids, digests), else as
 /// escaped text.
-fn md_code(s: &str) -> String {
+pub(crate) fn md_code(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._:+-".contains(c))

@@ -16,10 +16,10 @@
 
 mod badge;
 mod diff;
-mod html;
+pub(crate) mod html;
 mod json;
 mod junit;
-mod markdown;
+pub(crate) mod markdown;
 mod text;
 mod verdict;
 

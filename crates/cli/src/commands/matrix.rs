@@ -1,0 +1,216 @@
+//! `agentconf matrix`: several implementations, each over the whole corpus (one results file
+//! and HTML report each), then every timeline an emitter wrote through every verifier; writes
+//! the matrix file, its Markdown and its HTML. Exit 0 when every emitter × verifier pair agrees,
+//! 1 when any disagrees, 2 for usage errors.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use agentconf_harness::grade::Grading;
+use agentconf_harness::matrix::{self, Crossed, Matrix};
+use agentconf_harness::results::{write_atomically, ResultLine, ResultsFile};
+
+use super::run::{execute_keeping, run_all, target};
+use super::{emit, to_stderr, Outcome};
+use crate::args::{GradingArg, ImplementationArg, MatrixArgs, RunArgs};
+
+/// The reference's name in the matrix, reserved.
+const REFERENCE: &str = "reference";
+
+/// How one implementation is run.
+enum Spec {
+    Reference,
+    Adapter(PathBuf),
+    Command(Vec<String>),
+}
+
+pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
+    let mut members = vec![(REFERENCE.to_string(), Spec::Reference)];
+    for given in &args.implementations {
+        let (name, spec) = parse_member(given)?;
+        if members.iter().any(|(n, _)| *n == name) {
+            return Err(format!(
+                "{given}: the name {name:?} is given twice (the reference is always {REFERENCE:?})"
+            ));
+        }
+        members.push((name, spec));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+
+    // Each implementation over the whole corpus, keeping what it emitted.
+    let mut files: Vec<ResultsFile> = Vec::new();
+    let mut crossed: Vec<Vec<Crossed>> = Vec::new();
+    let mut run_args: Vec<RunArgs> = Vec::new();
+    for (name, spec) in &members {
+        to_stderr(&format!("agentconf matrix: {name} over the corpus\n"));
+        let a = run_args_of(args, name, spec);
+        let (file, outputs) = execute_keeping(&a, true)?;
+        crossed.push(matrix::cross_cases(name, &file, &outputs));
+        files.push(file);
+        run_args.push(a);
+    }
+
+    // Every emitted timeline through every verifier.
+    let corpus_ids: BTreeSet<String> = agentconf_corpus::corpus()
+        .iter()
+        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
+        .collect();
+    let all: Vec<&Crossed> = crossed.iter().flatten().collect();
+    let mut cells = Vec::new();
+    let mut verifies = Vec::new();
+    for ((name, _), a) in members.iter().zip(&run_args) {
+        to_stderr(&format!(
+            "agentconf matrix: {} emitted timelines through {name}\n",
+            all.len()
+        ));
+        let answers = answers_of(a, &corpus_ids, &crossed)?;
+        verifies.push(crossed.iter().any(|c| matrix::gave_verdicts(c, &answers)));
+        for ((emitter, _), from) in members.iter().zip(&crossed) {
+            cells.push(matrix::cell(emitter, name, from, &answers));
+        }
+    }
+    // Cells emitter-major, as the matrix file documents.
+    let n = members.len();
+    let cells: Vec<matrix::Cell> = (0..n)
+        .flat_map(|e| (0..n).map(move |v| (e, v)))
+        .map(|(e, v)| cells[v * n + e].clone())
+        .collect();
+
+    let m = Matrix {
+        format: matrix::FORMAT.into(),
+        suite_version: env!("CARGO_PKG_VERSION").into(),
+        corpus_digest: files
+            .first()
+            .map(|f| f.header.corpus_digest.clone())
+            .unwrap_or_default(),
+        implementations: members
+            .iter()
+            .zip(&files)
+            .zip(&crossed)
+            .zip(&verifies)
+            .map(|((((name, _), file), c), v)| {
+                matrix::member(name, &results_name(name), file, c, *v)
+            })
+            .collect(),
+        cells,
+        rules: matrix::rule_lines(&files.iter().collect::<Vec<_>>()),
+    };
+    let written = [
+        ("matrix.json", matrix::to_json(&m)),
+        ("matrix.md", matrix::markdown(&m)),
+        ("matrix.html", matrix::html(&m)),
+    ];
+    for (file, text) in &written {
+        write_atomically(&args.out.join(file), text.as_bytes())?;
+    }
+    emit(&summary(&m, &args.out))?;
+    Ok(if matrix::all_agree(&m) {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// `NAME=ADAPTER.toml` or `NAME=COMMAND ARGS…`.
+fn parse_member(given: &str) -> Result<(String, Spec), String> {
+    let Some((name, rest)) = given.split_once('=') else {
+        return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND"));
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        || name.starts_with('.')
+    {
+        return Err(format!(
+            "{given}: the name {name:?} must be letters, digits, '.', '_' or '-' (it names files), not starting with '.'"
+        ));
+    }
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Err(format!("{given}: nothing to run after '='"));
+    }
+    let spec = if rest.ends_with(".toml") && Path::new(rest).is_file() {
+        Spec::Adapter(PathBuf::from(rest))
+    } else {
+        Spec::Command(rest.split_whitespace().map(str::to_string).collect())
+    };
+    Ok((name.to_string(), spec))
+}
+
+fn results_name(name: &str) -> String {
+    format!("{name}.results.jsonl")
+}
+
+/// The arguments of an `agentconf run` of one member: the whole corpus, strict grading, its
+/// results file and HTML report in the matrix's directory.
+fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
+    let out = args.out.join(results_name(name));
+    RunArgs {
+        implementation: ImplementationArg::Reference,
+        command: match spec {
+            Spec::Command(argv) => argv.clone(),
+            _ => Vec::new(),
+        },
+        grading: GradingArg::Strict,
+        profiles: Vec::new(),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        jobs: args.jobs,
+        timeout: args.timeout,
+        fail_fast: false,
+        max_fail: None,
+        html: Some(args.out.join(matrix::report_name(&results_name(name)))),
+        out,
+        adapter: match spec {
+            Spec::Adapter(p) => Some(p.clone()),
+            _ => None,
+        },
+        emit_xfail: None,
+        persistent: false,
+        validate_protocol: false,
+        keep_going: false,
+    }
+}
+
+/// A verifier's answers to every emitted timeline (loose grading: the verdict is the question).
+fn answers_of(
+    a: &RunArgs,
+    corpus_ids: &BTreeSet<String>,
+    crossed: &[Vec<Crossed>],
+) -> Result<Vec<ResultLine>, String> {
+    let t = target(a, corpus_ids)?;
+    let cases: Vec<_> = crossed.iter().flat_map(|c| matrix::cases(c)).collect();
+    if cases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ran = run_all(
+        &t.implementation,
+        t.adapter.as_ref(),
+        &cases,
+        Grading::Loose,
+        a,
+        false,
+    )?;
+    Ok(ran.lines)
+}
+
+/// The lines printed at the end: the matrix as text and where every file went.
+fn summary(m: &Matrix, dir: &Path) -> String {
+    let mut s = String::from("emitter -> verifier\n");
+    for c in &m.cells {
+        let state = match c.state() {
+            "agree" => format!("agree on {}", c.agree),
+            "disagree" => format!("DISAGREE on {} (agree on {})", c.disagree.len(), c.agree),
+            _ => "no timeline reached a verdict".into(),
+        };
+        s.push_str(&format!("  {} -> {}: {state}\n", c.emitter, c.verifier));
+    }
+    s.push_str(&format!(
+        "\nwrote {} (matrix.json, matrix.md, matrix.html, and each implementation's \
+         <name>.results.jsonl and <name>.results.html)\n",
+        dir.display()
+    ));
+    s
+}

@@ -1,0 +1,317 @@
+//! The matrix as one self-contained HTML page: inline CSS, no script, no external resources.
+
+use std::fmt::Write as _;
+
+use super::markdown::faults;
+use super::{Cell, Judged, Matrix};
+use crate::report::html::esc;
+use crate::report::DRAFTS_NOTE;
+
+/// The page. Every string from the matrix file is HTML-escaped; anchors use positions, never
+/// names; the only links are to anchors on the page and to each implementation's own report
+/// beside it (`<results file name without .jsonl>.html`, a name the CLI writes).
+pub fn html(m: &Matrix) -> String {
+    let names: Vec<&str> = m.implementations.iter().map(|i| i.name.as_str()).collect();
+    let disagreeing = m.cells.iter().filter(|c| !c.disagree.is_empty()).count();
+    let state = if disagreeing == 0 { "ok" } else { "fail" };
+    let mut o = String::with_capacity(32 * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>agentconf interoperability matrix</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
+         <header class=\"top {state}\"><div class=\"wrap\"><div class=\"brand\">agentconf</div>\
+         <h1>Interoperability matrix</h1><p class=\"sub\">{} implementations · {} of {} \
+         emitter × verifier pairs disagree · corpus <code>{}</code> · agentconf {}</p></div></header>\n\
+         <main class=\"wrap\">\n<p class=\"note\">{DRAFTS_NOTE}. A cell that agrees says the \
+         verifier accepted the emitter's timelines of the corpus's steps and the judge found each \
+         to be the draft's timeline; it says nothing about either beyond those vectors.</p>\n",
+        names.len(),
+        disagreeing,
+        m.cells.len(),
+        esc(&m.corpus_digest),
+        esc(&m.suite_version)
+    );
+
+    // Implementations.
+    let _ = write!(
+        o,
+        "<section class=\"card\"><h2>Implementations</h2><table class=\"grid\"><thead><tr>\
+         <th>implementation</th><th>own verdict</th><th class=\"n\">passed</th>\
+         <th>timelines emitted<br><small>as expected / other / none</small></th>\
+         <th>verifies timelines</th><th>results</th></tr></thead><tbody>"
+    );
+    for i in &m.implementations {
+        let v = match i.verdict.as_str() {
+            "CONFORMS" => "ok",
+            "FAIL" => "fail",
+            "PARTIAL" => "partial",
+            v if v.starts_with("CONFORMS WITH") => "known",
+            _ => "other",
+        };
+        let _ = write!(
+            o,
+            "<tr><th>{}</th><td><span class=\"v {v}\">{}</span></td><td class=\"n\">{}/{}</td>\
+             <td>{} / {} / {}</td><td>{}</td><td><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
+            esc(&i.name),
+            esc(&i.verdict),
+            i.passed,
+            i.total,
+            i.emitted_expected,
+            i.emitted_other,
+            i.emitted_nothing.len(),
+            if i.verifies { "yes" } else { "no" },
+            esc(&report_name(&i.results)),
+            esc(&i.results)
+        );
+    }
+    o.push_str("</tbody></table></section>\n");
+
+    // The matrix.
+    let _ = write!(
+        o,
+        "<section class=\"card\"><h2>Emitters × verifiers</h2><p class=\"note\">Rows write \
+         timelines, columns verify them. A number is how many emitted timelines the pair agrees \
+         or disagrees on; a disagreement links to its vectors and names who is at fault.</p>\
+         <table class=\"matrix\"><thead><tr><th class=\"corner\">emitter ↓ · verifier →</th>"
+    );
+    for n in &names {
+        let _ = write!(o, "<th>{}</th>", esc(n));
+    }
+    let _ = write!(o, "</tr></thead><tbody>");
+    for emitter in &names {
+        let _ = write!(o, "<tr><th>{}</th>", esc(emitter));
+        for verifier in &names {
+            match m
+                .cells
+                .iter()
+                .position(|c| c.emitter == *emitter && c.verifier == *verifier)
+            {
+                Some(k) => cell(&mut o, &m.cells[k], k),
+                None => o.push_str("<td class=\"none\">—</td>"),
+            }
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str(
+        "</tbody></table><p class=\"note\"><span class=\"key agree\"></span> agree \
+         <span class=\"key disagree\"></span> disagree <span class=\"key none\"></span> no \
+         timeline reached a verdict (the emitter wrote none, or the verifier gave none)</p>\
+         </section>\n",
+    );
+
+    // The disagreements.
+    if disagreeing > 0 {
+        o.push_str("<section class=\"card\"><h2>Disagreements</h2>");
+        for (k, c) in m
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.disagree.is_empty())
+        {
+            let _ = write!(
+                o,
+                "<h3 id=\"cell-{k}\">{} → {} <small>{} · at fault: {}</small></h3><table class=\"pairs\">\
+                 <thead><tr><th>vector</th><th>judge</th><th>verifier</th><th>at fault</th>\
+                 <th>verifier's answer</th></tr></thead><tbody>",
+                esc(&c.emitter),
+                esc(&c.verifier),
+                c.disagree.len(),
+                esc(&faults(c))
+            );
+            let row = m.implementations.iter().position(|i| i.name == c.emitter);
+            for p in &c.disagree {
+                // The vector links to what the emitter got wrong, told once per emitter.
+                let target = row.and_then(|r| {
+                    m.implementations[r]
+                        .emitted_wrong
+                        .iter()
+                        .position(|w| w.vector == p.vector)
+                        .map(|w| format!("wrong-{r}-{w}"))
+                });
+                let vector = match target {
+                    Some(t) => format!("<a href=\"#{t}\"><code>{}</code></a>", esc(&p.vector)),
+                    None => format!("<code>{}</code>", esc(&p.vector)),
+                };
+                let _ = write!(
+                    o,
+                    "<tr><td>{vector}</td><td>{}</td><td>{}</td>\
+                     <td class=\"fault {}\">{}</td><td class=\"d\">{}</td></tr>",
+                    judged_short(&p.judged),
+                    esc(&p.verdict),
+                    esc(&p.fault),
+                    esc(&p.fault),
+                    esc(&crate::report::clip(&p.verifier_detail, 300)),
+                );
+            }
+            o.push_str("</tbody></table>");
+        }
+        o.push_str("</section>\n");
+    }
+
+    // What each emitter got wrong, once.
+    if m.implementations
+        .iter()
+        .any(|i| !i.emitted_wrong.is_empty())
+    {
+        o.push_str(
+            "<section class=\"card\"><h2>What the emitters got wrong</h2><p class=\"note\">Each \
+             timeline an emitter wrote that is not the draft's timeline of the vector's steps, \
+             with the judge's verdict and the emitter grading's first faults (where a digest \
+             differs: the construction that explains it and the first preimage byte where it \
+             departs from the draft's).</p>",
+        );
+        for (r, i) in m.implementations.iter().enumerate() {
+            if i.emitted_wrong.is_empty() {
+                continue;
+            }
+            let _ = write!(o, "<h3>{}</h3><dl class=\"wrong\">", esc(&i.name));
+            for (w, x) in i.emitted_wrong.iter().enumerate() {
+                // An invalid timeline's reason is the grading's first fault again; an unjudged
+                // one's says why the judge holds back.
+                let why = match &x.judged {
+                    Judged::Unjudged { why } => format!("<p>{}</p>", esc(why)),
+                    _ => String::new(),
+                };
+                let _ = write!(
+                    o,
+                    "<dt id=\"wrong-{r}-{w}\"><code>{}</code> · {}</dt><dd>{why}<pre>{}</pre></dd>",
+                    esc(&x.vector),
+                    judged_short(&x.judged),
+                    esc(&x.detail)
+                );
+            }
+            o.push_str("</dl>");
+        }
+        o.push_str("</section>\n");
+    }
+
+    // Rules × implementations.
+    let _ = write!(
+        o,
+        "<section class=\"card\"><h2>Rules × implementations</h2><p class=\"note\">Each \
+         implementation's own run over the corpus, per rule, as its report counts it (pass: \
+         every case of the rule ran and passed, with credit). A marked row is one the \
+         implementations do not all fare alike on.</p><table class=\"rules\">\
+         <thead><tr><th>rule</th><th>level</th>"
+    );
+    for n in &names {
+        let _ = write!(o, "<th>{}</th>", esc(n));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &m.rules {
+        // Rows where the implementations do not all fare alike stand out: that is where they
+        // differ in their reading of the draft.
+        let split = r.results.windows(2).any(|w| w[0].status != w[1].status);
+        let _ = write!(
+            o,
+            "<tr{}><th><code>{}</code><br><small>{}</small></th><td>{}</td>",
+            if split { " class=\"split\"" } else { "" },
+            esc(&r.rule),
+            esc(&crate::report::clip(&r.title, 120)),
+            esc(&r.level)
+        );
+        for x in &r.results {
+            let _ = write!(
+                o,
+                "<td class=\"r {}\">{} <small>{}/{}</small></td>",
+                status_class(&x.status),
+                esc(&x.status),
+                x.passed,
+                x.total
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></section>\n</main>\n</body>\n</html>\n");
+    o
+}
+
+/// The judge's verdict in a few words.
+fn judged_short(j: &Judged) -> String {
+    match j {
+        Judged::Valid => "valid".into(),
+        Judged::Invalid { rule, .. } => format!("must reject <code>{}</code>", esc(rule)),
+        Judged::Unjudged { .. } => "unjudged".into(),
+    }
+}
+
+fn cell(o: &mut String, c: &Cell, k: usize) {
+    match c.state() {
+        "agree" => {
+            let _ = write!(o, "<td class=\"agree\">agree<br><b>{}</b></td>", c.agree);
+        }
+        "disagree" => {
+            let _ = write!(
+                o,
+                "<td class=\"disagree\"><a href=\"#cell-{k}\">disagree<br><b>{}</b></a>\
+                 <br><small>{}</small>{}</td>",
+                c.disagree.len(),
+                esc(&faults(c)),
+                if c.agree > 0 {
+                    format!("<br><small>agree {}</small>", c.agree)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        _ => o.push_str("<td class=\"none\">—</td>"),
+    }
+}
+
+/// The per-implementation HTML report's name beside its results file.
+pub fn report_name(results: &str) -> String {
+    format!("{}.html", results.strip_suffix(".jsonl").unwrap_or(results))
+}
+
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "pass" => "pass",
+        "fail" => "fail",
+        "partial" | "known-failure" | "uncredited" => "part",
+        _ => "untested",
+    }
+}
+
+const CSS: &str = r#"
+:root{--ok:#2b8a3e;--fa:#c92a2a;--wr:#d97706;--un:#868e96;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
+.wrap{max-width:1200px;margin:0 auto;padding:0 24px}
+header.top{color:#fff;background:#24292f;padding:20px 0 18px;border-bottom:6px solid var(--un)}
+header.top.ok{border-bottom-color:var(--ok)}header.top.fail{border-bottom-color:var(--fa)}
+header.top code{color:#fff;opacity:.85}
+.brand{font-size:12px;letter-spacing:.08em;text-transform:uppercase;opacity:.7}
+h1{margin:4px 0 2px;font-size:26px}.sub{margin:0;opacity:.85}
+main.wrap{padding-top:12px;padding-bottom:40px}
+h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:20px 0 6px}h3 small{font-weight:400;color:var(--mut)}
+.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0;overflow-x:auto}
+.note{color:var(--mut);font-size:13px;margin:8px 0}
+table{border-collapse:collapse}
+th,td{padding:7px 10px;border-bottom:1px solid #eaeef2;text-align:left;vertical-align:top}
+thead th{font-size:12px;color:var(--mut);font-weight:600;border-bottom:2px solid var(--line)}
+table.grid,table.pairs,table.rules{width:100%}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.v{display:inline-block;padding:1px 10px;border-radius:999px;font-size:12px;font-weight:700;color:#fff;background:var(--un)}
+.v.ok{background:var(--ok)}.v.fail{background:var(--fa)}.v.partial{background:#1c7ed6}.v.known{background:#f0b400;color:#1f2328}
+h3:target,dt:target{background:#fff3bf;border-radius:4px}
+tr.split th{box-shadow:inset 4px 0 0 var(--wr)}
+table.matrix th,table.matrix td{border:1px solid var(--line);text-align:center;min-width:120px}
+table.matrix tbody th{text-align:right;background:#f6f8fa}
+table.matrix th.corner{font-weight:400;font-size:12px;color:var(--mut)}
+td.agree{background:#d3f9d8;color:#1b5e20}
+td.disagree{background:#ffe3e3}td.disagree a{color:#a61e1e;font-weight:600;text-decoration:none}
+td.disagree a:hover{text-decoration:underline}
+td.none{background:#f1f3f5;color:var(--mut)}
+td.d{font-size:12.5px;color:#424a53;max-width:420px;word-break:break-word}
+td.fault{font-weight:650}td.fault.emitter{color:var(--wr)}td.fault.verifier,td.fault.both{color:var(--fa)}
+.key{display:inline-block;width:12px;height:12px;border-radius:3px;vertical-align:middle;margin:0 4px 0 12px;border:1px solid var(--line)}
+.key.agree{background:#d3f9d8}.key.disagree{background:#ffe3e3}.key.none{background:#f1f3f5}
+td.r{white-space:nowrap;font-size:12.5px}td.r small{color:var(--mut)}
+td.r.pass{color:var(--ok);font-weight:600}td.r.fail{color:var(--fa);font-weight:600;background:#fff5f5}
+td.r.part{color:var(--wr)}td.r.untested{color:var(--un)}
+dl.wrong dt{margin-top:12px;font-weight:600}dl.wrong dd{margin:4px 0 0 0}dl.wrong p{margin:0 0 4px;color:var(--mut);font-size:12.5px;word-break:break-all}
+dl.wrong pre{margin:0;padding:8px 10px;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-all;font-size:12px}
+table.rules tbody th small{font-weight:400;color:var(--mut)}
+"#;
