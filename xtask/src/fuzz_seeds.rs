@@ -61,6 +61,9 @@ pub fn seeds(corpus: &[Vector]) -> Seeds {
             }
             // Its timeline seeds `json_strict` above; no target of its own.
             Suite::Aer1EmitCommitment => {}
+            // Its payload and meta seed `json_strict` above; the `emitted` target grades
+            // receipts from its own inputs.
+            Suite::Aer1EmitReceipt => {}
             Suite::Aer1Receipt => {
                 if let Some(r) = v.input_bytes("receipt") {
                     // The receipt target's selector is an index into `receipt::Tier::ALL`.

@@ -441,6 +441,72 @@ fn emitters_are_graded_byte_for_byte() {
     }
 }
 
+/// Receipt producers are graded on the exact bytes: the example implementation and the producer
+/// CONTRACT.md 2.9 shows (run as written) pass every receipt emitter vector; a producer that
+/// parses the payload and writes it again passes no `bytes` vector, each failure on
+/// AER1-RC-BYTES-KEPT with the first differing byte, and its refusal of text that is not JSON is
+/// a false rejection.
+#[test]
+fn receipt_producers_keep_the_bytes() {
+    let scratch = Scratch::new("receipts");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contract/examples-impl/minimal_impl.py"
+    );
+    let contract = include_str!("../../contract/CONTRACT.md");
+    let shown = contract
+        .split("### 2.9")
+        .nth(1)
+        .and_then(|section| section.split("```python\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("section 2.9's Python example");
+    let documented = scratch.path("contract_receipt.py");
+    std::fs::write(&documented, shown).unwrap();
+    let reserialising = scratch.path("reserialising.py");
+    std::fs::write(
+        &reserialising,
+        shown.replace(
+            "payload = open(sys.argv[2], \"rb\").read()",
+            "payload = json.dumps(json.load(open(sys.argv[2], \"rb\"))).encode()",
+        ),
+    )
+    .unwrap();
+    let statuses = |program: &str, out: &str| {
+        let path = scratch.path(out);
+        scratch.agentconf(&[
+            "run",
+            "--keep-going",
+            "--include",
+            "aer1/emit-receipt/",
+            "--out",
+            &path,
+            "--",
+            "python3",
+            program,
+        ]);
+        results_of(&std::fs::read_to_string(&path).unwrap())
+    };
+    for program in [example, documented.as_str()] {
+        let r = statuses(program, "good.jsonl");
+        assert!(r.len() >= 13, "{r:?}");
+        assert!(r.iter().all(|(_, s, _)| s == "pass"), "{program}: {r:?}");
+    }
+    let r = statuses(&reserialising, "bad.jsonl");
+    for (id, status, detail) in &r {
+        if id.starts_with("aer1/emit-receipt/bytes/not-json") {
+            // json.load fails: Python exits 1, a refusal of a payload it must record.
+            assert_eq!(status, "false-reject", "{id}: {detail}");
+        } else if id.starts_with("aer1/emit-receipt/bytes/") {
+            assert_eq!(status, "wrong-output", "{id}: {detail}");
+            assert!(
+                detail.contains("AER1-RC-BYTES-KEPT") && detail.contains("first differing byte"),
+                "{id}: {detail}"
+            );
+        }
+    }
+    assert!(r.iter().any(|(id, _, _)| id.contains("/bytes/")));
+}
+
 /// The interoperability matrix over the reference, the example, the example with a wrong
 /// emitter (raw UTF-8 preimages when emitting, its verifier untouched) and a program that exits 0
 /// for everything: exactly the expected disagreements, each with the side at fault; an

@@ -9,11 +9,13 @@ catalogue (`agentconf rules`) are what the corpus grades against.
 What it implements: `aer1-timeline` under the current chain construction (revisions 07, 08 and
 09 share it) of AER-1 (draft-zambo-aer1), an individual Internet-Draft: not an RFC and not
 endorsed by the IETF; and, as a producer, `aer1-emit-timeline`, which writes the timeline of a
-STEPS document with the same entry digest the verifier checks links with.
+STEPS document with the same entry digest the verifier checks links with, `aer1-emit-commitment`
+and `aer1-emit-receipt`, which writes the receipt of a payload's exact bytes.
 
     python3 minimal_impl.py aer1-timeline 09 timeline.json
     python3 minimal_impl.py aer1-emit-timeline steps.json
     python3 minimal_impl.py aer1-emit-commitment timeline.json 2026-10-01T18:30:00Z
+    python3 minimal_impl.py aer1-emit-receipt payload.bin meta.json
 
 Everything else exits 89 (unsupported), which the harness reports as unsupported, never as a
 failure: the other operations (aer1-receipt under any TIER included), revision 06 and a
@@ -228,6 +230,24 @@ def main(argv):
             "published_at": args[1],  # as given
         }
         sys.stdout.write(json.dumps(commitment) + "\n")
+        sys.stdout.flush()
+        return ACCEPT
+    if op == "aer1-emit-receipt":
+        if len(args) != 2:
+            print("usage: minimal_impl.py aer1-emit-receipt PAYLOAD META", file=sys.stderr)
+            return 2
+        with open(args[0], "rb") as f:
+            payload = f.read()  # the exact bytes: never parsed, never re-serialised
+        with open(args[1], "rb") as f:
+            receipt = json.loads(f.read())  # id, receipt_schema_version, created_at, tool, provenance_class
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError:
+            return REJECT  # no conforming receipt carries bytes that are not UTF-8
+        receipt["canonical_bytes"] = base64.b64encode(payload).decode("ascii")
+        receipt["output_hash"] = "sha256:" + hashlib.sha256(payload).hexdigest()
+        receipt["verification_status"] = "verified"
+        sys.stdout.write(json.dumps(receipt) + "\n")
         sys.stdout.flush()
         return ACCEPT
     if op != "aer1-timeline":

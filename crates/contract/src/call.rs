@@ -7,6 +7,7 @@
 //! IMPL grp-admit     REVISION SESSION STATE_DIR      (event lines on stdin, decisions on stdout)
 //! IMPL aer1-emit-timeline STEPS                       (the timeline on stdout)
 //! IMPL aer1-emit-commitment TIMELINE PUBLISHED_AT      (the commitment artifact on stdout)
+//! IMPL aer1-emit-receipt PAYLOAD META                 (the receipt on stdout)
 //! ```
 //!
 //! The harness builds a [`Call`] from a case and turns it into arguments ([`Call::args`]); an
@@ -28,16 +29,20 @@ pub enum Operation {
     Aer1EmitTimeline,
     /// A producer's operation: write the external commitment artifact of a timeline.
     Aer1EmitCommitment,
+    /// A producer's operation: write the receipt of a payload, its other members from a `META`
+    /// file ([`crate::emit::ReceiptMeta`]).
+    Aer1EmitReceipt,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 6] = [
+    pub const ALL: [Operation; 7] = [
         Operation::Aer1Receipt,
         Operation::Aer1Timeline,
         Operation::Aer1Workflow,
         Operation::GrpAdmit,
         Operation::Aer1EmitTimeline,
         Operation::Aer1EmitCommitment,
+        Operation::Aer1EmitReceipt,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -48,6 +53,7 @@ impl Operation {
             Operation::GrpAdmit => "grp-admit",
             Operation::Aer1EmitTimeline => "aer1-emit-timeline",
             Operation::Aer1EmitCommitment => "aer1-emit-commitment",
+            Operation::Aer1EmitReceipt => "aer1-emit-receipt",
         }
     }
 
@@ -95,6 +101,11 @@ pub enum Call {
         /// The RFC 3339 instant the artifact records, passed through as given.
         published_at: String,
     },
+    EmitReceipt {
+        /// The payload file: the exact bytes the receipt must carry.
+        payload: String,
+        meta: String,
+    },
 }
 
 /// What a list of arguments is.
@@ -116,6 +127,7 @@ impl Call {
             Call::GrpAdmit { .. } => Operation::GrpAdmit,
             Call::EmitTimeline { .. } => Operation::Aer1EmitTimeline,
             Call::EmitCommitment { .. } => Operation::Aer1EmitCommitment,
+            Call::EmitReceipt { .. } => Operation::Aer1EmitReceipt,
         }
     }
 
@@ -150,6 +162,10 @@ impl Call {
                 timeline: name_of("timeline")?,
                 published_at: v.options.published_at.clone()?,
             },
+            Suite::Aer1EmitReceipt => Call::EmitReceipt {
+                payload: name_of("payload")?,
+                meta: name_of("meta")?,
+            },
             Suite::GrpAdmission => return None,
         })
     }
@@ -182,6 +198,7 @@ impl Call {
                 timeline,
                 published_at,
             } => out.extend([timeline.clone(), published_at.clone()]),
+            Call::EmitReceipt { payload, meta } => out.extend([payload.clone(), meta.clone()]),
         }
         out
     }
@@ -233,6 +250,10 @@ impl Call {
                 timeline: timeline.clone(),
                 published_at: published_at.clone(),
             },
+            (Operation::Aer1EmitReceipt, [payload, meta]) => Call::EmitReceipt {
+                payload: payload.clone(),
+                meta: meta.clone(),
+            },
             _ => return Parsed::WrongArguments(op),
         };
         Parsed::Call(call)
@@ -272,6 +293,10 @@ mod tests {
             Call::EmitCommitment {
                 timeline: "t.json".into(),
                 published_at: "2026-10-01T18:30:00Z".into(),
+            },
+            Call::EmitReceipt {
+                payload: "payload.bin".into(),
+                meta: "meta.json".into(),
             },
         ];
         for call in calls {

@@ -48,7 +48,8 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
         Suite::Aer1Receipt
         | Suite::Aer1Workflow
         | Suite::Aer1EmitTimeline
-        | Suite::Aer1EmitCommitment => current
+        | Suite::Aer1EmitCommitment
+        | Suite::Aer1EmitReceipt => current
             .or(group.first())
             .map(String::as_str)
             .into_iter()

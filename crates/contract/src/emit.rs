@@ -1,4 +1,5 @@
-//! What an emitter is asked to record: the input of `IMPL aer1-emit-timeline STEPS`.
+//! What an emitter is asked to record: the input of `IMPL aer1-emit-timeline STEPS`, and the
+//! `META` of `IMPL aer1-emit-receipt PAYLOAD META`.
 //!
 //! A producer of AER-1 timelines (a recorder, an agent-framework integration) is tested by
 //! giving it the steps of a job and comparing the timeline it writes with the draft's
@@ -73,6 +74,35 @@ impl TimelineSteps {
             ));
         }
         Ok(steps)
+    }
+}
+
+/// The `META` file of `aer1-emit-receipt`: every member of the receipt that is the producer's
+/// own knowledge rather than a function of the payload, so that the receipt it writes is
+/// determined by its inputs (no clock, no random id).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptMeta {
+    pub id: String,
+    pub receipt_schema_version: String,
+    pub created_at: String,
+    pub tool: ReceiptTool,
+    pub provenance_class: String,
+}
+
+/// A receipt's `tool` object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptTool {
+    pub name: String,
+    pub version: String,
+    pub scope: String,
+}
+
+impl ReceiptMeta {
+    /// Reads a `META` file: unknown members are refused.
+    pub fn parse(bytes: &[u8]) -> Result<ReceiptMeta, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("not a META document: {e}"))
     }
 }
 

@@ -33,6 +33,10 @@ pub enum Suite {
     /// vector's timeline.
     #[serde(rename = "aer1-emit-commitment")]
     Aer1EmitCommitment,
+    /// A producer's receipts: the implementation writes the receipt of the vector's payload,
+    /// its other members as the vector's `meta` gives them.
+    #[serde(rename = "aer1-emit-receipt")]
+    Aer1EmitReceipt,
 }
 
 impl Suite {
@@ -44,6 +48,7 @@ impl Suite {
             Suite::GrpAdmission => "grp-admission",
             Suite::Aer1EmitTimeline => "aer1-emit-timeline",
             Suite::Aer1EmitCommitment => "aer1-emit-commitment",
+            Suite::Aer1EmitReceipt => "aer1-emit-receipt",
         }
     }
 
@@ -56,22 +61,27 @@ impl Suite {
             Suite::GrpAdmission => "grp/admission",
             Suite::Aer1EmitTimeline => "aer1/emit-timeline",
             Suite::Aer1EmitCommitment => "aer1/emit-commitment",
+            Suite::Aer1EmitReceipt => "aer1/emit-receipt",
         }
     }
 
     /// Whether its cases are graded on the output the implementation writes (an emitter's),
     /// not on a verdict: a pass then shows the construction was followed, whatever else passed.
     pub fn graded_on_output(self) -> bool {
-        matches!(self, Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment)
+        matches!(
+            self,
+            Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt
+        )
     }
 
-    pub const ALL: [Suite; 6] = [
+    pub const ALL: [Suite; 7] = [
         Suite::Aer1Receipt,
         Suite::Aer1Timeline,
         Suite::Aer1Workflow,
         Suite::GrpAdmission,
         Suite::Aer1EmitTimeline,
         Suite::Aer1EmitCommitment,
+        Suite::Aer1EmitReceipt,
     ];
 }
 
@@ -123,8 +133,8 @@ pub enum Encoding {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// What the file is: `receipt`, `timeline`, `commitment`, `workflow` (AER-1); `session`,
-    /// `events` (GRP).
-    #[schemars(extend("enum" = ["receipt", "timeline", "commitment", "workflow", "session", "events", "steps"]))]
+    /// `events` (GRP); `steps`, `payload`, `meta` (AER-1 producers).
+    #[schemars(extend("enum" = ["receipt", "timeline", "commitment", "workflow", "session", "events", "steps", "payload", "meta"]))]
     pub role: String,
     /// File name to use when the input is written to disk.
     #[schemars(pattern(FILE_PATTERN))]

@@ -42,6 +42,9 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
     if v.suite == Suite::Aer1EmitCommitment {
         return emit_commitment(case);
     }
+    if v.suite == Suite::Aer1EmitReceipt {
+        return emit_receipt(case);
+    }
     // The same dispatch as `agentconf impl` and the in-process backend.
     let call = call_of(case).ok_or("the vector lacks an input its operation needs")?;
     let judged = match answer(&call, &VectorInputs(v))? {
@@ -92,6 +95,33 @@ fn emit_commitment(case: &Case<'_>) -> Result<(), Failed> {
     };
     if status != agentconf_harness::status::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
+    }
+    Ok(())
+}
+
+/// A receipt emitter vector: the reference's receipt of the payload, graded by the harness's own
+/// reading (bytes, hash, members), and accepted by the reference receipt verifier (core tier),
+/// or refused when the payload is not UTF-8.
+fn emit_receipt(case: &Case<'_>) -> Result<(), Failed> {
+    let v = case.vector;
+    let payload = v.input_bytes("payload").ok_or("no payload input")?;
+    let meta = v.input_bytes("meta").ok_or("no meta input")?;
+    let made = agentconf_reference::emit::emit_receipt(&payload, &meta)?;
+    let (status, detail) = match &made {
+        Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
+        None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
+    };
+    if status != agentconf_harness::status::Status::Pass {
+        return Err(format!("{}: {detail}", status.name()).into());
+    }
+    if let Some(text) = made {
+        let r = agentconf_aer1::receipt::verify_receipt(
+            text.as_bytes(),
+            agentconf_aer1::receipt::Tier::Core,
+        );
+        if r.verdict != Verdict::Valid {
+            return Err(format!("the reference verifier rejects it: {:?}", r.failures).into());
+        }
     }
     Ok(())
 }

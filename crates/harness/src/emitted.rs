@@ -125,6 +125,7 @@ pub fn grade_emitter(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> (Status, Strin
 pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
     match c.vector.suite {
         Suite::Aer1EmitCommitment => grade_commitment(c, stdout),
+        Suite::Aer1EmitReceipt => crate::emitted_receipt::grade(c, stdout),
         _ => grade(c, stdout),
     }
 }
@@ -164,7 +165,7 @@ pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
 }
 
 /// `wrong-output`, with the first faults.
-fn wrong_output(faults: &[EmitFault]) -> (Status, String) {
+pub(crate) fn wrong_output(faults: &[EmitFault]) -> (Status, String) {
     let shown: Vec<String> = faults.iter().take(3).map(|f| f.to_string()).collect();
     let more = match faults.len() {
         n if n > 3 => format!("; {} more", n - 3),
@@ -509,7 +510,7 @@ fn explain_link(previous: &Value, digest: &str) -> Option<String> {
 }
 
 /// A JSON value for a message, clipped.
-fn shown(v: &Value) -> String {
+pub(crate) fn shown(v: &Value) -> String {
     crate::report::clip(&v.to_string(), 80)
 }
 

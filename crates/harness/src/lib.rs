@@ -10,6 +10,7 @@ pub mod adapter;
 pub mod child;
 pub mod corpus_check;
 pub mod emitted;
+pub mod emitted_receipt;
 pub mod grade;
 pub mod identity;
 pub mod interrupt;

@@ -77,7 +77,7 @@ pub fn run_case_with(
         let mut output = None;
         let (status, mut detail, stderr) = match c.vector.suite {
             Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
-            Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment => {
+            Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
                 run_emit(imp, adapter, c, &dir, &mut strays, &mut output)
             }
             _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),

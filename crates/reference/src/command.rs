@@ -84,6 +84,21 @@ pub fn run(
             None => Ok(ExitMeaning::Reject.code()),
         };
     }
+    if let Call::EmitReceipt { payload, meta } = &call {
+        let (bytes, meta_bytes) = (read_document(payload)?, read_document(meta)?);
+        return match crate::emit::emit_receipt(&bytes, &meta_bytes)
+            .map_err(|e| format!("{meta}: {e}"))?
+        {
+            Some(text) => {
+                out.write_all(text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(|e| format!("cannot write output: {e}"))?;
+                Ok(ExitMeaning::Accept.code())
+            }
+            // Nothing on standard output: no receipt is made of bytes that are not UTF-8.
+            None => Ok(ExitMeaning::Reject.code()),
+        };
+    }
     let a = answer(&call, &Files)?;
     if let Some(object) = a.result_object() {
         let mut text = serde_json::to_string(&object).map_err(|e| e.to_string())?;
@@ -184,10 +199,16 @@ fn run_response(request: &Value, log: &mut impl Write) -> Result<String, String>
         (Some(operation), Some(args)) => match Call::parse(operation, &args) {
             // A stream and an emitter's output do not fit a response line: one-shot only.
             Parsed::Call(
-                Call::GrpAdmit { .. } | Call::EmitTimeline { .. } | Call::EmitCommitment { .. },
+                Call::GrpAdmit { .. }
+                | Call::EmitTimeline { .. }
+                | Call::EmitCommitment { .. }
+                | Call::EmitReceipt { .. },
             )
             | Parsed::WrongArguments(
-                Operation::GrpAdmit | Operation::Aer1EmitTimeline | Operation::Aer1EmitCommitment,
+                Operation::GrpAdmit
+                | Operation::Aer1EmitTimeline
+                | Operation::Aer1EmitCommitment
+                | Operation::Aer1EmitReceipt,
             )
             | Parsed::UnknownOperation(_) => Ok(Answer::Unsupported),
             Parsed::Call(call) => answer(&call, &Files),

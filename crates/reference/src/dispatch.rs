@@ -124,7 +124,7 @@ pub fn answer(call: &Call, inputs: &dyn Inputs) -> Result<Answer, String> {
             Ok(judged(r.verdict, r.failures, r.historical))
         }
         Call::GrpAdmit { .. } => Err("grp-admit is a stream of events, not one call".into()),
-        Call::EmitTimeline { .. } | Call::EmitCommitment { .. } => {
+        Call::EmitTimeline { .. } | Call::EmitCommitment { .. } | Call::EmitReceipt { .. } => {
             Err("an emit operation writes an artifact, not a verdict (see crate::emit)".into())
         }
     }

@@ -2,13 +2,15 @@
 //! the steps, built by the reference producer under the current construction (revision 09), the
 //! last entry closed and `close` left out before it (absent digests as `false`);
 //! `agentconf impl aer1-emit-commitment TIMELINE PUBLISHED_AT` writes the commitment artifact of
-//! a timeline that verifies under revision 09, as `agentconf commit` does.
+//! a timeline that verifies under revision 09, as `agentconf commit` does;
+//! `agentconf impl aer1-emit-receipt PAYLOAD META` writes the receipt of the payload's exact
+//! bytes, its other members as META gives them.
 
 use agentconf_aer1::commitment::make_commitment;
 use agentconf_aer1::producer::{build_timeline, timeline_json, CloseStyle, EntrySpec};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::{Revision, Verdict};
-use agentconf_contract::emit::TimelineSteps;
+use agentconf_contract::emit::{ReceiptMeta, TimelineSteps};
 
 /// The timeline of the `STEPS` document `bytes`, as JSON text (one entry per line). `Err` says
 /// why the document is not one (a usage error: the harness wrote it).
@@ -42,6 +44,34 @@ pub fn emit_commitment(bytes: &[u8], published_at: &str) -> Result<Option<String
         }
         _ => Ok(None),
     }
+}
+
+/// The receipt (one line) of `payload` with `meta`'s members (the bytes of a META document);
+/// `None` when the payload is not UTF-8, which no conforming receipt can carry. `Err`: META is
+/// not a META document (a usage error).
+pub fn emit_receipt(payload: &[u8], meta: &[u8]) -> Result<Option<String>, String> {
+    use base64::Engine as _;
+    let meta = ReceiptMeta::parse(meta)?;
+    if std::str::from_utf8(payload).is_err() {
+        return Ok(None);
+    }
+    let hash = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(payload));
+    // The bytes are carried as given: never parsed, never re-serialised.
+    let receipt = serde_json::json!({
+        "id": meta.id,
+        "receipt_schema_version": meta.receipt_schema_version,
+        "created_at": meta.created_at,
+        "tool": {
+            "name": meta.tool.name,
+            "version": meta.tool.version,
+            "scope": meta.tool.scope,
+        },
+        "provenance_class": meta.provenance_class,
+        "canonical_bytes": base64::engine::general_purpose::STANDARD.encode(payload),
+        "output_hash": format!("sha256:{hash}"),
+        "verification_status": "verified",
+    });
+    Ok(Some(receipt.to_string() + "\n"))
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use agentconf_harness::session::Backend;
 use agentconf_harness::status::Status;
 
 use crate::dispatch::{answer, Answer};
-use crate::emit::{emit_commitment, emit_timeline};
+use crate::emit::{emit_commitment, emit_receipt, emit_timeline};
 use crate::vector_inputs::{call_of, VectorInputs};
 
 /// The reference in process.
@@ -57,6 +57,20 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
             let timeline = v.input_bytes("timeline").unwrap_or_default();
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
             match emit_commitment(&timeline, published_at) {
+                Ok(Some(text)) => {
+                    let graded =
+                        agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
+                    output = Some(text.into_bytes());
+                    graded
+                }
+                Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
+                Err(e) => (Status::Crash, e),
+            }
+        }
+        Suite::Aer1EmitReceipt => {
+            let payload = v.input_bytes("payload").unwrap_or_default();
+            let meta = v.input_bytes("meta").unwrap_or_default();
+            match emit_receipt(&payload, &meta) {
                 Ok(Some(text)) => {
                     let graded =
                         agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());

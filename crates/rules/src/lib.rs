@@ -76,6 +76,7 @@ rules! {
     Aer1RcHashFormat => "AER1-RC-HASH-FORMAT",
     Aer1RcHashMatch => "AER1-RC-HASH-MATCH",
     Aer1RcStatus => "AER1-RC-STATUS",
+    Aer1RcBytesKept => "AER1-RC-BYTES-KEPT",
     Aer1RcAnchorMembers => "AER1-RC-ANCHOR-MEMBERS",
     Aer1RcAnchorLog => "AER1-RC-ANCHOR-LOG",
     Aer1RcAnchorLeafFormat => "AER1-RC-ANCHOR-LEAF-FORMAT",

@@ -2,6 +2,7 @@
 
 pub mod common;
 mod emit;
+mod emit_receipt;
 mod hostile;
 mod receipt;
 mod reclosed;
@@ -30,6 +31,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     receipt::generate(out);
     workflow::generate(out);
     emit::generate(out);
+    emit_receipt::generate(out);
 }
 
 /// The entry specs of the draft's example for job `job-7a1f`.

@@ -115,6 +115,7 @@ fn operation_of(suite: Suite) -> Operation {
         Suite::GrpAdmission => Operation::GrpAdmit,
         Suite::Aer1EmitTimeline => Operation::Aer1EmitTimeline,
         Suite::Aer1EmitCommitment => Operation::Aer1EmitCommitment,
+        Suite::Aer1EmitReceipt => Operation::Aer1EmitReceipt,
     }
 }
 
@@ -166,7 +167,8 @@ impl Adapter {
                 .and_then(|d| needs(d, "revisions", c.revision)),
             Operation::Aer1Workflow
             | Operation::Aer1EmitTimeline
-            | Operation::Aer1EmitCommitment => None,
+            | Operation::Aer1EmitCommitment
+            | Operation::Aer1EmitReceipt => None,
         };
         declined.or_else(|| {
             let commitment = c.vector.inputs.iter().any(|i| i.role == "commitment");

@@ -477,6 +477,7 @@ fn template(
         Operation::Aer1Workflow => (&[Placeholder::Workflow], None),
         Operation::Aer1EmitTimeline => (&[Placeholder::Steps], None),
         Operation::Aer1EmitCommitment => (&[Placeholder::Timeline, Placeholder::PublishedAt], None),
+        Operation::Aer1EmitReceipt => (&[Placeholder::Payload, Placeholder::Meta], None),
         Operation::GrpAdmit => (&[], None),
     };
     if let Some(p) = inputs.iter().find(|p| !t.names(**p)) {

@@ -19,6 +19,10 @@ pub enum Placeholder {
     Steps,
     /// The instant a commitment emitter records.
     PublishedAt,
+    /// The payload file of a receipt emitter.
+    Payload,
+    /// The `META` file of a receipt emitter.
+    Meta,
 }
 
 impl Placeholder {
@@ -33,6 +37,8 @@ impl Placeholder {
             "workflow" => Placeholder::Workflow,
             "steps" => Placeholder::Steps,
             "published_at" => Placeholder::PublishedAt,
+            "payload" => Placeholder::Payload,
+            "meta" => Placeholder::Meta,
             _ => return None,
         })
     }
@@ -47,6 +53,8 @@ impl Placeholder {
             Placeholder::Workflow => "{workflow}",
             Placeholder::Steps => "{steps}",
             Placeholder::PublishedAt => "{published_at}",
+            Placeholder::Payload => "{payload}",
+            Placeholder::Meta => "{meta}",
         }
     }
 
@@ -62,6 +70,7 @@ impl Placeholder {
             Operation::Aer1Workflow => &[Placeholder::Workflow],
             Operation::Aer1EmitTimeline => &[Placeholder::Steps],
             Operation::Aer1EmitCommitment => &[Placeholder::Timeline, Placeholder::PublishedAt],
+            Operation::Aer1EmitReceipt => &[Placeholder::Payload, Placeholder::Meta],
             // A receiver is always started in the contract's order: no template.
             Operation::GrpAdmit => &[],
         }
@@ -90,6 +99,8 @@ impl Placeholder {
             (Placeholder::PublishedAt, Call::EmitCommitment { published_at, .. }) => {
                 Some(published_at)
             }
+            (Placeholder::Payload, Call::EmitReceipt { payload, .. }) => Some(payload),
+            (Placeholder::Meta, Call::EmitReceipt { meta, .. }) => Some(meta),
             _ => None,
         }
     }

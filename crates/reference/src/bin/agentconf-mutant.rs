@@ -451,9 +451,9 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
             state_dir,
         }) => grp_op(m, &revision, &session, &state_dir),
         // No mutant emits (yet): the verifier mutants say so.
-        Parsed::Call(Call::EmitTimeline { .. } | Call::EmitCommitment { .. }) => {
-            Ok(Outcome::Unsupported)
-        }
+        Parsed::Call(
+            Call::EmitTimeline { .. } | Call::EmitCommitment { .. } | Call::EmitReceipt { .. },
+        ) => Ok(Outcome::Unsupported),
         Parsed::WrongArguments(op) => Err(op.usage_error()),
         Parsed::UnknownOperation(_) => Ok(Outcome::Unsupported),
     }
