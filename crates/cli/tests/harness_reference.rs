@@ -509,11 +509,13 @@ fn receipt_producers_keep_the_bytes() {
 
 /// The interoperability matrix over the reference, the example, the example with a wrong
 /// emitter (raw UTF-8 preimages when emitting, its verifier untouched) and a program that exits 0
-/// for everything: exactly the expected disagreements, each with the side at fault; an
-/// accept-everything verifier agrees with no broken emitter; the files are re-rendered from the
-/// matrix file alone and come out the same on a second run.
+/// for everything: exactly the expected disagreements, each with the side at fault, in the
+/// timeline grid and the receipt grid; an accept-everything verifier agrees with no broken
+/// emitter; a verifier that does not take receipts is left out of the receipt grid, not blamed;
+/// the files are re-rendered from the matrix file alone and come out the same on a second run.
 #[test]
 fn the_matrix_shows_exactly_the_expected_disagreements() {
+    use agentconf_harness::matrix::{Kind, Matrix};
     let scratch = Scratch::new("matrix");
     let example = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -530,6 +532,8 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
             "--include",
             "aer1/emit-timeline/",
             "--include",
+            "aer1/emit-receipt/",
+            "--include",
             "aer1/timeline/valid/",
             &format!("example=python3 {example}"),
             &format!("wrong-emitter=python3 {wrong}"),
@@ -540,34 +544,39 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
     let (first, dir) = run("one");
     assert_eq!(first.status.code(), Some(1), "{first:?}");
     let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
-    let m: agentconf_harness::matrix::Matrix = serde_json::from_str(&read("matrix.json")).unwrap();
+    let m: Matrix = serde_json::from_str(&read("matrix.json")).unwrap();
     let names: Vec<&str> = m.implementations.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["reference", "example", "wrong-emitter", "yes"]);
-    // How many valid timeline emitter vectors there are, from the reference's own results.
-    let emit_vectors = results_of(&read("reference.results.jsonl"))
-        .iter()
-        .filter(|(id, _, _)| id.starts_with("aer1/emit-timeline/") && !id.contains("@"))
-        .count();
-    assert!(emit_vectors >= 14, "{emit_vectors}");
-    assert_eq!(m.cells.len(), 16);
+    // How many valid emitter vectors of each kind there are, from the reference's own results.
+    let reference = results_of(&read("reference.results.jsonl"));
+    let count = |prefix: &str, refusals: &str| {
+        reference
+            .iter()
+            .filter(|(id, _, _)| id.starts_with(prefix) && !id.starts_with(refusals))
+            .count()
+    };
+    let timelines = count("aer1/emit-timeline/", "-");
+    let receipts = count("aer1/emit-receipt/", "aer1/emit-receipt/refuse/");
+    assert!(timelines >= 14 && receipts >= 11, "{timelines} {receipts}");
+    assert_eq!(m.cells.len(), 32);
     for c in &m.cells {
-        let at = format!("{} -> {}", c.emitter, c.verifier);
+        let at = format!("{:?}: {} -> {}", c.kind, c.emitter, c.verifier);
         let disagreeing: Vec<(&str, &str, &str)> = c
             .disagree
             .iter()
             .map(|p| (p.vector.as_str(), p.verdict.as_str(), p.fault.as_str()))
             .collect();
-        match (c.emitter.as_str(), c.verifier.as_str()) {
-            // Right emitters and right verifiers agree on every timeline.
-            ("reference" | "example", "reference" | "example" | "wrong-emitter") => {
-                assert_eq!((c.agree, disagreeing.len()), (emit_vectors, 0), "{at}")
+        let faults = |fault: &str| disagreeing.iter().all(|d| d.2 == fault);
+        match (c.kind, c.emitter.as_str(), c.verifier.as_str()) {
+            // Right emitters and right verifiers agree on every timeline; an accept-everything
+            // verifier accepts them too.
+            (Kind::Timeline, "reference" | "example", _) => {
+                assert_eq!((c.agree, disagreeing.len()), (timelines, 0), "{at}")
             }
-            // An accept-everything verifier accepts them too.
-            ("reference" | "example", "yes") => assert_eq!(c.agree, emit_vectors, "{at}"),
             // The wrong emitter breaks the links of exactly the escaping vectors: right
             // verifiers reject them (its fault), the accept-everything one accepts them (both).
-            ("wrong-emitter", v) => {
-                assert_eq!(c.agree, emit_vectors - RAW_UTF8_BREAKS.len(), "{at}");
+            (Kind::Timeline, "wrong-emitter", v) => {
+                assert_eq!(c.agree, timelines - RAW_UTF8_BREAKS.len(), "{at}");
                 let vectors: Vec<&str> = disagreeing.iter().map(|d| d.0).collect();
                 assert_eq!(vectors, RAW_UTF8_BREAKS, "{at}");
                 let expected = if v == "yes" {
@@ -580,13 +589,26 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
                     "{at}: {disagreeing:?}"
                 );
             }
-            // A program that writes nothing wrote no timeline: every one is the emitter's fault,
+            // Only the reference and the accept-everything program answer receipts: the Python
+            // example declines them (89), so its column and the wrong emitter's are empty.
+            (Kind::Receipt, _, "example" | "wrong-emitter") => {
+                assert_eq!(c.state(), "none", "{at}: {disagreeing:?}")
+            }
+            // Raw UTF-8 in a receipt's JSON text is only layout: every receipt is right.
+            (Kind::Receipt, "reference" | "example" | "wrong-emitter", _) => {
+                assert_eq!((c.agree, disagreeing.len()), (receipts, 0), "{at}")
+            }
+            // A program that writes nothing wrote no artifact: every one is the emitter's fault,
             // and an accept-everything verifier earns no agreement with it.
-            ("yes", v) => {
-                assert_eq!((c.agree, disagreeing.len()), (0, emit_vectors), "{at}");
-                let fault = if v == "yes" { "both" } else { "emitter" };
+            (kind, "yes", v) => {
+                let n = if kind == Kind::Timeline {
+                    timelines
+                } else {
+                    receipts
+                };
+                assert_eq!((c.agree, disagreeing.len()), (0, n), "{at}");
                 assert!(
-                    disagreeing.iter().all(|d| d.2 == fault),
+                    faults(if v == "yes" { "both" } else { "emitter" }),
                     "{at}: {disagreeing:?}"
                 );
             }
@@ -596,20 +618,33 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
     let wrong_row = &m.implementations[2];
     assert_eq!(
         (wrong_row.emitted_expected, wrong_row.emitted_other),
-        (emit_vectors - RAW_UTF8_BREAKS.len(), RAW_UTF8_BREAKS.len())
+        (
+            timelines + receipts - RAW_UTF8_BREAKS.len(),
+            RAW_UTF8_BREAKS.len()
+        )
     );
     assert!(wrong_row
         .emitted_wrong
         .iter()
         .all(|w| w.detail.contains("first departs")));
+    assert_eq!(m.implementations[1].verifies, [Kind::Timeline]);
+    assert_eq!(
+        m.implementations[0].verifies,
+        [Kind::Timeline, Kind::Receipt]
+    );
     // Markdown and HTML come from the matrix file alone, and the HTML is self-contained.
     assert_eq!(read("matrix.md"), agentconf_harness::matrix::markdown(&m));
     let html = read("matrix.html");
     assert_eq!(html, agentconf_harness::matrix::html(&m));
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
-    for k in [8, 9, 10, 11, 12, 13, 14, 15] {
-        assert!(html.contains(&format!("href=\"#cell-{k}\"")), "cell {k}");
-        assert!(html.contains(&format!("id=\"cell-{k}\"")), "cell {k}");
+    for (k, c) in m.cells.iter().enumerate() {
+        let linked = html.contains(&format!("href=\"#cell-{k}\""));
+        let target = html.contains(&format!("id=\"cell-{k}\""));
+        assert_eq!(
+            (linked, target),
+            (c.state() == "disagree", c.state() == "disagree"),
+            "cell {k}"
+        );
     }
     for name in &names {
         assert!(std::path::Path::new(&format!("{dir}/{name}.results.jsonl")).is_file());

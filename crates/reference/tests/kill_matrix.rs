@@ -33,11 +33,15 @@ const TIMELINE: &[Suite] = &[Suite::Aer1Timeline];
 const RECEIPT: &[Suite] = &[Suite::Aer1Receipt];
 const WORKFLOW: &[Suite] = &[Suite::Aer1Workflow];
 const GRP: &[Suite] = &[Suite::GrpAdmission];
+const EMIT_TIMELINE: &[Suite] = &[Suite::Aer1EmitTimeline];
+const EMIT_COMMITMENT: &[Suite] = &[Suite::Aer1EmitCommitment];
+const EMIT_RECEIPT: &[Suite] = &[Suite::Aer1EmitReceipt];
 const ALL: &[Suite] = &Suite::ALL;
 
 const FALSE_ACCEPT: &[Status] = &[Status::FalseAccept];
 const FALSE_REJECT: &[Status] = &[Status::FalseReject];
 const WRONG_REASON: &[Status] = &[Status::WrongReason];
+const WRONG_OUTPUT: &[Status] = &[Status::WrongOutput];
 
 /// One mutant and how it must be caught.
 struct Case {
@@ -300,6 +304,45 @@ fn cases() -> Vec<Case> {
                 ("aer1/workflow/structure/seq-values-exchanged", WRONG_REASON),
             ],
             ..case("workflow-sorts-steps", WORKFLOW, &["AER1-WF-SEQ"])
+        },
+        // Producers: each caught on what it writes (or refuses to write).
+        Case {
+            must_catch: &[
+                ("aer1/emit-timeline/escaping/non-ascii-job-id", WRONG_OUTPUT),
+                ("aer1/emit-timeline/escaping/u2028-in-tool", WRONG_OUTPUT),
+            ],
+            ..case("emits-raw-utf8", EMIT_TIMELINE, &["AER1-TL-LINK"])
+        },
+        Case {
+            must_catch: &[
+                ("aer1/emit-commitment/refuse/tampered-entry", FALSE_ACCEPT),
+                ("aer1/emit-commitment/refuse/unclosed", FALSE_ACCEPT),
+            ],
+            ..case(
+                "commits-unverified",
+                EMIT_COMMITMENT,
+                &["AER1-TL-LINK", "AER1-TL-CLOSE-LAST", "AER1-CM-FINAL"],
+            )
+        },
+        Case {
+            must_catch: &[
+                ("aer1/emit-receipt/bytes/key-order", WRONG_OUTPUT),
+                ("aer1/emit-receipt/bytes/number-forms", WRONG_OUTPUT),
+                ("aer1/emit-receipt/bytes/not-json", FALSE_REJECT),
+            ],
+            ..case(
+                "reserialises-payload",
+                EMIT_RECEIPT,
+                &["AER1-RC-BYTES-KEPT"],
+            )
+        },
+        Case {
+            must_catch: &[("aer1/emit-receipt/bytes/published-example", WRONG_OUTPUT)],
+            ..case(
+                "uppercase-output-hash",
+                EMIT_RECEIPT,
+                &["AER1-RC-HASH-FORMAT"],
+            )
         },
         Case {
             every_invalid_expecting: &["GRP-DUP-EVENT"],
@@ -635,9 +678,13 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
         }
         for r in &caught {
             let v = by_id[r.id.as_str()];
+            // A producer's wrong artifact is graded too (`wrong-output`).
             if !matches!(
                 r.status,
-                Status::FalseAccept | Status::FalseReject | Status::WrongReason
+                Status::FalseAccept
+                    | Status::FalseReject
+                    | Status::WrongReason
+                    | Status::WrongOutput
             ) {
                 problems.push(format!(
                     "{}: {} is {} ({}), not a graded failure",

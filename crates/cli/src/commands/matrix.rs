@@ -38,6 +38,7 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
 
+    let corpus = agentconf_corpus::corpus();
     // Each implementation over the whole corpus, keeping what it emitted.
     let mut files: Vec<ResultsFile> = Vec::new();
     let mut crossed: Vec<Vec<Crossed>> = Vec::new();
@@ -46,13 +47,13 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
         to_stderr(&format!("agentconf matrix: {name} over the corpus\n"));
         let a = run_args_of(args, name, spec);
         let (file, outputs) = execute_keeping(&a, true)?;
-        crossed.push(matrix::cross_cases(name, &file, &outputs));
+        crossed.push(matrix::cross_cases(name, &file, &outputs, &corpus));
         files.push(file);
         run_args.push(a);
     }
 
     // Every emitted timeline through every verifier.
-    let corpus_ids: BTreeSet<String> = agentconf_corpus::corpus()
+    let corpus_ids: BTreeSet<String> = corpus
         .iter()
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
         .collect();
@@ -61,20 +62,24 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
     let mut verifies = Vec::new();
     for ((name, _), a) in members.iter().zip(&run_args) {
         to_stderr(&format!(
-            "agentconf matrix: {} emitted timelines through {name}\n",
+            "agentconf matrix: {} emitted artifacts through {name}\n",
             all.len()
         ));
         let answers = answers_of(a, &corpus_ids, &crossed)?;
-        verifies.push(crossed.iter().any(|c| matrix::gave_verdicts(c, &answers)));
-        for ((emitter, _), from) in members.iter().zip(&crossed) {
-            cells.push(matrix::cell(emitter, name, from, &answers));
+        let everything: Vec<&Crossed> = crossed.iter().flatten().collect();
+        verifies.push(matrix::verified_kinds(&everything, &answers));
+        for kind in matrix::Kind::ALL {
+            for ((emitter, _), from) in members.iter().zip(&crossed) {
+                cells.push(matrix::cell(kind, emitter, name, from, &answers));
+            }
         }
     }
-    // Cells emitter-major, as the matrix file documents.
+    // Cells kind-major, then emitter-major, as the matrix file documents.
     let n = members.len();
-    let cells: Vec<matrix::Cell> = (0..n)
-        .flat_map(|e| (0..n).map(move |v| (e, v)))
-        .map(|(e, v)| cells[v * n + e].clone())
+    let kinds = matrix::Kind::ALL.len();
+    let cells: Vec<matrix::Cell> = (0..kinds)
+        .flat_map(|k| (0..n).flat_map(move |e| (0..n).map(move |v| (k, e, v))))
+        .map(|(k, e, v)| cells[v * kinds * n + k * n + e].clone())
         .collect();
 
     let m = Matrix {
@@ -90,7 +95,7 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
             .zip(&crossed)
             .zip(&verifies)
             .map(|((((name, _), file), c), v)| {
-                matrix::member(name, &results_name(name), file, c, *v)
+                matrix::member(name, &results_name(name), file, c, v.clone())
             })
             .collect(),
         cells,
@@ -200,12 +205,20 @@ fn answers_of(
 fn summary(m: &Matrix, dir: &Path) -> String {
     let mut s = String::from("emitter -> verifier\n");
     for c in &m.cells {
+        if c.state() == "none" {
+            continue;
+        }
         let state = match c.state() {
             "agree" => format!("agree on {}", c.agree),
             "disagree" => format!("DISAGREE on {} (agree on {})", c.disagree.len(), c.agree),
-            _ => "no timeline reached a verdict".into(),
+            _ => "no artifact reached a verdict".into(),
         };
-        s.push_str(&format!("  {} -> {}: {state}\n", c.emitter, c.verifier));
+        s.push_str(&format!(
+            "  {}s: {} -> {}: {state}\n",
+            c.kind.as_str(),
+            c.emitter,
+            c.verifier
+        ));
     }
     s.push_str(&format!(
         "\nwrote {} (matrix.json, matrix.md, matrix.html, and each implementation's \

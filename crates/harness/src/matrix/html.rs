@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::markdown::faults;
-use super::{Cell, Judged, Matrix};
+use super::markdown::{faults, verifies};
+use super::{Cell, Judged, Kind, Matrix};
 use crate::report::html::esc;
 use crate::report::DRAFTS_NOTE;
 
@@ -24,11 +24,12 @@ pub fn html(m: &Matrix) -> String {
          <h1>Interoperability matrix</h1><p class=\"sub\">{} implementations · {} of {} \
          emitter × verifier pairs disagree · corpus <code>{}</code> · agentconf {}</p></div></header>\n\
          <main class=\"wrap\">\n<p class=\"note\">{DRAFTS_NOTE}. A cell that agrees says the \
-         verifier accepted the emitter's timelines of the corpus's steps and the judge found each \
-         to be the draft's timeline; it says nothing about either beyond those vectors.</p>\n",
+         verifier accepted what the emitter wrote for the corpus's emitter vectors and the judge \
+         found each to be the expected artifact; it says nothing about either beyond those \
+         vectors.</p>\n",
         names.len(),
         disagreeing,
-        m.cells.len(),
+        m.cells.iter().filter(|c| c.state() != "none").count(),
         esc(&m.corpus_digest),
         esc(&m.suite_version)
     );
@@ -38,8 +39,8 @@ pub fn html(m: &Matrix) -> String {
         o,
         "<section class=\"card\"><h2>Implementations</h2><table class=\"grid\"><thead><tr>\
          <th>implementation</th><th>own verdict</th><th class=\"n\">passed</th>\
-         <th>timelines emitted<br><small>as expected / other / none</small></th>\
-         <th>verifies timelines</th><th>results</th></tr></thead><tbody>"
+         <th>artifacts emitted<br><small>as expected / other / none</small></th>\
+         <th>verifies</th><th>results</th></tr></thead><tbody>"
     );
     for i in &m.implementations {
         let v = match i.verdict.as_str() {
@@ -60,45 +61,48 @@ pub fn html(m: &Matrix) -> String {
             i.emitted_expected,
             i.emitted_other,
             i.emitted_nothing.len(),
-            if i.verifies { "yes" } else { "no" },
+            esc(&verifies(&i.verifies)),
             esc(&report_name(&i.results)),
             esc(&i.results)
         );
     }
     o.push_str("</tbody></table></section>\n");
 
-    // The matrix.
-    let _ = write!(
-        o,
-        "<section class=\"card\"><h2>Emitters × verifiers</h2><p class=\"note\">Rows write \
-         timelines, columns verify them. A number is how many emitted timelines the pair agrees \
-         or disagrees on; a disagreement links to its vectors and names who is at fault.</p>\
-         <table class=\"matrix\"><thead><tr><th class=\"corner\">emitter ↓ · verifier →</th>"
-    );
-    for n in &names {
-        let _ = write!(o, "<th>{}</th>", esc(n));
-    }
-    let _ = write!(o, "</tr></thead><tbody>");
-    for emitter in &names {
-        let _ = write!(o, "<tr><th>{}</th>", esc(emitter));
-        for verifier in &names {
-            match m
-                .cells
-                .iter()
-                .position(|c| c.emitter == *emitter && c.verifier == *verifier)
-            {
-                Some(k) => cell(&mut o, &m.cells[k], k),
-                None => o.push_str("<td class=\"none\">—</td>"),
-            }
+    // One grid per kind of artifact.
+    for kind in Kind::ALL {
+        let _ = write!(
+            o,
+            "<section class=\"card\"><h2>Emitters × verifiers: {k}s</h2><p class=\"note\">Rows \
+             write {k}s, columns verify them. A number is how many emitted {k}s the pair agrees \
+             or disagrees on; a disagreement links to its vectors and names who is at fault.</p>\
+             <table class=\"matrix\"><thead><tr><th class=\"corner\">emitter ↓ · verifier →</th>",
+            k = kind.as_str()
+        );
+        for n in &names {
+            let _ = write!(o, "<th>{}</th>", esc(n));
         }
-        o.push_str("</tr>");
+        o.push_str("</tr></thead><tbody>");
+        for emitter in &names {
+            let _ = write!(o, "<tr><th>{}</th>", esc(emitter));
+            for verifier in &names {
+                match m.cells.iter().position(|c| {
+                    c.kind == kind && c.emitter == *emitter && c.verifier == *verifier
+                }) {
+                    Some(k) => cell(&mut o, &m.cells[k], k),
+                    None => o.push_str("<td class=\"none\">—</td>"),
+                }
+            }
+            o.push_str("</tr>");
+        }
+        let _ = writeln!(
+            o,
+            "</tbody></table><p class=\"note\"><span class=\"key agree\"></span> agree \
+             <span class=\"key disagree\"></span> disagree <span class=\"key none\"></span> no \
+             {k} reached a verdict (the emitter wrote none, or the verifier does not verify \
+             {k}s)</p></section>",
+            k = kind.as_str()
+        );
     }
-    o.push_str(
-        "</tbody></table><p class=\"note\"><span class=\"key agree\"></span> agree \
-         <span class=\"key disagree\"></span> disagree <span class=\"key none\"></span> no \
-         timeline reached a verdict (the emitter wrote none, or the verifier gave none)</p>\
-         </section>\n",
-    );
 
     // The disagreements.
     if disagreeing > 0 {
@@ -111,9 +115,10 @@ pub fn html(m: &Matrix) -> String {
         {
             let _ = write!(
                 o,
-                "<h3 id=\"cell-{k}\">{} → {} <small>{} · at fault: {}</small></h3><table class=\"pairs\">\
+                "<h3 id=\"cell-{k}\">{}s: {} → {} <small>{} · at fault: {}</small></h3><table class=\"pairs\">\
                  <thead><tr><th>vector</th><th>judge</th><th>verifier</th><th>at fault</th>\
                  <th>verifier's answer</th></tr></thead><tbody>",
+                c.kind.as_str(),
                 esc(&c.emitter),
                 esc(&c.verifier),
                 c.disagree.len(),
@@ -156,10 +161,10 @@ pub fn html(m: &Matrix) -> String {
     {
         o.push_str(
             "<section class=\"card\"><h2>What the emitters got wrong</h2><p class=\"note\">Each \
-             timeline an emitter wrote that is not the draft's timeline of the vector's steps, \
-             with the judge's verdict and the emitter grading's first faults (where a digest \
-             differs: the construction that explains it and the first preimage byte where it \
-             departs from the draft's).</p>",
+             artifact an emitter wrote that is not the expected one, with the judge's verdict and \
+             the emitter grading's first faults (where a digest differs: the construction that \
+             explains it and the first preimage byte where it departs from the draft's; where a \
+             receipt's bytes differ: the first differing byte).</p>",
         );
         for (r, i) in m.implementations.iter().enumerate() {
             if i.emitted_wrong.is_empty() {
@@ -167,7 +172,7 @@ pub fn html(m: &Matrix) -> String {
             }
             let _ = write!(o, "<h3>{}</h3><dl class=\"wrong\">", esc(&i.name));
             for (w, x) in i.emitted_wrong.iter().enumerate() {
-                // An invalid timeline's reason is the grading's first fault again; an unjudged
+                // An invalid artifact's reason is the grading's first fault again; an unjudged
                 // one's says why the judge holds back.
                 let why = match &x.judged {
                     Judged::Unjudged { why } => format!("<p>{}</p>", esc(why)),

@@ -1,5 +1,5 @@
-//! The judge's own verdict on a timeline an emitter wrote, before any verifier sees it: what a
-//! conforming verifier must answer, or nothing when the judge cannot say.
+//! The judge's own verdict on a timeline (or receipt) an emitter wrote, before any verifier sees
+//! it: what a conforming verifier must answer, or nothing when the judge cannot say.
 //!
 //! Deliberately narrow. `valid` only for output the emitter grading already found to be the
 //! draft's timeline of the vector's steps; `invalid` only for a broken hash chain (a wrong
@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use agentconf_contract::emit::ReceiptMeta;
 use agentconf_rules::Rule;
 
 use crate::emitted::entry_digest;
@@ -27,6 +28,48 @@ pub enum Judged {
     Invalid { rule: String, why: String },
     /// The emitter is wrong, but the judge does not say what a verifier must answer.
     Unjudged { why: String },
+}
+
+/// Judges a receipt a producer wrote for `payload` and `meta`, which the emitter grading found
+/// to be the expected receipt (`is_expected`) or not. Must-reject only for what any verifier
+/// sees in the receipt alone: no JSON object, a missing member, base64 that is not padded
+/// standard base64, an `output_hash` of another form or not the hash of the bytes it carries,
+/// a `verification_status` other than `verified`. Bytes that are not the payload's, or members
+/// other than META's, leave a receipt a verifier may accept: unjudged.
+pub fn judge_receipt(
+    output: &[u8],
+    is_expected: bool,
+    payload: &[u8],
+    meta: &ReceiptMeta,
+) -> Judged {
+    if is_expected {
+        return Judged::Valid;
+    }
+    let faults = crate::emitted_receipt::compare(payload, meta, output);
+    let visible = faults.iter().find(|f| {
+        matches!(
+            f.rule,
+            Rule::Aer1JsonUtf8
+                | Rule::Aer1JsonSyntax
+                | Rule::Aer1RcMembers
+                | Rule::Aer1RcB64
+                | Rule::Aer1RcHashFormat
+                | Rule::Aer1RcHashMatch
+                | Rule::Aer1RcStatus
+        )
+    });
+    match (visible, faults.first()) {
+        (Some(f), _) => Judged::Invalid {
+            rule: f.rule.id().to_string(),
+            why: f.to_string(),
+        },
+        (None, Some(f)) => Judged::Unjudged {
+            why: format!("a receipt a verifier may accept, but not the expected one: {f}"),
+        },
+        (None, None) => Judged::Unjudged {
+            why: "not found to be the expected receipt".into(),
+        },
+    }
 }
 
 /// Judges `output`, which the emitter grading found to be the steps' timeline (`is_expected`)

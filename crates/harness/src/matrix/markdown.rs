@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Judged, Matrix};
+use super::{Cell, Judged, Kind, Matrix};
 use crate::report::markdown::{md, md_code};
 use crate::report::DRAFTS_NOTE;
 
@@ -13,8 +13,8 @@ pub fn markdown(m: &Matrix) -> String {
     let _ = writeln!(
         o,
         "Corpus `{}`, agentconf {}. {DRAFTS_NOTE}. A cell that agrees says the verifier accepted \
-         the emitter's timelines of the corpus's steps and the judge found them to be the draft's \
-         timelines; it is not a claim about either beyond those vectors.\n",
+         what the emitter wrote for the corpus's emitter vectors and the judge found each to be \
+         the expected artifact; it is not a claim about either beyond those vectors.\n",
         m.corpus_digest,
         md(&m.suite_version)
     );
@@ -22,7 +22,7 @@ pub fn markdown(m: &Matrix) -> String {
     let _ = writeln!(o, "## Implementations\n");
     let _ = writeln!(
         o,
-        "| implementation | own verdict | passed | timelines as expected / other / none | verifies timelines | results |"
+        "| implementation | own verdict | passed | artifacts emitted as expected / other / none | verifies | results |"
     );
     let _ = writeln!(o, "|---|---|---:|---|---|---|");
     for i in &m.implementations {
@@ -36,45 +36,48 @@ pub fn markdown(m: &Matrix) -> String {
             i.emitted_expected,
             i.emitted_other,
             i.emitted_nothing.len(),
-            if i.verifies { "yes" } else { "no" },
+            verifies(&i.verifies),
             md_code(&i.results)
         );
     }
 
-    let _ = writeln!(o, "\n## Emitters × verifiers\n");
-    let _ = writeln!(
-        o,
-        "Rows write timelines, columns verify them. `agree N`: every timeline reached the \
-         verifier and was accepted, and the judge holds each to be the draft's. A disagreement \
-         names who is at fault.\n"
-    );
     let names: Vec<&str> = m.implementations.iter().map(|i| i.name.as_str()).collect();
-    let _ = write!(o, "| emitter ↓ verifier → |");
-    for n in &names {
-        let _ = write!(o, " {} |", md(n));
-    }
-    let _ = write!(o, "\n|---|");
-    for _ in &names {
-        let _ = write!(o, "---|");
-    }
-    let _ = writeln!(o);
-    for (row, emitter) in names.iter().enumerate() {
-        let _ = write!(o, "| {} |", md(emitter));
-        for (col, _) in names.iter().enumerate() {
-            let cell = m
-                .cells
-                .iter()
-                .position(|c| c.emitter == names[row] && c.verifier == names[col]);
-            let _ = write!(
-                o,
-                " {} |",
-                match cell {
-                    Some(k) => cell_text(&m.cells[k], k),
-                    None => "—".into(),
-                }
-            );
+    for kind in Kind::ALL {
+        let _ = writeln!(o, "\n## Emitters × verifiers: {}s\n", kind.as_str());
+        let _ = writeln!(
+            o,
+            "Rows write {k}s, columns verify them. `agree N`: N {k}s reached the verifier and \
+             were accepted, and the judge holds each to be the expected one. A disagreement names \
+             who is at fault; `—`: no {k} reached a verdict (none written, or the verifier does \
+             not verify {k}s).\n",
+            k = kind.as_str()
+        );
+        let _ = write!(o, "| emitter ↓ verifier → |");
+        for n in &names {
+            let _ = write!(o, " {} |", md(n));
+        }
+        let _ = write!(o, "\n|---|");
+        for _ in &names {
+            let _ = write!(o, "---|");
         }
         let _ = writeln!(o);
+        for emitter in &names {
+            let _ = write!(o, "| {} |", md(emitter));
+            for verifier in &names {
+                let cell = m.cells.iter().position(|c| {
+                    c.kind == kind && c.emitter == *emitter && c.verifier == *verifier
+                });
+                let _ = write!(
+                    o,
+                    " {} |",
+                    match cell {
+                        Some(k) => cell_text(&m.cells[k], k),
+                        None => "—".into(),
+                    }
+                );
+            }
+            let _ = writeln!(o);
+        }
     }
 
     let disagreeing: Vec<(usize, &Cell)> = m
@@ -88,7 +91,8 @@ pub fn markdown(m: &Matrix) -> String {
         for (k, c) in disagreeing {
             let _ = writeln!(
                 o,
-                "\n<a id=\"cell-{k}\"></a>\n### {} → {}\n",
+                "\n<a id=\"cell-{k}\"></a>\n### {}s: {} → {}\n",
+                c.kind.as_str(),
                 md(&c.emitter),
                 md(&c.verifier)
             );
@@ -155,6 +159,18 @@ pub fn markdown(m: &Matrix) -> String {
         let _ = writeln!(o);
     }
     o
+}
+
+/// The kinds an implementation verifies, or `no`.
+pub(super) fn verifies(kinds: &[Kind]) -> String {
+    if kinds.is_empty() {
+        return "no".into();
+    }
+    kinds
+        .iter()
+        .map(|k| format!("{}s", k.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The judge's verdict in a few words.

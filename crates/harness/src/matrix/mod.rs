@@ -1,12 +1,13 @@
-//! The interoperability matrix: every emitter's timelines through every verifier, and every
-//! implementation's per-rule results side by side.
+//! The interoperability matrix: every emitter's timelines and receipts through every verifier,
+//! and every implementation's per-rule results side by side.
 //!
 //! The CLI runs the implementations (each over the whole corpus, keeping what the emitters
-//! wrote), hands each emitted timeline to every verifier as a derived `aer1-timeline` case
-//! ([`cross_cases`]), and this module turns what came back into the matrix file ([`Matrix`]),
-//! then Markdown and HTML. Each answer is held against the judge's own verdict on the emitted
-//! timeline ([`judge`]), so a cell says not only whether a pair interoperates but which side is
-//! at fault: a verifier that accepts everything still disagrees with a broken emitter.
+//! wrote), hands each emitted timeline to every verifier as a derived `aer1-timeline` case and
+//! each emitted receipt as a derived `aer1-receipt` case ([`cross_cases`]), and this module
+//! turns what came back into the matrix file ([`Matrix`]), then Markdown and HTML: one grid per
+//! kind of artifact. Each answer is held against the judge's own verdict on the emitted artifact
+//! ([`judge`], [`judge_receipt`]), so a cell says not only whether a pair interoperates but which
+//! side is at fault: a verifier that accepts everything still disagrees with a broken emitter.
 //!
 //! Deterministic: the file holds no timestamps or durations (the results files do), and every
 //! list is in corpus order, then in the order the implementations were given.
@@ -18,6 +19,7 @@ mod markdown;
 use serde::{Deserialize, Serialize};
 
 use agentconf_contract::case::Case;
+use agentconf_contract::emit::ReceiptMeta;
 use agentconf_contract::vector::{Encoding, Expectation, Input, Options, Suite, Vector};
 use agentconf_rules::{Level, Rule};
 
@@ -26,7 +28,7 @@ use crate::results::{hex, ResultLine, ResultsFile};
 use crate::status::Status;
 
 pub use html::{html, report_name};
-pub use judge::{judge, Judged};
+pub use judge::{judge, judge_receipt, Judged};
 pub use markdown::markdown;
 
 /// The matrix file's format name.
@@ -42,7 +44,8 @@ pub struct Matrix {
     pub suite_version: String,
     pub corpus_digest: String,
     pub implementations: Vec<Member>,
-    /// One per emitter × verifier, emitters in the order given, then verifiers.
+    /// One per kind × emitter × verifier: kinds in [`Kind::ALL`] order, then emitters in the
+    /// order given, then verifiers.
     pub cells: Vec<Cell>,
     /// One per rule of the catalogue any results file names, in the per-rule table's order.
     pub rules: Vec<RuleLine>,
@@ -58,22 +61,49 @@ pub struct Member {
     pub verdict: String,
     pub passed: usize,
     pub total: usize,
-    /// Timeline emitter vectors it wrote the steps' timeline for.
+    /// Valid timeline and receipt emitter vectors it wrote the expected artifact for.
     pub emitted_expected: usize,
-    /// Timeline emitter vectors it wrote something else for (each went to every verifier).
+    /// Valid emitter vectors it wrote something else for (each went to every verifier).
     pub emitted_other: usize,
-    /// Timeline emitter vectors it wrote nothing for (declined, refused, crashed), by id.
+    /// Valid emitter vectors it wrote nothing for (declined, refused, crashed), by id.
     pub emitted_nothing: Vec<String>,
-    /// What it wrote that the judge does not hold to be the steps' timeline, in corpus order.
+    /// What it wrote that the judge does not hold to be the expected artifact, in corpus order.
     pub emitted_wrong: Vec<EmittedWrong>,
-    /// Whether it gave any verdict on an emitted timeline (false: it verifies no timelines).
-    pub verifies: bool,
+    /// The kinds of artifact it gave any verdict on (`timeline`, `receipt`).
+    pub verifies: Vec<Kind>,
 }
 
-/// A timeline an emitter wrote that is not the steps' timeline.
+/// A kind of emitted artifact, and the grid it has in the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Timeline,
+    Receipt,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 2] = [Kind::Timeline, Kind::Receipt];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Timeline => "timeline",
+            Kind::Receipt => "receipt",
+        }
+    }
+
+    /// The emitter suite whose outputs are of this kind.
+    fn emitter_suite(self) -> Suite {
+        match self {
+            Kind::Timeline => Suite::Aer1EmitTimeline,
+            Kind::Receipt => Suite::Aer1EmitReceipt,
+        }
+    }
+}
+
+/// An artifact an emitter wrote that is not the expected one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmittedWrong {
-    /// The emitter vector whose steps it records.
+    /// The emitter vector whose inputs it records.
     pub vector: String,
     #[serde(flatten)]
     pub judged: Judged,
@@ -82,20 +112,21 @@ pub struct EmittedWrong {
     pub detail: String,
 }
 
-/// One emitter × verifier cell.
+/// One emitter × verifier cell of one kind of artifact.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
+    pub kind: Kind,
     pub emitter: String,
     pub verifier: String,
-    /// Emitted timelines the verifier accepted and the judge holds valid.
+    /// Emitted artifacts the verifier accepted and the judge holds valid.
     pub agree: usize,
     /// Every other answer, in corpus order.
     pub disagree: Vec<Pair>,
 }
 
 impl Cell {
-    /// `agree`, `disagree`, or `none` when no timeline of the emitter reached a verdict of the
-    /// verifier's.
+    /// `agree`, `disagree`, or `none` when no artifact of the emitter reached a verdict of the
+    /// verifier's (it wrote none, or the verifier does not verify this kind).
     pub fn state(&self) -> &'static str {
         if !self.disagree.is_empty() {
             "disagree"
@@ -107,14 +138,14 @@ impl Cell {
     }
 }
 
-/// A timeline on which an emitter and a verifier do not agree.
+/// An artifact on which an emitter and a verifier do not agree.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pair {
-    /// The emitter vector whose steps the timeline records.
+    /// The emitter vector whose inputs the artifact records.
     pub vector: String,
     #[serde(flatten)]
     pub judged: Judged,
-    /// `accepted`, `rejected` or `no-verdict` (crashed, timed out, broke the protocol, declined).
+    /// `accepted`, `rejected` or `no-verdict` (crashed, timed out, broke the protocol).
     pub verdict: String,
     /// Who is at fault: `emitter`, `verifier` or `both`.
     pub fault: String,
@@ -139,50 +170,80 @@ pub struct RuleResult {
     pub total: usize,
 }
 
-/// An emitted timeline on its way to the verifiers: the derived case's vector, the emitter
+/// An emitted artifact on its way to the verifiers: the derived case's vector, the emitter
 /// vector it came from, and the judge's verdict on it.
 pub struct Crossed {
+    pub kind: Kind,
     pub vector: Vector,
     pub source: String,
     pub judged: Judged,
     pub emitter_detail: String,
 }
 
-/// The timelines `emitter` wrote for the corpus's valid timeline emitter vectors (`outputs`:
-/// case id and bytes, as the run kept them; `file`: its results), each as a derived revision-09
-/// `aer1-timeline` vector whose expectation is the judge's (`unjudged` ones are asked as valid,
-/// only to read the verdict).
+/// What `emitter` wrote for the corpus's valid timeline and receipt emitter vectors (`outputs`:
+/// case id and bytes, as the run kept them; `file`: its results; `corpus`: the vectors, for a
+/// receipt's payload and META), each as a derived vector a verifier checks: a revision-09
+/// `aer1-timeline` or a core-tier `aer1-receipt`, whose expectation is the judge's (`unjudged`
+/// ones are asked as valid, only to read the verdict).
 pub fn cross_cases(
     emitter: &str,
     file: &ResultsFile,
     outputs: &[(String, Vec<u8>)],
+    corpus: &[Vector],
 ) -> Vec<Crossed> {
     outputs
         .iter()
         .filter_map(|(id, bytes)| {
             let line = file.results.iter().find(|l| &l.id == id)?;
-            (line.suite == Suite::Aer1EmitTimeline && line.expectation == Expectation::Valid)
-                .then_some((line, bytes))
+            let kind = Kind::ALL
+                .into_iter()
+                .find(|k| k.emitter_suite() == line.suite)?;
+            (line.expectation == Expectation::Valid).then_some((kind, line, bytes))
         })
-        .map(|(line, bytes)| {
-            let judged = judge(bytes, line.status == Status::Pass);
-            Crossed {
-                vector: cross_vector(emitter, &line.id, bytes, &judged),
+        .filter_map(|(kind, line, bytes)| {
+            let is_expected = line.status == Status::Pass;
+            let judged = match kind {
+                Kind::Timeline => judge(bytes, is_expected),
+                Kind::Receipt => {
+                    let v = corpus.iter().find(|v| v.id == line.id)?;
+                    let meta = ReceiptMeta::parse(&v.input_bytes("meta")?).ok()?;
+                    judge_receipt(bytes, is_expected, &v.input_bytes("payload")?, &meta)
+                }
+            };
+            Some(Crossed {
+                kind,
+                vector: cross_vector(kind, emitter, &line.id, bytes, &judged),
                 source: line.id.clone(),
                 judged,
                 emitter_detail: line.detail.clone(),
-            }
+            })
         })
         .collect()
 }
 
-fn cross_vector(emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> Vector {
+fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> Vector {
+    let (suite, role, file, revisions, fallback) = match kind {
+        Kind::Timeline => (
+            Suite::Aer1Timeline,
+            "timeline",
+            "timeline.json",
+            vec!["09".to_string()],
+            Rule::Aer1TlLink,
+        ),
+        Kind::Receipt => (
+            Suite::Aer1Receipt,
+            "receipt",
+            "receipt.json",
+            vec!["09".to_string()],
+            Rule::Aer1RcHashMatch,
+        ),
+    };
     let (expectation, rules) = match judged {
         Judged::Invalid { rule, .. } => (
             Expectation::Invalid,
-            vec![Rule::from_id(rule).unwrap_or(Rule::Aer1TlLink)],
+            vec![Rule::from_id(rule).unwrap_or(fallback)],
         ),
-        _ => (Expectation::Valid, vec![Rule::Aer1TlLink]),
+        _ => (Expectation::Valid, vec![fallback]),
     };
     let (encoding, content) = match std::str::from_utf8(bytes) {
         Ok(text) => (Encoding::Utf8, text.to_string()),
@@ -196,10 +257,10 @@ fn cross_vector(emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> V
     };
     Vector {
         id: format!("{CROSS_PREFIX}{emitter}/{source}"),
-        suite: Suite::Aer1Timeline,
+        suite,
         family: "matrix".into(),
-        revisions: vec!["09".into()],
-        description: format!("the timeline {emitter} wrote for {source}"),
+        revisions,
+        description: format!("the {} {emitter} wrote for {source}", kind.as_str()),
         rules,
         level: Level::Must,
         expectation,
@@ -208,8 +269,8 @@ fn cross_vector(emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> V
         other_revisions: Vec::new(),
         options: Options::default(),
         inputs: vec![Input {
-            role: "timeline".into(),
-            file: "timeline.json".into(),
+            role: role.into(),
+            file: file.into(),
             encoding,
             content,
             sha256: hex(&sha2_digest(bytes)),
@@ -236,15 +297,25 @@ pub fn cases(crossed: &[Crossed]) -> Vec<Case<'_>> {
         .collect()
 }
 
-/// The cell of `emitter` × `verifier`: `answers` are the verifier's result lines for the
-/// derived cases of `crossed`, in the same order.
-pub fn cell(emitter: &str, verifier: &str, crossed: &[Crossed], answers: &[ResultLine]) -> Cell {
+/// The `kind` cell of `emitter` × `verifier`: `answers` are the verifier's result lines for the
+/// derived cases of `crossed`. An artifact the verifier declined (unsupported, skipped) is not
+/// counted: it does not verify that kind, which is no disagreement.
+pub fn cell(
+    kind: Kind,
+    emitter: &str,
+    verifier: &str,
+    crossed: &[Crossed],
+    answers: &[ResultLine],
+) -> Cell {
     let mut agree = 0;
     let mut disagree = Vec::new();
-    for c in crossed {
+    for c in crossed.iter().filter(|c| c.kind == kind) {
         let Some(answer) = answers.iter().find(|a| a.id == c.vector.id) else {
             continue;
         };
+        if matches!(answer.status, Status::Unsupported | Status::Skip) {
+            continue;
+        }
         let verdict = verdict_of(c.vector.expectation, answer.status);
         let fault = match (&c.judged, verdict) {
             (Judged::Valid, "accepted") => {
@@ -266,6 +337,7 @@ pub fn cell(emitter: &str, verifier: &str, crossed: &[Crossed], answers: &[Resul
         });
     }
     Cell {
+        kind,
         emitter: emitter.into(),
         verifier: verifier.into(),
         agree,
@@ -282,24 +354,29 @@ fn verdict_of(expectation: Expectation, status: Status) -> &'static str {
     }
 }
 
-/// Whether any of a verifier's answers is a verdict (accept or reject).
-pub fn gave_verdicts(crossed: &[Crossed], answers: &[ResultLine]) -> bool {
-    crossed.iter().any(|c| {
-        answers
-            .iter()
-            .find(|a| a.id == c.vector.id)
-            .is_some_and(|a| verdict_of(c.vector.expectation, a.status) != "no-verdict")
-    })
+/// The kinds of artifact a verifier gave any verdict (accept or reject) on.
+pub fn verified_kinds(crossed: &[&Crossed], answers: &[ResultLine]) -> Vec<Kind> {
+    Kind::ALL
+        .into_iter()
+        .filter(|k| {
+            crossed.iter().filter(|c| c.kind == *k).any(|c| {
+                answers
+                    .iter()
+                    .find(|a| a.id == c.vector.id)
+                    .is_some_and(|a| verdict_of(c.vector.expectation, a.status) != "no-verdict")
+            })
+        })
+        .collect()
 }
 
 /// An implementation's row of facts: `file` its results, `results` the file's name, `crossed`
-/// what it emitted, `verifies` whether it answered any emitted timeline.
+/// what it emitted, `verifies` the kinds of artifact it answered.
 pub fn member(
     name: &str,
     results: &str,
     file: &ResultsFile,
     crossed: &[Crossed],
-    verifies: bool,
+    verifies: Vec<Kind>,
 ) -> Member {
     let t = crate::report::totals(file);
     let emitted: Vec<&str> = crossed.iter().map(|c| c.source.as_str()).collect();
@@ -324,7 +401,7 @@ pub fn member(
             .results
             .iter()
             .filter(|l| {
-                l.suite == Suite::Aer1EmitTimeline
+                Kind::ALL.iter().any(|k| k.emitter_suite() == l.suite)
                     && l.expectation == Expectation::Valid
                     && !emitted.contains(&l.id.as_str())
             })

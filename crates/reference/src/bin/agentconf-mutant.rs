@@ -85,6 +85,11 @@ enum Mutant {
     WorkflowIgnoresDuplicates,
     WorkflowIgnoresSeq,
     WorkflowSortsSteps,
+    // --- AER-1 producers (the emit operations)
+    EmitsRawUtf8,
+    CommitsUnverified,
+    ReserialisesPayload,
+    UppercaseOutputHash,
     // --- GRP
     GrpNoDedup,
     GrpDedupEventIdOnly,
@@ -225,6 +230,27 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "workflow-sorts-steps",
         Mutant::WorkflowSortsSteps,
         "sorts the steps by seq before checking seq and computing the root, so swapped steps pass",
+    ),
+    (
+        "emits-raw-utf8",
+        Mutant::EmitsRawUtf8,
+        "a timeline producer that links entries with the preimage's non-ASCII written raw in UTF-8",
+    ),
+    (
+        "commits-unverified",
+        Mutant::CommitsUnverified,
+        "a commitment producer that never verifies the timeline: it commits to a broken chain too",
+    ),
+    (
+        "reserialises-payload",
+        Mutant::ReserialisesPayload,
+        "a receipt producer that parses the payload as JSON and writes it again (and refuses text \
+         that is not JSON)",
+    ),
+    (
+        "uppercase-output-hash",
+        Mutant::UppercaseOutputHash,
+        "a receipt producer that writes output_hash in uppercase hex",
     ),
     (
         "grp-no-dedup",
@@ -450,13 +476,127 @@ fn run(m: Mutant, operation: &str, args: &[String]) -> Result<Outcome, String> {
             session,
             state_dir,
         }) => grp_op(m, &revision, &session, &state_dir),
-        // No mutant emits (yet): the verifier mutants say so.
         Parsed::Call(
-            Call::EmitTimeline { .. } | Call::EmitCommitment { .. } | Call::EmitReceipt { .. },
-        ) => Ok(Outcome::Unsupported),
+            call @ (Call::EmitTimeline { .. }
+            | Call::EmitCommitment { .. }
+            | Call::EmitReceipt { .. }),
+        ) => emit_op(m, &call),
         Parsed::WrongArguments(op) => Err(op.usage_error()),
         Parsed::UnknownOperation(_) => Ok(Outcome::Unsupported),
     }
+}
+
+/// The producer mutants write the reference's artifact with their one defect; every other mutant
+/// is a verifier mutant and declines the emit operations (89).
+fn emit_op(m: Mutant, call: &Call) -> Result<Outcome, String> {
+    use agentconf_reference::emit::emit_receipt;
+    let read = |path: &str| fs::read(path).map_err(|e| format!("cannot read {path}: {e}"));
+    let written: Option<String> = match (m, call) {
+        (Mutant::EmitsRawUtf8, Call::EmitTimeline { steps }) => {
+            Some(raw_utf8_timeline(&read(steps)?)?)
+        }
+        (
+            Mutant::CommitsUnverified,
+            Call::EmitCommitment {
+                timeline,
+                published_at,
+            },
+        ) => unverified_commitment(&read(timeline)?, published_at),
+        (Mutant::ReserialisesPayload, Call::EmitReceipt { payload, meta }) => {
+            match serde_json::from_slice::<serde_json::Value>(&read(payload)?) {
+                Ok(v) => emit_receipt(
+                    &serde_json::to_vec(&v).map_err(|e| e.to_string())?,
+                    &read(meta)?,
+                )?,
+                // What it cannot parse it cannot write again: it refuses.
+                Err(_) => None,
+            }
+        }
+        (Mutant::UppercaseOutputHash, Call::EmitReceipt { payload, meta }) => {
+            let bytes = read(payload)?;
+            let hash = hex::lower(&sha256(&bytes));
+            emit_receipt(&bytes, &read(meta)?)?.map(|text| {
+                text.replace(
+                    &format!("sha256:{hash}"),
+                    &format!("sha256:{}", hash.to_uppercase()),
+                )
+            })
+        }
+        _ => return Ok(Outcome::Unsupported),
+    };
+    match written {
+        Some(text) => {
+            let mut out = io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write output: {e}"))?;
+            Ok(Outcome::Valid)
+        }
+        None => Ok(Outcome::Invalid),
+    }
+}
+
+/// The reference producer's timeline of `steps`, relinked with every preimage's `\uXXXX`
+/// escapes of non-ASCII characters written raw.
+fn raw_utf8_timeline(steps: &[u8]) -> Result<String, String> {
+    use agentconf_aer1::producer::{
+        build_timeline, digest_entry, timeline_json, CloseStyle, EntrySpec,
+    };
+    let steps = agentconf_contract::emit::TimelineSteps::parse(steps)?;
+    let specs: Vec<EntrySpec> = steps
+        .steps
+        .iter()
+        .map(|s| EntrySpec {
+            bytes: s.output().unwrap_or_default(),
+            id: s.id.clone(),
+            tool: s.tool.clone(),
+            provenance_class: s.provenance_class.clone(),
+        })
+        .collect();
+    let mut entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
+    let mut scratch = Vec::new();
+    for i in 1..entries.len() {
+        // `digest_entry` leaves the entry's preimage in `scratch`.
+        digest_entry(&entries[i - 1], Revision::R09, &mut scratch);
+        entries[i].prev_digest =
+            hex::lower(&sha256(&rewrite_preimage(&scratch, Rewrite::RawNonAscii)));
+    }
+    Ok(timeline_json(&entries))
+}
+
+/// The commitment of a timeline taken as it is, verified or not: the first entry's job, the
+/// digest of the last entry, the count. `None` (a refusal) only for input it cannot read.
+fn unverified_commitment(timeline: &[u8], published_at: &str) -> Option<String> {
+    use agentconf_aer1::producer::{digest_entry, Entry};
+    let values: Vec<serde_json::Value> = serde_json::from_slice(timeline).ok()?;
+    let text = |v: &serde_json::Value, m: &str| v.get(m)?.as_str().map(str::to_string);
+    let entries: Vec<Entry> = values
+        .iter()
+        .map(|v| {
+            Some(Entry {
+                canonical_bytes: text(v, "canonical_bytes")?,
+                prev_digest: text(v, "prev_digest")?,
+                seq: v.get("seq")?.as_u64()?,
+                job_id: text(v, "job_id")?,
+                id: text(v, "id")?,
+                tool: text(v, "tool")?,
+                provenance_class: text(v, "provenance_class")?,
+                close: v.get("close").and_then(serde_json::Value::as_bool),
+            })
+        })
+        .collect::<Option<_>>()?;
+    let last = entries.last()?;
+    let digest = digest_entry(last, Revision::R09, &mut Vec::new());
+    Some(
+        serde_json::json!({
+            "job_id": entries[0].job_id,
+            "final_entry_digest": hex::lower(&digest),
+            "entry_count": entries.len(),
+            "published_at": published_at,
+        })
+        .to_string()
+            + "\n",
+    )
 }
 
 fn open(path: &str) -> Result<File, String> {
