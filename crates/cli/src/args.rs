@@ -60,7 +60,7 @@ pub enum Command {
     Impl(ImplArgs),
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// `reference` (agentconf's own implementation, run in process), `reference-process` (the
     /// reference through the contract: `agentconf impl` in a process per vector), or give another

@@ -4,9 +4,9 @@
 //! byte); the rest is the output.
 #![no_main]
 
+use agentconf_contract::vector::Expectation;
 use agentconf_contract::vector::Suite;
 use agentconf_fuzz::{corpus, selector};
-use agentconf_contract::vector::Expectation;
 use agentconf_harness::emitted::{compare, expected_timeline, grade_any};
 use agentconf_harness::status::Status;
 use libfuzzer_sys::fuzz_target;

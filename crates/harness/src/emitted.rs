@@ -41,8 +41,8 @@ impl std::fmt::Display for EmitFault {
     }
 }
 
-/// An entry as an emitter wrote it. Known members given twice are refused by the derive (an
-/// emitter must not write them); members of other names are allowed and ignored.
+/// An entry as an emitter wrote it; members of other names are allowed and ignored. (A member
+/// given twice is found in the text, [`crate::repeated`]: a value keeps only the last.)
 #[derive(Deserialize)]
 struct Entry {
     canonical_bytes: Value,
@@ -237,24 +237,17 @@ pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) ->
         member,
         message,
     };
-    let got: serde_json::Map<String, Value> = match serde_json::from_slice(emitted) {
-        Ok(Value::Object(o)) => o,
-        Ok(_) => {
-            return vec![fault(
-                Rule::Aer1CmMembers,
-                None,
-                "the output is not a JSON object".into(),
-            )]
-        }
-        Err(e) => {
-            return vec![fault(
-                Rule::Aer1JsonSyntax,
-                None,
-                format!("the output is not one JSON text ({e})"),
-            )]
-        }
+    let got = match read_object(emitted, Rule::Aer1CmMembers) {
+        Ok(o) => o,
+        Err(f) => return vec![f],
     };
     let mut faults = Vec::new();
+    if let Some(name) = std::str::from_utf8(emitted)
+        .ok()
+        .and_then(crate::repeated::repeated_member)
+    {
+        faults.push(fault(Rule::Aer1CmMembers, None, repeated_message(&name)));
+    }
     for (member, rule) in [
         ("job_id", Rule::Aer1CmJob),
         ("final_entry_digest", Rule::Aer1CmFinal),
@@ -291,6 +284,40 @@ pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) ->
         }
     }
     faults
+}
+
+/// The fault message for a member name an emitter wrote twice in one object.
+pub(crate) fn repeated_message(name: &str) -> String {
+    format!(
+        "member {} is given twice in one object: a reader keeps either one, or rejects the \
+         document",
+        shown(&Value::from(name))
+    )
+}
+
+/// An emitter's output read as one JSON object. `Err` is the one fault when it is not: not UTF-8
+/// (`AER1-JSON-UTF8`), not one JSON text (`AER1-JSON-SYNTAX`), or another JSON value
+/// (`not_object`).
+pub(crate) fn read_object(
+    emitted: &[u8],
+    not_object: Rule,
+) -> Result<serde_json::Map<String, Value>, EmitFault> {
+    let fault = |rule, message: String| EmitFault {
+        rule,
+        entry: None,
+        member: None,
+        message,
+    };
+    let text = std::str::from_utf8(emitted)
+        .map_err(|_| fault(Rule::Aer1JsonUtf8, "the output is not UTF-8".into()))?;
+    match serde_json::from_str(text) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err(fault(not_object, "the output is not a JSON object".into())),
+        Err(e) => Err(fault(
+            Rule::Aer1JsonSyntax,
+            format!("the output is not one JSON text ({e})"),
+        )),
+    }
 }
 
 /// The draft's digest of a timeline entry as read from JSON; `None` when a member it needs is
@@ -368,6 +395,14 @@ pub fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
         }
     };
     let mut faults = Vec::new();
+    if let Some(name) = crate::repeated::repeated_member(text) {
+        faults.push(fault(
+            Rule::Aer1TlMembers,
+            None,
+            None,
+            repeated_message(&name),
+        ));
+    }
     if got.len() != want.len() {
         faults.push(fault(
             Rule::Aer1TlArray,
@@ -735,7 +770,8 @@ mod tests {
         assert_eq!(rules(&compare(&want, b"\xff")), ["AER1-JSON-UTF8"]);
         assert_eq!(
             rules(&compare(&want, br#"[{"seq":1,"seq":2}]"#)),
-            ["AER1-TL-ARRAY", "AER1-TL-MEMBERS"]
+            // seq given twice (found in the text), one entry for three steps, members missing.
+            ["AER1-TL-MEMBERS", "AER1-TL-ARRAY", "AER1-TL-MEMBERS"]
         );
     }
 }

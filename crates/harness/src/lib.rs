@@ -19,6 +19,7 @@ pub mod matrix;
 pub mod persistent;
 pub mod preimage;
 pub mod process;
+pub mod repeated;
 pub mod report;
 pub mod results;
 pub mod runner;

@@ -62,10 +62,7 @@ pub fn run(
     if let Call::EmitTimeline { steps } = &call {
         let bytes = read_document(steps)?;
         let text = crate::emit::emit_timeline(&bytes).map_err(|e| format!("{steps}: {e}"))?;
-        out.write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write output: {e}"))?;
-        return Ok(ExitMeaning::Accept.code());
+        return write_artifact(out, Some(text));
     }
     if let Call::EmitCommitment {
         timeline,
@@ -73,31 +70,16 @@ pub fn run(
     } = &call
     {
         let bytes = read_document(timeline)?;
-        return match crate::emit::emit_commitment(&bytes, published_at)? {
-            Some(text) => {
-                out.write_all(text.as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| format!("cannot write output: {e}"))?;
-                Ok(ExitMeaning::Accept.code())
-            }
-            // Nothing on standard output: a commitment is only ever written for a valid chain.
-            None => Ok(ExitMeaning::Reject.code()),
-        };
+        // Nothing on standard output for a refusal: a commitment is only ever written for a
+        // valid chain.
+        return write_artifact(out, crate::emit::emit_commitment(&bytes, published_at)?);
     }
     if let Call::EmitReceipt { payload, meta } = &call {
         let (bytes, meta_bytes) = (read_document(payload)?, read_document(meta)?);
-        return match crate::emit::emit_receipt(&bytes, &meta_bytes)
-            .map_err(|e| format!("{meta}: {e}"))?
-        {
-            Some(text) => {
-                out.write_all(text.as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| format!("cannot write output: {e}"))?;
-                Ok(ExitMeaning::Accept.code())
-            }
-            // Nothing on standard output: no receipt is made of bytes that are not UTF-8.
-            None => Ok(ExitMeaning::Reject.code()),
-        };
+        // No receipt is made of bytes that are not UTF-8.
+        let made =
+            crate::emit::emit_receipt(&bytes, &meta_bytes).map_err(|e| format!("{meta}: {e}"))?;
+        return write_artifact(out, made);
     }
     let a = answer(&call, &Files)?;
     if let Some(object) = a.result_object() {
@@ -112,6 +94,19 @@ pub fn run(
 
 /// `IMPL serve`: answers requests until `stop` or the end of input. A line that is not a request
 /// is an error (exit 2): the harness reads the ended output as a crash.
+/// Writes an artifact an emit operation made (exit 0), or nothing for a refusal (exit 1).
+fn write_artifact(out: &mut impl Write, made: Option<String>) -> Result<u8, String> {
+    match made {
+        Some(text) => {
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write output: {e}"))?;
+            Ok(ExitMeaning::Accept.code())
+        }
+        None => Ok(ExitMeaning::Reject.code()),
+    }
+}
+
 /// A document read whole, bounded like every document the reference reads.
 fn read_document(name: &str) -> Result<Vec<u8>, String> {
     let file = crate::dispatch::open_file(name)?;

@@ -16,19 +16,24 @@ use agentconf_contract::emit::{ReceiptMeta, TimelineSteps};
 /// why the document is not one (a usage error: the harness wrote it).
 pub fn emit_timeline(bytes: &[u8]) -> Result<String, String> {
     let steps = TimelineSteps::parse(bytes)?;
-    let specs: Vec<EntrySpec> = steps
+    let specs = entry_specs(&steps);
+    let entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
+    Ok(timeline_json(&entries))
+}
+
+/// What the producer records for each step of a parsed `STEPS` document.
+pub fn entry_specs(steps: &TimelineSteps) -> Vec<EntrySpec> {
+    steps
         .steps
         .iter()
         .map(|s| EntrySpec {
-            // `parse` checked every output.
+            // `TimelineSteps::parse` checked every output.
             bytes: s.output().unwrap_or_default(),
             id: s.id.clone(),
             tool: s.tool.clone(),
             provenance_class: s.provenance_class.clone(),
         })
-        .collect();
-    let entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
-    Ok(timeline_json(&entries))
+        .collect()
 }
 
 /// The commitment artifact (one line) of the timeline `bytes` at `published_at`; `None` when the

@@ -44,42 +44,22 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let (status, detail) = match v.suite {
         Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
-        Suite::Aer1EmitTimeline => match v.input_bytes("steps").map(|b| emit_timeline(&b)) {
-            Some(Ok(text)) => {
-                let graded = agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
-                output = Some(text.into_bytes());
-                graded
-            }
-            Some(Err(e)) => (Status::Crash, e),
-            None => (Status::Crash, "the vector has no steps input".into()),
-        },
+        Suite::Aer1EmitTimeline => {
+            let made = match v.input_bytes("steps") {
+                Some(steps) => emit_timeline(&steps).map(Some),
+                None => Err("the vector has no steps input".into()),
+            };
+            graded_artifact(c, made, &mut output)
+        }
         Suite::Aer1EmitCommitment => {
             let timeline = v.input_bytes("timeline").unwrap_or_default();
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
-            match emit_commitment(&timeline, published_at) {
-                Ok(Some(text)) => {
-                    let graded =
-                        agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
-                    output = Some(text.into_bytes());
-                    graded
-                }
-                Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
-                Err(e) => (Status::Crash, e),
-            }
+            graded_artifact(c, emit_commitment(&timeline, published_at), &mut output)
         }
         Suite::Aer1EmitReceipt => {
             let payload = v.input_bytes("payload").unwrap_or_default();
             let meta = v.input_bytes("meta").unwrap_or_default();
-            match emit_receipt(&payload, &meta) {
-                Ok(Some(text)) => {
-                    let graded =
-                        agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
-                    output = Some(text.into_bytes());
-                    graded
-                }
-                Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
-                Err(e) => (Status::Crash, e),
-            }
+            graded_artifact(c, emit_receipt(&payload, &meta), &mut output)
         }
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
@@ -95,6 +75,25 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         duration_ms: started.elapsed().as_millis() as u64,
         failed_as: None,
         output,
+    }
+}
+
+/// Grades what the reference made for an emitter case: an artifact (kept in `output` for the
+/// matrix), a refusal (`None`), or an error (a crash: the vector's inputs are not what the
+/// operation takes).
+fn graded_artifact(
+    c: &Case<'_>,
+    made: Result<Option<String>, String>,
+    output: &mut Option<Vec<u8>>,
+) -> (Status, String) {
+    match made {
+        Ok(Some(text)) => {
+            let graded = agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
+            *output = Some(text.into_bytes());
+            graded
+        }
+        Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
+        Err(e) => (Status::Crash, e),
     }
 }
 

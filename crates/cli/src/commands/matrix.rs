@@ -1,7 +1,7 @@
 //! `agentconf matrix`: several implementations, each over the whole corpus (one results file
-//! and HTML report each), then every timeline an emitter wrote through every verifier; writes
-//! the matrix file, its Markdown and its HTML. Exit 0 when every emitter × verifier pair agrees,
-//! 1 when any disagrees, 2 for usage errors.
+//! and HTML report each), then every timeline and receipt an emitter wrote through every
+//! verifier; writes the matrix file, its Markdown and its HTML. Exit 0 when every emitter ×
+//! verifier pair agrees, 1 when any disagrees, 2 for usage errors (and an interruption).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
         run_args.push(a);
     }
 
-    // Every emitted timeline through every verifier.
+    // Every emitted artifact through every verifier.
     let corpus_ids: BTreeSet<String> = corpus
         .iter()
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
@@ -66,13 +66,24 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
             all.len()
         ));
         let answers = answers_of(a, &corpus_ids, &crossed)?;
-        let everything: Vec<&Crossed> = crossed.iter().flatten().collect();
-        verifies.push(matrix::verified_kinds(&everything, &answers));
+        if agentconf_harness::interrupt::interrupted() {
+            return Err("interrupted: no matrix is written from a part of its answers".into());
+        }
+        let kinds = matrix::verified_kinds(&all, &answers);
         for kind in matrix::Kind::ALL {
             for ((emitter, _), from) in members.iter().zip(&crossed) {
-                cells.push(matrix::cell(kind, emitter, name, from, &answers));
+                let verifies_kind = kinds.contains(&kind);
+                cells.push(matrix::cell(
+                    kind,
+                    emitter,
+                    name,
+                    from,
+                    &answers,
+                    verifies_kind,
+                ));
             }
         }
+        verifies.push(kinds);
     }
     // Cells kind-major, then emitter-major, as the matrix file documents.
     let n = members.len();
@@ -179,7 +190,7 @@ fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
     }
 }
 
-/// A verifier's answers to every emitted timeline (loose grading: the verdict is the question).
+/// A verifier's answers to every emitted artifact (loose grading: the verdict is the question).
 fn answers_of(
     a: &RunArgs,
     corpus_ids: &BTreeSet<String>,
@@ -190,12 +201,17 @@ fn answers_of(
     if cases.is_empty() {
         return Ok(Vec::new());
     }
+    // Every artifact is answered: a verifier's first crashes do not stop its cross run.
+    let every = RunArgs {
+        keep_going: true,
+        ..a.clone()
+    };
     let ran = run_all(
         &t.implementation,
         t.adapter.as_ref(),
         &cases,
         Grading::Loose,
-        a,
+        &every,
         false,
     )?;
     Ok(ran.lines)

@@ -17,7 +17,7 @@ use agentconf_contract::emit::{ReceiptMeta, ReceiptTool};
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_rules::Rule;
 
-use crate::builder::Family;
+use crate::builder::{Family, VectorBuilder};
 
 /// Receipts take no revision argument; the rules are those of revisions 06 to 09 alike.
 const REVISIONS: &[&str] = &["09"];
@@ -52,6 +52,21 @@ fn plain_meta() -> ReceiptMeta {
         ("price_lookup", "1.4.2", "read"),
         "EXECUTED BY ZAMBO",
     )
+}
+
+/// A receipt producer's vector: its payload and META, before its expectation.
+fn receipt_vector<'f>(
+    f: &'f mut Family<'_>,
+    name: &str,
+    describe: &str,
+    payload: &[u8],
+    meta: &ReceiptMeta,
+) -> VectorBuilder<'f> {
+    f.vector(name)
+        .revisions(REVISIONS)
+        .describe(describe)
+        .input("payload", "payload.bin", payload)
+        .input("meta", "meta.json", &meta_json(meta))
 }
 
 fn meta_json(m: &ReceiptMeta) -> Vec<u8> {
@@ -125,11 +140,7 @@ fn bytes(f: &mut Family<'_>) {
         ),
     ];
     for (name, describe, payload) in cases {
-        f.vector(name)
-            .revisions(REVISIONS)
-            .describe(describe)
-            .input("payload", "payload.bin", payload)
-            .input("meta", "meta.json", &meta_json(&plain_meta()))
+        receipt_vector(f, name, describe, payload, &plain_meta())
             .valid()
             .exercises(GRADED_RULES)
             .push();
@@ -174,11 +185,7 @@ fn meta(f: &mut Family<'_>) {
         ),
     ];
     for (name, describe, m) in cases {
-        f.vector(name)
-            .revisions(REVISIONS)
-            .describe(describe)
-            .input("payload", "payload.bin", PUBLISHED_PAYLOAD)
-            .input("meta", "meta.json", &meta_json(&m))
+        receipt_vector(f, name, describe, PUBLISHED_PAYLOAD, &m)
             .valid()
             .exercises(GRADED_RULES)
             .push();
@@ -201,11 +208,7 @@ fn refuse(f: &mut Family<'_>) {
         ),
     ];
     for (name, describe, payload) in cases {
-        f.vector(name)
-            .revisions(REVISIONS)
-            .describe(describe)
-            .input("payload", "payload.bin", payload)
-            .input("meta", "meta.json", &meta_json(&plain_meta()))
+        receipt_vector(f, name, describe, payload, &plain_meta())
             .invalid(&[Rule::Aer1RcUtf8])
             .push();
     }

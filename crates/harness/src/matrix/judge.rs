@@ -1,12 +1,16 @@
 //! The judge's own verdict on a timeline (or receipt) an emitter wrote, before any verifier sees
 //! it: what a conforming verifier must answer, or nothing when the judge cannot say.
 //!
-//! Deliberately narrow. `valid` only for output the emitter grading already found to be the
-//! draft's timeline of the vector's steps; `invalid` only for a broken hash chain (a wrong
-//! genesis link or a `prev_digest` that is not the draft's digest of the entry before), which
-//! every revision-09 verifier must reject, or output that is not a JSON array at all. Anything
-//! else (a self-consistent chain of other members, a `seq` or `close` out of place) is
-//! `unjudged`: the emitter is wrong, but what a verifier must say of it depends on checks the
+//! Deliberately narrow. `valid` only for output the emitter grading found to be the expected
+//! artifact and that is plain: no member beyond the draft's, no name given twice, and not much
+//! longer than its compact form (so no SHOULD-level limit of a verifier's can meet it).
+//! `invalid` only for what every verifier must reject: bytes that are not UTF-8, output that
+//! ends before one JSON value does, JSON that is not a non-empty array (timelines), a broken hash chain (a wrong genesis link or a
+//! `prev_digest` that is not the draft's digest of the entry before), or a receipt whose own
+//! members contradict each other. Anything else is `unjudged`: other text serde_json does not read
+//! (a byte-order mark, a lone surrogate, deep nesting and huge numbers are SHOULD-level matters
+//! a verifier may accept), a self-consistent chain of other members, a `seq` or `close` out of
+//! place. The emitter is wrong there, but what a verifier must say of it depends on checks the
 //! judge does not repeat, so no verifier is blamed for its answer.
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +19,7 @@ use serde_json::Value;
 use agentconf_contract::emit::ReceiptMeta;
 use agentconf_rules::Rule;
 
-use crate::emitted::entry_digest;
+use crate::emitted::{entry_digest, shown};
 use crate::preimage::GENESIS;
 
 /// What a conforming verifier must answer for an emitted timeline.
@@ -43,14 +47,21 @@ pub fn judge_receipt(
     meta: &ReceiptMeta,
 ) -> Judged {
     if is_expected {
-        return Judged::Valid;
+        return plain(output, RECEIPT_MEMBERS);
+    }
+    if let Some(j) = repeated(output) {
+        return j;
+    }
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(output) {
+        if std::str::from_utf8(output).is_ok() {
+            return unreadable(&e);
+        }
     }
     let faults = crate::emitted_receipt::compare(payload, meta, output);
     let visible = faults.iter().find(|f| {
         matches!(
             f.rule,
             Rule::Aer1JsonUtf8
-                | Rule::Aer1JsonSyntax
                 | Rule::Aer1RcMembers
                 | Rule::Aer1RcB64
                 | Rule::Aer1RcHashFormat
@@ -76,7 +87,7 @@ pub fn judge_receipt(
 /// or not.
 pub fn judge(output: &[u8], is_expected: bool) -> Judged {
     if is_expected {
-        return Judged::Valid;
+        return plain(output, ENTRY_MEMBERS);
     }
     let invalid = |rule: Rule, why: String| Judged::Invalid {
         rule: rule.id().to_string(),
@@ -85,6 +96,9 @@ pub fn judge(output: &[u8], is_expected: bool) -> Judged {
     let Ok(text) = std::str::from_utf8(output) else {
         return invalid(Rule::Aer1JsonUtf8, "the output is not UTF-8".into());
     };
+    if let Some(j) = repeated(output) {
+        return j;
+    }
     let entries = match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(a)) if !a.is_empty() => a,
         Ok(_) => {
@@ -93,12 +107,7 @@ pub fn judge(output: &[u8], is_expected: bool) -> Judged {
                 "the output is not a non-empty JSON array".into(),
             )
         }
-        Err(_) => {
-            return invalid(
-                Rule::Aer1JsonSyntax,
-                "the output is not one JSON text".into(),
-            )
-        }
+        Err(e) => return unreadable(&e),
     };
     let mut prev = GENESIS.to_string();
     for (i, entry) in entries.iter().enumerate() {
@@ -112,12 +121,16 @@ pub fn judge(output: &[u8], is_expected: bool) -> Judged {
             return match i {
                 0 => invalid(
                     Rule::Aer1TlGenesis,
-                    format!("entry 0's prev_digest is {written}, not the genesis value"),
+                    format!(
+                        "entry 0's prev_digest is {}, not the genesis value",
+                        shown(&Value::from(written))
+                    ),
                 ),
                 _ => invalid(
                     Rule::Aer1TlLink,
                     format!(
-                        "entry {i}'s prev_digest is {written}; the draft's digest of entry {} is {prev}",
+                        "entry {i}'s prev_digest is {}; the draft's digest of entry {} is {prev}",
+                        shown(&Value::from(written)),
                         i - 1
                     ),
                 ),
@@ -135,6 +148,101 @@ pub fn judge(output: &[u8], is_expected: bool) -> Judged {
     Judged::Unjudged {
         why: "a consistent chain, but not the timeline of the steps".into(),
     }
+}
+
+/// What JSON serde_json does not read is: `invalid` when it ends before one value does (empty
+/// output, a truncated text: every verifier must reject that, `AER1-JSON-SYNTAX`), else
+/// `unjudged` (a byte-order mark, a lone surrogate, deep nesting, a huge number are
+/// SHOULD-level matters a verifier may accept).
+fn unreadable(e: &serde_json::Error) -> Judged {
+    if e.classify() == serde_json::error::Category::Eof {
+        return Judged::Invalid {
+            rule: Rule::Aer1JsonSyntax.id().to_string(),
+            why: format!("the output ends before one JSON value does ({e})"),
+        };
+    }
+    Judged::Unjudged {
+        why: format!(
+            "the output is not JSON this judge reads ({e}); it may still be JSON a verifier \
+             accepts"
+        ),
+    }
+}
+
+/// `unjudged` when a member name is given twice: which of the two a verifier keeps (or whether
+/// it rejects the document, a SHOULD) is its own choice, so the judge's reading of the values
+/// binds no verifier.
+fn repeated(output: &[u8]) -> Option<Judged> {
+    let text = std::str::from_utf8(output).ok()?;
+    crate::repeated::repeated_member(text).map(|name| Judged::Unjudged {
+        why: format!(
+            "member {} is given twice: a verifier keeps either one or rejects the document",
+            shown(&Value::from(name))
+        ),
+    })
+}
+
+/// The members a timeline entry may carry for the judge to call it plain.
+const ENTRY_MEMBERS: &[&str] = &[
+    "canonical_bytes",
+    "prev_digest",
+    "seq",
+    "job_id",
+    "id",
+    "tool",
+    "provenance_class",
+    "close",
+];
+
+/// The members a receipt may carry for the judge to call it plain (and `tool`'s three).
+const RECEIPT_MEMBERS: &[&str] = &[
+    "id",
+    "receipt_schema_version",
+    "created_at",
+    "tool",
+    "provenance_class",
+    "canonical_bytes",
+    "output_hash",
+    "verification_status",
+    "name",
+    "version",
+    "scope",
+];
+
+/// `valid` when the expected artifact was written plainly: every object's members among
+/// `allowed`, no name given twice, and no more than four times its compact length plus 64 KiB.
+/// Otherwise `unjudged`: extra members, repeats and sheer size meet verifiers' SHOULD-level
+/// limits, which the draft lets a verifier set.
+fn plain(output: &[u8], allowed: &[&str]) -> Judged {
+    let unjudged = |why: &str| Judged::Unjudged {
+        why: format!("the expected artifact, but {why}: a verifier may limit that"),
+    };
+    let Ok(text) = std::str::from_utf8(output) else {
+        return unjudged("not UTF-8");
+    };
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return unjudged("not JSON this judge reads");
+    };
+    if crate::repeated::repeated_member(text).is_some() {
+        return unjudged("with a member given twice");
+    }
+    fn members_ok(v: &Value, allowed: &[&str]) -> bool {
+        match v {
+            Value::Object(o) => o
+                .iter()
+                .all(|(k, v)| allowed.contains(&k.as_str()) && members_ok(v, allowed)),
+            Value::Array(a) => a.iter().all(|v| members_ok(v, allowed)),
+            _ => true,
+        }
+    }
+    if !members_ok(&value, allowed) {
+        return unjudged("with members beyond the draft's");
+    }
+    let compact = value.to_string().len();
+    if output.len() > 4 * compact + 64 * 1024 {
+        return unjudged("padded far beyond its compact form");
+    }
+    Judged::Valid
 }
 
 #[cfg(test)]
@@ -165,10 +273,44 @@ mod tests {
     fn graded_output_is_valid_and_a_correct_chain_alone_is_not() {
         let (want, _) = crate::emitted::expected_timeline(&steps());
         assert_eq!(judge(&text(&want), true), Judged::Valid);
+        // The expected timeline with an extra member, a repeated one, or padded: not plain.
+        let mut extra = want.clone();
+        extra[0]["x"] = Value::from(1);
+        assert!(matches!(
+            judge(&text(&extra), true),
+            Judged::Unjudged { .. }
+        ));
+        let repeated = String::from_utf8(text(&want)).unwrap().replacen(
+            "\"tool\":",
+            "\"tool\":\"t\",\"tool\":",
+            1,
+        );
+        assert!(matches!(
+            judge(repeated.as_bytes(), true),
+            Judged::Unjudged { .. }
+        ));
+        let mut padded = text(&want);
+        padded.extend(std::iter::repeat_n(b' ', 1 << 20));
+        assert!(matches!(judge(&padded, true), Judged::Unjudged { .. }));
         // The same bytes, not found to be the steps' timeline: consistent, so unjudged.
         assert!(matches!(
             judge(&text(&want), false),
             Judged::Unjudged { .. }
+        ));
+    }
+
+    #[test]
+    fn a_repeated_member_binds_no_verifier() {
+        let (want, _) = crate::emitted::expected_timeline(&steps());
+        // A second prev_digest, broken: a verifier keeping the first sees a sound chain.
+        let text = String::from_utf8(text(&want)).unwrap().replacen(
+            "\"prev_digest\":",
+            "\"prev_digest\":\"00\",\"prev_digest\":",
+            2,
+        );
+        assert!(matches!(
+            judge(text.as_bytes(), false),
+            Judged::Unjudged { why } if why.contains("given twice")
         ));
     }
 
@@ -193,15 +335,27 @@ mod tests {
     }
 
     #[test]
-    fn output_that_is_no_array_must_be_rejected() {
+    fn output_that_is_no_array_must_be_rejected_and_unreadable_json_is_unjudged() {
         for (bytes, rule) in [
             (&b"\xff"[..], "AER1-JSON-UTF8"),
             (b"{\"a\":1}", "AER1-TL-ARRAY"),
-            (b"[", "AER1-JSON-SYNTAX"),
+            (b"[]", "AER1-TL-ARRAY"),
         ] {
             assert!(
                 matches!(judge(bytes, false), Judged::Invalid { rule: r, .. } if r == rule),
                 "{bytes:?}"
+            );
+        }
+        // What serde_json does not read is not a must-reject: a byte-order mark, say.
+        assert!(matches!(
+            judge(b"\xef\xbb\xbf[]", false),
+            Judged::Unjudged { .. }
+        ));
+        // Empty or cut short: every verifier must reject it.
+        for cut in [&b""[..], b"  ", b"[", b"[{\"a\":"] {
+            assert!(
+                matches!(judge(cut, false), Judged::Invalid { rule, .. } if rule == "AER1-JSON-SYNTAX"),
+                "{cut:?}"
             );
         }
     }

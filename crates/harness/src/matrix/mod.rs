@@ -201,11 +201,13 @@ pub fn cross_cases(
             (line.expectation == Expectation::Valid).then_some((kind, line, bytes))
         })
         .filter_map(|(kind, line, bytes)| {
-            let is_expected = line.status == Status::Pass;
+            let v = corpus.iter().find(|v| v.id == line.id)?;
+            // Graded again from the bytes alone: the run's status may say something else of
+            // right output (an expected failure that passed, a crash pattern in its stderr).
+            let is_expected = crate::emitted::grade_any(&v.main_case(), bytes).0 == Status::Pass;
             let judged = match kind {
                 Kind::Timeline => judge(bytes, is_expected),
                 Kind::Receipt => {
-                    let v = corpus.iter().find(|v| v.id == line.id)?;
                     let meta = ReceiptMeta::parse(&v.input_bytes("meta")?).ok()?;
                     judge_receipt(bytes, is_expected, &v.input_bytes("payload")?, &meta)
                 }
@@ -298,25 +300,23 @@ pub fn cases(crossed: &[Crossed]) -> Vec<Case<'_>> {
 }
 
 /// The `kind` cell of `emitter` × `verifier`: `answers` are the verifier's result lines for the
-/// derived cases of `crossed`. An artifact the verifier declined (unsupported, skipped) is not
-/// counted: it does not verify that kind, which is no disagreement.
+/// derived cases of `crossed`; `verifies_kind` whether it gave a verdict on any artifact of this
+/// kind ([`verified_kinds`]). A verifier that verifies none is left out (the cell is `none`: no
+/// disagreement). One that does must answer every artifact of the kind: declining one (89), or
+/// leaving it unanswered (a run cut short), is no verdict, and its fault.
 pub fn cell(
     kind: Kind,
     emitter: &str,
     verifier: &str,
     crossed: &[Crossed],
     answers: &[ResultLine],
+    verifies_kind: bool,
 ) -> Cell {
     let mut agree = 0;
     let mut disagree = Vec::new();
-    for c in crossed.iter().filter(|c| c.kind == kind) {
-        let Some(answer) = answers.iter().find(|a| a.id == c.vector.id) else {
-            continue;
-        };
-        if matches!(answer.status, Status::Unsupported | Status::Skip) {
-            continue;
-        }
-        let verdict = verdict_of(c.vector.expectation, answer.status);
+    for c in crossed.iter().filter(|c| c.kind == kind && verifies_kind) {
+        let answer = answers.iter().find(|a| a.id == c.vector.id);
+        let verdict = answer.map_or("no-verdict", |a| verdict_of(c.vector.expectation, a.status));
         let fault = match (&c.judged, verdict) {
             (Judged::Valid, "accepted") => {
                 agree += 1;
@@ -324,8 +324,9 @@ pub fn cell(
             }
             (Judged::Valid, _) => "verifier",
             (Judged::Invalid { .. }, "rejected") => "emitter",
-            (Judged::Invalid { .. }, "accepted") => "both",
             (Judged::Invalid { .. }, _) => "both",
+            // No verdict on a wrong artifact: the emitter is wrong, and the verifier said nothing.
+            (Judged::Unjudged { .. }, "no-verdict") => "both",
             (Judged::Unjudged { .. }, _) => "emitter",
         };
         disagree.push(Pair {
@@ -333,7 +334,10 @@ pub fn cell(
             judged: c.judged.clone(),
             verdict: verdict.into(),
             fault: fault.into(),
-            verifier_detail: answer.detail.clone(),
+            verifier_detail: match answer {
+                Some(a) => crate::report::clip(&a.detail, 500),
+                None => "no answer: the run ended before this artifact".into(),
+            },
         });
     }
     Cell {

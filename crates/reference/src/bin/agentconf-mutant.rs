@@ -539,20 +539,9 @@ fn emit_op(m: Mutant, call: &Call) -> Result<Outcome, String> {
 /// The reference producer's timeline of `steps`, relinked with every preimage's `\uXXXX`
 /// escapes of non-ASCII characters written raw.
 fn raw_utf8_timeline(steps: &[u8]) -> Result<String, String> {
-    use agentconf_aer1::producer::{
-        build_timeline, digest_entry, timeline_json, CloseStyle, EntrySpec,
-    };
+    use agentconf_aer1::producer::{build_timeline, digest_entry, timeline_json, CloseStyle};
     let steps = agentconf_contract::emit::TimelineSteps::parse(steps)?;
-    let specs: Vec<EntrySpec> = steps
-        .steps
-        .iter()
-        .map(|s| EntrySpec {
-            bytes: s.output().unwrap_or_default(),
-            id: s.id.clone(),
-            tool: s.tool.clone(),
-            provenance_class: s.provenance_class.clone(),
-        })
-        .collect();
+    let specs = agentconf_reference::emit::entry_specs(&steps);
     let mut entries = build_timeline(&steps.job_id, &specs, Revision::R09, CloseStyle::LastOnly);
     let mut scratch = Vec::new();
     for i in 1..entries.len() {
@@ -565,7 +554,8 @@ fn raw_utf8_timeline(steps: &[u8]) -> Result<String, String> {
 }
 
 /// The commitment of a timeline taken as it is, verified or not: the first entry's job, the
-/// digest of the last entry, the count. `None` (a refusal) only for input it cannot read.
+/// digest of the last entry, the count. `None` (a refusal) for input it cannot read as entries
+/// (not JSON, a member missing or of another type, a `seq` that is not an unsigned integer).
 fn unverified_commitment(timeline: &[u8], published_at: &str) -> Option<String> {
     use agentconf_aer1::producer::{digest_entry, Entry};
     let values: Vec<serde_json::Value> = serde_json::from_slice(timeline).ok()?;
