@@ -7,6 +7,9 @@ use super::{Cell, Judged, Kind, Matrix};
 use crate::report::html::esc;
 use crate::report::DRAFTS_NOTE;
 
+/// A cell's list of disagreements longer than this starts folded.
+const FOLD_AFTER: usize = 6;
+
 /// The page. Every string from the matrix file is HTML-escaped; anchors use positions, never
 /// names; the only links are to anchors on the page and to each implementation's own report
 /// beside it (`<results file name without .jsonl>.html`, a name the CLI writes).
@@ -113,9 +116,17 @@ pub fn html(m: &Matrix) -> String {
             .enumerate()
             .filter(|(_, c)| !c.disagree.is_empty())
         {
+            // A long list (a broken emitter disagrees with every verifier on every vector) is
+            // folded, so the page stays readable; its summary says what it holds.
+            let open = if c.disagree.len() <= FOLD_AFTER {
+                " open"
+            } else {
+                ""
+            };
             let _ = write!(
                 o,
-                "<h3 id=\"cell-{k}\">{}s: {} → {} <small>{} · at fault: {}</small></h3><table class=\"pairs\">\
+                "<details class=\"cell\" id=\"cell-{k}\"{open}><summary><h3>{}s: {} → {} \
+                 <small>{} · at fault: {}</small></h3></summary><table class=\"pairs\">\
                  <thead><tr><th>vector</th><th>judge</th><th>verifier</th><th>at fault</th>\
                  <th>verifier's answer</th></tr></thead><tbody>",
                 c.kind.as_str(),
@@ -149,7 +160,7 @@ pub fn html(m: &Matrix) -> String {
                     esc(&crate::report::clip(&p.verifier_detail, 300)),
                 );
             }
-            o.push_str("</tbody></table>");
+            o.push_str("</tbody></table></details>");
         }
         o.push_str("</section>\n");
     }
@@ -300,7 +311,8 @@ table.grid,table.pairs,table.rules{width:100%}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .v{display:inline-block;padding:1px 10px;border-radius:999px;font-size:12px;font-weight:700;color:#fff;background:var(--un)}
 .v.ok{background:var(--ok)}.v.fail{background:var(--fa)}.v.partial{background:#1c7ed6}.v.known{background:#f0b400;color:#1f2328}
-h3:target,dt:target{background:#fff3bf;border-radius:4px}
+details.cell:target summary h3,dt:target{background:#fff3bf;border-radius:4px}
+details.cell summary{cursor:pointer}details.cell summary h3{display:inline-block;margin:14px 0 6px}
 tr.split th{box-shadow:inset 4px 0 0 var(--wr)}
 table.matrix th,table.matrix td{border:1px solid var(--line);text-align:center;min-width:120px}
 table.matrix tbody th{text-align:right;background:#f6f8fa}
