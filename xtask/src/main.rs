@@ -7,6 +7,8 @@
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
 //!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`).
 //!
+//! - `cargo xtask test [ARGS…]`: every test (`cargo test --workspace ARGS…`), closed by one line
+//!   of totals over all test binaries: the README's test command, and what `.ci/run` calls.
 //! - `cargo xtask fuzz-seeds`: write seed corpora for the fuzz targets (crates/fuzz/README.md)
 //!   under `crates/fuzz/corpus/` (not committed).
 //!
@@ -18,17 +20,23 @@ use std::process::ExitCode;
 use agentconf_rules::{Catalogue, Facts};
 
 mod fuzz_seeds;
+mod test_totals;
 
-const USAGE: &str = "usage: cargo xtask <rules|vectors|schemas> [--check] | fuzz-seeds
+const USAGE: &str =
+    "usage: cargo xtask <rules|vectors|schemas> [--check] | test [ARGS…] | fuzz-seeds
   rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml
   vectors   regenerate vectors/ (vector files and manifest.json) and README's corpus region
   schemas   regenerate vectors/schema/*.schema.json from the vector model's types
   --check   change nothing; fail if the files are stale
+  test      run every test (cargo test --workspace ARGS…) and close with the totals
   fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let ["test", rest @ ..] = args.as_slice() {
+        return test_totals::run(rest);
+    }
     let result = match args.as_slice() {
         ["rules"] => rules(false),
         ["rules", "--check"] => rules(true),

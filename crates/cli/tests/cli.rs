@@ -2163,3 +2163,38 @@ fn report_diff_formats_and_closed_pipes() {
         assert!(stderr.is_empty(), "{format}: {stderr}");
     }
 }
+
+/// A run names every file it wrote and ends with what its verdict claims: the last lines a
+/// newcomer reads after the README's first command.
+#[test]
+fn a_run_names_its_files_and_says_what_its_verdict_claims() {
+    let dir = std::env::temp_dir().join(format!("agentconf-cli-closing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (results, html) = (dir.join("r.jsonl"), dir.join("r.html"));
+    let r = run(&[
+        "run",
+        "--include",
+        "aer1/receipt/valid/",
+        "--out",
+        p(&results),
+        "--html",
+        p(&html),
+    ]);
+    let out = r.out();
+    assert!(results.is_file() && html.is_file(), "{out}");
+    assert!(
+        out.contains(&format!("results file: {}\n", p(&results))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("HTML report:  {}\n", p(&html))),
+        "{out}"
+    );
+    // A selection is not the corpus: PARTIAL, and the last line says it claims nothing.
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("PARTIAL: ") && last.contains("no claim of conformance"),
+        "{last}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

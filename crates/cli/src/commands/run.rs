@@ -32,7 +32,19 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
              crates/contract/CONTRACT.md), not the implementation.\n",
         );
     }
-    summary.push_str(&format!("\nresults: {}\n", args.out.display()));
+    // Where every file went, then what the verdict claims: the last lines a newcomer reads.
+    summary.push_str(&format!("\nresults file: {}\n", args.out.display()));
+    if let Some(html) = &args.html {
+        summary.push_str(&format!("HTML report:  {}\n", html.display()));
+    }
+    if let Some(xfail) = &args.emit_xfail {
+        summary.push_str(&format!(
+            "expected failures written to: {}\n",
+            xfail.display()
+        ));
+    }
+    let verdict = agentconf_harness::report::verdict(&file);
+    summary.push_str(&format!("{}: {}.\n", verdict.headline(), verdict.meaning()));
     emit(&summary)?;
     // Interrupted: 130, as a shell reports a process ended by SIGINT, whatever the verdict of
     // the part that ran. Otherwise FAIL and NOTHING TESTED exit 1, the same verdict as every

@@ -42,6 +42,28 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// What the verdict means, in one sentence for the end of a run: what it does and does not
+    /// claim.
+    pub fn meaning(&self) -> &'static str {
+        match self.level {
+            Level::Conforms => {
+                "every case of the corpus ran and passed under strict grading, each rule earned \
+                 with paired credit; it speaks of these cases only, not of conformance beyond \
+                 them"
+            }
+            Level::ConformsWithKnownFailures => {
+                "as CONFORMS, except the cases the expected-failures list names: each is still a \
+                 failure of its rules"
+            }
+            Level::Partial => {
+                "nothing failed, but not every case ran or was graded strictly (the scope lines \
+                 say what is missing): no claim of conformance"
+            }
+            Level::Fail => "at least one case had an unexpected outcome (listed above)",
+            Level::NothingTested => "no case was counted: nothing here is a result",
+        }
+    }
+
     /// The verdict in capitals, as every format shows it: `CONFORMS WITH 3 KNOWN FAILURES`.
     pub fn headline(&self) -> String {
         match self.level {
