@@ -2198,3 +2198,50 @@ fn a_run_names_its_files_and_says_what_its_verdict_claims() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `report --exit-zero` publishes a FAIL report or a red badge without failing a CI step, and
+/// still refuses a file that is not whole (exit 2).
+#[test]
+fn report_exit_zero_publishes_a_failing_verdict() {
+    let dir = std::env::temp_dir().join(format!("agentconf-cli-exit-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = dir.join("fail.jsonl");
+    // Rejects everything: the valid receipts are false rejections.
+    let ran = run(&[
+        "run",
+        "--keep-going",
+        "--include",
+        "aer1/receipt/valid/",
+        "--out",
+        p(&results),
+        "--",
+        "sh",
+        "-c",
+        "exit 1",
+    ]);
+    assert_eq!(ran.code, 1, "{}", ran.out());
+    let badge = |extra: &[&str]| {
+        let mut args = vec!["report", "--format", "badge", p(&results)];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let failing = badge(&[]);
+    assert_eq!(failing.code, 1);
+    let published = badge(&["--exit-zero"]);
+    assert_eq!(published.code, 0);
+    assert_eq!(published.out(), failing.out());
+    assert!(
+        published.out().contains("\"color\":\"red\""),
+        "{}",
+        published.out()
+    );
+    let cut = dir.join("cut.jsonl");
+    let text = std::fs::read_to_string(&results).unwrap();
+    std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
+    assert_eq!(
+        run(&["report", "--exit-zero", p(&cut)]).code,
+        2,
+        "a refused file is not published"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
