@@ -1,7 +1,8 @@
 //! `cargo xtask …`: chores for maintainers and spec authors.
 //!
 //! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` and `spec-notes/REVISIONS.md`
-//!   from `spec-notes/rules.toml` and `spec-notes/facts.toml`.
+//!   from `spec-notes/rules.toml` and `spec-notes/facts.toml`, and copy those two files to
+//!   `crates/rules/catalogue/` (what the rules crate embeds).
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
 //!   in `crates/corpus`.
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
@@ -24,7 +25,8 @@ mod test_totals;
 
 const USAGE: &str =
     "usage: cargo xtask <rules|vectors|schemas> [--check] | test [ARGS…] | fuzz-seeds
-  rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml
+  rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml,
+            and the rules crate's copies of both (crates/rules/catalogue/)
   vectors   regenerate vectors/ (vector files and manifest.json) and README's corpus region
   schemas   regenerate vectors/schema/*.schema.json from the vector model's types
   --check   change nothing; fail if the files are stale
@@ -69,9 +71,14 @@ fn rules(check: bool) -> Result<(), String> {
         let path = workspace_root().join(relative);
         std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
-    let catalogue = Catalogue::parse(&read("spec-notes/rules.toml")?)?;
-    let facts = Facts::parse(&read("spec-notes/facts.toml")?)?;
+    let catalogue_toml = read("spec-notes/rules.toml")?;
+    let facts_toml = read("spec-notes/facts.toml")?;
+    let catalogue = Catalogue::parse(&catalogue_toml)?;
+    let facts = Facts::parse(&facts_toml)?;
     let generated = [
+        // The copies agentconf-rules embeds: a published crate cannot reach outside its directory.
+        ("crates/rules/catalogue/rules.toml", catalogue_toml),
+        ("crates/rules/catalogue/facts.toml", facts_toml),
         ("spec-notes/RULES.md", catalogue.to_markdown()),
         (
             "spec-notes/REVISIONS.md",

@@ -14,12 +14,17 @@
 //!    and on tmpfs (`/dev/shm`), because writing and removing the input files on a disk-backed
 //!    `/tmp` is a large part of the overhead.
 //!
+//! 3. One-shot against the same program: the AER-1 corpus through `run_case` with the reference
+//!    as a process (`agentconf impl`), against bare spawns of `agentconf impl` with the same
+//!    arguments on inputs written beforehand. Target: harness/bare <= 1.5.
+//!
 //! Run: `cargo bench -p agentconf-cli --bench persistent` (`-- --quick` for fewer repeats).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use agentconf_contract::call::Call;
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_harness::grade::Grading;
@@ -103,7 +108,92 @@ fn main() {
             harness / bare
         );
     }
+
+    // The same, with a real program: the reference through the contract (`agentconf impl`, what
+    // `--implementation reference-process` runs), against bare spawns of that same program with
+    // the same arguments on inputs written beforehand, its output captured as the harness captures
+    // it. What is left is what the harness adds per vector: writing and removing the inputs, the
+    // process group, the deadline, reading and grading the result.
+    let reference = Implementation {
+        argv: vec![env!("CARGO_BIN_EXE_agentconf").into(), "impl".into()],
+        timeout: Duration::from_secs(30),
+        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+        profiles: vec![],
+    };
+    let calls: Vec<Vec<String>> = prepared
+        .iter()
+        .filter_map(|(c, files)| {
+            let path_of = |role: &str| {
+                files
+                    .iter()
+                    .find(|(r, _)| r == role)
+                    .map(|(_, p)| p.display().to_string())
+            };
+            Call::for_case(c, path_of).map(|call| call.argv())
+        })
+        .collect();
+    let dir = work.join("one-shot-reference");
+    let (harness, bare, not_passed) = overhead_of_program(&reference, &aer1, &calls, &dir, rounds);
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "one-shot against the same program: {} AER-1 vectors x {rounds} rounds through run_case with argv \
+         [agentconf impl], strict grading ({not_passed} not passed); bare = {} spawns of `agentconf impl \
+         OPERATION ARGS` on pre-written inputs, output captured",
+        aer1.len(),
+        calls.len()
+    );
+    println!(
+        "  harness {harness:.1} us/vector, bare {bare:.1} us/spawn, ratio harness/bare = {:.2} (target <= 1.5)",
+        harness / bare
+    );
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// As [`overhead`], for a real program: microseconds per vector through `run_case` (strict) and
+/// per bare spawn of `imp.argv` followed by each of `calls`, interleaved in `rounds` after one
+/// untimed warm-up, and how many vectors did not pass.
+fn overhead_of_program(
+    imp: &Implementation,
+    vectors: &[Case<'_>],
+    calls: &[Vec<String>],
+    work: &Path,
+    rounds: usize,
+) -> (f64, f64, usize) {
+    let spawn_all = || {
+        for call in calls {
+            let output = Command::new(&imp.argv[0])
+                .args(&imp.argv[1..])
+                .args(call)
+                .stdin(Stdio::null())
+                .output()
+                .expect("agentconf impl runs");
+            std::hint::black_box(output);
+        }
+    };
+    let run_all = || {
+        vectors
+            .iter()
+            .map(|c| run_case(imp, c, work, Grading::Strict))
+            .filter(|r| r.status != Status::Pass)
+            .count()
+    };
+    let (mut harness, mut bare) = (Duration::ZERO, Duration::ZERO);
+    let mut not_passed = 0;
+    spawn_all();
+    run_all();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        spawn_all();
+        bare += t.elapsed();
+        let t = Instant::now();
+        not_passed += run_all();
+        harness += t.elapsed();
+    }
+    (
+        harness.as_secs_f64() * 1e6 / (vectors.len() * rounds) as f64,
+        bare.as_secs_f64() * 1e6 / (calls.len() * rounds) as f64,
+        not_passed,
+    )
 }
 
 /// Runs the prepared vectors `repeats` times on `sessions` sessions (vectors dealt round-robin).

@@ -12,7 +12,7 @@ use agentconf_rules::{Rule, RuleError};
 use serde::Serialize;
 
 use crate::event::{parse_event, EventError, PublisherType};
-use crate::jws::{verify_event_signature, SignatureError};
+use crate::jws::{verify_event_signature_decoded, DecodedKeys, SignatureError};
 use crate::session::{instant, SessionContext};
 use crate::store::{Admission, AdmissionStore, StoreError};
 
@@ -219,14 +219,23 @@ pub struct Decision {
 /// A receiver for one session.
 pub struct Receiver<S: AdmissionStore> {
     session: SessionContext,
+    /// Each publisher's keys decoded once, in the order of `session.publishers`: the session's
+    /// keys do not change while it runs.
+    decoded_keys: Vec<DecodedKeys>,
     revision: Revision,
     store: S,
 }
 
 impl<S: AdmissionStore> Receiver<S> {
     pub fn new(session: SessionContext, revision: Revision, store: S) -> Self {
+        let decoded_keys = session
+            .publishers
+            .iter()
+            .map(|p| DecodedKeys::new(&p.keys))
+            .collect();
         Receiver {
             session,
+            decoded_keys,
             revision,
             store,
         }
@@ -321,11 +330,15 @@ impl<S: AdmissionStore> Receiver<S> {
 
     /// Publisher authority, signature and nonce, in that order.
     fn pre_admission(&self, event: &crate::event::ChangeEvent) -> Result<(), RejectError> {
-        let publisher = self.session.publisher(&event.publisher_id).ok_or_else(|| {
-            RejectError::UnknownPublisher {
+        let (publisher, keys) = self
+            .session
+            .publishers
+            .iter()
+            .zip(&self.decoded_keys)
+            .find(|(p, _)| p.publisher_id == event.publisher_id)
+            .ok_or_else(|| RejectError::UnknownPublisher {
                 publisher_id: agentconf_json::text::clip(&event.publisher_id, 80),
-            }
-        })?;
+            })?;
         if publisher.publisher_type != event.publisher_type {
             return Err(RejectError::TypeMismatch {
                 declared: event.publisher_type,
@@ -366,7 +379,7 @@ impl<S: AdmissionStore> Receiver<S> {
                 }
             }
         }
-        verify_event_signature(&event.object, &publisher.keys).map_err(|error| {
+        verify_event_signature_decoded(&event.object, keys).map_err(|error| {
             RejectError::Signature {
                 publisher_type: publisher.publisher_type,
                 error,

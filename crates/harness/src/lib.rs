@@ -6,6 +6,15 @@
 //! what it judges. The reference reaches it as one more backend ([`session::Backend`]), handed
 //! in by the CLI.
 
+// Deadlines that hold and nothing left running need process groups, `poll` and `waitid`
+// (`process.rs`, `child.rs`, `interrupt.rs`): one clear message instead of fifty missing-symbol
+// errors. On Windows, agentconf runs under WSL 2 or from the container image (Dockerfile).
+#[cfg(not(unix))]
+compile_error!(
+    "agentconf-harness needs a Unix process model (process groups, poll, waitid): build on \
+     Linux or macOS; on Windows use WSL 2 or the container image"
+);
+
 pub mod adapter;
 pub mod child;
 pub mod corpus_check;

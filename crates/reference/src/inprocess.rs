@@ -161,7 +161,7 @@ impl Receivers for ThreadReceivers<'_> {
     /// thread hop per event doubled the time of the 2,000-event vectors.
     fn start(&mut self, session: &str) -> Result<ThreadReceiver, Failure> {
         Ok(ThreadReceiver::Direct {
-            receiver: self.receiver(session)?,
+            receiver: Box::new(self.receiver(session)?),
             pending: Vec::new(),
         })
     }
@@ -182,7 +182,9 @@ impl Receivers for ThreadReceivers<'_> {
 pub enum ThreadReceiver {
     /// Lines are delivered when their decision is asked for.
     Direct {
-        receiver: Receiver<SqliteStore>,
+        /// Boxed: a receiver (its store, session and decoded keys) is several times the size of
+        /// the threaded variant.
+        receiver: Box<Receiver<SqliteStore>>,
         pending: Vec<Vec<u8>>,
     },
     /// A thread that delivers each line as soon as it is handed over.

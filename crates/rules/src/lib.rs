@@ -6,6 +6,10 @@
 //! - [`Catalogue`], the records in `spec-notes/rules.toml` (title, draft, revisions, section,
 //!   level, basis), embedded at build time so the tool works from any directory.
 //!
+//! What is embedded is the copy under `crates/rules/catalogue/`, which `cargo xtask rules` writes
+//! from `spec-notes/` (and `--check` and this crate's tests hold equal to it): a published crate
+//! is built from its own directory alone, so it cannot include a file from outside it.
+//!
 //! The tests in this crate prove that every `Rule` has exactly one record and every record is a
 //! `Rule`, and that every rule is explained in its family's notes file.
 
@@ -14,10 +18,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// The catalogue file, embedded so the binary needs no files at run time.
-pub const CATALOGUE_TOML: &str = include_str!("../../../spec-notes/rules.toml");
+pub const CATALOGUE_TOML: &str = include_str!("../catalogue/rules.toml");
 
 /// The draft facts the catalogue rests on (`spec-notes/facts.toml`), embedded likewise.
-pub const FACTS_TOML: &str = include_str!("../../../spec-notes/facts.toml");
+pub const FACTS_TOML: &str = include_str!("../catalogue/facts.toml");
 
 mod facts;
 mod revisions_table;

@@ -96,3 +96,21 @@ fn generated_rules_table_is_up_to_date() {
         "spec-notes/RULES.md is stale: run `cargo xtask rules`"
     );
 }
+
+/// The crate embeds copies of `spec-notes/rules.toml` and `facts.toml` (a published crate cannot
+/// include files from outside its directory); `cargo xtask rules` writes them. An edit to
+/// `spec-notes/` without that step would leave the tool judging by the old catalogue.
+#[test]
+fn the_embedded_catalogue_is_the_one_in_spec_notes() {
+    for (name, embedded) in [
+        ("rules.toml", agentconf_rules::CATALOGUE_TOML),
+        ("facts.toml", agentconf_rules::FACTS_TOML),
+    ] {
+        let path = format!("{}/../../spec-notes/{name}", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).expect("spec-notes file is readable");
+        assert!(
+            embedded == source,
+            "crates/rules/catalogue/{name} differs from spec-notes/{name}: run `cargo xtask rules`"
+        );
+    }
+}

@@ -152,6 +152,17 @@ pub fn execute_keeping(
     args: &RunArgs,
     keep_outputs: bool,
 ) -> Result<(ResultsFile, Outputs), String> {
+    // What ran, for the header: hashing the executable (agentconf itself, for the reference) and
+    // the files its command names, and perhaps asking an interpreter its version, does not depend
+    // on the corpus, so without an adapter (which is read against the corpus) it is worked out
+    // while the corpus is built instead of after.
+    let early_identity = match &args.adapter {
+        None => {
+            let (argv, name) = implementation(args)?;
+            Some(std::thread::spawn(move || identity_of(name, &argv)))
+        }
+        Some(_) => None,
+    };
     let corpus = agentconf_corpus::corpus();
     // Skip and expected-failure lists name cases: a vector's id names its first case,
     // `<id>@<revision>` its others.
@@ -194,9 +205,11 @@ pub fn execute_keeping(
         corpus_digest: manifest.corpus_digest.clone(),
         vector_count: selected_vectors,
         case_count: Some(selected.len()),
-        implementation: match &imp.argv[..] {
-            [] => ImplementationInfo::in_process(name),
-            command => ImplementationInfo::of_command(name, command),
+        implementation: match early_identity.map(std::thread::JoinHandle::join) {
+            Some(Ok(identity)) => identity,
+            // The thread only hashes files and runs `--version`; a panic there is a bug here.
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => identity_of(name, &imp.argv),
         },
         adapter_digest,
         grading,
@@ -287,6 +300,14 @@ fn name_of(argv: &[String]) -> String {
 }
 
 /// The command to run and the name to report.
+/// What the results header says ran: the reference in this very process, or a command.
+fn identity_of(name: String, argv: &[String]) -> ImplementationInfo {
+    match argv {
+        [] => ImplementationInfo::in_process(name),
+        command => ImplementationInfo::of_command(name, command),
+    }
+}
+
 fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     if !args.command.is_empty() {
         return Ok((args.command.clone(), name_of(&args.command)));

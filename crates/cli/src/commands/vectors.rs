@@ -214,13 +214,15 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
     for (rel, contents) in writer::files(&subset) {
         write(&rel, contents.as_bytes())?;
     }
+    // Rendered from the vector model's types, as `cargo xtask schemas` renders vectors/schema/
+    // (its `--check` holds the committed files to these same bytes).
     write(
         "schema/vector.schema.json",
-        agentconf_corpus::VECTOR_SCHEMA.as_bytes(),
+        agentconf_contract::schema::vector_schema().as_bytes(),
     )?;
     write(
         "schema/manifest.schema.json",
-        agentconf_corpus::MANIFEST_SCHEMA.as_bytes(),
+        agentconf_contract::schema::manifest_schema().as_bytes(),
     )?;
     for v in &subset {
         let stem = v.path();

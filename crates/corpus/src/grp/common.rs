@@ -21,18 +21,30 @@ pub const P2_ID: &str = "epr:publisher-42";
 /// Keys and identities for one vector; every key is derived from the vector id and a label.
 pub struct Fixture {
     pub vector_id: String,
+    /// Keys already derived, by label. Deriving one computes its public key (a scalar
+    /// multiplication): once per event signed, that was a fifth of every start of the tool, which
+    /// builds the corpus before its first vector.
+    derived: std::sync::Mutex<std::collections::BTreeMap<String, SigningKey>>,
 }
 
 impl Fixture {
     pub fn new(vector_id: &str) -> Fixture {
         Fixture {
             vector_id: vector_id.to_string(),
+            derived: Default::default(),
         }
     }
 
     /// The signing key for `label` (by convention the publisher id, or `label` + "-other").
     pub fn key(&self, label: &str) -> SigningKey {
-        derive_signing_key(&self.vector_id, label)
+        // A poisoned lock only means another thread panicked mid-insert of a derived key; the
+        // map holds finished keys only, so it is still right.
+        self.derived
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(label.to_string())
+            .or_insert_with(|| derive_signing_key(&self.vector_id, label))
+            .clone()
     }
 
     /// A registered publisher whose single key has kid `<publisher_id>#k1`.
