@@ -180,6 +180,11 @@ pub struct ReportArgs {
     /// still exits 2.
     #[arg(long)]
     pub exit_zero: bool,
+    /// Exit 1 unless the verdict is at least LEVEL (best first: conforms, known-failures,
+    /// partial), so that CI can demand CONFORMS. Without it, FAIL and NOTHING TESTED exit 1,
+    /// which is `--require partial`. A file that is refused or unreadable still exits 2.
+    #[arg(long, value_enum, value_name = "LEVEL", conflicts_with = "exit_zero")]
+    pub require: Option<RequireLevel>,
 }
 
 #[derive(Args, Debug)]
@@ -477,6 +482,17 @@ pub enum ReportFormat {
     Markdown,
     Html,
     Badge,
+}
+
+/// The least verdict `agentconf report --require` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RequireLevel {
+    /// CONFORMS only.
+    Conforms,
+    /// CONFORMS, or CONFORMS WITH N KNOWN FAILURES.
+    KnownFailures,
+    /// Anything but FAIL and NOTHING TESTED (what `report` exits by without `--require`).
+    Partial,
 }
 
 /// The GRP revision a receiver implements.

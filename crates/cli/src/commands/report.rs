@@ -1,15 +1,16 @@
 //! `agentconf report FILE [--format …]` and `agentconf report diff OLD NEW`: everything derived
 //! from a results file. Exit 1 when the file holds unexpected results (or the diff regressions),
-//! unless `--exit-zero` asks to publish without failing.
+//! unless `--exit-zero` asks to publish without failing; `--require LEVEL` raises the least
+//! verdict that exits 0.
 
 use std::path::Path;
 
 use agentconf_harness::corpus_check::{self, CorpusMismatch};
-use agentconf_harness::report;
+use agentconf_harness::report::{self, Level};
 use agentconf_harness::results::{self, ResultsFile};
 
-use super::{emit, Outcome};
-use crate::args::{ReportArgs, ReportFormat};
+use super::{emit, to_stderr, Outcome};
+use crate::args::{ReportArgs, ReportFormat, RequireLevel};
 use crate::input::{open, read_error};
 
 /// Reads a results file and checks that it is whole (see `results::check`): what `report diff`
@@ -69,6 +70,9 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
         [diff, _, _] if diff.as_os_str() == "diff" && args.corpus.is_some() => Err(
             "agentconf report diff compares files of any corpus: --corpus is for one file".into(),
         ),
+        [diff, _, _] if diff.as_os_str() == "diff" && args.require.is_some() => {
+            Err("agentconf report diff exits by its regressions: --require is for one file".into())
+        }
         [diff, old, new] if diff.as_os_str() == "diff" => {
             let d = report::diff(&load_whole(old)?, &load_whole(new)?);
             emit(&report::diff_text(&d))?;
@@ -89,15 +93,45 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
                 ReportFormat::Badge => report::badge(&file),
             };
             emit(&text)?;
-            // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to).
-            Ok(if args.exit_zero || report::verdict(&file).exit_ok() {
-                Outcome::Valid
-            } else {
-                Outcome::Invalid
-            })
+            // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to); with
+            // `--require`, so does any verdict below the level asked for.
+            let verdict = report::verdict(&file);
+            if args.exit_zero {
+                return Ok(Outcome::Valid);
+            }
+            let Some(require) = args.require else {
+                return Ok(if verdict.exit_ok() {
+                    Outcome::Valid
+                } else {
+                    Outcome::Invalid
+                });
+            };
+            let (level, flag, least) = required(require);
+            if verdict.at_least(level) {
+                return Ok(Outcome::Valid);
+            }
+            // Standard output is the report (Markdown, a badge…): the reason goes to stderr.
+            to_stderr(&format!(
+                "agentconf: the verdict is {}; --require {flag} asks for {least} or better\n",
+                verdict.headline(),
+            ));
+            Ok(Outcome::Invalid)
         }
         _ => Err(
             "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),
         ),
+    }
+}
+
+/// The least level `--require` accepts, the flag's value and how the message names the level.
+fn required(require: RequireLevel) -> (Level, &'static str, &'static str) {
+    match require {
+        RequireLevel::Conforms => (Level::Conforms, "conforms", "CONFORMS"),
+        RequireLevel::KnownFailures => (
+            Level::ConformsWithKnownFailures,
+            "known-failures",
+            "CONFORMS WITH N KNOWN FAILURES",
+        ),
+        RequireLevel::Partial => (Level::Partial, "partial", "PARTIAL"),
     }
 }

@@ -83,6 +83,24 @@ impl Verdict {
     pub fn exit_ok(&self) -> bool {
         !matches!(self.level, Level::Fail | Level::NothingTested)
     }
+
+    /// Whether this verdict is `level` or better, in the order CONFORMS, CONFORMS WITH N KNOWN
+    /// FAILURES, PARTIAL, FAIL, NOTHING TESTED (`report --require LEVEL`). `at_least(Partial)`
+    /// is [`Verdict::exit_ok`].
+    pub fn at_least(&self, level: Level) -> bool {
+        rank(self.level) <= rank(level)
+    }
+}
+
+/// A level's place in the order, best first.
+fn rank(level: Level) -> u8 {
+    match level {
+        Level::Conforms => 0,
+        Level::ConformsWithKnownFailures => 1,
+        Level::Partial => 2,
+        Level::Fail => 3,
+        Level::NothingTested => 4,
+    }
 }
 
 /// The verdict of `file`, from its result lines and header (the footer is not trusted).
@@ -184,4 +202,53 @@ fn partial_reasons(file: &ResultsFile) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Level; 5] = [
+        Level::Conforms,
+        Level::ConformsWithKnownFailures,
+        Level::Partial,
+        Level::Fail,
+        Level::NothingTested,
+    ];
+
+    fn of(level: Level) -> Verdict {
+        Verdict {
+            level,
+            known_failures: usize::from(level == Level::ConformsWithKnownFailures),
+            partial: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn at_least_follows_the_order_best_first() {
+        for (i, have) in ALL.iter().enumerate() {
+            for (j, want) in ALL.iter().enumerate() {
+                assert_eq!(
+                    of(*have).at_least(*want),
+                    i <= j,
+                    "{have:?} at least {want:?}"
+                );
+            }
+        }
+        assert!(of(Level::Conforms).at_least(Level::Conforms));
+        assert!(!of(Level::ConformsWithKnownFailures).at_least(Level::Conforms));
+        assert!(!of(Level::Partial).at_least(Level::ConformsWithKnownFailures));
+        assert!(!of(Level::NothingTested).at_least(Level::Fail));
+    }
+
+    #[test]
+    fn at_least_partial_is_the_exit_code_of_every_report() {
+        for level in ALL {
+            assert_eq!(
+                of(level).at_least(Level::Partial),
+                of(level).exit_ok(),
+                "{level:?}"
+            );
+        }
+    }
 }
