@@ -16,8 +16,9 @@
 # Inputs (environment variables):
 #   AGENTCONF            the agentconf binary, a path or a name on PATH (default: agentconf)
 #   AGENTCONF_COMMAND    the implementation's command line, as given after `agentconf run --`;
-#                        split into words by xargs' rules (quotes '…' "…" and \ work; nothing
-#                        is expanded: no variables, globs or substitutions)
+#                        split into words by xargs' rules (quotes '…' "…" and \ work, but a
+#                        backslash inside double quotes is kept as it is, not an escape as in
+#                        a shell; nothing is expanded: no variables, globs or substitutions)
 #   AGENTCONF_ADAPTER    an adapter file (CONTRACT.md section 12); at least one of the two
 #   AGENTCONF_ARGS       further `agentconf run` arguments, split the same way
 #                        (e.g. --include aer1/timeline/ --timeout 30); not --out or --html
@@ -28,8 +29,9 @@
 #                        (default: false)
 #
 # Exit status: 0 the verdict is at least AGENTCONF_REQUIRE (or AGENTCONF_EXIT_ZERO is true);
-# 1 it is not; 2 a configuration error, no results file, or a results file agentconf refuses
-# (never turned into 0 by AGENTCONF_EXIT_ZERO).
+# 1 it is not; 2 a configuration error, no results file, or a results file agentconf refuses;
+# 130 the run was interrupted (what ran is published). 2 and 130 are never turned into 0 by
+# AGENTCONF_EXIT_ZERO.
 #
 # With GitHub Actions, the outputs `verdict` and `results-file` go to $GITHUB_OUTPUT.
 set -euo pipefail
@@ -174,8 +176,17 @@ fi
 printf 'agentconf-ci: verdict %s; outputs in %s\n' "$verdict" "$out_dir"
 
 # --- Exit per the verdict ------------------------------------------------------------------
+# An interrupted run is published (its file says `interrupted`, its verdict at best PARTIAL) but
+# never passes: `agentconf run` itself exits 130, and a PARTIAL that passes `require: partial`
+# would hide that most of the corpus never ran. AGENTCONF_EXIT_ZERO does not change that: it is
+# about verdicts, and this is no verdict on the corpus.
 case $run_status in
-    0 | 1 | 130) ;;
+    0 | 1) ;;
+    130)
+        printf 'agentconf-ci: failing: the run was interrupted (agentconf run exited 130); what \
+ran is published, but an interrupted run never passes\n' >&2
+        exit 130
+        ;;
     *) exit 2 ;;
 esac
 if [[ $exit_zero == true ]]; then

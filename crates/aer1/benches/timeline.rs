@@ -9,21 +9,37 @@
 //!    any verifier pays (it must at least read every byte), so the ratio says how much the
 //!    verifier adds on top. Target: at most 3x, stretch 2x. Two shapes are measured, many small
 //!    entries like the draft's example and fewer 4 KiB entries, plus revision 06 for comparison.
-//! 2. Peak memory. A 1,000,000-entry timeline is streamed to a file (never held whole), then a
+//! 2. Against the standard tools, on files. Timelines of 200,000 and 1,000,000 small entries are
+//!    streamed to files; then, interleaved, at least five times each: verifying the file in this
+//!    process (what `agentconf verify timeline FILE` does, minus process start-up), and the
+//!    external commands `sha256sum FILE` and `openssl dgst -sha256 FILE` run as processes (so
+//!    they pay their start-up, about a millisecond). Minimum and median times and their ratios are
+//!    printed. Targets, at 200,000 entries: verify <= 0.5x `sha256sum` and <= 2x `openssl dgst`.
+//!    A tool that is not installed is skipped, and the output says so.
+//! 3. Peak memory. A 1,000,000-entry timeline is streamed to a file (never held whole), then a
 //!    child process (this program re-executed with `AGENTCONF_BENCH_CHILD` set, so the parent's
 //!    own allocations do not count) verifies it from disk and reports its peak RSS (`VmHWM`),
 //!    next to a baseline child that does nothing. The same is done with 100,000 entries: the two
-//!    peaks should match, showing memory does not grow with entry count. Target: < 64 MiB.
+//!    peaks should match, showing memory does not grow with entry count. Target: peak RSS at
+//!    1,000,000 entries <= 8 MiB.
+//!
+//! SHA-256 instructions: sha2 0.10 (0.10.9 in Cargo.lock) picks its backend at run time through
+//! the `cpufeatures` crate; on x86-64 it uses the SHA-NI backend (`sha2::sha256::x86`) when the CPU
+//! has the SHA extensions plus SSE2/SSSE3/SSE4.1, otherwise portable code. The development machine
+//! has them (`grep -o -w sha_ni /proc/cpuinfo` prints `sha_ni`), and profiles of the verifier show
+//! `sha2::sha256::x86::digest_blocks`: SHA-NI is used. The `asm` feature is not enabled: it only
+//! replaces the portable fallback, which is not what runs here.
 //!
 //! Why ratios: absolute MB/s depend on the machine and its load; a ratio of two measurements taken
 //! in the same run, interleaved, mostly cancels that noise. One machine property does not cancel:
 //! CPU SHA-256 instructions make the hash (the denominator) several times faster, so the header
 //! line says whether they are present; compare ratios only between machines that agree on it.
 //! Nothing here asserts a timing; the only assertions are that every verification returns Valid,
-//! so a broken verifier cannot be measured as a fast one.
+//! so a broken verifier cannot be measured as a fast one. Targets are printed next to the
+//! measured values, never asserted.
 //!
-//! Run: `cargo bench -p agentconf-aer1 --bench timeline` (about 30-60 s on two cores, Linux only
-//! for the memory part). Without `--bench` (e.g. `cargo test --benches`) the same code runs once
+//! Run: `cargo bench -p agentconf-aer1 --bench timeline` (about one to two minutes on two cores,
+//! Linux only for the memory part). Without `--bench` (e.g. `cargo test --benches`) the same code runs once
 //! on tiny inputs as a smoke test.
 
 use std::env;
@@ -31,7 +47,7 @@ use std::fs::{self, File};
 use std::hint::black_box;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agentconf_aer1::digest::{Revision, GENESIS_PREV_DIGEST};
@@ -57,6 +73,11 @@ struct Config {
     large_entries: usize,
     large_entry_bytes: usize,
     repetitions: usize,
+    /// Entry counts of the on-disk timelines timed against `sha256sum` and `openssl dgst`; the
+    /// targets apply to the first.
+    file_entries: [usize; 2],
+    /// Interleaved runs of each command on those files.
+    file_repetitions: usize,
     /// Entry counts of the on-disk timelines whose verification peak RSS is measured.
     memory_entries: [usize; 2],
 }
@@ -67,6 +88,8 @@ const FULL: Config = Config {
     large_entries: 5_000,
     large_entry_bytes: 4096,
     repetitions: 7,
+    file_entries: [200_000, 1_000_000],
+    file_repetitions: 7,
     memory_entries: [100_000, 1_000_000],
 };
 
@@ -76,6 +99,8 @@ const SMOKE: Config = Config {
     large_entries: 50,
     large_entry_bytes: 4096,
     repetitions: 1,
+    file_entries: [1_000, 10_000],
+    file_repetitions: 1,
     memory_entries: [1_000, 10_000],
 };
 
@@ -94,7 +119,9 @@ fn main() {
         println!("smoke run (no --bench flag): tiny inputs, numbers are meaningless");
     }
     throughput(&config);
-    memory(&config);
+    let mut files = Files::default();
+    against_tools(&config, &mut files);
+    memory(&config, &mut files);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -266,21 +293,15 @@ fn print_throughput(case: &Case, timing: &Timing) {
 /// Peak RSS of one child process, in KiB.
 type Kib = u64;
 
-fn memory(config: &Config) {
-    check_streamed_matches_producer();
+fn memory(config: &Config, files: &mut Files) {
     let baseline = run_measuring_child("baseline");
     let mut peaks = Vec::new();
     for &entries in &config.memory_entries {
-        let file = TempFile::new(entries);
-        write_timeline(
-            BufWriter::new(File::create(&file.0).expect("create temp file")),
-            entries,
-        )
-        .expect("write temp timeline");
-        let size = fs::metadata(&file.0).expect("stat temp file").len();
-        let peak = run_measuring_child(&format!("verify:{entries}:{}", file.0.display()));
+        let path = files.get(entries).to_path_buf();
+        let size = fs::metadata(&path).expect("stat temp file").len();
+        let peak = run_measuring_child(&format!("verify:{entries}:{}", path.display()));
         println!(
-            "peak RSS verifying {entries} entries ({:.0} MB file): {} (baseline {}, difference {}; target < 64 MiB)",
+            "peak RSS verifying {entries} entries ({:.0} MB file): {} (baseline {}, difference {}; target at 1,000,000 entries <= 8 MiB)",
             size as f64 / 1e6,
             mib(peak),
             mib(baseline),
@@ -298,16 +319,188 @@ fn mib(kib: Kib) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
+// ------------------------------------------------------------------------------------------------
+// Against sha256sum and openssl, on files
+
+/// The on-disk timelines of this run, written once each and shared by the measurements.
+#[derive(Default)]
+struct Files {
+    written: Vec<(usize, TempFile)>,
+}
+
+impl Files {
+    /// The file of the `entries`-entry example chain, written on first use.
+    fn get(&mut self, entries: usize) -> &Path {
+        if !self.written.iter().any(|(n, _)| *n == entries) {
+            if self.written.is_empty() {
+                check_streamed_matches_producer();
+            }
+            let file = TempFile::new(entries);
+            write_timeline(
+                BufWriter::new(File::create(&file.0).expect("create temp file")),
+                entries,
+            )
+            .expect("write temp timeline");
+            self.written.push((entries, file));
+        }
+        let (_, file) = self
+            .written
+            .iter()
+            .find(|(n, _)| *n == entries)
+            .expect("written above");
+        &file.0
+    }
+}
+
+/// An external command that reads FILE, named as the output shows it.
+struct Tool {
+    label: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+}
+
+const TOOLS: [Tool; 2] = [
+    Tool {
+        label: "sha256sum",
+        program: "sha256sum",
+        args: &[],
+    },
+    Tool {
+        label: "openssl dgst -sha256",
+        program: "openssl",
+        args: &["dgst", "-sha256"],
+    },
+];
+
+/// The targets at the first file size: verify time at most this multiple of the tool's.
+fn target_ratio(tool: &Tool) -> f64 {
+    match tool.program {
+        "sha256sum" => 0.5,
+        _ => 2.0,
+    }
+}
+
+/// Whether `tool` runs here (on an empty file, so the check costs nothing).
+fn installed(tool: &Tool, probe: &Path) -> bool {
+    Command::new(tool.program)
+        .args(tool.args)
+        .arg(probe)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn against_tools(config: &Config, files: &mut Files) {
+    let probe = TempFile::named("probe");
+    File::create(&probe.0).expect("create probe file");
+    let tools: Vec<&Tool> = TOOLS
+        .iter()
+        .filter(|tool| {
+            let ok = installed(tool, &probe.0);
+            if !ok {
+                println!("{}: not installed (or not working), skipped", tool.label);
+            }
+            ok
+        })
+        .collect();
+    for (i, &entries) in config.file_entries.iter().enumerate() {
+        let path = files.get(entries).to_path_buf();
+        let size = fs::metadata(&path).expect("stat temp file").len();
+        let mut verify = Vec::new();
+        let mut external = vec![Vec::new(); tools.len()];
+        for _ in 0..config.file_repetitions {
+            verify.push(time_verify_file(&path, entries));
+            for (tool, samples) in tools.iter().zip(&mut external) {
+                samples.push(time_tool(tool, &path));
+            }
+        }
+        let verify = Summary::of(verify);
+        println!(
+            "file of {entries} small entries ({:.1} MB), {} interleaved runs, min / median: verify {} / {}",
+            size as f64 / 1e6,
+            config.file_repetitions,
+            secs(verify.min),
+            secs(verify.median),
+        );
+        for (tool, samples) in tools.iter().zip(external) {
+            let tool_time = Summary::of(samples);
+            let target = if i == 0 {
+                format!("target <= {}x", target_ratio(tool))
+            } else {
+                "no target at this size".to_string()
+            };
+            println!(
+                "  {:<21} {} / {}; verify / {} = {:.2}x (min) / {:.2}x (median) ({target})",
+                tool.label,
+                secs(tool_time.min),
+                secs(tool_time.median),
+                tool.label,
+                verify.min.as_secs_f64() / tool_time.min.as_secs_f64(),
+                verify.median.as_secs_f64() / tool_time.median.as_secs_f64(),
+            );
+        }
+    }
+}
+
+/// Minimum and median of some timings.
+struct Summary {
+    min: Duration,
+    median: Duration,
+}
+
+impl Summary {
+    fn of(samples: Vec<Duration>) -> Summary {
+        let min = samples.iter().copied().min().unwrap_or_default();
+        Summary {
+            min,
+            median: median(samples),
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+/// Verifying a file as `agentconf verify timeline FILE` does: open, stream, default options.
+fn time_verify_file(path: &Path, entries: usize) -> Duration {
+    let start = Instant::now();
+    let file = File::open(path).expect("open timeline");
+    let report = verify_timeline(file, &TimelineOptions::default());
+    let elapsed = start.elapsed();
+    let report = report.expect("read timeline");
+    check_valid(&report, entries, &path.display().to_string());
+    elapsed
+}
+
+fn time_tool(tool: &Tool, path: &Path) -> Duration {
+    let start = Instant::now();
+    let status = Command::new(tool.program)
+        .args(tool.args)
+        .arg(path)
+        .stdout(Stdio::null())
+        .status();
+    let elapsed = start.elapsed();
+    assert!(
+        status.as_ref().is_ok_and(|s| s.success()),
+        "{} failed: {status:?}",
+        tool.label
+    );
+    elapsed
+}
+
 /// A file under cargo's scratch directory for benches, removed when dropped (also on panic).
 struct TempFile(PathBuf);
 
 impl TempFile {
     fn new(entries: usize) -> Self {
+        TempFile::named(&format!("{entries}.json"))
+    }
+
+    fn named(name: &str) -> Self {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        TempFile(dir.join(format!(
-            "timeline-bench-{}-{entries}.json",
-            std::process::id()
-        )))
+        TempFile(dir.join(format!("timeline-bench-{}-{name}", std::process::id())))
     }
 }
 

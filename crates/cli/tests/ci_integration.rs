@@ -384,6 +384,55 @@ fn ci_step_on_a_failing_implementation_writes_everything_and_fails() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A run interrupted midway (here by the implementation itself, which sends SIGINT to agentconf,
+/// its parent, at its fifth call: as Ctrl-C or a CI timeout would) is published, but the step
+/// exits 130, with or without exit-zero: its PARTIAL would otherwise pass the default
+/// `require: partial` with most of the corpus never run.
+#[test]
+fn ci_step_fails_an_interrupted_run_and_publishes_it() {
+    let dir = temp_dir("step-interrupted");
+    for exit_zero in ["false", "true"] {
+        let case = dir.join(format!("exit-zero-{exit_zero}"));
+        std::fs::create_dir_all(&case).unwrap();
+        let count = case.join("calls");
+        let wrapper = case.join("interrupting.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "n=$(cat '{count}' 2>/dev/null || echo 0); n=$((n + 1)); echo \"$n\" > '{count}'\n\
+                 if [ \"$n\" -eq 5 ]; then kill -INT \"$PPID\"; sleep 5; fi\nexit 0\n",
+                count = count.display()
+            ),
+        )
+        .unwrap();
+        let command = format!("sh {}", wrapper.display());
+        let ran = ci_step(
+            &case,
+            &[
+                ("AGENTCONF_COMMAND", command.as_str()),
+                ("AGENTCONF_ARGS", "--include aer1/timeline/ --jobs 1"),
+                ("AGENTCONF_EXIT_ZERO", exit_zero),
+            ],
+        );
+        let context = format!("exit-zero {exit_zero}");
+        assert_eq!(ran.code, 130, "{context}: {}", ran.both());
+        assert!(
+            ran.stderr.contains("interrupted"),
+            "{context}: {}",
+            ran.both()
+        );
+        let out = case.join("agentconf-out");
+        assert_every_output(&out, &context);
+        let results = read(&out.join("agentconf-results.jsonl"));
+        let footer = results.lines().last().unwrap_or_default();
+        assert!(
+            footer.contains("\"interrupted\":true"),
+            "{context}: {footer}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A run that writes no results file fails the step (exit 2) with a message that says so, even
 /// with exit-zero, and leaves nothing from an earlier run behind to be published.
 #[test]

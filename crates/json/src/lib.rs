@@ -6,6 +6,7 @@
 //! integers past 64 bits must not be rounded), and every failure is a typed [`JsonError`] that maps
 //! to a rule. Nothing here panics on any input.
 
+pub mod flat;
 pub mod split;
 pub mod text;
 

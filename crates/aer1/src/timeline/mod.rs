@@ -4,8 +4,18 @@
 //! what the next entry needs (the previous digest, the first job id, close state), so memory does
 //! not grow with the number of entries. Every failure is reported with its rule, entry and member,
 //! not just the first; stored links are never trusted, every digest is recomputed.
+//!
+//! Two things make this fast without changing any report. Most entries are plain flat objects:
+//! the `fast` module reads those in one pass without building a tree and runs every check that
+//! does not depend on other entries, declining (so that the strict reader reads the entry and
+//! reports) whenever anything would be reported or anything is unusual. And the `parallel` module
+//! runs that fast path on worker threads, batch by batch, while the checks that depend on order
+//! run on the caller's thread in entry order. `strict_only` turns both off; the tests compare the
+//! two.
 
 mod error;
+mod fast;
+mod parallel;
 mod seq;
 
 use std::borrow::Cow;
@@ -45,6 +55,17 @@ pub struct TimelineOptions {
     pub max_entry_bytes: usize,
     /// Value-count and string-length limits for each entry.
     pub json_limits: json::Limits,
+    /// Threads that digest entries: 0 (the default) for one per available core, 1 for none
+    /// besides the caller's. The report is the same whatever the number.
+    pub threads: usize,
+    /// Testing aid: read every entry with the strict reader, on the caller's thread, as before
+    /// the fast path existed. The tests hold the two paths' reports equal.
+    #[doc(hidden)]
+    pub strict_only: bool,
+    /// Testing aid: entries per batch handed to a digesting thread (0 for the default), so that
+    /// tests can make batch boundaries fall anywhere.
+    #[doc(hidden)]
+    pub batch_entries: usize,
 }
 
 impl Default for TimelineOptions {
@@ -56,6 +77,9 @@ impl Default for TimelineOptions {
             max_failures: DEFAULT_MAX_FAILURES,
             max_entry_bytes: DEFAULT_MAX_ENTRY_BYTES,
             json_limits: json::Limits::DEFAULT,
+            threads: 0,
+            strict_only: false,
+            batch_entries: 0,
         }
     }
 }
@@ -73,14 +97,71 @@ pub struct EntryDigest<'a> {
 
 /// Verifies a timeline read from `reader`. `Err` only for I/O failures of the reader itself;
 /// everything about the content is in the report.
+///
+/// Unless `options.threads` is 1 (or only one core is available), entries are read in batches and
+/// their digests computed on worker threads, a few batches at a time, while every check that
+/// depends on order runs on the caller's thread in entry order: the report is identical to the
+/// one-thread report for every input.
 pub fn verify_timeline<R: Read>(
     reader: R,
     options: &TimelineOptions,
 ) -> io::Result<TimelineReport> {
-    verify_timeline_observed(reader, options, &mut |_| {})
+    check_options(options)?;
+    let threads = parallel::worker_count(options);
+    if options.strict_only || threads <= 1 {
+        return verify_timeline_observed(reader, options, &mut |_| {});
+    }
+    let mut chain = Chain::new(options);
+    let splitter = ArraySplitter::new(reader, options.max_entry_bytes);
+    std::thread::scope(|scope| {
+        let mut sink = parallel::Batches::new(scope, options, threads);
+        read_entries(splitter, &mut chain, &mut sink)
+    })?;
+    Ok(chain.finish())
 }
 
-/// As [`verify_timeline`], calling `observe` once per entry in order.
+/// The strict reader on every entry, on the caller's thread: the reference the fast and parallel
+/// paths are tested against (`verify_timeline` with [`TimelineOptions::strict_only`]).
+#[doc(hidden)]
+pub fn verify_timeline_strict_only<R: Read>(
+    reader: R,
+    options: &TimelineOptions,
+) -> io::Result<TimelineReport> {
+    let options = TimelineOptions {
+        strict_only: true,
+        ..options.clone()
+    };
+    verify_timeline(reader, &options)
+}
+
+/// Whether the fast path handles `entry` as the entry at `index` (a testing aid: the tests show
+/// it is taken at all, so that their comparisons with the strict path are not vacuous).
+#[doc(hidden)]
+pub fn entry_takes_fast_path(entry: &[u8], index: u64, options: &TimelineOptions) -> bool {
+    let mut scratch = fast::Scratch::default();
+    fast::prepare(
+        entry,
+        index,
+        options.revision,
+        &options.json_limits,
+        &mut scratch,
+    )
+    .is_some()
+}
+
+/// A commitment with a revision other than 09 is refused (`InvalidInput`).
+fn check_options(options: &TimelineOptions) -> io::Result<()> {
+    if options.revision != Revision::R09 && options.commitment.is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an external commitment can only be checked under revision 09",
+        ));
+    }
+    Ok(())
+}
+
+/// As [`verify_timeline`], calling `observe` once per entry in order. Runs on the caller's
+/// thread only (the observer sees each entry's preimage, which lives in this thread's buffer).
 ///
 /// A commitment with a revision other than 09 is refused (`InvalidInput`): the commitment artifact
 /// is a revision-09 construct, and comparing it with a revision-06 digest would let a historical
@@ -90,17 +171,51 @@ pub fn verify_timeline_observed<R: Read>(
     options: &TimelineOptions,
     observe: &mut dyn FnMut(&EntryDigest<'_>),
 ) -> io::Result<TimelineReport> {
-    if options.revision != Revision::R09 && options.commitment.is_some() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "an external commitment can only be checked under revision 09",
-        ));
-    }
+    check_options(options)?;
     let mut chain = Chain::new(options);
-    let mut splitter = ArraySplitter::new(reader, options.max_entry_bytes);
+    let splitter = ArraySplitter::new(reader, options.max_entry_bytes);
+    read_entries(splitter, &mut chain, &mut InOrder { observe })?;
+    Ok(chain.finish())
+}
+
+/// Where the entries the splitter finds go: checked at once, or batched for worker threads.
+trait EntrySink {
+    /// One entry, the next in order.
+    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64);
+    /// Every entry handed over so far must be checked before this returns.
+    fn flush(&mut self, chain: &mut Chain<'_>);
+}
+
+/// Checks each entry as it arrives, on this thread, trying the fast path first (unless
+/// `strict_only`), and shows it to the observer.
+struct InOrder<'f> {
+    observe: &'f mut dyn FnMut(&EntryDigest<'_>),
+}
+
+impl EntrySink for InOrder<'_> {
+    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64) {
+        let prepared = chain.prepare_here(bytes);
+        chain.entry(bytes, offset, prepared.as_ref(), Some(&mut *self.observe));
+    }
+
+    fn flush(&mut self, _chain: &mut Chain<'_>) {}
+}
+
+/// Reads the array's entries into `sink` and records how the reading ended. `Err` only for I/O
+/// failures of the reader.
+fn read_entries<R: Read>(
+    mut splitter: ArraySplitter<R>,
+    chain: &mut Chain<'_>,
+    sink: &mut dyn EntrySink,
+) -> io::Result<()> {
     loop {
-        match splitter.next_piece() {
-            Ok(Piece::Element { bytes, offset }) => chain.entry(bytes, offset, observe),
+        let piece = splitter.next_piece();
+        if !matches!(piece, Ok(Piece::Element { .. })) {
+            // Whatever ends the reading is reported after every entry before it.
+            sink.flush(chain);
+        }
+        match piece {
+            Ok(Piece::Element { bytes, offset }) => sink.entry(chain, bytes, offset),
             Ok(Piece::End) => break,
             Err(SplitError::Io(e)) => return Err(e),
             Err(SplitError::Empty) => {
@@ -134,7 +249,7 @@ pub fn verify_timeline_observed<R: Read>(
             }
         }
     }
-    Ok(chain.finish())
+    Ok(())
 }
 
 /// The document is not an array: read it whole (up to a limit) to say whether it is malformed
@@ -227,8 +342,8 @@ struct Chain<'o> {
     /// Entries whose job differs from the commitment's: first index, its job, and how many.
     commitment_job_mismatch: Option<(u64, String, u64)>,
     last_digest: Option<Hash32>,
-    bytes_scratch: Vec<u8>,
-    preimage_scratch: Vec<u8>,
+    /// Buffers for entries checked on this thread (fast or strict path).
+    scratch: fast::Scratch,
 }
 
 /// The members of one entry that are well-formed, pulled out for checking.
@@ -257,9 +372,17 @@ impl<'o> Chain<'o> {
             verifies_under_06: true,
             commitment_job_mismatch: None,
             last_digest: None,
-            bytes_scratch: Vec::new(),
-            preimage_scratch: Vec::new(),
+            scratch: fast::Scratch::default(),
         }
+    }
+
+    /// The fast path for the next entry, on this thread (`None` under `strict_only`).
+    fn prepare_here(&mut self, bytes: &[u8]) -> Option<fast::Prepared> {
+        if self.options.strict_only {
+            return None;
+        }
+        let (revision, limits) = (self.options.revision, &self.options.json_limits);
+        fast::prepare(bytes, self.count, revision, limits, &mut self.scratch)
     }
 
     fn report(&mut self, error: TimelineError, entry: u64) {
@@ -271,7 +394,15 @@ impl<'o> Chain<'o> {
         self.incomplete = true;
     }
 
-    fn entry(&mut self, bytes: &[u8], offset: u64, observe: &mut dyn FnMut(&EntryDigest<'_>)) {
+    /// Checks the next entry. `prepared` is its fast-path result, when it had one; the preimage
+    /// shown to `observe` is this thread's, so entries prepared elsewhere must not be observed.
+    fn entry(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        prepared: Option<&fast::Prepared>,
+        observe: Option<&mut dyn FnMut(&EntryDigest<'_>)>,
+    ) {
         let index = self.count;
         self.count += 1;
         // An entry following one that carried close: true proves that one was not the last.
@@ -285,17 +416,65 @@ impl<'o> Chain<'o> {
             }
         }
         let previous = self.previous.take();
-        let current = self.check_entry(bytes, offset, index, previous.as_ref());
+        let current = match prepared.and_then(|p| self.apply(p, bytes, index, previous.as_ref())) {
+            Some(current) => current,
+            None => self.check_entry(bytes, offset, index, previous.as_ref()),
+        };
         self.last_digest = current.digest;
-        observe(&EntryDigest {
-            index,
-            digest: current.digest,
-            preimage: match (self.options.revision, current.digest) {
-                (Revision::R09, Some(_)) => Some(&self.preimage_scratch),
-                _ => None,
-            },
-        });
+        if let Some(observe) = observe {
+            observe(&EntryDigest {
+                index,
+                digest: current.digest,
+                preimage: match (self.options.revision, current.digest) {
+                    (Revision::R09, Some(_)) => Some(&self.scratch.preimage),
+                    _ => None,
+                },
+            });
+        }
         self.previous = Some(current);
+    }
+
+    /// The checks that depend on the entries before, for an entry the fast path passed: what
+    /// `check_object_09`/`check_object_06` would still report on it, in the same order (job, then
+    /// the link). `None`, having reported nothing, when `prepared` is not for this entry.
+    fn apply(
+        &mut self,
+        prepared: &fast::Prepared,
+        bytes: &[u8],
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> Option<Previous> {
+        if prepared.index != index {
+            return None;
+        }
+        let prev_digest = fast::text_at(bytes, &prepared.prev_digest)?;
+        let job_id = match &prepared.job_id {
+            Some(range) => Some(fast::text_at(bytes, range)?),
+            None => None,
+        };
+        let close = prepared.close;
+        match self.options.revision {
+            Revision::R09 => {
+                self.check_job(job_id, index);
+                self.check_link(prev_digest, index, previous);
+                if !holds_under_06(index, Some(prev_digest), true, Some(close), previous) {
+                    self.verifies_under_06 = false;
+                }
+                Some(Previous {
+                    digest: Some(prepared.digest),
+                    digest_06: Some(prepared.digest_06),
+                    close: Some(close),
+                })
+            }
+            Revision::R06 => {
+                self.check_link(prev_digest, index, previous);
+                Some(Previous {
+                    digest: Some(prepared.digest),
+                    digest_06: Some(prepared.digest),
+                    close: Some(close),
+                })
+            }
+        }
     }
 
     fn check_entry(
@@ -496,7 +675,7 @@ impl<'o> Chain<'o> {
                 Some(close),
             ) => {
                 write_preimage(
-                    &mut self.preimage_scratch,
+                    &mut self.scratch.preimage,
                     &PreimageFields {
                         close,
                         id,
@@ -508,7 +687,7 @@ impl<'o> Chain<'o> {
                         tool,
                     },
                 );
-                Some(sha256(&self.preimage_scratch))
+                Some(sha256(&self.scratch.preimage))
             }
             _ => None,
         };
@@ -548,7 +727,7 @@ impl<'o> Chain<'o> {
     /// Decodes `canonical_bytes` and returns the SHA-256 of the bytes. The decoded bytes' UTF-8
     /// (AER1-TL-UTF8, an interpretation for 07-09) is judged only when `check_utf8`.
     fn check_bytes(&mut self, b64: &str, index: u64, check_utf8: bool) -> Option<Hash32> {
-        match decode_and_hash(b64, &mut self.bytes_scratch) {
+        match decode_and_hash(b64, &mut self.scratch.bytes) {
             Err(error) => {
                 self.report(TimelineError::Base64 { error }, index);
                 None
