@@ -132,6 +132,8 @@ fn main() {
             Call::for_case(c, path_of).map(|call| call.argv())
         })
         .collect();
+    // Every AER-1 case has a one-shot call, so both sides time the same vectors.
+    assert_eq!(calls.len(), aer1.len(), "an AER-1 case without a call");
     let dir = work.join("one-shot-reference");
     let (harness, bare, not_passed) = overhead_of_program(&reference, &aer1, &calls, &dir, rounds);
     let _ = std::fs::remove_dir_all(&dir);

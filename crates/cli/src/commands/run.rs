@@ -299,7 +299,6 @@ fn name_of(argv: &[String]) -> String {
         .unwrap_or_default()
 }
 
-/// The command to run and the name to report.
 /// What the results header says ran: the reference in this very process, or a command.
 fn identity_of(name: String, argv: &[String]) -> ImplementationInfo {
     match argv {
@@ -308,6 +307,7 @@ fn identity_of(name: String, argv: &[String]) -> ImplementationInfo {
     }
 }
 
+/// The command to run and the name to report.
 fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
     if !args.command.is_empty() {
         return Ok((args.command.clone(), name_of(&args.command)));

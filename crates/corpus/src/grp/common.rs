@@ -20,7 +20,8 @@ pub const P2_ID: &str = "epr:publisher-42";
 
 /// Keys and identities for one vector; every key is derived from the vector id and a label.
 pub struct Fixture {
-    pub vector_id: String,
+    /// Private: the derived keys below belong to this id, and must not outlive a change of it.
+    vector_id: String,
     /// Keys already derived, by label. Deriving one computes its public key (a scalar
     /// multiplication): once per event signed, that was a fifth of every start of the tool, which
     /// builds the corpus before its first vector.
@@ -37,8 +38,9 @@ impl Fixture {
 
     /// The signing key for `label` (by convention the publisher id, or `label` + "-other").
     pub fn key(&self, label: &str) -> SigningKey {
-        // A poisoned lock only means another thread panicked mid-insert of a derived key; the
-        // map holds finished keys only, so it is still right.
+        // A lock, not a RefCell: tests share one fixture between the threads that start
+        // receivers together (crates/cli/tests/grp_processes.rs). A poisoned lock only means
+        // such a thread panicked; the map holds finished keys only, so it is still right.
         self.derived
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
