@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use agentconf_aer1::digest::{Revision, GENESIS_PREV_DIGEST};
 use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::hex;
-use agentconf_aer1::producer::{digest_entry, Entry};
+use agentconf_aer1::producer::{digest_entry, example_chain, timeline_json, Entry};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::Verdict;
 
@@ -194,5 +194,37 @@ fn a_million_empty_containers_stay_within_tens_of_mib() {
             peak as f64 / (1 << 20) as f64
         );
         assert!(peak < 128 * (1 << 20), "{element}: {peak}");
+    }
+}
+
+/// The parallel window's heap does not depend on the number of worker threads: batches share a
+/// fixed budget of entries and bytes, so a many-core machine verifies in the same memory as a
+/// two-core one, and within the 1 MiB this file holds the default to.
+#[test]
+fn heap_is_the_same_whatever_the_thread_count() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = timeline_json(&example_chain("job-7a1f", 20_000, Revision::R09)).into_bytes();
+    let mut peaks = Vec::new();
+    for threads in [2, 3, 4, 8] {
+        let options = TimelineOptions {
+            threads,
+            ..TimelineOptions::default()
+        };
+        let base = CURRENT.load(Ordering::SeqCst);
+        PEAK.store(base, Ordering::SeqCst);
+        let report = verify_timeline(text.as_slice(), &options).expect("reading a slice");
+        let peak = PEAK.load(Ordering::SeqCst) - base;
+        assert_eq!(report.verdict, Verdict::Valid);
+        eprintln!("{threads} threads: peak heap {peak} bytes");
+        assert!(peak < 1024 * 1024, "{threads} threads: {peak} bytes");
+        peaks.push((threads, peak));
+    }
+    let least = peaks.iter().map(|&(_, p)| p).min().unwrap_or(0);
+    for (threads, peak) in peaks {
+        // Thread bookkeeping differs a little; the batches must not.
+        assert!(
+            peak <= least + 64 * 1024,
+            "{threads} threads peaked at {peak} bytes, the fewest at {least}"
+        );
     }
 }
