@@ -579,6 +579,11 @@ impl<'o> Chain<'o> {
     /// tool, provenance and the position of close are not judged: that 06 cannot see changes to
     /// them is the weakness revision 07 fixed, shown by the revision06 vectors, never hidden by
     /// rules 06 did not have.
+    ///
+    /// Keep in step with `fast::prepare_06` / `fast::prepare_09`: the fast path declines an entry
+    /// whenever a check here would report anything, by running the same checks on the values it
+    /// read. A rule added here and not there would be skipped for every plain entry; only the
+    /// proptests of `tests/fast_path.rs` would notice.
     fn check_object_06(
         &mut self,
         entry: &Object<'_>,
@@ -617,6 +622,11 @@ impl<'o> Chain<'o> {
 
     /// Revisions 07-09: every member bound by the digest, the chain rules, and the revision-06
     /// checks alongside (for the note on historical chains).
+    ///
+    /// Keep in step with `fast::prepare_06` / `fast::prepare_09`: the fast path declines an entry
+    /// whenever a check here would report anything, by running the same checks on the values it
+    /// read. A rule added here and not there would be skipped for every plain entry; only the
+    /// proptests of `tests/fast_path.rs` would notice.
     fn check_object_09(
         &mut self,
         entry: &Object<'_>,
