@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 
-use crate::{as_text, Limits, Node, Num, Object, MAX_DEPTH};
+use crate::{as_text, swar, Limits, Node, Num, Object, MAX_DEPTH};
 
 /// The most members an object may have to be read here (every object the drafts define has
 /// fewer; the duplicate check compares names pairwise, which stays cheap at this size).
@@ -271,22 +271,11 @@ impl<'a> Cursor<'a> {
 /// The length of the leading run of bytes that are neither `"`, `\` nor a control character
 /// (below 0x20). Eight bytes at a time: entries are mostly string bytes.
 fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut done = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // Classic "has a byte equal to / less than" tests. They can flag bytes above the first
-        // true hit (borrows propagate upwards), never below it, so the lowest flag is exact.
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-        let hits = zero_in(quote) | zero_in(backslash) | control;
-        if hits != 0 {
-            return done + (hits.trailing_zeros() / 8) as usize;
+    for w in swar::words(bytes) {
+        let hits = swar::equal_to(w, b'"') | swar::equal_to(w, b'\\') | swar::below(w, 0x20);
+        if let Some(k) = swar::first(hits) {
+            return done + k;
         }
         done += 8;
     }

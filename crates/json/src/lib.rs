@@ -8,6 +8,7 @@
 
 pub mod flat;
 pub mod split;
+mod swar;
 pub mod text;
 
 use std::borrow::Cow;

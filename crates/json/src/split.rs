@@ -333,19 +333,12 @@ const WORDWISE: usize = 80;
 /// cost): the first [`WORDWISE`] bytes are looked at a word at a time, and only longer strings go
 /// to `memchr2`.
 fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let head = &bytes[..bytes.len().min(WORDWISE)];
     let mut done = 0;
-    for chunk in head.chunks_exact(8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // "Has a zero byte" on w XOR the byte: exact at its lowest flag (borrows only go up).
-        let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        let hits = zero_in(w ^ (ONES * u64::from(b'"'))) | zero_in(w ^ (ONES * u64::from(b'\\')));
-        if hits != 0 {
-            return Some(done + (hits.trailing_zeros() / 8) as usize);
+    for w in crate::swar::words(head) {
+        let hits = crate::swar::equal_to(w, b'"') | crate::swar::equal_to(w, b'\\');
+        if let Some(k) = crate::swar::first(hits) {
+            return Some(done + k);
         }
         done += 8;
     }

@@ -194,8 +194,7 @@ struct InOrder<'f> {
 
 impl EntrySink for InOrder<'_> {
     fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64) {
-        let prepared = chain.prepare_here(bytes);
-        chain.entry(bytes, offset, prepared.as_ref(), Some(&mut *self.observe));
+        chain.entry_here(bytes, offset, Some(&mut *self.observe));
     }
 
     fn flush(&mut self, _chain: &mut Chain<'_>) {}
@@ -376,13 +375,21 @@ impl<'o> Chain<'o> {
         }
     }
 
-    /// The fast path for the next entry, on this thread (`None` under `strict_only`).
-    fn prepare_here(&mut self, bytes: &[u8]) -> Option<fast::Prepared> {
-        if self.options.strict_only {
-            return None;
-        }
-        let (revision, limits) = (self.options.revision, &self.options.json_limits);
-        fast::prepare(bytes, self.count, revision, limits, &mut self.scratch)
+    /// Checks the next entry entirely on this thread: the fast path first (unless
+    /// `strict_only`), then [`Self::entry`].
+    fn entry_here(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        observe: Option<&mut dyn FnMut(&EntryDigest<'_>)>,
+    ) {
+        let prepared = if self.options.strict_only {
+            None
+        } else {
+            let (revision, limits) = (self.options.revision, &self.options.json_limits);
+            fast::prepare(bytes, self.count, revision, limits, &mut self.scratch)
+        };
+        self.entry(bytes, offset, prepared.as_ref(), observe);
     }
 
     fn report(&mut self, error: TimelineError, entry: u64) {

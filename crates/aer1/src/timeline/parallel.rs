@@ -279,8 +279,7 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     /// Checks a batch's entries on this thread (fast path included) and empties it.
     fn check_here(&mut self, chain: &mut Chain<'_>, batch: &mut Batch) {
         for (bytes, offset) in batch.entries() {
-            let prepared = chain.prepare_here(bytes);
-            chain.entry(bytes, offset, prepared.as_ref(), None);
+            chain.entry_here(bytes, offset, None);
         }
         batch.clear();
     }
@@ -303,8 +302,7 @@ impl EntrySink for Batches<'_, '_> {
     fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64) {
         if bytes.len() > self.inline_bytes {
             self.flush(chain);
-            let prepared = chain.prepare_here(bytes);
-            chain.entry(bytes, offset, prepared.as_ref(), None);
+            chain.entry_here(bytes, offset, None);
             self.next_index = self.next_index.saturating_add(1);
             return;
         }
