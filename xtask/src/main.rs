@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agentconf_rules::{Catalogue, Facts};
+use agentconf_rules::{Catalogue, Facts, Revisions};
 
 mod fuzz_seeds;
 mod test_totals;
@@ -71,18 +71,24 @@ fn rules(check: bool) -> Result<(), String> {
         let path = workspace_root().join(relative);
         std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
+    let revisions_toml = read("spec-notes/revisions.toml")?;
     let catalogue_toml = read("spec-notes/rules.toml")?;
     let facts_toml = read("spec-notes/facts.toml")?;
-    let catalogue = Catalogue::parse(&catalogue_toml)?;
-    let facts = Facts::parse(&facts_toml)?;
+    let revisions =
+        Revisions::parse(&revisions_toml).map_err(|e| format!("spec-notes/revisions.toml: {e}"))?;
+    let catalogue = Catalogue::parse(&catalogue_toml, &revisions)
+        .map_err(|e| format!("spec-notes/rules.toml: {e}"))?;
+    let facts =
+        Facts::parse(&facts_toml, &revisions).map_err(|e| format!("spec-notes/facts.toml: {e}"))?;
     let generated = [
         // The copies agentconf-rules embeds: a published crate cannot reach outside its directory.
+        ("crates/rules/catalogue/revisions.toml", revisions_toml),
         ("crates/rules/catalogue/rules.toml", catalogue_toml),
         ("crates/rules/catalogue/facts.toml", facts_toml),
         ("spec-notes/RULES.md", catalogue.to_markdown()),
         (
             "spec-notes/REVISIONS.md",
-            catalogue.to_revisions_markdown(&facts),
+            catalogue.to_revisions_markdown(&facts, &revisions),
         ),
     ];
     write_or_check(&generated, check, "rules")
@@ -153,8 +159,11 @@ fn vectors(check: bool) -> Result<(), String> {
             "vectors/: up to date ({} vectors, corpus digest {})",
             manifest.vector_count, manifest.corpus_digest
         );
-        return readme_region(&corpus, true);
+        check_changelog(&dir, &manifest.corpus_digest)?;
+        return doc_regions(&corpus, true);
     }
+    // The changelog entry compares the corpus on disk (before this run writes) with the new one.
+    changelog(&dir, &corpus, &manifest.corpus_digest)?;
     let summary = agentconf_corpus::writer::write(&dir, &corpus)
         .map_err(|e| format!("cannot write vectors/: {e}"))?;
     println!(
@@ -165,21 +174,91 @@ fn vectors(check: bool) -> Result<(), String> {
         manifest.vector_count,
         manifest.corpus_digest
     );
-    readme_region(&corpus, false)
+    doc_regions(&corpus, false)
 }
 
-/// README.md's generated corpus region (counts, digest, families).
-fn readme_region(corpus: &[agentconf_contract::vector::Vector], check: bool) -> Result<(), String> {
-    let path = workspace_root().join("README.md");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read README.md: {e}"))?;
-    let fresh = agentconf_corpus::writer::splice_readme(&text, corpus)?;
-    if fresh == text {
-        println!("README.md corpus region: up to date");
-    } else if check {
-        return Err("README.md's corpus region is stale: run `cargo xtask vectors`".into());
-    } else {
-        std::fs::write(&path, fresh).map_err(|e| format!("cannot write README.md: {e}"))?;
-        println!("README.md corpus region: written");
+/// `vectors/CHANGELOG.md`'s path under `vectors/`.
+const CHANGELOG: &str = "CHANGELOG.md";
+
+/// When the corpus digest changes, prepends to `vectors/CHANGELOG.md` the diff from the corpus on
+/// disk to the new one. A corpus on disk that cannot be read (deleted, hand-edited) is diffed as
+/// an empty corpus, and the entry says from what.
+fn changelog(
+    dir: &Path,
+    corpus: &[agentconf_contract::vector::Vector],
+    digest: &str,
+) -> Result<(), String> {
+    use agentconf_corpus::diff;
+    let path = dir.join(CHANGELOG);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    if diff::changelog_latest_digest(&text) == Some(digest) {
+        println!("vectors/{CHANGELOG}: up to date");
+        return Ok(());
     }
+    let old = diff::load_dir(dir).unwrap_or_else(|e| {
+        eprintln!("xtask: the corpus on disk cannot be read ({e}); the changelog entry starts from an empty corpus");
+        diff::CorpusSnapshot {
+            digest: "(no readable corpus)".into(),
+            vectors: Default::default(),
+        }
+    });
+    let entry = diff::diff(&old, &diff::from_vectors(corpus)).changelog_entry();
+    std::fs::write(&path, diff::changelog_prepend(&text, &entry))
+        .map_err(|e| format!("cannot write vectors/{CHANGELOG}: {e}"))?;
+    println!("vectors/{CHANGELOG}: entry for {digest} written");
     Ok(())
+}
+
+/// The changelog's newest entry must be the current corpus: a corpus change committed without
+/// `cargo xtask vectors` would leave the digest a claim cites untraceable.
+fn check_changelog(dir: &Path, digest: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join(CHANGELOG)).unwrap_or_default();
+    match agentconf_corpus::diff::changelog_latest_digest(&text) {
+        Some(latest) if latest == digest => {
+            println!("vectors/{CHANGELOG}: up to date");
+            Ok(())
+        }
+        latest => Err(format!(
+            "vectors/{CHANGELOG}'s newest entry is for {}, not the corpus {digest}: run `cargo xtask vectors`",
+            latest.unwrap_or("no corpus")
+        )),
+    }
+}
+
+/// The generated regions of hand-written documents: README.md's corpus region (counts, digest,
+/// families) and vectors/README.md's revisions table. Each is rewritten from the corpus and the
+/// revisions table, or with `check` held equal to them.
+fn doc_regions(corpus: &[agentconf_contract::vector::Vector], check: bool) -> Result<(), String> {
+    use agentconf_corpus::{docs, writer};
+    let regions: [(&str, &str, String); 2] = [
+        ("README.md", "corpus", writer::readme_summary(corpus)),
+        (
+            "vectors/README.md",
+            "revisions",
+            docs::revisions_region(corpus),
+        ),
+    ];
+    let mut stale = Vec::new();
+    for (document, name, content) in regions {
+        let path = workspace_root().join(document);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read {document}: {e}"))?;
+        let fresh = docs::splice_region(&text, document, name, &content)?;
+        if fresh == text {
+            println!("{document} {name} region: up to date");
+        } else if check {
+            stale.push(format!("{document}'s {name} region"));
+        } else {
+            std::fs::write(&path, fresh).map_err(|e| format!("cannot write {document}: {e}"))?;
+            println!("{document} {name} region: written");
+        }
+    }
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} stale: run `cargo xtask vectors`",
+            stale.join(", ")
+        ))
+    }
 }

@@ -40,10 +40,21 @@ impl Revision {
         matches!(self, Revision::R06)
     }
 
-    pub fn parse(s: &str) -> Option<Revision> {
-        match s {
-            "09" => Some(Revision::R09),
-            "06" => Some(Revision::R06),
+    /// The construction a draft revision is checked under, as the revisions table
+    /// (`spec-notes/revisions.toml`) names it: `None` for a revision the table does not know, or
+    /// one whose construction this code does not implement (a new construction is a code change).
+    pub fn parse(revision: &str) -> Option<Revision> {
+        let table = agentconf_rules::Revisions::embedded();
+        Revision::for_construction(
+            table.construction(agentconf_rules::draft_revisions::AER1, revision)?,
+        )
+    }
+
+    /// The code for a construction named in the revisions table.
+    pub fn for_construction(construction: &str) -> Option<Revision> {
+        match construction {
+            "preimage" => Some(Revision::R09),
+            "bytes" => Some(Revision::R06),
             _ => None,
         }
     }

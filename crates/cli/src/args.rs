@@ -2,7 +2,46 @@
 
 use std::path::PathBuf;
 
+use agentconf_rules::draft_revisions::{AER1, GRP};
+use agentconf_rules::Revisions;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A draft's newest revision in the revisions table: the default wherever a revision is asked.
+fn newest(draft: &str) -> &'static str {
+    Revisions::embedded().newest(draft)
+}
+
+/// One value per construction of a draft, named by the newest revision that uses it (as the
+/// revisions table lists them), with the revisions it covers as help: the accepted values follow
+/// the table with no code change, and what is checked is said by the value itself (the report
+/// names the revision it was asked for, never an older one the construction also covers).
+fn revision_values(draft: &str) -> PossibleValuesParser {
+    let records = Revisions::embedded().of(draft);
+    let mut values: Vec<PossibleValue> = Vec::new();
+    for (i, r) in records.iter().enumerate().rev() {
+        if records[i + 1..]
+            .iter()
+            .any(|x| x.construction == r.construction)
+        {
+            continue;
+        }
+        let covered: Vec<&str> = records
+            .iter()
+            .filter(|x| x.construction == r.construction)
+            .map(|x| x.revision.as_str())
+            .collect();
+        let used_by = match covered.as_slice() {
+            [one] => format!("revision {one}"),
+            many => format!("revisions {}", many.join(", ")),
+        };
+        values.push(PossibleValue::new(r.revision.as_str()).help(format!(
+            "the `{}` construction, used by {used_by}",
+            r.construction
+        )));
+    }
+    PossibleValuesParser::new(values)
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -175,6 +214,19 @@ pub struct ReportArgs {
     /// and every line's rules and expectations are that corpus's.
     #[arg(long, value_name = "DIR")]
     pub corpus: Option<PathBuf>,
+    /// `report diff` only: the corpus directory OLD was made against (its digest must be OLD's),
+    /// when it is not the embedded corpus. With both corpora known, each difference names its
+    /// cause: `implementation` (same corpus, or the vector file and its expectation unchanged),
+    /// `expectation` (the case's expectation, expected rules or revision changed),
+    /// `vector-content` (the vector file changed), `vector-added` / `vector-retired` (the vector
+    /// is in one corpus only), `not-run` (in both corpora, but the other run left the case out);
+    /// without them, a difference across corpora is `corpus-unknown` unless its expectation
+    /// changed. Regressions fail the diff whatever their cause.
+    #[arg(long, value_name = "DIR")]
+    pub old_corpus: Option<PathBuf>,
+    /// `report diff` only: the corpus directory NEW was made against (see --old-corpus).
+    #[arg(long, value_name = "DIR")]
+    pub new_corpus: Option<PathBuf>,
     /// Exit 0 whatever the verdict once the report is written: for publishing a FAIL report or
     /// a red badge from CI without failing the step. A file that is refused or unreadable
     /// still exits 2.
@@ -235,9 +287,10 @@ pub struct GrpAdmitArgs {
     /// new path: one creates it, the others open it). Never over what a deleted store left.
     #[arg(long)]
     pub create: bool,
-    /// The draft revision to implement: 01 has the duplicate check, 00 does not.
-    #[arg(long, value_enum, default_value_t = GrpRevisionArg::R01)]
-    pub revision: GrpRevisionArg,
+    /// The draft revision to implement (spec-notes/revisions.toml): 01 has the duplicate check,
+    /// 00 does not.
+    #[arg(long, default_value = newest(GRP), value_parser = revision_values(GRP))]
+    pub revision: String,
     /// SQLite only: `power-loss` syncs every admission to disk before hand-off; `process-crash`
     /// survives a killed receiver but not a machine crash, and is several times faster.
     #[arg(long, value_enum, default_value_t = DurabilityArg::PowerLoss)]
@@ -287,6 +340,10 @@ pub enum Vectors {
     /// Write the vectors that apply to one revision into a directory, with a manifest of that
     /// subset and every input as a plain file under inputs/.
     Export(VectorsExportArgs),
+    /// Compare two corpora: vectors added and retired, expectations changed under a revision
+    /// graded by both, revisions gained or lost, files changed with the same grades; per-family
+    /// and per-rule counts. Corpus directories of older agentconf versions are read too.
+    Diff(VectorsDiffArgs),
 }
 
 #[derive(Args, Debug)]
@@ -326,6 +383,31 @@ pub struct VectorsExportArgs {
     pub dir: std::path::PathBuf,
 }
 
+#[derive(Args, Debug)]
+pub struct VectorsDiffArgs {
+    /// The older corpus: a directory holding manifest.json (e.g. vectors/ of an earlier
+    /// checkout), or `embedded` for the corpus in this binary (./embedded for a directory of
+    /// that name).
+    pub old: PathBuf,
+    /// The newer corpus, as OLD; the corpus in this binary when omitted.
+    pub new: Option<PathBuf>,
+    /// Output format: markdown is for release notes; json lists every id; changelog is the entry
+    /// `cargo xtask vectors` writes into vectors/CHANGELOG.md for the same two corpora.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// Exit 1 when the corpora differ (0 when they are the same); without it, 0 either way.
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
+    Markdown,
+    Changelog,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Verify {
     /// Verify a single receipt (Sections 3-6).
@@ -348,16 +430,6 @@ pub struct Output {
 pub enum Format {
     Text,
     Json,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RevisionArg {
-    /// Revision 09 (the construction of 07, kept by 08 and 09).
-    #[value(name = "09")]
-    R09,
-    /// Revision 06: historical chains only; results are labelled historical.
-    #[value(name = "06")]
-    R06,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -391,9 +463,9 @@ pub struct TimelineArgs {
     /// An external commitment to check the chain against (revision 09 only).
     #[arg(long, value_name = "FILE")]
     pub commitment: Option<PathBuf>,
-    /// The chain construction to verify under.
-    #[arg(long, value_enum, default_value_t = RevisionArg::R09)]
-    pub revision: RevisionArg,
+    /// The draft revision whose chain construction to verify under (spec-notes/revisions.toml).
+    #[arg(long, default_value = newest(AER1), value_parser = revision_values(AER1))]
+    pub revision: String,
     /// Keep at most this many failures in the report; the rest are counted.
     #[arg(long, default_value_t = agentconf_aer1::timeline::DEFAULT_MAX_FAILURES)]
     pub max_failures: usize,
@@ -413,9 +485,9 @@ pub struct WorkflowArgs {
 pub struct DigestArgs {
     /// The timeline file, or '-' for standard input.
     pub file: PathBuf,
-    /// The chain construction to digest under.
-    #[arg(long, value_enum, default_value_t = RevisionArg::R09)]
-    pub revision: RevisionArg,
+    /// The draft revision whose chain construction to digest under (spec-notes/revisions.toml).
+    #[arg(long, default_value = newest(AER1), value_parser = revision_values(AER1))]
+    pub revision: String,
     /// Also print each entry's preimage (revision 09 only).
     #[arg(long)]
     pub preimage: bool,
@@ -493,17 +565,6 @@ pub enum RequireLevel {
     KnownFailures,
     /// Anything but FAIL and NOTHING TESTED (what `report` exits by without `--require`).
     Partial,
-}
-
-/// The GRP revision a receiver implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GrpRevisionArg {
-    /// Revision 00: no duplicate check.
-    #[value(name = "00")]
-    R00,
-    /// Revision 01: the `(publisher_id, event_id)` duplicate check.
-    #[value(name = "01")]
-    R01,
 }
 
 /// How durable a SQLite admission store is.

@@ -2145,7 +2145,19 @@ fn report_diff_formats_and_closed_pipes() {
     .expect_code(EXIT_VALID);
     let r = run(&["report", "diff", p(&results), p(&results)]);
     r.expect_code(EXIT_VALID);
-    for format in ["markdown", "json", "html"] {
+    for format in ["markdown", "json"] {
+        let r = run(&[
+            "report",
+            "diff",
+            p(&results),
+            p(&results),
+            "--format",
+            format,
+        ]);
+        r.expect_code(EXIT_VALID);
+        assert!(!r.stdout.is_empty(), "{format}: nothing written");
+    }
+    for format in ["html", "junit", "badge"] {
         let r = run(&[
             "report",
             "diff",
@@ -2155,7 +2167,11 @@ fn report_diff_formats_and_closed_pipes() {
             format,
         ]);
         r.expect_code(EXIT_USAGE);
-        assert!(r.stderr.contains("text only"), "{}", r.stderr);
+        assert!(
+            r.stderr.contains("text, json or markdown only"),
+            "{}",
+            r.stderr
+        );
     }
     for format in ["json", "html", "text"] {
         let (code, stderr) = run_with_closed_stdout(&["report", p(&results), "--format", format]);

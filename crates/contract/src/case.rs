@@ -1,13 +1,13 @@
 //! The cases of a vector: one run per revision group with its own expectation.
 
-use agentconf_rules::Rule;
+use agentconf_rules::{Revisions, Rule};
 
 use crate::vector::{Expectation, Flag, Suite, Vector};
 
 /// One run of a vector: a revision to run it under and the expectation that holds there. A vector
 /// has one case per group of revisions sharing an expectation — and, for timelines, per digest
-/// construction the group spans (06, and the 07-09 one), since a timeline is checked under the
-/// revision it is given and carries no marker of its own.
+/// construction the group spans (the revisions table names each revision's construction), since
+/// a timeline is checked under the revision it is given and carries no marker of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case<'v> {
     pub vector: &'v Vector,
@@ -27,21 +27,28 @@ pub struct Case<'v> {
 /// The separator between a vector id and the revision in the id of a vector's further cases.
 pub const CASE_REVISION_SEPARATOR: char = '@';
 
-/// The revisions a case of `suite` runs under for a group of revisions. Timelines: 09 for the
-/// 07-09 construction, and 06 for the historical one, each when the group names it. Other AER-1
+/// The revisions a case of `suite` runs under for a group of revisions, read from the revisions
+/// table (`spec-notes/revisions.toml`). Timelines: one case per digest construction the group
+/// spans (a timeline carries no revision marker, so each construction is its own run), under the
+/// group's newest revision of that construction, the newest construction first. Other AER-1
 /// suites (emitters too: they write the current construction) take no revision argument: one
-/// case, run as 09 when listed. GRP: each listed one.
+/// case, run as the group's newest revision. GRP: each listed one.
 fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
-    let has = |r: &str| group.iter().any(|x| x == r);
-    let current = group
-        .iter()
-        .find(|r| r.as_str() == "09")
-        .or(group.iter().rfind(|r| matches!(r.as_str(), "07" | "08")));
+    let table = Revisions::embedded();
+    let draft = suite.draft();
+    // Newest first; a revision the table does not know sorts last (the schema refuses those).
+    let mut newest_first: Vec<&str> = group.iter().map(String::as_str).collect();
+    newest_first.sort_by_key(|r| std::cmp::Reverse(table.sort_key(draft, r)));
     match suite {
         Suite::Aer1Timeline => {
-            let mut out: Vec<&str> = current.map(String::as_str).into_iter().collect();
-            if has("06") {
-                out.push("06");
+            let mut out: Vec<&str> = Vec::new();
+            let mut seen: Vec<Option<&str>> = Vec::new();
+            for r in newest_first {
+                let construction = table.construction(draft, r);
+                if !seen.contains(&construction) {
+                    seen.push(construction);
+                    out.push(r);
+                }
             }
             out
         }
@@ -49,19 +56,11 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
         | Suite::Aer1Workflow
         | Suite::Aer1EmitTimeline
         | Suite::Aer1EmitCommitment
-        | Suite::Aer1EmitReceipt => current
-            .or(group.first())
-            .map(String::as_str)
-            .into_iter()
-            .collect(),
+        | Suite::Aer1EmitReceipt => newest_first.into_iter().take(1).collect(),
         // Every listed revision, the newest (the suite's target) first: a receiver that behaves
         // differently under one revision is caught there, and one that supports only one
         // revision answers the other's cases as unsupported (a partial run, never a pass).
-        Suite::GrpAdmission => {
-            let mut out: Vec<&str> = group.iter().map(String::as_str).collect();
-            out.sort_unstable_by(|a, b| b.cmp(a));
-            out
-        }
+        Suite::GrpAdmission => newest_first,
     }
 }
 

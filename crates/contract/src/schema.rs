@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use agentconf_rules::{Level, Rule, DRAFT_REVISIONS};
+use agentconf_rules::{Level, Revisions, Rule};
 use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -190,7 +190,7 @@ impl JsonSchema for LevelName {
     }
 }
 
-/// The schema of a draft revision: one that [`DRAFT_REVISIONS`] lists.
+/// The schema of a draft revision: one that the revisions table (`spec-notes/revisions.toml`) lists.
 pub(crate) struct Revision;
 
 impl JsonSchema for Revision {
@@ -203,15 +203,12 @@ impl JsonSchema for Revision {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let mut revisions: Vec<&str> = DRAFT_REVISIONS
-            .iter()
-            .flat_map(|(_, revisions)| revisions.iter().copied())
-            .collect();
-        revisions.sort_unstable();
-        revisions.dedup();
-        let per_draft: Vec<String> = DRAFT_REVISIONS
-            .iter()
-            .map(|(draft, revisions)| format!("{draft}: {}", revisions.join(", ")))
+        let table = Revisions::embedded();
+        let revisions = table.all_numbers();
+        let per_draft: Vec<String> = table
+            .drafts()
+            .into_iter()
+            .map(|draft| format!("{draft}: {}", table.numbers(draft).join(", ")))
             .collect();
         json_schema!({
             "description": format!("A draft revision ({}).", per_draft.join("; ")),

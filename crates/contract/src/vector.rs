@@ -52,6 +52,19 @@ impl Suite {
         }
     }
 
+    /// The draft whose revisions this suite's vectors name, as the revisions table spells it.
+    pub fn draft(self) -> &'static str {
+        match self {
+            Suite::Aer1Receipt
+            | Suite::Aer1Timeline
+            | Suite::Aer1Workflow
+            | Suite::Aer1EmitTimeline
+            | Suite::Aer1EmitCommitment
+            | Suite::Aer1EmitReceipt => agentconf_rules::draft_revisions::AER1,
+            Suite::GrpAdmission => agentconf_rules::draft_revisions::GRP,
+        }
+    }
+
     /// The id prefix of this suite's vectors, e.g. `aer1/timeline`.
     pub fn id_prefix(self) -> &'static str {
         match self {

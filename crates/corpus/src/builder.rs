@@ -2,7 +2,7 @@
 //!
 //! ```ignore
 //! family.vector("drop-2-of-8")
-//!     .revisions(R09_COMMITMENT)
+//!     .revisions(FROM_09)
 //!     .describe("…why it must fail…")
 //!     .timeline(&entries)
 //!     .commitment(&commitment_json)
@@ -15,7 +15,8 @@
 //! the self-test then checks the reference against them.
 
 use agentconf_aer1::producer::{timeline_json, Entry};
-use agentconf_rules::{Level, Rule};
+use agentconf_rules::draft_revisions::{AER1, GRP};
+use agentconf_rules::{Level, Revisions, Rule};
 use sha2::{Digest as _, Sha256};
 
 use agentconf_contract::vector::{
@@ -23,20 +24,58 @@ use agentconf_contract::vector::{
     Vector,
 };
 
-/// Revisions whose chain construction is the one revision 07 introduced.
-pub const R07_09: &[&str] = &["07", "08", "09"];
-/// Revision 09 only (the external commitment, the strict id tier, the anchored tier).
-pub const R09: &[&str] = &["09"];
-/// Revision 06 only (the historical construction).
-pub const R06: &[&str] = &["06"];
+/// The draft revisions an expectation holds in: from `since` to `until`, or to the newest revision
+/// the revisions table (`spec-notes/revisions.toml`) knows when `until` is `None`. Generators say
+/// where an expectation starts (and, if a revision dropped it, where it ends), never the whole
+/// list, so a new revision in the table reaches every open-ended expectation with no code change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub draft: &'static str,
+    pub since: &'static str,
+    pub until: Option<&'static str>,
+}
+
+impl Span {
+    /// The revisions of the span, oldest first.
+    pub fn revisions(self) -> Vec<String> {
+        // A span naming a revision the table does not know is a bug of a generator, found the
+        // first time the corpus is built (every test builds it): not a reaction to any input.
+        Revisions::embedded()
+            .span(self.draft, self.since, self.until)
+            .unwrap_or_else(|e| panic!("corpus generator: {e}"))
+    }
+}
+
+const fn aer1(since: &'static str, until: Option<&'static str>) -> Span {
+    Span {
+        draft: AER1,
+        since,
+        until,
+    }
+}
+
+const fn grp(since: &'static str, until: Option<&'static str>) -> Span {
+    Span {
+        draft: GRP,
+        since,
+        until,
+    }
+}
+
+/// From revision 07 on: the chain construction revision 07 introduced, and its rules.
+pub const FROM_07: Span = aer1("07", None);
+/// From revision 09 on (the external commitment, the strict id tier, the anchored tier).
+pub const FROM_09: Span = aer1("09", None);
+/// Revision 06 alone (the historical construction).
+pub const ONLY_06: Span = aer1("06", Some("06"));
 /// Every AER-1 revision the suite knows.
-pub const ALL_REVISIONS: &[&str] = &["06", "07", "08", "09"];
-/// GRP revision 01 (the duplicate check).
-pub const GRP_R01: &[&str] = &["01"];
-/// GRP revision 00 (no duplicate check).
-pub const GRP_R00: &[&str] = &["00"];
-/// Both GRP revisions (expectations that do not depend on the duplicate check).
-pub const GRP_ALL: &[&str] = &["00", "01"];
+pub const AER1_ALL: Span = aer1("06", None);
+/// From GRP revision 01 on (the duplicate check).
+pub const GRP_FROM_01: Span = grp("01", None);
+/// GRP revision 00 alone (no duplicate check).
+pub const GRP_ONLY_00: Span = grp("00", Some("00"));
+/// Every GRP revision (expectations that do not depend on the duplicate check).
+pub const GRP_ALL: Span = grp("00", None);
 
 /// Collects the vectors of one family.
 pub struct Family<'a> {
@@ -92,8 +131,8 @@ pub struct VectorBuilder<'a> {
 }
 
 impl VectorBuilder<'_> {
-    pub fn revisions(mut self, revisions: &[&str]) -> Self {
-        self.vector.revisions = revisions.iter().map(|r| r.to_string()).collect();
+    pub fn revisions(mut self, span: Span) -> Self {
+        self.vector.revisions = span.revisions();
         self
     }
 
@@ -142,12 +181,12 @@ impl VectorBuilder<'_> {
 
     /// Under `revisions` (disjoint from the main ones) the vector must be accepted; `reason` says
     /// why the expectation differs there.
-    pub fn valid_under(self, revisions: &[&str], reason: &str) -> Self {
+    pub fn valid_under(self, revisions: Span, reason: &str) -> Self {
         self.other(revisions, Expectation::Valid, &[], &[], reason)
     }
 
     /// Under `revisions` (disjoint from the main ones) the vector must be rejected citing `rules`.
-    pub fn invalid_under(self, revisions: &[&str], rules: &[Rule], reason: &str) -> Self {
+    pub fn invalid_under(self, revisions: Span, rules: &[Rule], reason: &str) -> Self {
         self.other(revisions, Expectation::Invalid, rules, &[], reason)
     }
 
@@ -155,7 +194,7 @@ impl VectorBuilder<'_> {
     /// reference, not required: a verifier that stops at an entry's first failure never sees them).
     pub fn invalid_under_also(
         mut self,
-        revisions: &[&str],
+        revisions: Span,
         rules: &[Rule],
         also: &[Rule],
         reason: &str,
@@ -172,7 +211,7 @@ impl VectorBuilder<'_> {
 
     fn other(
         mut self,
-        revisions: &[&str],
+        revisions: Span,
         expectation: Expectation,
         rules: &[Rule],
         flags: &[Flag],
@@ -182,7 +221,7 @@ impl VectorBuilder<'_> {
             self.add_rule(*r);
         }
         self.vector.other_revisions.push(RevisionExpectation {
-            revisions: revisions.iter().map(|r| r.to_string()).collect(),
+            revisions: revisions.revisions(),
             expectation,
             expected_rules: rules.to_vec(),
             also_reported: Vec::new(),

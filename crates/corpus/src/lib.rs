@@ -9,6 +9,8 @@
 
 pub mod aer1;
 pub mod builder;
+pub mod diff;
+pub mod docs;
 pub mod grp;
 pub mod reader;
 pub mod writer;

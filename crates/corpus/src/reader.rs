@@ -97,13 +97,21 @@ pub fn read_dir(dir: &Path) -> Result<ReadCorpus, String> {
     Ok(ReadCorpus { vectors, digest })
 }
 
-fn at(path: &Path, what: &str) -> String {
+/// `what` prefixed with the file it is about: how every `Err` here names its file.
+pub(crate) fn at(path: &Path, what: &str) -> String {
     format!("{}: {what}", path.display())
 }
 
 /// A file's text: at most `limit` bytes of UTF-8, and a regular file (not a directory or a
 /// device).
 fn read_text(path: &Path, limit: u64) -> Result<String, String> {
+    let bytes = read_bytes(path, limit)?;
+    String::from_utf8(bytes).map_err(|_| at(path, "not UTF-8"))
+}
+
+/// A file's bytes: at most `limit` of them, and a regular file (not a directory or a device).
+/// `Err` names the file.
+pub(crate) fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let file = fs::File::open(path).map_err(|e| at(path, &format!("cannot open: {e}")))?;
     let meta = file
         .metadata()
@@ -111,17 +119,15 @@ fn read_text(path: &Path, limit: u64) -> Result<String, String> {
     if !meta.is_file() {
         return Err(at(path, "not a regular file"));
     }
-    let bytes = match agentconf_json::read_limited(file, limit)
-        .map_err(|e| at(path, &format!("cannot read: {e}")))?
-    {
-        Ok(bytes) => bytes,
-        Err(e) => return Err(at(path, &e.to_string())),
-    };
-    String::from_utf8(bytes).map_err(|_| at(path, "not UTF-8"))
+    match agentconf_json::read_limited(file, limit) {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) => Err(at(path, &e.to_string())),
+        Err(e) => Err(at(path, &format!("cannot read: {e}"))),
+    }
 }
 
 /// `T` from JSON text, refusing duplicate member names (which parsers resolve differently).
-fn parse_strict<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+pub(crate) fn parse_strict<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let parsed = agentconf_json::parse(text, &[]).map_err(|e| e.to_string())?;
     if let Some(dup) = parsed.duplicates.first() {
         return Err(dup.to_string());

@@ -428,22 +428,42 @@ fn other_revision_expectations_are_consistent() {
     }
 }
 
-/// Every timeline expectation runs under each construction it names: a group naming 06 and 07-09
-/// gives two cases.
+/// Every timeline vector runs once under each construction its revisions span (the revisions
+/// table names each revision's construction): a vector naming 06 and 07-09 gives two cases.
 #[test]
 fn timeline_cases_cover_each_construction_of_each_expectation() {
+    let table = agentconf_rules::Revisions::embedded();
+    let construction = |r: &str| table.construction(Suite::Aer1Timeline.draft(), r);
     for v in corpus().iter().filter(|v| v.suite == Suite::Aer1Timeline) {
-        let run: BTreeSet<&str> = v.cases().iter().map(|c| c.revision).collect();
-        let has_06 = v.all_revisions().any(|r| r == "06");
-        let has_current = v.all_revisions().any(|r| r != "06");
-        assert_eq!(run.contains("06"), has_06, "{}", v.id);
-        assert_eq!(
-            run.contains("09") || run.contains("08") || run.contains("07"),
-            has_current,
-            "{}",
+        let spanned: BTreeSet<Option<&str>> = v.all_revisions().map(|r| construction(r)).collect();
+        let run: Vec<Option<&str>> = v.cases().iter().map(|c| construction(c.revision)).collect();
+        let run_set: BTreeSet<Option<&str>> = run.iter().copied().collect();
+        assert_eq!(run_set, spanned, "{}", v.id);
+        assert!(
+            !spanned.contains(&None),
+            "{}: a revision the table does not know",
             v.id
         );
     }
+}
+
+/// The generated regions of README.md and vectors/README.md; `cargo xtask vectors` rewrites them,
+/// so no number describing the corpus is edited by hand.
+#[test]
+fn vectors_readme_revisions_region_is_up_to_date() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/README.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let fresh = agentconf_corpus::docs::splice_region(
+        &text,
+        "vectors/README.md",
+        "revisions",
+        &agentconf_corpus::docs::revisions_region(&corpus()),
+    )
+    .unwrap();
+    assert!(
+        text == fresh,
+        "vectors/README.md's revisions region is stale: run `cargo xtask vectors`"
+    );
 }
 
 /// README's corpus region (counts, digest, families) is generated; `cargo xtask vectors` rewrites
@@ -459,4 +479,21 @@ fn readme_corpus_region_is_up_to_date() {
     );
     let manifest = writer::manifest(&corpus());
     assert!(readme.contains(&manifest.corpus_digest));
+}
+
+/// `vectors/CHANGELOG.md`'s newest entry is the corpus embedded in the tool: the digest a
+/// conformance claim cites can be traced to what changed in it. `cargo xtask vectors` writes it.
+#[test]
+fn the_changelog_describes_the_current_corpus() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/CHANGELOG.md"
+    ))
+    .unwrap_or_default();
+    let digest = writer::manifest(&corpus()).corpus_digest;
+    assert_eq!(
+        agentconf_corpus::diff::changelog_latest_digest(&text),
+        Some(digest.as_str()),
+        "vectors/CHANGELOG.md is stale: run `cargo xtask vectors`"
+    );
 }

@@ -33,6 +33,6 @@ fuzz_target!(|data: &[u8]| {
         fixed.matches("<script").count(),
         "the file's text opened a script element"
     );
-    let d = report::diff(&file, &file);
+    let d = report::diff(&file, &file, None);
     let _ = report::diff_text(&d);
 });

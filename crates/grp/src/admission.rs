@@ -34,10 +34,21 @@ pub enum Revision {
 }
 
 impl Revision {
-    pub fn parse(s: &str) -> Option<Revision> {
-        match s {
-            "00" => Some(Revision::R00),
-            "01" => Some(Revision::R01),
+    /// The receiver behaviour a draft revision asks for, as the revisions table
+    /// (`spec-notes/revisions.toml`) names it: `None` for a revision the table does not know, or
+    /// one whose construction this code does not implement (a new construction is a code change).
+    pub fn parse(revision: &str) -> Option<Revision> {
+        let table = agentconf_rules::Revisions::embedded();
+        Revision::for_construction(
+            table.construction(agentconf_rules::draft_revisions::GRP, revision)?,
+        )
+    }
+
+    /// The code for a construction named in the revisions table.
+    pub fn for_construction(construction: &str) -> Option<Revision> {
+        match construction {
+            "no-dedup" => Some(Revision::R00),
+            "dedup" => Some(Revision::R01),
             _ => None,
         }
     }

@@ -282,6 +282,50 @@ fn old_file() -> ResultsFile {
     f
 }
 
+/// The same earlier run, told apart from the corpus change with both corpora's file hashes: the
+/// genesis vector's expectation changed (valid under the new corpus, invalid under the old), the
+/// hash-mismatch vector's content changed, one vector was added and one retired; the rest are
+/// byte-identical in both corpora.
+fn cross_corpus() -> (ResultsFile, report::CorpusVersions) {
+    let mut old = old_file();
+    for r in &mut old.results {
+        if r.id == "aer1/timeline/genesis/valid-chain" {
+            r.expectation = Expectation::Invalid;
+            r.expected_rules = vec!["AER1-TL-GENESIS".into()];
+        }
+    }
+    let sha = |f: &ResultsFile| {
+        f.results
+            .iter()
+            .map(|r| {
+                let id = report::vector_of(&r.id).to_string();
+                let changed = matches!(
+                    id.as_str(),
+                    "aer1/timeline/genesis/valid-chain" | "aer1/receipt/hash/mismatch"
+                );
+                let digest = format!(
+                    "{}{}",
+                    if changed {
+                        &f.header.corpus_digest[..4]
+                    } else {
+                        ""
+                    },
+                    id
+                );
+                (id, digest)
+            })
+            .collect()
+    };
+    let mut versions = report::CorpusVersions {
+        old: sha(&old),
+        new: sha(&file(true)),
+    };
+    // In both corpora, though the old run has no line for it (a case the old run left out).
+    let x = "aer1/receipt/x/<img src=x onerror=alert('id')>";
+    versions.old.insert(x.into(), x.into());
+    (old, versions)
+}
+
 // ------------------------------------------------------------------------------------------------
 // Snapshots of every format.
 
@@ -325,8 +369,19 @@ fn snapshot_badge() {
 
 #[test]
 fn snapshot_diff() {
-    let d = report::diff(&old_file(), &file(true));
+    let d = report::diff(&old_file(), &file(true), None);
     insta::assert_snapshot!("diff", report::diff_text(&d));
+}
+
+/// A diff across two corpora whose manifests are known: each difference says whether the
+/// implementation or the corpus made it.
+#[test]
+fn snapshot_diff_across_corpora() {
+    let (old, versions) = cross_corpus();
+    let d = report::diff(&old, &file(true), Some(&versions));
+    insta::assert_snapshot!("diff-across-corpora", report::diff_text(&d));
+    insta::assert_snapshot!("diff-across-corpora-markdown", report::diff_markdown(&d));
+    insta::assert_snapshot!("diff-across-corpora-json", report::diff_json(&d));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -630,7 +685,7 @@ fn subsets_loose_grading_and_cut_files_are_partial() {
 
 #[test]
 fn diff_classification() {
-    let d = report::diff(&old_file(), &file(true));
+    let d = report::diff(&old_file(), &file(true), None);
     let ids = |l: &[report::Change]| l.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
     assert_eq!(
         ids(&d.regressions),
@@ -654,12 +709,71 @@ fn diff_classification() {
     assert_eq!(d.removed_vectors[0].id, "aer1/receipt/old/retired");
     assert_eq!(d.unchanged, 5);
     assert!(d.has_regressions() && d.corpus_changed());
-    assert!(report::diff_text(&d).contains("corpus digests differ"));
+    // Without the corpora's manifests, every difference across two corpora is of unknown cause.
+    let text = report::diff_text(&d);
+    assert!(text.contains("across corpus"), "{text}");
+    assert_eq!(d.count(report::Cause::CorpusUnknown), 8, "{text}");
 
-    let same = report::diff(&file(true), &file(true));
+    let same = report::diff(&file(true), &file(true), None);
     assert!(!same.has_regressions() && !same.corpus_changed());
     assert_eq!(same.unchanged, file(true).results.len());
     assert!(!report::diff_text(&same).contains("REGRESSIONS"));
+}
+
+#[test]
+fn diff_causes_across_corpora() {
+    use report::Cause;
+    let (old, versions) = cross_corpus();
+    let d = report::diff(&old, &file(true), Some(&versions));
+    let cause = |id: &str| {
+        d.regressions
+            .iter()
+            .chain(&d.fixes)
+            .chain(&d.changed)
+            .map(|c| (c.id.as_str(), c.cause))
+            .chain(
+                d.new_vectors
+                    .iter()
+                    .chain(&d.removed_vectors)
+                    .map(|e| (e.id.as_str(), e.cause)),
+            )
+            .find(|(i, _)| *i == id)
+            .map(|(_, c)| c)
+    };
+    assert_eq!(
+        cause("aer1/timeline/genesis/valid-chain"),
+        Some(Cause::Expectation)
+    );
+    assert_eq!(
+        cause("aer1/receipt/hash/mismatch"),
+        Some(Cause::VectorContent)
+    );
+    assert_eq!(
+        cause("aer1/timeline/link/tampered-2"),
+        Some(Cause::Implementation)
+    );
+    assert_eq!(cause("grp/admission/json/syntax"), Some(Cause::VectorAdded));
+    assert_eq!(
+        cause("aer1/receipt/old/retired"),
+        Some(Cause::VectorRetired)
+    );
+    assert_eq!(
+        cause("aer1/receipt/x/<img src=x onerror=alert('id')>"),
+        Some(Cause::NotRun)
+    );
+    // A regression the corpus explains is still listed and still fails the diff.
+    assert_eq!(d.regressions.len(), 3);
+    assert!(d.has_regressions());
+    // The Markdown escapes what the files say.
+    let md = report::diff_markdown(&d);
+    assert!(!md.contains("<img"), "{md}");
+    let text = report::diff_text(&d);
+    assert!(
+        text.contains(
+            "4 differences from the corpus (1 expectation, 1 content, 1 added, 1 retired)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

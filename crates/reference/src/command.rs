@@ -10,6 +10,7 @@
 
 use std::io::{BufRead, Write};
 
+use agentconf_aer1::digest::Revision;
 use agentconf_aer1::receipt::Tier;
 use agentconf_contract::call::{Call, Operation, Parsed};
 use agentconf_contract::exit::{ExitMeaning, EXIT_UNSUPPORTED, EXIT_USAGE};
@@ -174,11 +175,21 @@ fn start_response(request: &Value) -> Result<String, String> {
             operations: ["aer1-receipt", "aer1-timeline", "aer1-workflow"]
                 .map(String::from)
                 .to_vec(),
-            timeline_revisions: Some(["06", "07", "08", "09"].map(String::from).to_vec()),
+            timeline_revisions: Some(timeline_revisions()),
             tiers: Some(Tier::ALL.iter().map(|t| t.as_str().to_string()).collect()),
             id_tiers: None,
         },
     })
+}
+
+/// The AER-1 revisions whose construction the reference implements, from the revisions table.
+fn timeline_revisions() -> Vec<String> {
+    agentconf_rules::Revisions::embedded()
+        .numbers(agentconf_rules::draft_revisions::AER1)
+        .into_iter()
+        .filter(|r| Revision::parse(r).is_some())
+        .map(String::from)
+        .collect()
 }
 
 /// The response to a `run` request: what the one-shot call would have exited with and printed.

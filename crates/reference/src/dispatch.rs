@@ -138,11 +138,9 @@ pub fn timeline_options(
     commitment: Option<&str>,
     inputs: &dyn Inputs,
 ) -> Result<Option<TimelineOptions>, String> {
-    // 07 and 08 share the 09 construction.
-    let revision = match revision {
-        "06" => Revision::R06,
-        "07" | "08" | "09" => Revision::R09,
-        _ => return Ok(None),
+    // The revisions table says which construction each revision uses (07 and 08 share 09's).
+    let Some(revision) = Revision::parse(revision) else {
+        return Ok(None);
     };
     if revision == Revision::R06 && commitment.is_some() {
         return Ok(None);

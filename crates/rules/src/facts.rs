@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Basis, Catalogue, RuleRecord};
+use crate::{Basis, Catalogue, Revisions, RuleRecord};
 
 /// Where a fact comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +30,13 @@ impl FactSource {
 pub struct Fact {
     pub id: String,
     pub draft: String,
+    /// The first revision that states it.
+    pub since: String,
+    /// The last revision that states it, when a later one no longer does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// Every revision that states it, resolved from `since`/`until` against the revisions table.
+    #[serde(skip_deserializing, default)]
     pub revisions: Vec<String>,
     pub source: FactSource,
     pub section: String,
@@ -54,15 +61,15 @@ pub struct Facts {
     facts: Vec<Fact>,
 }
 
-/// The revisions of each draft, oldest first, as the facts and the catalogue name them.
-pub const DRAFT_REVISIONS: &[(&str, &[&str])] = &[
-    ("draft-zambo-aer1", &["06", "07", "08", "09"]),
-    ("draft-sato-soos-grp", &["00", "01"]),
-];
-
 impl Facts {
-    pub fn parse(text: &str) -> Result<Facts, String> {
-        let file: FactsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    /// Parses facts text, resolving each fact's `since`/`until` against `revisions`.
+    pub fn parse(text: &str, revisions: &Revisions) -> Result<Facts, String> {
+        let mut file: FactsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        for f in &mut file.fact {
+            f.revisions = revisions
+                .span(&f.draft, &f.since, f.until.as_deref())
+                .map_err(|e| format!("fact {}: {e}", f.id))?;
+        }
         Ok(Facts { facts: file.fact })
     }
 
@@ -71,7 +78,8 @@ impl Facts {
         static FACTS: std::sync::OnceLock<Facts> = std::sync::OnceLock::new();
         FACTS.get_or_init(|| {
             // Checked by this crate's tests; failing here is a build defect, not an input problem.
-            Facts::parse(crate::FACTS_TOML).expect("embedded spec-notes/facts.toml parses")
+            Facts::parse(crate::FACTS_TOML, Revisions::embedded())
+                .expect("embedded spec-notes/facts.toml parses")
         })
     }
 

@@ -23,11 +23,16 @@ pub const CATALOGUE_TOML: &str = include_str!("../catalogue/rules.toml");
 /// The draft facts the catalogue rests on (`spec-notes/facts.toml`), embedded likewise.
 pub const FACTS_TOML: &str = include_str!("../catalogue/facts.toml");
 
+/// The draft revisions the suite knows (`spec-notes/revisions.toml`), embedded likewise.
+pub const REVISIONS_TOML: &str = include_str!("../catalogue/revisions.toml");
+
+pub mod draft_revisions;
 mod facts;
 mod revisions_table;
 mod rule_error;
 
-pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts, DRAFT_REVISIONS};
+pub use draft_revisions::{FactsStatus, RevisionRecord, Revisions};
+pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts};
 pub use rule_error::RuleError;
 
 macro_rules! rules {
@@ -233,6 +238,14 @@ pub struct RuleRecord {
     pub title: String,
     pub family: String,
     pub draft: String,
+    /// The first revision the rule applies to.
+    pub since: String,
+    /// The last revision it applies to, when a later revision dropped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// Every revision it applies to, oldest first: `since` to `until` (or the newest) in the
+    /// revisions table, resolved when the catalogue is parsed.
+    #[serde(skip_deserializing, default)]
     pub revisions: Vec<String>,
     pub section: String,
     pub level: Level,
@@ -273,9 +286,15 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// Parses catalogue text; used on the embedded file and by tests on edited copies.
-    pub fn parse(text: &str) -> Result<Catalogue, String> {
-        let file: CatalogueFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    /// Parses catalogue text, resolving each rule's `since`/`until` against `revisions`; used on
+    /// the embedded file, by `cargo xtask rules` on the files on disk, and by tests on edited copies.
+    pub fn parse(text: &str, revisions: &Revisions) -> Result<Catalogue, String> {
+        let mut file: CatalogueFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        for r in &mut file.rule {
+            r.revisions = revisions
+                .span(&r.draft, &r.since, r.until.as_deref())
+                .map_err(|e| format!("rule {}: {e}", r.id))?;
+        }
         Ok(Catalogue {
             records: file.rule,
             retired: file.retired,
@@ -298,7 +317,8 @@ impl Catalogue {
         CATALOGUE.get_or_init(|| {
             // The embedded file is checked by this crate's tests; failing here is a build defect,
             // never a reaction to user input.
-            Catalogue::parse(CATALOGUE_TOML).expect("embedded spec-notes/rules.toml parses")
+            Catalogue::parse(CATALOGUE_TOML, Revisions::embedded())
+                .expect("embedded spec-notes/rules.toml parses")
         })
     }
 

@@ -97,7 +97,7 @@ fn generated_rules_table_is_up_to_date() {
     );
 }
 
-/// The crate embeds copies of `spec-notes/rules.toml` and `facts.toml` (a published crate cannot
+/// The crate embeds copies of `spec-notes/rules.toml`, `facts.toml` and `revisions.toml` (a published crate cannot
 /// include files from outside its directory); `cargo xtask rules` writes them. An edit to
 /// `spec-notes/` without that step would leave the tool judging by the old catalogue.
 #[test]
@@ -105,6 +105,7 @@ fn the_embedded_catalogue_is_the_one_in_spec_notes() {
     for (name, embedded) in [
         ("rules.toml", agentconf_rules::CATALOGUE_TOML),
         ("facts.toml", agentconf_rules::FACTS_TOML),
+        ("revisions.toml", agentconf_rules::REVISIONS_TOML),
     ] {
         let path = format!("{}/../../spec-notes/{name}", env!("CARGO_MANIFEST_DIR"));
         let source = std::fs::read_to_string(&path).expect("spec-notes file is readable");

@@ -13,7 +13,7 @@ use crate::input::{open, read_error};
 use crate::render;
 
 pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
-    let revision = revision(args.revision);
+    let revision = revision(&args.revision)?;
     if args.preimage && revision != Revision::R09 {
         return Err("--preimage needs --revision 09: revision 06 hashes the bytes alone".into());
     }

@@ -20,7 +20,7 @@ use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, OpenError, S
 
 use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
 use crate::args::{
-    DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpInitArgs, GrpKeyArgs, GrpRevisionArg, GrpSignArgs,
+    DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpInitArgs, GrpKeyArgs, GrpSignArgs,
 };
 use crate::input::{open, read_error};
 
@@ -93,10 +93,12 @@ pub fn init(args: &GrpInitArgs) -> Result<Outcome, String> {
 
 pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     let session = read_session(&args.session)?;
-    let revision = match args.revision {
-        GrpRevisionArg::R00 => Revision::R00,
-        GrpRevisionArg::R01 => Revision::R01,
-    };
+    let revision = Revision::parse(&args.revision).ok_or_else(|| {
+        format!(
+            "GRP revision {} uses a construction this build of agentconf does not implement",
+            args.revision
+        )
+    })?;
     let durability = match args.durability {
         DurabilityArg::ProcessCrash => Durability::ProcessCrash,
         DurabilityArg::PowerLoss => Durability::PowerLoss,

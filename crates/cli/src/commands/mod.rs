@@ -11,12 +11,13 @@ mod rules;
 mod run;
 mod smoke;
 mod vectors;
+mod vectors_diff;
 mod verify;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::args::{Cli, Command, RevisionArg, Verify};
+use crate::args::{Cli, Command, Verify};
 use agentconf_aer1::Revision;
 
 // The contract's codes; `verify` uses the same ones: 0 valid, 1 invalid, 2 usage errors,
@@ -65,6 +66,7 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
         Command::Vectors(crate::args::Vectors::List(a)) => vectors::list(&a),
         Command::Vectors(crate::args::Vectors::Show(a)) => vectors::show(&a),
         Command::Vectors(crate::args::Vectors::Export(a)) => vectors::export(&a),
+        Command::Vectors(crate::args::Vectors::Diff(a)) => vectors_diff::run(&a),
         Command::Grp(crate::args::Grp::Init(a)) => grp::init(&a),
         Command::Grp(crate::args::Grp::Admit(a)) => grp::admit(&a),
         Command::Grp(crate::args::Grp::Sign(a)) => grp::sign(&a),
@@ -80,11 +82,17 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
     }
 }
 
-fn revision(arg: RevisionArg) -> Revision {
-    match arg {
-        RevisionArg::R09 => Revision::R09,
-        RevisionArg::R06 => Revision::R06,
-    }
+/// The chain construction of an AER-1 revision the command line accepted (any the revisions table
+/// lists); `Err` when the table names a construction this build does not implement.
+fn revision(arg: &str) -> Result<Revision, String> {
+    Revision::parse(arg).ok_or_else(|| {
+        let construction = agentconf_rules::Revisions::embedded()
+            .construction(agentconf_rules::draft_revisions::AER1, arg)
+            .unwrap_or("unknown");
+        format!(
+            "revision {arg} uses the {construction} construction, which this build of agentconf does not implement"
+        )
+    })
 }
 
 /// Writes a message to standard error. A closed or full standard error is ignored: the exit code

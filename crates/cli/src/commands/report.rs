@@ -1,7 +1,10 @@
 //! `agentconf report FILE [--format …]` and `agentconf report diff OLD NEW`: everything derived
 //! from a results file. Exit 1 when the file holds unexpected results (or the diff regressions),
 //! unless `--exit-zero` asks to publish without failing; `--require LEVEL` raises the least
-//! verdict that exits 0.
+//! verdict that exits 0. A diff across two corpora says which differences the corpus made, from
+//! the corpora [`corpora`] finds.
+
+mod corpora;
 
 use std::path::Path;
 
@@ -61,27 +64,81 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile, S
 
 pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
     let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
+    let diff_corpora = args.old_corpus.is_some() || args.new_corpus.is_some();
     match files.as_slice() {
-        // A diff is text only: a format asked for and not given would be a silent surprise.
-        [diff, _, _] if diff.as_os_str() == "diff" && args.format != ReportFormat::Text => Err(
-            "agentconf report diff writes text only: leave out --format (or give --format text)"
-                .into(),
-        ),
+        // A format asked for and not given would be a silent surprise.
+        [diff, _, _] if diff.as_os_str() == "diff" && diff_format(args.format).is_none() => {
+            Err(format!(
+                "agentconf report diff writes text, json or markdown only: --format {} is for \
+                 one results file",
+                format_name(args.format)
+            ))
+        }
         [diff, _, _] if diff.as_os_str() == "diff" && args.corpus.is_some() => Err(
-            "agentconf report diff compares files of any corpus: --corpus is for one file".into(),
+            "agentconf report diff compares files of any corpus: --corpus is for one file; give \
+             each file's corpus with --old-corpus DIR and --new-corpus DIR"
+                .into(),
         ),
         [diff, _, _] if diff.as_os_str() == "diff" && args.require.is_some() => {
             Err("agentconf report diff exits by its regressions: --require is for one file".into())
         }
         [diff, old, new] if diff.as_os_str() == "diff" => {
-            let d = report::diff(&load_whole(old)?, &load_whole(new)?);
-            emit(&report::diff_text(&d))?;
+            let (old_file, new_file) = (load_whole(old)?, load_whole(new)?);
+            let side = |role, flag, path, file, dir| corpora::Side {
+                role,
+                flag,
+                path,
+                file,
+                dir,
+            };
+            let known = corpora::of(
+                &side(
+                    "OLD",
+                    "--old-corpus",
+                    old,
+                    &old_file,
+                    args.old_corpus.as_deref(),
+                ),
+                &side(
+                    "NEW",
+                    "--new-corpus",
+                    new,
+                    &new_file,
+                    args.new_corpus.as_deref(),
+                ),
+            )?;
+            let d = report::diff(&old_file, &new_file, known.versions.as_ref());
+            if d.corpus_changed() && !known.unknown.is_empty() {
+                // The report says "of unknown cause"; stderr says how to know (and stays out of
+                // a JSON or Markdown document on stdout).
+                to_stderr(&format!(
+                    "agentconf: the two files were made against different corpora, and {} not \
+                     the one this agentconf embeds: give {} DIR (that corpus's directory, with \
+                     its manifest.json) to tell the corpus's differences from the \
+                     implementation's\n",
+                    if known.unknown.len() == 2 {
+                        "neither is"
+                    } else {
+                        "one is"
+                    },
+                    known.unknown.join(" DIR and ")
+                ));
+            }
+            let render = diff_format(args.format).unwrap_or(report::diff_text);
+            emit(&render(&d))?;
+            // Regressions fail the diff whatever their cause: one the corpus explains is still a
+            // failure of the new run, listed as such.
             Ok(if d.has_regressions() && !args.exit_zero {
                 Outcome::Invalid
             } else {
                 Outcome::Valid
             })
         }
+        [file] if file.as_os_str() != "diff" && diff_corpora => Err(format!(
+            "{}: --old-corpus and --new-corpus are for `agentconf report diff OLD NEW`; for one \
+             file, give its corpus with --corpus DIR",
+            file.display()
+        )),
         [file] if file.as_os_str() != "diff" => {
             let file = load_checked(file, args.corpus.as_deref())?;
             let text = match args.format {
@@ -120,6 +177,28 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
         _ => Err(
             "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),
         ),
+    }
+}
+
+/// The renderer of a diff in `format`, for the formats a diff has.
+fn diff_format(format: ReportFormat) -> Option<fn(&report::Diff) -> String> {
+    match format {
+        ReportFormat::Text => Some(report::diff_text),
+        ReportFormat::Json => Some(report::diff_json),
+        ReportFormat::Markdown => Some(report::diff_markdown),
+        ReportFormat::Junit | ReportFormat::Html | ReportFormat::Badge => None,
+    }
+}
+
+/// `--format`'s value as it is typed.
+fn format_name(format: ReportFormat) -> &'static str {
+    match format {
+        ReportFormat::Text => "text",
+        ReportFormat::Json => "json",
+        ReportFormat::Junit => "junit",
+        ReportFormat::Markdown => "markdown",
+        ReportFormat::Html => "html",
+        ReportFormat::Badge => "badge",
     }
 }
 

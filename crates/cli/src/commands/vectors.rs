@@ -14,8 +14,6 @@ use agentconf_corpus::writer;
 use super::{emit, Outcome};
 use crate::args::{Format, VectorsExportArgs, VectorsListArgs, VectorsShowArgs};
 
-const REVISIONS: [&str; 6] = ["00", "01", "06", "07", "08", "09"];
-
 pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
     if let Some(r) = &args.revision {
         check_revision(r)?;
@@ -249,13 +247,15 @@ fn display(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// A revision of either draft that the revisions table lists (the two drafts' numbers do not
+/// overlap, so a bare number names one revision).
 fn check_revision(r: &str) -> Result<(), String> {
-    if REVISIONS.contains(&r) {
-        Ok(())
-    } else {
-        Err(format!(
-            "unknown revision {r:?}: expected one of {}",
-            REVISIONS.join(", ")
-        ))
+    let known = agentconf_rules::Revisions::embedded().all_numbers();
+    if known.contains(&r) {
+        return Ok(());
     }
+    Err(format!(
+        "unknown revision {r:?}: expected one of {}",
+        known.join(", ")
+    ))
 }

@@ -25,7 +25,7 @@ pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
 }
 
 pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
-    let revision = revision(args.revision);
+    let revision = revision(&args.revision)?;
     if args.commitment.is_some() && revision != Revision::R09 {
         return Err(
             "--commitment needs --revision 09: the external commitment is a revision-09 artifact"

@@ -21,10 +21,10 @@ use agentconf_contract::emit::{EmitStep, TimelineSteps};
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_rules::Rule;
 
-use crate::builder::Family;
+use crate::builder::{Family, Span, FROM_09};
 
 /// Emitters write the current construction; the revision is not an argument.
-const REVISIONS: &[&str] = &["09"];
+const REVISIONS: Span = FROM_09;
 const JOB: &str = "job-7a1f";
 const LOGGED: &str = "LOGGED BY AGENT";
 

@@ -17,10 +17,10 @@ use agentconf_contract::emit::{ReceiptMeta, ReceiptTool};
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_rules::Rule;
 
-use crate::builder::{Family, VectorBuilder};
+use crate::builder::{Family, Span, VectorBuilder, FROM_09};
 
 /// Receipts take no revision argument; the rules are those of revisions 06 to 09 alike.
-const REVISIONS: &[&str] = &["09"];
+const REVISIONS: Span = FROM_09;
 
 /// The kit's worked receipt payload (the fact sheet, section 1): its `output_hash` is published.
 pub const PUBLISHED_PAYLOAD: &[u8] = br#"{"inputs":{},"outputs":{"x":123},"tool":"t"}"#;

@@ -13,7 +13,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::common::{example, JOB};
 use super::structure::{relink_from, replace_in_entry};
-use crate::builder::{to_values, values_json, Family, ALL_REVISIONS, R07_09};
+use crate::builder::{to_values, values_json, Family, AER1_ALL, FROM_07};
 use agentconf_contract::vector::{Flag, Suite, Vector};
 
 const EXAMPLE_1: &str = "aer1/timeline/valid/example-1";
@@ -133,7 +133,7 @@ fn duplicates(f: &mut Family<'_>) {
     ];
     for (name, entry, from, to, what, why) in cases {
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "{what}. {why}. Duplicate member names make a document ambiguous, and the suite \
                  asks verifiers to reject them (I-JSON, RFC 7493 section 2.3; a SHOULD, an \
@@ -173,7 +173,7 @@ fn surrogates(f: &mut Family<'_>) {
     ];
     for (name, from, to, what) in cases {
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "In a valid chain, {what}. A lone surrogate names no character and has no UTF-8 \
                  form; the suite asks verifiers to reject it (RFC 7493 section 2.1; a SHOULD, an \
@@ -201,7 +201,7 @@ fn numbers(f: &mut Family<'_>) {
         &format!("\"seq\":{SEQ_PAST_64_BITS},"),
     );
     f.vector("seq-past-64-bits-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's seq is 18446744073709551619 (2^64 + 3) instead of 3, and entry 3 is re-linked \
              over the digest with seq written digit for digit. It is an integer, so the seq type \
@@ -220,7 +220,7 @@ fn numbers(f: &mut Family<'_>) {
         &format!("\"seq\":{SEQ_PAST_64_BITS},"),
     );
     f.vector("seq-past-64-bits")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's seq is 18446744073709551619 (2^64 + 3) instead of 3; links are unchanged. \
              Read exactly, the seq breaks the sequence and, being bound into the digest, breaks \
@@ -233,7 +233,7 @@ fn numbers(f: &mut Family<'_>) {
         .push();
 
     f.vector("seq-1e400-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry's seq is 1e400, beyond the range of a double (Python reads it as \
              infinity, which is not an integral value). It is not an integer: the seq type rule \
@@ -250,7 +250,7 @@ fn numbers(f: &mut Family<'_>) {
         .push();
 
     f.vector("extra-member-1e400")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1 has an extra member holding 1e400, beyond the range of an IEEE 754 double. \
              Extra members are not bound, so the chain is otherwise valid. The suite asks verifiers \
@@ -270,7 +270,7 @@ fn numbers(f: &mut Family<'_>) {
         .push();
 
     f.vector("nan-in-extra-member")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1 has an extra member holding the bare word NaN. NaN is not a JSON value (RFC \
              8259 has no NaN or Infinity), so the document is not JSON and the syntax rule breaks. \
@@ -299,7 +299,7 @@ fn nesting(f: &mut Family<'_>) {
     let nested = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
 
     f.vector("extra-member-nested-200-levels")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1 has an extra member holding 200 nested arrays. The chain is otherwise valid \
              (extra members are not bound). The suite bounds nesting at 127 levels as a resource \
@@ -318,7 +318,7 @@ fn nesting(f: &mut Family<'_>) {
         .push();
 
     f.vector("extra-member-nested-20-levels")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1 has an extra member holding 20 nested arrays: well within any reasonable \
              nesting limit. Extra members are not bound, so the chain verifies.",
@@ -365,7 +365,7 @@ fn encoding(f: &mut Family<'_>) {
         bytes.extend_from_slice(bad);
         bytes.extend_from_slice(&marked.as_bytes()[at + 1..]);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 1's tool string contains {what}. JSON exchanged between systems must be \
                  UTF-8 (RFC 8259 section 8.1), so the input encoding rule breaks. Entry 1 cannot be \
@@ -383,7 +383,7 @@ fn encoding(f: &mut Family<'_>) {
         utf16.extend_from_slice(&unit.to_le_bytes());
     }
     f.vector("utf16le-file")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The valid five-entry chain saved as UTF-16LE with its byte order mark (FF FE). JSON \
              exchanged between systems must be UTF-8 (RFC 8259 section 8.1): the input encoding \
@@ -401,7 +401,7 @@ fn encoding(f: &mut Family<'_>) {
     let mut bom = b"\xef\xbb\xbf".to_vec();
     bom.extend_from_slice(text.as_bytes());
     f.vector("utf8-bom-before-array")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The valid five-entry chain preceded by the UTF-8 byte order mark EF BB BF. RFC 8259 \
              section 8.1 forbids adding one but lets a parser ignore it, so a verifier may accept \
@@ -419,7 +419,7 @@ fn encoding(f: &mut Family<'_>) {
         "\"tool\":\"price\tlookup\"",
     );
     f.vector("raw-control-character-in-string")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1's tool string contains a raw TAB character (U+0009) instead of the escape \\t. \
              JSON forbids unescaped control characters in strings, so the syntax rule breaks; \
@@ -437,7 +437,7 @@ fn framing(f: &mut Family<'_>) {
         ("whitespace-only-file", " \n\t\r\n", "only JSON whitespace"),
     ] {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "The timeline file is {what}. A JSON text must contain a value, so the syntax rule \
                  breaks (an empty array would be the array rule instead). No entry exists, so the \
@@ -487,7 +487,7 @@ fn framing(f: &mut Family<'_>) {
     ];
     for (name, mutated, what, mutation) in cases {
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The five-entry chain {what}. That is not one well-formed JSON text, so the syntax \
                  rule breaks. The entries after the break cannot be located, so the end-of-chain \
@@ -511,7 +511,7 @@ fn large_strings(f: &mut Family<'_>) {
         CloseStyle::LastOnly,
     );
     f.vector("job-id-256-kib")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "A single closed entry whose job_id is 262,144 'j' characters. Nothing in the draft \
              limits string length; a verifier must read and digest it like any other value. The \
@@ -527,7 +527,7 @@ fn large_strings(f: &mut Family<'_>) {
     specs[0].tool = "t".repeat(SIZE);
     let chain = build_timeline(JOB, &specs, Revision::R09, CloseStyle::LastOnly);
     f.vector("tool-256-kib-linked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "A two-entry chain whose first entry's tool is 262,144 't' characters. tool is bound \
              into entry 0's digest, and entry 1's prev_digest is that digest, so a verifier must \

@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
-use crate::builder::{Family, ALL_REVISIONS, R09};
+use crate::builder::{Family, AER1_ALL, FROM_09};
 use agentconf_contract::vector::{Flag, Suite, Vector};
 
 /// The kit's worked value (AER1.md section 1): the exact bytes that were hashed ...
@@ -183,7 +183,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
     let mut f = Family::new(out, Suite::Aer1Receipt, "valid");
 
     f.vector("worked-value")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The kit's worked value: canonical_bytes is padded standard base64 of \
              {\"inputs\":{},\"outputs\":{\"x\":123},\"tool\":\"t\"} and output_hash is sha256: plus the \
@@ -219,7 +219,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
     ];
     for (name, class, what) in classes {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "provenance_class is {what}. It is exactly one of the three classes, matched against the \
                  whole string; must verify."
@@ -266,7 +266,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
     ];
     for (name, value, what) in times {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "created_at {value:?} {what}. It is an RFC 3339 date-time naming a real calendar \
                  instant; must verify."
@@ -294,7 +294,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
         tool.insert("vendor".into(), json!("acme"));
     }
     f.vector("extra-members")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The worked value plus members the draft does not define: signature, x_extensions, ID \
              (names are case-sensitive, so it is not the core id) and tool.vendor. Extra members may \
@@ -309,7 +309,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
     let empty = over(b"");
     assert_eq!(empty["output_hash"], json!(EMPTY_HASH));
     f.vector("empty-payload")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "canonical_bytes is \"\", the base64 of zero bytes, and output_hash is the SHA-256 of \
              nothing (sha256:e3b0c442...). Empty bytes are valid base64 and valid UTF-8; must verify.",
@@ -322,7 +322,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
 
     let non_ascii = "{\"city\":\"Zürich\",\"price\":\"12,50 €\",\"note\":\"日本語 😀\"}";
     f.vector("non-ascii-payload")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The hashed bytes are UTF-8 JSON with two-, three- and four-byte characters (ü, €, \
              日本語, 😀). output_hash is the SHA-256 of those exact UTF-8 bytes, not of any escaped \
@@ -336,7 +336,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
 
     let respaced = br#"{ "tool": "t", "outputs": { "x": 123 }, "inputs": {} }"#;
     f.vector("payload-reserialised-json")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The hashed bytes are the worked value's JSON content written with spaces and another \
              member order, and output_hash is the hash of these bytes. Receipts are not \
@@ -354,7 +354,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
 
     let payload_text = b"plain text output, not JSON";
     f.vector("payload-not-json")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The hashed bytes are plain UTF-8 text, not JSON. The verifier only decodes, checks \
              UTF-8 and hashes the bytes; it never parses them, so they need not be JSON; must verify.",
@@ -368,7 +368,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
     let plus_slash = b"???>>>";
     assert_eq!(b64(plus_slash), "Pz8/Pj4+");
     f.vector("payload-with-plus-and-slash")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The hashed bytes are ???>>>, whose standard base64 is Pz8/Pj4+: it uses both '/' and \
              '+' of the standard alphabet, with no padding needed (6 bytes). Must verify.",
@@ -385,7 +385,7 @@ fn valid(out: &mut Vec<Vector>) -> Sources {
 
     assert_eq!(b64(b"1"), "MQ==");
     f.vector("payload-one-byte")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The hashed bytes are the single byte '1' (itself a JSON text), whose base64 is MQ== \
              with two padding characters. Must verify.",
@@ -796,7 +796,7 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
 
     for c in cases {
         f.vector(&c.name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&c.why)
             .receipt_text(&c.doc)
             .invalid(&c.rules)
@@ -807,7 +807,7 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
     // The nil UUID. Until issue 10 this vector was invalid on a rule (AER1-RC-ID-NIL) that
     // revision 09 does not have; its id is kept and its expectation corrected.
     f.vector("id-nil")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "id is the nil UUID 00000000-0000-0000-0000-000000000000. Expectation changed in \
              agentconf 0.2.0 (it was invalid): the nil UUID has the lowercase 8-4-4-4-12 shape of \
@@ -830,7 +830,7 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
     let mut url_safe = over(b"???>>>");
     url_safe["canonical_bytes"] = json!("Pz8_Pj4-");
     f.vector("canonical-bytes-url-safe-alphabet")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "canonical_bytes is Pz8_Pj4-, the URL-safe base64 (RFC 4648 section 5) of ???>>>, whose \
              standard encoding is Pz8/Pj4+; output_hash is the hash of ???>>>. canonical_bytes must \
@@ -849,7 +849,7 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
     assert!(WORKED_B64.ends_with("0="));
     trailing["canonical_bytes"] = json!(perturbed);
     f.vector("canonical-bytes-non-zero-trailing-bits")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "canonical_bytes is the worked value with its last symbol before '=' changed from 0 to 1 \
              (…In1= instead of …In0=). The data bits are unchanged, so a lenient decoder produces \
@@ -866,7 +866,7 @@ fn structure(out: &mut Vec<Vector>, sources: &Sources) {
     let mut trailing2 = over(b"1");
     trailing2["canonical_bytes"] = json!("MR==");
     f.vector("canonical-bytes-non-zero-trailing-bits-double-padding")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "canonical_bytes is MR== instead of MQ==, the encoding of the single byte '1'. The \
              second symbol carries four bits past the data, and here they are non-zero; a lenient \
@@ -888,7 +888,7 @@ fn id_tier(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Receipt, "id-tier");
 
     f.vector("strict-v4-id")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "id is a lowercase UUID version 4 (the 13th hex digit, the version, is 4) with the \
              RFC 4122 variant (the 17th hex digit is 8). It satisfies the core tier and the strict tier revision 09 defines for \
@@ -927,7 +927,7 @@ fn id_tier(out: &mut Vec<Vector>) {
         let doc = text(&with("id", json!(id)));
         let core_name = format!("core-{name}");
         f.vector(&core_name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "id {id} is {what}. The core id tier asks only for the lowercase 8-4-4-4-12 UUID \
                  shape and a non-nil value, with any version and variant; checked under the core \
@@ -941,7 +941,7 @@ fn id_tier(out: &mut Vec<Vector>) {
             .push();
         let core_id = f.id_of(&core_name);
         f.vector(&format!("strict-{name}"))
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "id {id} is {what}. It passes the core tier, but the strict id tier of revision 09 \
                  requires a UUID version 4 with the RFC 4122 variant, so under the strict tier the \
@@ -958,7 +958,7 @@ fn id_tier(out: &mut Vec<Vector>) {
     }
 
     f.vector("strict-nil-id")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "id is the nil UUID 00000000-0000-0000-0000-000000000000. It has the core tier's \
              lowercase UUID shape (at revision 09 the core tier accepts it: see \
@@ -976,7 +976,7 @@ fn id_tier(out: &mut Vec<Vector>) {
         .push();
 
     f.vector("strict-uppercase-v4-id")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "id is a version-4, RFC 4122-variant UUID written in uppercase hex. The strict tier is \
              the core tier plus version and variant; the id already fails the core tier's lowercase \
@@ -1044,7 +1044,7 @@ fn with_anchor(member: &str, value: Option<Value>) -> Value {
 fn anchored(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Receipt, "anchored");
     f.vector("valid")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "The worked receipt with an anchor: log https://log.example/aer1 (a non-empty string), \
              leaf_hash sha256:65c8ba37... (the SHA-256 of the decoded canonical_bytes, as the \
@@ -1192,7 +1192,7 @@ fn anchored(out: &mut Vec<Vector>) {
     ];
     for (name, doc, rule, why, mutation) in cases {
         f.vector(name)
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "{why} Under the anchored tier the receipt must be rejected on {}; the receipt and \
                  the rest of the anchor are the valid anchored vector's.",
@@ -1211,7 +1211,7 @@ fn anchored(out: &mut Vec<Vector>) {
             ""
         };
         f.vector(&format!("missing-{}", kebab(member)))
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "The anchor has no {member} member.{kit} The anchor must carry exactly log, \
                  leaf_hash, anchored_at and proof; under the anchored tier the receipt must be \
@@ -1227,7 +1227,7 @@ fn anchored(out: &mut Vec<Vector>) {
     let mut v1 = anchored_doc();
     v1["id"] = json!("e80168eb-a6a1-1ec9-8478-ac108f9397ff");
     f.vector("non-v4-id")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "A well-formed anchor bound to the bytes, but the id e80168eb-a6a1-1ec9-... is a UUID \
              version 1 (core shape, not v4). The anchored tier requires the strict id tier, so the \
@@ -1243,7 +1243,7 @@ fn anchored(out: &mut Vec<Vector>) {
     let broken = with_anchor("leaf_hash", Some(json!(hash_of(other_bytes))));
     let bad_leaf_id = f.id_of("bad-leaf-hash");
     f.vector("bad-anchor-under-core")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The receipt of bad-leaf-hash (its anchor.leaf_hash is the hash of other bytes), checked \
              under the core tier. The core tier does not check anchors: the anchor is an extra \
@@ -1257,7 +1257,7 @@ fn anchored(out: &mut Vec<Vector>) {
         .derived_from(&bad_leaf_id, "checked under the core tier")
         .push();
     f.vector("bad-anchor-under-strict")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "The receipt of bad-leaf-hash, checked under the strict id tier. The strict tier adds \
              the v4 id check (which passes) and nothing about anchors, so the anchor is an extra \
@@ -1277,7 +1277,7 @@ fn anchored(out: &mut Vec<Vector>) {
 fn profile(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::Aer1Receipt, "profile");
     f.vector("payload-with-inputs")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The kit's worked value: its decoded payload {\"inputs\":{},\"outputs\":{\"x\":123},\
              \"tool\":\"t\"} is a JSON object carrying inputs, as the producer profile asks; must \
@@ -1292,7 +1292,7 @@ fn profile(out: &mut Vec<Vector>) {
 
     let no_inputs = br#"{"outputs":{"x":123},"tool":"t"}"#;
     f.vector("missing-inputs")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The decoded payload is {\"outputs\":{\"x\":123},\"tool\":\"t\"}: a JSON object without \
              inputs (output_hash matches it). The kit's vector invalid-profile/missing-inputs: it \
@@ -1306,7 +1306,7 @@ fn profile(out: &mut Vec<Vector>) {
         .push();
     let missing_inputs_id = f.id_of("missing-inputs");
     f.vector("missing-inputs-under-core")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The receipt of missing-inputs (a payload object without inputs), checked under the \
              core tier. Interoperable verifiers must still accept receipts without inputs: the \
@@ -1340,7 +1340,7 @@ fn profile(out: &mut Vec<Vector>) {
     ];
     for (name, bytes, why) in cases {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "{why} (output_hash matches the bytes). The producer profile needs the decoded \
                  payload to be a JSON object carrying inputs, so under the profile tier the receipt \
@@ -1367,7 +1367,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         "\"verification_status\": \"verified\",\n  \"verification_status\": \"verified\"",
     );
     f.vector("duplicate-member-same-value")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "verification_status appears twice with the same value. Duplicate member names make a \
              JSON document ambiguous (RFC 8259 section 4; forbidden by I-JSON, RFC 7493 section 2.3) \
@@ -1386,7 +1386,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         "\"verification_status\": \"unverified\",\n  \"verification_status\": \"verified\"",
     );
     f.vector("duplicate-member-conflicting-values")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "verification_status appears twice: first \"unverified\", then \"verified\". A parser \
              that keeps the last value (Python, and so the kit) sees a valid receipt; one that keeps \
@@ -1405,7 +1405,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         "\"name\": \"other_tool\",\n    \"name\": \"price_lookup\"",
     );
     f.vector("duplicate-member-in-tool")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "tool.name appears twice inside the tool object (other_tool, then price_lookup). Both \
              values are valid, but which tool the receipt names depends on the parser. Rejecting \
@@ -1419,7 +1419,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
 
     let surrogate = edit(&base, "\"price_lookup\"", "\"price_\\ud800lookup\"");
     f.vector("lone-surrogate-in-tool-name")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "tool.name contains the escape \\ud800, a high surrogate with no low surrogate after it. \
              It names no character and has no UTF-8 form (RFC 7493 section 2.1 rules it out); this \
@@ -1445,7 +1445,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         .expect("generator bug: no marker");
     latin1[at] = 0xfc;
     f.vector("file-not-utf8")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The receipt file is not UTF-8: tool.name preis_abfrage_für was saved in Latin-1, so ü \
              is the lone byte 0xFC. JSON exchanged between systems must be UTF-8 (RFC 8259 section \
@@ -1457,7 +1457,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         .push();
 
     f.vector("empty-file")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The receipt file is empty. A JSON text must contain a value, so this is not JSON and \
              not a receipt; must be rejected.",
@@ -1469,7 +1469,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
     let mut bom = b"\xef\xbb\xbf".to_vec();
     bom.extend_from_slice(base.as_bytes());
     f.vector("byte-order-mark")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The worked receipt preceded by a UTF-8 byte order mark (EF BB BF). RFC 8259 section 8.1 \
              forbids adding a BOM but lets a parser ignore it rather than treat it as an error, so \
@@ -1482,7 +1482,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
 
     let cut = base.find("\"output_hash\"").unwrap_or(base.len() / 2);
     f.vector("truncated-document")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The receipt file ends in the middle of the object, before output_hash (as after an \
              interrupted write). It is not a complete JSON text; must be rejected.",
@@ -1496,7 +1496,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
         .push();
 
     f.vector("trailing-data")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The file holds the worked receipt followed by a second JSON object. A JSON text is one \
              value; data after it makes the file not JSON, so it must be rejected rather than \
@@ -1509,7 +1509,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
 
     let huge = edit(&base, "{\n", "{\n  \"x_amount\": 1e400,\n");
     f.vector("number-out-of-double-range")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "An extra member x_amount holds 1e400, beyond the range of an IEEE 754 double. I-JSON \
              (RFC 7493 section 2.2) rules such numbers out and this suite grades rejecting them as \
@@ -1528,7 +1528,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
     let nested = format!("{}{}", "[".repeat(200), "]".repeat(200));
     let deep = edit(&base, "{\n", &format!("{{\n  \"x_nested\": {nested},\n"));
     f.vector("nesting-200-deep")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "An extra member x_nested holds 200 nested empty arrays. The draft sets no nesting \
              limit; this suite lets verifiers bound nesting (the reference stops at 127 levels) to \
@@ -1548,7 +1548,7 @@ fn hostile(out: &mut Vec<Vector>, sources: &Sources) {
 
     let compact = serde_json::to_string(&worked()).unwrap_or_default();
     f.vector("compact-with-surrounding-whitespace")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The worked receipt on one line, preceded and followed by JSON whitespace (CR LF, tab, \
              spaces). Insignificant whitespace around a JSON value is allowed; must verify.",

@@ -8,7 +8,7 @@ use agentconf_aer1::producer::{relink, Entry};
 use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example};
-use crate::builder::{Family, R07_09, R09};
+use crate::builder::{Family, FROM_07, FROM_09};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// `example(n)` without its last `k` entries, the new last entry re-closed, links recomputed.
@@ -42,7 +42,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             )
         };
         f.vector(&name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Re-closed (draft Section 7.3): the last {k} of {n} entries were dropped, entry {m} \
                  was given close: true and its digest recomputed. {before} The only link that \
@@ -68,7 +68,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             .push();
 
         f.vector(&format!("{name}-against-commitment"))
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "The re-closed chain of {name} (valid alone), checked against the commitment a \
                  witness published for the original {n}-entry chain. The chain rules pass; the \
@@ -91,7 +91,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     let cut = reclosed(&example(8), 2);
     let source = f.id_of("drop-2-of-8");
     f.vector("drop-2-of-8-with-its-own-commitment")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "The re-closed chain of drop-2-of-8 with a commitment made for the cut chain itself \
              (entry_count 6, the re-closed entry's digest), as whoever cut the chain could publish \

@@ -21,7 +21,7 @@ use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
 use super::common::{example, example_06, example_06_shape, CHAIN_RULES, CHAIN_RULES_06, JOB};
-use crate::builder::{Family, ALL_REVISIONS, R06, R07_09};
+use crate::builder::{Family, AER1_ALL, FROM_07, ONLY_06};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// A change to one entry: name part, the change in words, the edit.
@@ -52,7 +52,7 @@ fn either_construction(f: &mut Family<'_>) {
         "a one-entry chain is the same under both constructions"
     );
     f.vector("example-06-1-either-construction")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "A one-entry chain built under revision 06. Its only construction-dependent value \
              would be a link, and it has none: the entry (genesis prev_digest, seq 1, close: true) \
@@ -75,7 +75,7 @@ fn examples(f: &mut Family<'_>) {
         let old = example_06(n);
         let name = format!("example-06-{n}");
         f.vector(&name)
-            .revisions(R06)
+            .revisions(ONLY_06)
             .describe(&format!(
                 "{n} entries shaped like the draft's example (seq, job_id, tool and \
                  provenance_class present), linked with the revision-06 construction: each \
@@ -91,11 +91,11 @@ fn examples(f: &mut Family<'_>) {
             .exercises(&[Rule::Aer1TlVersioning])
             .exercises(CHAIN_RULES_06)
             .valid()
-            .invalid_under(R07_09, &[Rule::Aer1TlLink], LINKS_FAIL_UNDER_07)
+            .invalid_under(FROM_07, &[Rule::Aer1TlLink], LINKS_FAIL_UNDER_07)
             .push();
 
         f.vector(&format!("example-{n}-under-06"))
-            .revisions(R06)
+            .revisions(ONLY_06)
             .describe(&format!(
                 "The current chain valid/example-{n}, checked under the revision-06 construction. \
                  Its prev_digest values are digests of the eight-member preimage, not hashes of the \
@@ -129,13 +129,13 @@ struct Weakness<'a> {
 /// Valid under 06 (labelled historical), invalid under 07-09 on `under_07`.
 fn push_weakness(f: &mut Family<'_>, w: Weakness<'_>) {
     f.vector(w.name)
-        .revisions(R06)
+        .revisions(ONLY_06)
         .describe(w.description)
         .timeline(w.chain)
         .exercises(&[Rule::Aer1TlVersioning])
         .exercises(CHAIN_RULES_06)
         .valid()
-        .invalid_under(R07_09, w.under_07, w.reason)
+        .invalid_under(FROM_07, w.under_07, w.reason)
         .derived_from(w.source, w.mutation)
         .push();
 }
@@ -191,7 +191,7 @@ fn unbound_metadata(f: &mut Family<'_>) {
         edit(&mut old[2]);
     }
     f.vector("example-06-5-inner-metadata-changed-under-current")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The revision-06 chain of example-06-5 with the tool, provenance_class and id of \
              entry 3 changed, checked under the current construction. Under 06 the changes go \
@@ -323,7 +323,7 @@ fn own_defects(f: &mut Family<'_>) {
     old[2].canonical_bytes =
         encode_base64(format!("{{\"job\":\"{JOB}\",\"entry\":2,\"tag\":\"x\"}}").as_bytes());
     f.vector("example-06-5-inner-bytes-changed")
-        .revisions(R06)
+        .revisions(ONLY_06)
         .describe(
             "The revision-06 chain of example-06-5 with the third entry's (index 2) \
              canonical_bytes replaced by other valid base64 of UTF-8 bytes. The bytes are the one \
@@ -341,7 +341,7 @@ fn own_defects(f: &mut Family<'_>) {
     let mut old = example_06(5);
     old[4].close = None;
     f.vector("example-06-5-last-not-closed")
-        .revisions(R06)
+        .revisions(ONLY_06)
         .describe(
             "The revision-06 chain of example-06-5 with close removed from the last entry. \
              Revision 06 already required the last entry to carry close: true (it did not bind \
@@ -360,7 +360,7 @@ fn own_defects(f: &mut Family<'_>) {
     relink(&mut old, Revision::R06);
     let source8 = f.id_of("example-06-8");
     f.vector("example-06-8-reclosed")
-        .revisions(R06)
+        .revisions(ONLY_06)
         .describe(
             "The revision-06 chain of example-06-8 with entries 7 and 8 dropped and close: true set \
              on entry 6. 06 does not bind close, so not even entry 6's digest changes; the \
@@ -387,7 +387,7 @@ fn real_06_shape(f: &mut Family<'_>) {
     for n in [1usize, 3] {
         let name = format!("shape-06-{n}");
         f.vector(&name)
-            .revisions(R06)
+            .revisions(ONLY_06)
             .describe(&format!(
                 "A revision-06 chain of {n} entr{} in the shape real 06 chains have: each entry \
                  carries only id, canonical_bytes, prev_digest and (the last) close: true — no \
@@ -401,7 +401,7 @@ fn real_06_shape(f: &mut Family<'_>) {
             .exercises(CHAIN_RULES_06)
             .valid()
             .invalid_under_also(
-                R07_09,
+                FROM_07,
                 &[Rule::Aer1TlMembers],
                 &[Rule::Aer1TlSeqType],
                 MEMBERS_MISSING_UNDER_07,
@@ -413,7 +413,7 @@ fn real_06_shape(f: &mut Family<'_>) {
     let mut inner_close = example_06_shape(3);
     inner_close[1]["close"] = json!(true);
     f.vector("shape-06-3-inner-close-true")
-        .revisions(R06)
+        .revisions(ONLY_06)
         .describe(
             "shape-06-3 with close: true also on the middle entry (index 1). Revision 06 has no \
              close-position rule and does not bind close, so the chain MUST verify under 06. \
@@ -425,7 +425,7 @@ fn real_06_shape(f: &mut Family<'_>) {
         .exercises(CHAIN_RULES_06)
         .valid()
         .invalid_under_also(
-            R07_09,
+            FROM_07,
             &[Rule::Aer1TlMembers],
             &[Rule::Aer1TlSeqType, Rule::Aer1TlCloseEarly],
             MEMBERS_MISSING_UNDER_07,
@@ -508,7 +508,7 @@ fn real_06_shape(f: &mut Family<'_>) {
             std::slice::from_ref(&rule)
         };
         f.vector(name)
-            .revisions(R06)
+            .revisions(ONLY_06)
             .describe(&format!(
                 "shape-06-3 (a real revision-06 chain) with {what}. A revision-06 verifier MUST \
                  reject it on that rule and nothing else."

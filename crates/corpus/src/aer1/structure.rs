@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
 use super::common::{digest_09, example, JOB, PUBLISHED_AT};
-use crate::builder::{to_values, values_json, Family, ALL_REVISIONS, R07_09, R09};
+use crate::builder::{to_values, values_json, Family, AER1_ALL, FROM_07, FROM_09};
 use agentconf_contract::vector::{Flag, Suite, Vector};
 
 const EXAMPLE_1: &str = "aer1/timeline/valid/example-1";
@@ -141,7 +141,7 @@ fn raw_utf8_links(f: &mut Family<'_>) {
         prev = agentconf_aer1::hex::lower(&Sha256::digest(preimage.to_string().as_bytes()));
     }
     f.vector("links-over-raw-utf8-preimages")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Four entries whose id, tool and job_id contain non-ASCII characters and U+007F; every \
              link was computed over a preimage with those characters written raw (RFC 8785 style), \
@@ -169,7 +169,7 @@ fn genesis(f: &mut Family<'_>) {
         chain[0].prev_digest = value;
         relink_from(&mut chain, 1);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 0's prev_digest is {what} instead of the genesis value, exactly 64 '0' \
                  characters. Entries 1-4 are re-linked over the changed entry 0 (its prev_digest is \
@@ -187,7 +187,7 @@ fn genesis(f: &mut Family<'_>) {
     let mut chain = example(5);
     chain[0].prev_digest = "1".repeat(64);
     f.vector("genesis-64-ones-not-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 0's prev_digest is 64 '1' characters, not the genesis value, and the chain is \
              not re-linked. prev_digest is bound into entry 0's digest, so entry 1's stored link \
@@ -204,7 +204,7 @@ fn genesis(f: &mut Family<'_>) {
     let mut single = example(1);
     single[0].prev_digest = "1".repeat(64);
     f.vector("genesis-single-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "A single closed entry whose prev_digest is 64 '1' characters. The genesis rule applies \
              to a one-entry chain too; there is no link to judge, so only the genesis rule breaks.",
@@ -252,7 +252,7 @@ fn seq(f: &mut Family<'_>) {
         }
         relink(&mut chain, Revision::R09);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "{what}. seq must start at 1 and grow by one. The chain is re-linked over the \
                  changed seq values (seq is bound into the digest), so only the sequence rule \
@@ -272,7 +272,7 @@ fn seq(f: &mut Family<'_>) {
     let mut relinked = swapped.clone();
     relink(&mut relinked, Revision::R09);
     f.vector("entries-reordered-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entries 2 and 3 swap places, each keeping its own seq (so seq runs 1, 2, 4, 3, 5), and \
              the chain is re-linked in the new order. Every link holds, but reordering still shows \
@@ -283,7 +283,7 @@ fn seq(f: &mut Family<'_>) {
         .derived_from(EXAMPLE_5, "entries 2 and 3 swapped; chain re-linked")
         .push();
     f.vector("entries-reordered")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entries 2 and 3 swap places with their seq and stored links unchanged. The sequence \
              runs 1, 2, 4, 3, 5, and the links of the moved entries and of entry 4 no longer name \
@@ -326,7 +326,7 @@ fn seq(f: &mut Family<'_>) {
             }
         }
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The last entry's seq is {what}. seq must be present and be a JSON number with an \
                  integral value; an entry without an integer seq has no place in the sequence and \
@@ -342,7 +342,7 @@ fn seq(f: &mut Family<'_>) {
     let mut chain = values(5);
     chain[2]["seq"] = json!("3");
     f.vector("seq-string-on-middle-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's seq is the string \"3\"; links are unchanged. seq must be a number, so the \
              seq type rule breaks. Entry 2 cannot be digested, so entry 3's link cannot be judged \
@@ -357,7 +357,7 @@ fn seq(f: &mut Family<'_>) {
     let mut chain = values(5);
     chain[4]["seq"] = json!(-5);
     f.vector("seq-negative-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry's seq is -5. A negative number is an integer, so the seq type rule \
              holds, but it is not the previous seq plus one: the sequence rule breaks. No link \
@@ -383,7 +383,7 @@ fn seq(f: &mut Family<'_>) {
             &format!("\"seq\":{written},"),
         );
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry {entry}'s seq is written {written}. That is a JSON number with the integral \
                  value {plain}, which is an acceptable seq; it digests as {plain}, so the stored \
@@ -433,7 +433,7 @@ fn job(f: &mut Family<'_>) {
         chain[at].job_id = job.to_string();
         relink(&mut chain, Revision::R09);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "{what}. Every entry of a timeline must carry the same job_id. The chain is \
                  re-linked after the change (job_id is bound into the digest), so only the one-job \
@@ -455,7 +455,7 @@ fn close(f: &mut Family<'_>) {
     let stale = chain.clone();
     relink(&mut chain, Revision::R09);
     f.vector("close-true-middle-entry-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2 of 5 carries close: true and the chain is re-linked over it. close: true may \
              appear only on the last entry; every link holds, so only the early-close rule breaks.",
@@ -465,7 +465,7 @@ fn close(f: &mut Family<'_>) {
         .derived_from(EXAMPLE_5, "entry 2 close set to true; chain re-linked")
         .push();
     f.vector("close-true-middle-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2 of 5 carries close: true; links are unchanged. close: true may appear only on \
              the last entry, and close is bound into the digest, so entry 3's stored link (made \
@@ -482,7 +482,7 @@ fn close(f: &mut Family<'_>) {
     }
     relink(&mut chain, Revision::R09);
     f.vector("close-true-on-every-entry-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Every entry carries close: true and the chain is re-linked. The last entry is properly \
              closed, but entries 0-3 close early: only the early-close rule breaks (once per early \
@@ -504,7 +504,7 @@ fn close(f: &mut Family<'_>) {
         let mut chain = values(5);
         chain[2]["close"] = value;
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 2's close is {what}; links are unchanged. close, where present, must be a \
                  boolean. It is not close: true, so the early-close rule does not apply. The entry \
@@ -522,7 +522,7 @@ fn close(f: &mut Family<'_>) {
         o.remove("close");
     }
     f.vector("close-absent-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry has no close member. The last entry must carry close: true (an absent \
              close counts as false), so the close-last rule breaks; nothing links to the last \
@@ -536,7 +536,7 @@ fn close(f: &mut Family<'_>) {
     let mut chain = values(5);
     chain[4]["close"] = json!(false);
     f.vector("close-false-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry carries close: false. The last entry must carry close: true, so the \
              close-last rule breaks; nothing links to the last entry.",
@@ -549,7 +549,7 @@ fn close(f: &mut Family<'_>) {
     let mut chain = values(5);
     chain[4]["close"] = json!("true");
     f.vector("close-string-true-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry carries close: \"true\", a string. close must be a boolean (close type \
              rule), and a string is not close: true, so the last entry is not closed either \
@@ -569,7 +569,7 @@ fn members(f: &mut Family<'_>) {
             o.remove(member);
         }
         f.vector(&format!("member-missing-{}", member.replace('_', "-")))
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The last entry has no {member}. Every entry must carry canonical_bytes, \
                  prev_digest, job_id, id, tool and provenance_class as non-empty strings. It is the \
@@ -614,7 +614,7 @@ fn members(f: &mut Family<'_>) {
         let mut chain = values(5);
         chain[4][member] = value;
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The last entry's {member} is {what}. In a timeline entry {member} must be a \
                  non-empty string (an entry's tool is the tool's name, not the receipt's tool \
@@ -645,7 +645,7 @@ fn members(f: &mut Family<'_>) {
         let mut chain = base.clone();
         chain[2] = value;
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 2 of 5 is {what}, not an object. Every entry must be a JSON object. Entry 2 \
                  cannot be digested, so entry 3's link cannot be judged and is not reported (one \
@@ -687,7 +687,7 @@ fn top_level(f: &mut Family<'_>) {
     for (name, text, what, derived) in cases {
         let b = f
             .vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "The document is {what}. A timeline must be a non-empty JSON array; the document is \
                  well-formed JSON, so only the array rule breaks. No entry is checked, so the \
@@ -711,7 +711,7 @@ fn links(f: &mut Family<'_>) {
     let mut relinked = stale.clone();
     relink_from(&mut relinked, 3);
     f.vector("link-wrong-prev-digest")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's prev_digest is 64 hex digits that are not the digest of entry 1; later \
              links are unchanged. Entry 2's link breaks, and since prev_digest is bound into entry \
@@ -725,7 +725,7 @@ fn links(f: &mut Family<'_>) {
         )
         .push();
     f.vector("link-wrong-prev-digest-suffix-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's prev_digest is 64 hex digits that are not the digest of entry 1, and entries \
              3-4 are re-linked after it. Only entry 2's link breaks.",
@@ -760,7 +760,7 @@ fn links(f: &mut Family<'_>) {
         };
         relink_from(&mut chain, 3);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 2's prev_digest is {what}. {why}. Entries 3-4 are re-linked after the change, \
                  so only entry 2's link breaks."
@@ -815,7 +815,7 @@ fn base64_forms(f: &mut Family<'_>) {
         let mut chain = base.clone();
         chain[4]["canonical_bytes"] = json!(value);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The last entry's canonical_bytes is base64 {what}. canonical_bytes must be padded \
                  standard base64 with no whitespace; bad base64 fails the chain and is never \
@@ -846,7 +846,7 @@ fn base64_forms(f: &mut Family<'_>) {
     let mut chain = base.clone();
     chain[4]["canonical_bytes"] = json!(flipped);
     f.vector("b64-non-zero-trailing-bits-on-last-entry")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The last entry's canonical_bytes has non-zero unused bits in its final character \
              (\"...In1=\" for \"...In0=\"). It decodes to the same bytes under a lenient decoder, \
@@ -869,7 +869,7 @@ fn interpretations(f: &mut Family<'_>) {
         encode_base64(b"{\"job\":\"job-7a1f\",\"entry\":2,\"tag\":\"\xff\xfe\"}");
     relink(&mut chain, Revision::R09);
     f.vector("bytes-not-utf8-relinked")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2's canonical_bytes is valid base64 of bytes that are not UTF-8 (0xFF 0xFE inside \
              a JSON string), and the chain is re-linked over them. The suite reads the receipt's \
@@ -889,7 +889,7 @@ fn interpretations(f: &mut Family<'_>) {
     let mut wrong = base.clone();
     wrong[2]["output_hash"] = json!(stored_output_hash(&base[1]));
     f.vector("output-hash-stored-mismatch")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 2 carries an output_hash member holding the hash of entry 1's bytes, not of its \
              own. The digest always recomputes the hash from the bytes, so the chain itself holds; \
@@ -908,7 +908,7 @@ fn interpretations(f: &mut Family<'_>) {
         e["output_hash"] = json!(h);
     }
     f.vector("output-hash-stored-matches")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Every entry carries an output_hash member equal to \"sha256:\" plus the hex SHA-256 of \
              its decoded bytes. The stored value agrees with the bytes and is not part of the \
@@ -936,7 +936,7 @@ fn interpretations(f: &mut Family<'_>) {
         chain[2].provenance_class = class.to_string();
         relink(&mut chain, Revision::R09);
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Entry 2's provenance_class is {what}, which is none of the three classes a receipt \
                  may carry (whole-string match). The chain is re-linked over it, so only the \
@@ -1035,7 +1035,7 @@ fn commitment_formats(f: &mut Family<'_>) {
     ];
     for (name, text, rule, what) in cases {
         f.vector(name)
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "The five-entry example chain (valid) with a malformed commitment: {what}. A \
                  malformed commitment is reported and not used, so the count, job and final-digest \
@@ -1049,7 +1049,7 @@ fn commitment_formats(f: &mut Family<'_>) {
     }
 
     f.vector("commitment-from-another-job")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "The five-entry example chain (valid) with a well-formed commitment whose entry_count \
              (5) and final_entry_digest match this chain but whose job_id is \"job-7a1g\". Every \

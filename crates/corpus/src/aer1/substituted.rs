@@ -9,7 +9,7 @@ use agentconf_aer1::producer::Entry;
 use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example, JOB};
-use crate::builder::{Family, R07_09, R09};
+use crate::builder::{Family, FROM_07, FROM_09};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// A replacement for one or more members of the final entry: (name part, what changed, edit).
@@ -100,7 +100,7 @@ pub fn generate(out: &mut Vec<Vector>) {
                 )
             };
             f.vector(&name)
-                .revisions(R07_09)
+                .revisions(FROM_07)
                 .describe(&format!(
                     "Substituted (draft Section 7.3): the final entry of the {n}-entry example had \
                      {what}; its digest changes, but no re-linking is needed. {bound} seq, job and \
@@ -118,7 +118,7 @@ pub fn generate(out: &mut Vec<Vector>) {
                 .push();
 
             f.vector(&format!("{name}-against-commitment"))
-                .revisions(R09)
+                .revisions(FROM_09)
                 .describe(&format!(
                     "The substituted chain of {name} (valid alone), checked against the commitment \
                      a witness published for the original {n}-entry chain. The count still matches \
@@ -144,7 +144,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     let mut swapped = original.clone();
     swapped[7].job_id = "job-other".to_string();
     f.vector("replace-final-job-of-8")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The final entry of the 8-entry example had its job_id changed to job-other. Like any \
              change to the final entry it breaks no link, but unlike tool, id, provenance or bytes \
@@ -165,7 +165,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     swapped[0].job_id = "job-other".to_string();
     let alone = f.id_of("replace-final-job-of-1");
     f.vector("replace-final-job-of-1")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "The only entry of the 1-entry example had its job_id changed to job-other. It is the \
              first entry, so it defines the job, and nothing refers to its digest: every chain rule \
@@ -178,7 +178,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         .push();
 
     f.vector("replace-final-job-of-1-against-commitment")
-        .revisions(R09)
+        .revisions(FROM_09)
         .describe(
             "The chain of replace-final-job-of-1 (valid alone), checked against the commitment \
              published for the original job-7a1f chain. The count matches (1 entry); the entry's \

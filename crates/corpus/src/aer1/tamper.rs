@@ -12,7 +12,7 @@ use agentconf_aer1::producer::Entry;
 use agentconf_rules::Rule;
 
 use super::common::{digest_09, example, JOB};
-use crate::builder::{Family, R07_09};
+use crate::builder::{Family, FROM_07};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// A tampered member: the name part, the change, and the change in words.
@@ -131,7 +131,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             let (rules, why) = expected(t.part, at, n);
             let what = t.what;
             f.vector(&format!("{}-at-{at}-of-{n}", t.part))
-                .revisions(R07_09)
+                .revisions(FROM_07)
                 .describe(&format!(
                     "Positions here count from 1; reports index entries from 0 (position p is \
                      entry index p-1). Entry {at} of the {n}-entry example had {what}, without \
@@ -151,7 +151,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     let mut chain = example(8);
     chain[0].prev_digest = "1".repeat(64);
     f.vector("prev-digest-at-1-of-8")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 1 of the 8-entry example had its prev_digest changed from the genesis value (64 \
              zeros) to 64 '1' characters, without re-linking. The first entry's prev_digest must be \
@@ -169,7 +169,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     let mut chain = example(8);
     chain[3].prev_digest = digest_09(&chain[1]);
     f.vector("prev-digest-at-4-of-8")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 4 of the 8-entry example had its prev_digest replaced by the digest of entry 2 \
              (as if entry 3 had been skipped), without re-linking. Entry 4's own link fails (it does \
@@ -190,7 +190,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         (t.edit)(&mut chain[3]);
     }
     f.vector("all-members-at-4-of-8")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entry 4 of the 8-entry example had its tool, provenance_class (to another valid class), \
              id, job_id, seq (to 3, repeating entry 3's), close (true) and canonical_bytes (other \

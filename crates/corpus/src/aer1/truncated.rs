@@ -13,7 +13,7 @@ use agentconf_aer1::producer::{relink, Entry};
 use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example};
-use crate::builder::{Family, R07_09, R09};
+use crate::builder::{Family, FROM_07, FROM_09};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// The id of the valid example chain of `n` entries (valid.rs makes n = 1, 2, 5, 8, 100).
@@ -45,7 +45,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         let mut cut = example(n);
         cut.truncate(m);
         f.vector(&format!("drop-last-{k}-of-{n}-not-reclosed"))
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The last {k} of {n} entries were dropped and nothing else was changed. The {m} \
                  remaining entries keep their genesis, contiguous seq 1..{m} and valid links (no \
@@ -69,7 +69,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         cut.truncate(6);
         let source = f.id_of("drop-last-2-of-8-not-reclosed");
         f.vector("drop-last-2-of-8-not-reclosed-against-commitment")
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(
                 "The chain of drop-last-2-of-8-not-reclosed (entries 7 and 8 of eight dropped, entry \
                  6 not re-closed), checked against the commitment published for the original \
@@ -95,7 +95,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         let name = format!("drop-first-{k}-of-{n}");
         let alone = f.id_of(&name);
         f.vector(&name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The first {k} of {n} entries were dropped; the {m} remaining entries were \
                  renumbered from seq 1, the new first entry was given the genesis prev_digest (64 \
@@ -123,7 +123,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             .push();
 
         f.vector(&format!("{name}-against-commitment"))
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "The prefix-dropped chain of {name} (valid alone), checked against the commitment \
                  a witness published for the original {n}-entry chain. The chain rules all pass. \
@@ -153,7 +153,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             " A single entry has no links."
         };
         f.vector(&format!("drop-first-{k}-of-{n}-not-renumbered"))
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "The first {k} of {n} entries were dropped and nothing else was changed. The new \
                  first entry's prev_digest is the digest of the dropped entry {k}, not 64 zeros \
@@ -181,7 +181,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         let mut cut = original[3..].to_vec();
         renumber(&mut cut);
         f.vector("drop-first-3-of-8-renumbered-not-relinked")
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(
                 "The first 3 of 8 entries were dropped and seq renumbered 1..5, but prev_digest \
                  values were left as they were. The first entry's prev_digest is the digest of the \
@@ -202,7 +202,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         renumber(&mut cut);
         cut[0].prev_digest = GENESIS_PREV_DIGEST.to_string();
         f.vector("drop-first-3-of-8-genesis-reset-not-relinked")
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(
                 "The first 3 of 8 entries were dropped, seq renumbered 1..5 and the new first entry \
                  given the genesis prev_digest, but the links were not recomputed. Genesis and seq \
@@ -223,7 +223,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         let mut cut = original[3..].to_vec();
         relink(&mut cut, Revision::R09);
         f.vector("drop-first-3-of-8-relinked-not-renumbered")
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(
                 "The first 3 of 8 entries were dropped and the chain re-linked from a new genesis \
                  over the entries as they are, but seq was not renumbered: it runs 4..8. Genesis and \

@@ -5,7 +5,7 @@ use agentconf_aer1::producer::{build_timeline, CloseStyle, EntrySpec};
 use agentconf_rules::Rule;
 
 use super::common::{commitment_for, example, CHAIN_RULES, JOB};
-use crate::builder::{to_values, Family, R07_09, R09};
+use crate::builder::{to_values, Family, FROM_07, FROM_09};
 use agentconf_contract::vector::{Suite, Vector};
 
 pub fn generate(out: &mut Vec<Vector>) {
@@ -19,7 +19,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             _ => format!("{n} entries shaped like the draft's example, close only on the last."),
         };
         f.vector(&format!("example-{n}"))
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "{what} Every link is the recomputed digest of the entry before; must verify."
             ))
@@ -32,7 +32,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     for n in [1usize, 5, 8] {
         let chain = example(n);
         f.vector(&format!("example-{n}-with-commitment"))
-            .revisions(R09)
+            .revisions(FROM_09)
             .describe(&format!(
                 "The {n}-entry example chain with the commitment a witness published for it: count, \
                  job and final digest all match, so the chain verifies together with the commitment."
@@ -53,7 +53,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     for (name, class) in classes {
         let specs = specs_with(4, |s| s.provenance_class = class.to_string());
         f.vector(&format!("provenance-{name}"))
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "Every entry carries provenance class {class:?}; the class is bound by the digest and \
                  well-formed, so the chain verifies."
@@ -96,7 +96,7 @@ pub fn generate(out: &mut Vec<Vector>) {
             }
         });
         f.vector(name)
-            .revisions(R07_09)
+            .revisions(FROM_07)
             .describe(&format!(
                 "{member} contains {value:?}. The preimage escapes it as the kit does (every character \
                  outside U+0020-U+007E, U+007F included, as lowercase \\uXXXX, surrogate pairs above \
@@ -112,7 +112,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     let text = crate::builder::values_json(&to_values(&base));
     let source = f.id_of("example-5");
     f.vector("seq-written-as-float")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Every seq is written with a fraction (1.0, 2.0, ...). The kit accepts integral numbers \
              and digests them as integers (1.0 is written 1 in the preimage), so the chain verifies.",
@@ -130,7 +130,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         CloseStyle::Explicit,
     );
     f.vector("close-false-explicit")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Every entry but the last carries close: false explicitly. Absent close digests as false, \
              so this chain has the same links as one without the member, and verifies.",
@@ -145,7 +145,7 @@ pub fn generate(out: &mut Vec<Vector>) {
         e["x_annotation"] = serde_json::json!({"note": "extra members are not bound", "i": i});
     }
     f.vector("extra-members")
-        .revisions(R07_09)
+        .revisions(FROM_07)
         .describe(
             "Entries carry an extra member the draft does not define. Extra members are not part of \
              the preimage and do not change the meaning of the entry; the chain verifies.",

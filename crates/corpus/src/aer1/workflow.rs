@@ -12,7 +12,7 @@ use agentconf_aer1::hex;
 use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
-use crate::builder::{Family, ALL_REVISIONS};
+use crate::builder::{Family, AER1_ALL};
 use agentconf_contract::vector::{Suite, Vector};
 
 /// One step of a workflow: the receipt it names and when it ran.
@@ -304,7 +304,7 @@ fn valid(out: &mut Vec<Vector>) -> String {
     let mut f = Family::new(out, Suite::Aer1Workflow, "valid");
 
     f.vector("worked-example-5")
-        .revisions(ALL_REVISIONS)
+        .revisions(AER1_ALL)
         .describe(
             "The draft's worked workflow receipt (Section 8), a real record of the reference \
              producer: type verifiable-workflow-receipt, version 1, workflow_id and receipt_id \
@@ -361,7 +361,7 @@ fn valid(out: &mut Vec<Vector>) -> String {
     ];
     for (name, order, root, why, mutation) in published {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(why)
             .workflow_text(&text(&document(numbered(order), root)))
             .exercises(WF_RULES)
@@ -387,7 +387,7 @@ fn valid(out: &mut Vec<Vector>) -> String {
             format!("appended {} more steps, root recomputed", n - WORKED.len())
         };
         f.vector(&format!("{word}-steps"))
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&format!(
                 "{n} steps with seq 1 to {n} and distinct receipt ids ({shape}); merkle_root is the \
                  root recomputed over the ids in seq order, and every member is well-formed, so the \
@@ -465,7 +465,7 @@ fn valid(out: &mut Vec<Vector>) -> String {
     ];
     for (name, value, why, mutation) in open {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(why)
             .workflow_text(&text(&value))
             .exercises(WF_RULES)
@@ -512,7 +512,7 @@ fn structure(out: &mut Vec<Vector>, example: &str) {
     let mut f = Family::new(out, Suite::Aer1Workflow, "structure");
     for (name, value, why, mutation, rules) in cases {
         f.vector(name)
-            .revisions(ALL_REVISIONS)
+            .revisions(AER1_ALL)
             .describe(&why)
             .workflow_text(&text(&value))
             .invalid(rules)

@@ -14,7 +14,7 @@ use super::common::{
     admitted, admitted_copies, deliver, events_jsonl, rejected, session_json, Fixture, P1_ID,
     P2_ID, P3_ID,
 };
-use crate::builder::{Family, GRP_R00, GRP_R01};
+use crate::builder::{Family, GRP_FROM_01, GRP_ONLY_00};
 use agentconf_contract::vector::{CrashPoint, ExpectedDecision, Step, Suite, Vector};
 
 const DUP: &str = "duplicate_event_id";
@@ -114,7 +114,7 @@ fn exact_redelivery(f: &mut Family<'_>) {
         let fx = Fixture::new(&id);
         let line = fx.signed(&fx.event(EVENT_ID, publisher, t));
         f.vector(&name)
-            .revisions(GRP_R01)
+            .revisions(GRP_FROM_01)
             .describe(&format!(
                 "A {} event is delivered and admitted, then the identical line arrives again (a \
                  webhook retry after a lost acknowledgement). The copy passes every publisher, \
@@ -146,7 +146,7 @@ fn same_pair_different_content(f: &mut Family<'_>) {
         Value::String("2026-07-14T10:25:00Z".into()),
     );
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "The publisher sends a second, validly signed event that reuses the event_id of one \
              already admitted (different severity and timestamp). The duplicate key is the pair \
@@ -170,7 +170,7 @@ fn redelivery_after_restart(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("durable")
         .describe(
             "The event is admitted, the receiver process restarts within the same session, and \
@@ -195,7 +195,7 @@ fn redelivery_after_two_restarts(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("durable")
         .describe(
             "Admitted, restart, re-delivered (duplicate), restart again, re-delivered again \
@@ -225,7 +225,7 @@ fn crash_after_admission(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("durable")
         .describe(
             "The event is admitted, and as soon as that decision is read the receiver's whole \
@@ -264,7 +264,7 @@ fn crash_after_three_admissions(f: &mut Family<'_>) {
     .map(|(p, t)| fx.signed(&fx.event(EVENT_ID, p, t)))
     .collect();
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("durable")
         .describe(
             "Three events (one per publisher type, one event_id) are admitted; the receiver is \
@@ -306,7 +306,7 @@ fn crash_before_answer(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("durable")
         .describe(
             "The receiver is killed (SIGKILL) as soon as it has read the event line, before any \
@@ -353,7 +353,7 @@ fn barrier_rounds(f: &mut Family<'_>) {
         })
         .collect();
     f.vector(&name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .requires("atomic")
         .describe(&format!(
             "{BARRIER_COPIES} receivers share the admission state. Each is handed a warm-up event \
@@ -386,7 +386,7 @@ fn concurrent_copies(f: &mut Family<'_>) {
         let fx = Fixture::new(&id);
         let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
         f.vector(&name)
-            .revisions(GRP_R01)
+            .revisions(GRP_FROM_01)
             .requires("atomic")
             .describe(&format!(
                 "{copies} copies of one event reach {copies} receivers sharing the admission state \
@@ -415,7 +415,7 @@ fn same_event_id_other_publisher(f: &mut Family<'_>) {
     let a = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     let b = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "Two publishers (P-TYPE-3 and P-TYPE-2) each send an event with the same event_id. \
              An event_id is unique only within its publisher's stream, so the pairs differ and \
@@ -439,7 +439,7 @@ fn same_event_id_three_publishers_replayed(f: &mut Family<'_>) {
         fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown)),
     ];
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "All three publishers send an event with the same event_id: three distinct pairs, \
              three admissions. Each line is then re-delivered: every copy is a duplicate of its \
@@ -476,7 +476,7 @@ fn forged_copy_after_admission(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "The genuine event is admitted; then a copy of it whose signature no longer \
              verifies arrives. The duplicate check runs after the signature check, so the copy \
@@ -508,7 +508,7 @@ fn wrong_session_copy_after_admission(f: &mut Family<'_>) {
     let mut other = event.clone();
     other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "The genuine event is admitted; then the same pair arrives carrying another \
              session's nonce, validly re-signed by the publisher. The nonce check comes before \
@@ -535,7 +535,7 @@ fn rejected_then_genuine(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let event = fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown);
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "A copy with a broken signature arrives first and is rejected \
              (well_known_signature_invalid); the genuine event with the same pair follows. A \
@@ -568,7 +568,7 @@ fn wrong_nonce_then_genuine(f: &mut Family<'_>) {
     let mut other = event.clone();
     other.insert("session_nonce".into(), Value::String(NONCE_2.into()));
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "A P-TYPE-2 event carrying another session's nonce is rejected \
              (session_nonce_mismatch); the same pair with the right nonce follows and is \
@@ -627,7 +627,7 @@ fn new_session(f: &mut Family<'_>) {
         };
         let b = f
             .vector(name)
-            .revisions(GRP_R01)
+            .revisions(GRP_FROM_01)
             .describe(describe)
             .session_file("session.json", &session_json(&fx.session()))
             .session_file("session-2.json", &session_json(&second))
@@ -658,7 +658,7 @@ fn rev00_exact_redelivery(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P3_ID, PublisherType::WellKnown));
     f.vector(name)
-        .revisions(GRP_R00)
+        .revisions(GRP_ONLY_00)
         .describe(
             "Revision-00 contrast of exact-redelivery-p-type-3: revision 00 has no duplicate \
              check, so the identical re-delivered line passes publisher, signature and nonce \
@@ -678,7 +678,7 @@ fn rev00_three_copies(f: &mut Family<'_>) {
     let fx = Fixture::new(&id);
     let line = fx.signed(&fx.event(EVENT_ID, P2_ID, PublisherType::Registered));
     f.vector(name)
-        .revisions(GRP_R00)
+        .revisions(GRP_ONLY_00)
         .describe(
             "Revision 00: a P-TYPE-2 event delivered three times in a row is admitted three \
              times; nothing in revision 00 remembers admitted events.",
@@ -708,7 +708,7 @@ fn replay_three_in_reverse(f: &mut Family<'_>) {
         })
         .collect();
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "Three distinct events of one publisher are admitted, then all three are replayed \
              in reverse order: each replay is a duplicate, whatever the order.",
@@ -769,7 +769,7 @@ fn interleaved_publishers(f: &mut Family<'_>) {
         })
         .collect();
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "Five events from the three publishers, with event_ids reused across publishers \
              (grp-evt-1 from P-TYPE-1 and P-TYPE-3, grp-evt-2 from P-TYPE-2 and P-TYPE-1). \
@@ -803,7 +803,7 @@ fn replay_1000_after_1000(f: &mut Family<'_>) {
         .map(|i| if i < N { admitted(i) } else { duplicate(i) })
         .collect();
     f.vector(name)
-        .revisions(GRP_R01)
+        .revisions(GRP_FROM_01)
         .describe(
             "1,000 distinct events of one publisher are admitted, then all 1,000 are replayed \
              in the same order: every replay is a duplicate (the admitted set holds every pair \

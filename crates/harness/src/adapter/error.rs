@@ -358,7 +358,11 @@ fn operation_names(ops: &[Operation]) -> String {
 fn declaration(p: Placeholder) -> (&'static str, &'static str, &'static str) {
     match p {
         Placeholder::Tier => ("tiers", "core", "tier"),
-        _ => ("revisions", "09", "revision"),
+        _ => (
+            "revisions",
+            agentconf_rules::Revisions::embedded().newest(agentconf_rules::draft_revisions::AER1),
+            "revision",
+        ),
     }
 }
 

@@ -74,9 +74,20 @@ struct ListedTable {
 // ------------------------------------------------------------------------------------------------
 // Checking
 
-/// The revisions each operation takes, as the contract passes them.
-const TIMELINE_REVISIONS: &[&str] = &["06", "07", "08", "09"];
-const GRP_REVISIONS: &[&str] = &["00", "01"];
+/// The revisions an operation takes, as the contract passes them: the revisions table's.
+fn known_revisions(op: Operation) -> &'static [&'static str] {
+    use agentconf_rules::draft_revisions::{AER1, GRP};
+    use std::sync::OnceLock;
+    static AER1_REVISIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    static GRP_REVISIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    let table = agentconf_rules::Revisions::embedded();
+    if op == Operation::GrpAdmit {
+        GRP_REVISIONS.get_or_init(|| table.numbers(GRP))
+    } else {
+        AER1_REVISIONS.get_or_init(|| table.numbers(AER1))
+    }
+}
+
 /// The contract's tiers (`Tier::ALL`, as a test checks).
 pub(super) const TIERS: &[&str] = &["core", "strict", "anchored", "profile"];
 
@@ -362,17 +373,7 @@ fn operation(
         ));
     }
     let tiers = declared(op, "tiers", &t.tiers, TIERS, lines)?;
-    let revisions = declared(
-        op,
-        "revisions",
-        &t.revisions,
-        if op == Operation::GrpAdmit {
-            GRP_REVISIONS
-        } else {
-            TIMELINE_REVISIONS
-        },
-        lines,
-    )?;
+    let revisions = declared(op, "revisions", &t.revisions, known_revisions(op), lines)?;
     let argv = match &t.argv {
         None => None,
         Some(a) => Some(template(op, "argv", a, lines, &tiers, &revisions)?),

@@ -224,19 +224,23 @@ pub fn cross_cases(
 }
 
 fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> Vector {
+    // Judged under the draft's newest revision, as the revisions table names it.
+    let newest_aer1 = agentconf_rules::Revisions::embedded()
+        .newest(agentconf_rules::draft_revisions::AER1)
+        .to_string();
     let (suite, role, file, revisions, fallback) = match kind {
         Kind::Timeline => (
             Suite::Aer1Timeline,
             "timeline",
             "timeline.json",
-            vec!["09".to_string()],
+            vec![newest_aer1.clone()],
             Rule::Aer1TlLink,
         ),
         Kind::Receipt => (
             Suite::Aer1Receipt,
             "receipt",
             "receipt.json",
-            vec!["09".to_string()],
+            vec![newest_aer1.clone()],
             Rule::Aer1RcHashMatch,
         ),
     };

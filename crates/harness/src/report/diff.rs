@@ -1,15 +1,24 @@
-//! What changed between two results files.
+//! What changed between two results files, case by case, and why: the implementation or the
+//! corpus under it (see [`cause`]).
+
+mod cause;
+mod json;
+mod markdown;
+mod text;
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{clip, terminal_safe};
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 
-/// One vector whose status changed.
+pub use cause::{vector_of, Cause, CorpusVersions, Expected, Origin, CAUSES};
+pub use json::{diff_json, DIFF_FORMAT};
+pub use markdown::diff_markdown;
+pub use text::diff_text;
+
+/// One case whose status changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
     pub id: String,
@@ -17,14 +26,26 @@ pub struct Change {
     pub new: Status,
     /// The new run's detail.
     pub detail: String,
+    pub cause: Cause,
+    /// For [`Cause::Expectation`]: what the case asked for in each file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Goalposts>,
 }
 
-/// A vector present in only one of the two files.
+/// A case's expectation in the old file and in the new one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Goalposts {
+    pub old: Expected,
+    pub new: Expected,
+}
+
+/// A case present in only one of the two files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
     pub id: String,
     pub status: Status,
     pub detail: String,
+    pub cause: Cause,
 }
 
 /// The difference between two results files.
@@ -34,8 +55,12 @@ pub struct Diff {
     pub new_implementation: String,
     pub old_corpus_digest: String,
     pub new_corpus_digest: String,
+    /// Whether both corpora's file hashes were given, so that a changed vector can be told from
+    /// an unchanged one.
+    pub corpora_known: bool,
     /// Was `pass`, now anything unexpected; or newly a false accept whatever it was before
-    /// (a false reject turned false accept is worse, not sideways). False accepts first.
+    /// (a false reject turned false accept is worse, not sideways). Those from the
+    /// implementation first, then those that came with the corpus; false accepts first in each.
     pub regressions: Vec<Change>,
     /// Was unexpected, now `pass`.
     pub fixes: Vec<Change>,
@@ -45,11 +70,15 @@ pub struct Diff {
     pub new_vectors: Vec<Entry>,
     /// In the old file only (their status as in the old file).
     pub removed_vectors: Vec<Entry>,
-    /// Vectors in both files with the same status.
+    /// Cases in both files with the same status.
     pub unchanged: usize,
+    /// Changes, new and removed cases per cause, every cause listed (zeros included).
+    pub by_cause: BTreeMap<Cause, usize>,
 }
 
 impl Diff {
+    /// Whether any case regressed, whatever the cause: a failure that came with the corpus is
+    /// still a failure of the new run, so it still fails `report diff`.
     pub fn has_regressions(&self) -> bool {
         !self.regressions.is_empty()
     }
@@ -58,10 +87,27 @@ impl Diff {
     pub fn corpus_changed(&self) -> bool {
         self.old_corpus_digest != self.new_corpus_digest
     }
+
+    /// How many differences have `cause`.
+    pub fn count(&self, cause: Cause) -> usize {
+        self.by_cause.get(&cause).copied().unwrap_or(0)
+    }
+
+    /// How many differences have a cause of `origin`.
+    pub fn count_origin(&self, origin: Origin) -> usize {
+        self.by_cause
+            .iter()
+            .filter(|(c, _)| c.origin() == origin)
+            .map(|(_, n)| n)
+            .sum()
+    }
 }
 
-/// Compares two results files vector by vector (by id).
-pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
+/// Compares two results files case by case (by id). `corpora`, the file hashes of the corpora
+/// the two files were made against, tells a changed vector from an unchanged one when the corpus
+/// digests differ; without it such changes are [`Cause::CorpusUnknown`] (unless the lines show
+/// the expectation changed).
+pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersions>) -> Diff {
     let index = |f: &ResultsFile| -> BTreeMap<String, ResultLine> {
         f.results
             .iter()
@@ -69,17 +115,20 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
             .collect()
     };
     let (o, n) = (index(old), index(new));
+    let judge = cause::Judge { old, new, corpora };
     let mut d = Diff {
         old_implementation: old.header.implementation.name.clone(),
         new_implementation: new.header.implementation.name.clone(),
         old_corpus_digest: old.header.corpus_digest.clone(),
         new_corpus_digest: new.header.corpus_digest.clone(),
+        corpora_known: corpora.is_some(),
         regressions: Vec::new(),
         fixes: Vec::new(),
         changed: Vec::new(),
         new_vectors: Vec::new(),
         removed_vectors: Vec::new(),
         unchanged: 0,
+        by_cause: CAUSES.iter().map(|c| (*c, 0)).collect(),
     };
     for (id, nr) in &n {
         let Some(or) = o.get(id) else {
@@ -87,6 +136,7 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
                 id: id.clone(),
                 status: nr.status,
                 detail: nr.detail.clone(),
+                cause: judge.added(nr),
             });
             continue;
         };
@@ -94,11 +144,17 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
             d.unchanged += 1;
             continue;
         }
+        let cause = judge.change(or, nr);
         let change = Change {
             id: id.clone(),
             old: or.status,
             new: nr.status,
             detail: nr.detail.clone(),
+            cause,
+            expected: (cause == Cause::Expectation).then(|| Goalposts {
+                old: Expected::of(or),
+                new: Expected::of(nr),
+            }),
         };
         let regression = (or.status == Status::Pass && nr.status.is_unexpected())
             || nr.status == Status::FalseAccept;
@@ -116,83 +172,325 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile) -> Diff {
                 id: id.clone(),
                 status: or.status,
                 detail: or.detail.clone(),
+                cause: judge.removed(or),
             });
         }
     }
-    let by_new = |c: &Change| (c.new.rank(), c.id.clone());
+    let causes = d
+        .regressions
+        .iter()
+        .chain(&d.fixes)
+        .chain(&d.changed)
+        .map(|c| c.cause)
+        .chain(d.new_vectors.iter().map(|e| e.cause))
+        .chain(d.removed_vectors.iter().map(|e| e.cause))
+        .collect::<Vec<_>>();
+    for c in causes {
+        *d.by_cause.entry(c).or_default() += 1;
+    }
+    // Grouped by origin (the implementation's first) so that a reader sees at once which
+    // differences are theirs; within a group, the order each list had before causes existed.
+    let by_new = |c: &Change| (c.cause.origin(), c.new.rank(), c.id.clone());
     d.regressions.sort_by_key(by_new);
     d.changed.sort_by_key(by_new);
-    d.fixes.sort_by_key(|c| (c.old.rank(), c.id.clone()));
-    d.new_vectors
-        .sort_by_key(|e| (e.status.rank(), e.id.clone()));
+    d.fixes
+        .sort_by_key(|c| (c.cause.origin(), c.old.rank(), c.id.clone()));
+    let entry = |e: &Entry| (e.cause.origin(), e.status.rank(), e.id.clone());
+    d.new_vectors.sort_by_key(entry);
+    d.removed_vectors
+        .sort_by_key(|e| (e.cause.origin(), e.id.clone()));
     d
 }
 
-/// The diff for a terminal: regressions first (false accepts first among them), then fixes,
-/// other changes, new and removed vectors, and a note when the corpora differ.
-pub fn diff_text(d: &Diff) -> String {
-    let safe = |s: &str| terminal_safe(s);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "agentconf report diff: {} regression{}, {} fix{}, {} other change{}, {} new, {} removed, \
-         {} unchanged",
-        d.regressions.len(),
-        if d.regressions.len() == 1 { "" } else { "s" },
-        d.fixes.len(),
-        if d.fixes.len() == 1 { "" } else { "es" },
-        d.changed.len(),
-        if d.changed.len() == 1 { "" } else { "s" },
-        d.new_vectors.len(),
-        d.removed_vectors.len(),
-        d.unchanged
-    );
-    let _ = writeln!(
-        out,
-        "  old: {} on corpus {}\n  new: {} on corpus {}",
-        safe(&d.old_implementation),
-        safe(&d.old_corpus_digest),
-        safe(&d.new_implementation),
-        safe(&d.new_corpus_digest)
-    );
-    if d.corpus_changed() {
-        let _ = writeln!(
-            out,
-            "  note: the corpus digests differ: vectors may have been added, removed or changed, \
-             so a status change can come from the corpus rather than the implementation"
+#[cfg(test)]
+mod tests {
+    use agentconf_contract::vector::{Expectation, Suite};
+
+    use super::*;
+    use crate::grade::Grading;
+    use crate::results::{footer, Header, ImplementationInfo, Selection, FORMAT};
+
+    const A: &str = "aaaa";
+    const B: &str = "bbbb";
+
+    fn line(id: &str, expectation: Expectation, status: Status) -> ResultLine {
+        ResultLine {
+            id: id.into(),
+            revision: Some("09".into()),
+            suite: Suite::Aer1Timeline,
+            family: "f".into(),
+            rules: vec!["AER1-TL-LINK".into()],
+            level: "MUST".into(),
+            expectation,
+            expected_rules: match expectation {
+                Expectation::Valid => Vec::new(),
+                _ => vec!["AER1-TL-LINK".into()],
+            },
+            derived_from: None,
+            status,
+            detail: String::new(),
+            stderr: String::new(),
+            duration_ms: 0,
+            failed_as: None,
+        }
+    }
+
+    fn file(digest: &str, include: &[&str], results: Vec<ResultLine>) -> ResultsFile {
+        ResultsFile {
+            header: Header {
+                format: FORMAT.into(),
+                suite_version: "0.1.0".into(),
+                corpus_digest: digest.into(),
+                vector_count: results.len(),
+                case_count: None,
+                implementation: ImplementationInfo {
+                    name: "impl".into(),
+                    argv: Vec::new(),
+                    executable_sha256: None,
+                    files: Vec::new(),
+                    declared: None,
+                    interpreter_version: None,
+                },
+                adapter_digest: None,
+                grading: Grading::Strict,
+                profiles: Vec::new(),
+                selection: Some(Selection {
+                    include: include.iter().map(|s| s.to_string()).collect(),
+                    exclude: Vec::new(),
+                    corpus_case_count: results.len(),
+                }),
+                case_ids_sha256: None,
+                started_at: "2025-06-01T12:00:00Z".into(),
+            },
+            footer: Some(footer(&results, 1)),
+            results,
+        }
+    }
+
+    fn versions(old: &[(&str, &str)], new: &[(&str, &str)]) -> CorpusVersions {
+        let map = |l: &[(&str, &str)]| {
+            l.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        CorpusVersions {
+            old: map(old),
+            new: map(new),
+        }
+    }
+
+    use Expectation::{Invalid, Valid};
+    use Status::{FalseAccept, FalseReject, Pass};
+
+    /// Every difference of a diff, with its cause.
+    fn causes(d: &Diff) -> Vec<(String, Cause)> {
+        let mut v: Vec<(String, Cause)> = d
+            .regressions
+            .iter()
+            .chain(&d.fixes)
+            .chain(&d.changed)
+            .map(|c| (c.id.clone(), c.cause))
+            .chain(
+                d.new_vectors
+                    .iter()
+                    .chain(&d.removed_vectors)
+                    .map(|e| (e.id.clone(), e.cause)),
+            )
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn same_corpus_every_change_is_the_implementations() {
+        let old = file(A, &[], vec![line("v/1", Invalid, Pass)]);
+        let new = file(A, &[], vec![line("v/1", Invalid, FalseAccept)]);
+        let d = diff(&old, &new, None);
+        assert_eq!(causes(&d), [("v/1".into(), Cause::Implementation)]);
+        assert!(d.has_regressions() && !d.corpus_changed());
+        assert_eq!(d.count(Cause::Implementation), 1);
+    }
+
+    #[test]
+    fn an_unchanged_vector_across_corpora_is_the_implementations() {
+        let old = file(A, &[], vec![line("v/1", Invalid, Pass)]);
+        let new = file(B, &[], vec![line("v/1", Invalid, FalseAccept)]);
+        let c = versions(
+            &[("v/1", "s1"), ("v/2", "s2")],
+            &[("v/1", "s1"), ("v/2", "s3")],
+        );
+        let d = diff(&old, &new, Some(&c));
+        assert_eq!(causes(&d), [("v/1".into(), Cause::Implementation)]);
+    }
+
+    #[test]
+    fn a_changed_expectation_is_the_corpus_even_without_manifests() {
+        let old = file(A, &[], vec![line("v/1", Valid, Pass)]);
+        let new = file(B, &[], vec![line("v/1", Invalid, FalseAccept)]);
+        let d = diff(&old, &new, None);
+        assert_eq!(causes(&d), [("v/1".into(), Cause::Expectation)]);
+        // Still a regression, still listed, still failing the diff.
+        assert!(d.has_regressions());
+        let g = d.regressions[0].expected.as_ref().expect("goalposts");
+        assert_eq!((g.old.expectation, g.new.expectation), (Valid, Invalid));
+        // Another revision or other expected rules move the goalposts too.
+        let mut other_rules = line("v/1", Invalid, Pass);
+        other_rules.expected_rules = vec!["AER1-TL-SEQ".into()];
+        let old = file(A, &[], vec![other_rules]);
+        let d = diff(&old, &new, None);
+        assert_eq!(causes(&d), [("v/1".into(), Cause::Expectation)]);
+        let mut other_revision = line("v/1", Invalid, Pass);
+        other_revision.revision = Some("08".into());
+        let d = diff(&file(A, &[], vec![other_revision]), &new, None);
+        assert_eq!(causes(&d), [("v/1".into(), Cause::Expectation)]);
+        assert!(
+            diff_text(&d).contains(
+                "expected: invalid [AER1-TL-LINK] -> invalid [AER1-TL-LINK] (revision 08 -> 09)"
+            ),
+            "{}",
+            diff_text(&d)
         );
     }
-    let changes = |out: &mut String, title: &str, list: &[Change]| {
-        if list.is_empty() {
-            return;
+
+    #[test]
+    fn a_changed_vector_file_is_its_content() {
+        // A further case (`<id>@<revision>`) is looked up by its vector's id.
+        let old = file(A, &[], vec![line("v/1@06", Invalid, Pass)]);
+        let new = file(B, &[], vec![line("v/1@06", Invalid, FalseReject)]);
+        let c = versions(&[("v/1", "s1")], &[("v/1", "s2")]);
+        let d = diff(&old, &new, Some(&c));
+        assert_eq!(causes(&d), [("v/1@06".into(), Cause::VectorContent)]);
+        assert_eq!(vector_of("v/1@06"), "v/1");
+    }
+
+    #[test]
+    fn added_retired_and_not_run() {
+        let old = file(
+            A,
+            &[],
+            vec![
+                line("v/kept", Invalid, Pass),
+                line("v/gone", Invalid, Pass),
+                line("v/changed@06", Invalid, Pass),
+            ],
+        );
+        // The new run was filtered (`--include v/new --include v/changed`): it left v/kept out.
+        let new = file(
+            B,
+            &["v/new", "v/changed"],
+            vec![
+                line("v/new", Invalid, FalseAccept),
+                line("v/changed", Invalid, Pass),
+            ],
+        );
+        let c = versions(
+            &[("v/kept", "k"), ("v/gone", "g"), ("v/changed", "c1")],
+            &[("v/kept", "k"), ("v/new", "n"), ("v/changed", "c2")],
+        );
+        let d = diff(&old, &new, Some(&c));
+        assert_eq!(
+            causes(&d),
+            [
+                // The changed vector lost its revision-06 case: the new run would have run it.
+                ("v/changed".into(), Cause::VectorContent),
+                ("v/changed@06".into(), Cause::VectorContent),
+                ("v/gone".into(), Cause::VectorRetired),
+                ("v/kept".into(), Cause::NotRun),
+                ("v/new".into(), Cause::VectorAdded),
+            ]
+        );
+        assert_eq!(d.count_origin(Origin::Corpus), 4);
+        assert_eq!(d.count(Cause::NotRun), 1);
+    }
+
+    #[test]
+    fn one_corpus_and_a_filtered_run_is_not_run() {
+        let old = file(A, &["v/"], vec![line("v/1", Invalid, Pass)]);
+        let new = file(
+            A,
+            &[],
+            vec![line("v/1", Invalid, Pass), line("w/1", Valid, Pass)],
+        );
+        let d = diff(&old, &new, None);
+        assert_eq!(causes(&d), [("w/1".into(), Cause::NotRun)]);
+    }
+
+    #[test]
+    fn other_corpora_without_manifests_are_unknown() {
+        let old = file(
+            A,
+            &[],
+            vec![line("v/1", Invalid, Pass), line("v/2", Valid, Pass)],
+        );
+        let new = file(
+            B,
+            &[],
+            vec![line("v/1", Invalid, FalseAccept), line("v/3", Valid, Pass)],
+        );
+        let d = diff(&old, &new, None);
+        assert!(!d.corpora_known);
+        assert_eq!(
+            causes(&d),
+            [
+                ("v/1".into(), Cause::CorpusUnknown),
+                ("v/2".into(), Cause::CorpusUnknown),
+                ("v/3".into(), Cause::CorpusUnknown),
+            ]
+        );
+        // A line whose vector its own manifest does not list cannot be judged either.
+        let c = versions(&[], &[]);
+        let d = diff(&old, &new, Some(&c));
+        assert_eq!(d.regressions[0].cause, Cause::CorpusUnknown);
+    }
+
+    #[test]
+    fn the_implementations_regressions_come_first() {
+        let old = file(
+            A,
+            &[],
+            vec![line("v/a", Valid, Pass), line("v/b", Invalid, Pass)],
+        );
+        let new = file(
+            B,
+            &[],
+            vec![
+                line("v/a", Invalid, FalseAccept),
+                line("v/b", Invalid, FalseReject),
+            ],
+        );
+        let c = versions(&[("v/a", "1"), ("v/b", "2")], &[("v/a", "3"), ("v/b", "2")]);
+        let d = diff(&old, &new, Some(&c));
+        let order: Vec<(&str, Cause)> = d
+            .regressions
+            .iter()
+            .map(|c| (c.id.as_str(), c.cause))
+            .collect();
+        // v/a is a false accept (ranked first by status) but came with the corpus.
+        assert_eq!(
+            order,
+            [("v/b", Cause::Implementation), ("v/a", Cause::Expectation)]
+        );
+        let text = diff_text(&d);
+        assert!(
+            text.contains(
+                "1 difference from the corpus (1 expectation), 1 from the implementation"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn causes_serialise_in_kebab_case() {
+        let json = serde_json::to_string(&CAUSES).unwrap();
+        assert_eq!(
+            json,
+            r#"["implementation","expectation","vector-content","vector-added","vector-retired","not-run","corpus-unknown"]"#
+        );
+        for c in CAUSES {
+            assert_eq!(
+                serde_json::to_string(&c).unwrap(),
+                format!("\"{}\"", c.name())
+            );
         }
-        let _ = writeln!(out, "\n{title} ({}):", list.len());
-        for c in list {
-            let arrow = format!("{} -> {}", c.old.name(), c.new.name());
-            let _ = writeln!(out, "  {arrow:<30} {}", safe(&c.id));
-            if !c.detail.is_empty() {
-                let _ = writeln!(out, "  {:<30} {}", "", safe(&clip(&c.detail, 200)));
-            }
-        }
-    };
-    let entries = |out: &mut String, title: &str, note: &str, list: &[Entry]| {
-        if list.is_empty() {
-            return;
-        }
-        let _ = writeln!(out, "\n{title} ({}{note}):", list.len());
-        for e in list {
-            let _ = writeln!(out, "  {:<15} {}", e.status.name(), safe(&e.id));
-        }
-    };
-    changes(&mut out, "REGRESSIONS", &d.regressions);
-    changes(&mut out, "Fixes", &d.fixes);
-    changes(&mut out, "Other changes", &d.changed);
-    entries(&mut out, "New vectors", "", &d.new_vectors);
-    entries(
-        &mut out,
-        "Removed vectors",
-        ", status in the old run",
-        &d.removed_vectors,
-    );
-    out
+    }
 }

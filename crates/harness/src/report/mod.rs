@@ -8,7 +8,9 @@
 //! - [`markdown`]: for pull requests;
 //! - [`html`]: one self-contained page with filters and per-vector detail;
 //! - [`badge`]: a shields.io endpoint object;
-//! - [`diff()`] / [`diff_text`]: what changed between two results files, regressions first.
+//! - [`diff()`] / [`diff_text`] / [`diff_markdown`] / [`diff_json`]: what changed between two
+//!   results files, regressions first, each difference with its cause (the implementation or
+//!   the corpus).
 //!
 //! Everything in a results file is untrusted (an implementation's stderr and messages end up in
 //! it): each format escapes what it embeds — HTML entities, Markdown punctuation, terminal control
@@ -36,7 +38,10 @@ use crate::status::Status;
 use crate::status::STATUSES;
 
 pub use badge::{badge, badge_color};
-pub use diff::{diff, diff_text, Change, Diff, Entry};
+pub use diff::{
+    diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Diff,
+    Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
+};
 pub use html::html;
 pub use json::{json, summary, Summary};
 pub use junit::junit;

@@ -1,0 +1,253 @@
+//! The diff for a terminal.
+
+use std::fmt::Write as _;
+
+use super::cause::expectation_name;
+use super::{Cause, Change, Diff, Entry, Expected, Goalposts, Origin};
+use crate::report::{clip, terminal_safe};
+
+/// The diff for a terminal: a summary line, which corpus each run used and how many differences
+/// came from the corpus and how many from the implementation; then regressions (false accepts
+/// first), fixes, other changes, new and removed cases, each line with its cause. When the
+/// corpora differ, each section is grouped by origin, the implementation's first.
+pub fn diff_text(d: &Diff) -> String {
+    let mut out = String::new();
+    let (regressions, others) = counts(d);
+    let _ = writeln!(out, "agentconf report diff: {regressions}, {others}");
+    let _ = writeln!(out, "{}", runs(d, "  ", terminal_safe));
+    let _ = writeln!(out, "  {}", terminal_safe(&cause_summary(d)));
+    let grouped = d.corpus_changed();
+    changes(&mut out, "REGRESSIONS", &d.regressions, grouped, true);
+    changes(&mut out, "Fixes", &d.fixes, grouped, false);
+    changes(&mut out, "Other changes", &d.changed, grouped, false);
+    entries(&mut out, "New vectors", "", &d.new_vectors, grouped);
+    entries(
+        &mut out,
+        "Removed vectors",
+        ", status in the old run",
+        &d.removed_vectors,
+        grouped,
+    );
+    out
+}
+
+/// The counts a diff opens with, in two parts: the regressions ("2 regressions"), then the rest
+/// ("1 fix, 0 other changes, 3 new, 0 removed, 40 unchanged"); Markdown sets the first in bold.
+pub fn counts(d: &Diff) -> (String, String) {
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let regressions = count(d.regressions.len(), "regression", "regressions");
+    let others = format!(
+        "{}, {}, {} new, {} removed, {} unchanged",
+        count(d.fixes.len(), "fix", "fixes"),
+        count(d.changed.len(), "other change", "other changes"),
+        d.new_vectors.len(),
+        d.removed_vectors.len(),
+        d.unchanged
+    );
+    (regressions, others)
+}
+
+/// Which implementation ran on which corpus: an `old: …` and a `new: …` line (no final newline),
+/// each starting with `bullet`, every string from the files passed through `escape`.
+pub fn runs(d: &Diff, bullet: &str, escape: impl Fn(&str) -> String) -> String {
+    format!(
+        "{bullet}old: {} on corpus {}\n{bullet}new: {} on corpus {}",
+        escape(&d.old_implementation),
+        escape(&d.old_corpus_digest),
+        escape(&d.new_implementation),
+        escape(&d.new_corpus_digest)
+    )
+}
+
+/// One line on where the differences came from: "across corpus A → B: N differences from the
+/// corpus (M expectation, K content, …), P from the implementation", or for one corpus, that
+/// they came from the implementation (or from what each run selected). A zero is said only where
+/// it is known: without manifests, nothing is known to come from the implementation. Plain
+/// text; callers escape.
+pub fn cause_summary(d: &Diff) -> String {
+    let n = |c: Cause| d.count(c);
+    let known = d.corpora_known || !d.corpus_changed();
+    let mut parts: Vec<(usize, String)> = Vec::new();
+    if d.corpus_changed() {
+        let detail: Vec<String> = [
+            (Cause::Expectation, "expectation"),
+            (Cause::VectorContent, "content"),
+            (Cause::VectorAdded, "added"),
+            (Cause::VectorRetired, "retired"),
+        ]
+        .iter()
+        .filter(|(c, _)| n(*c) > 0)
+        .map(|(c, word)| format!("{} {word}", n(*c)))
+        .collect();
+        let corpus = d.count_origin(Origin::Corpus);
+        if corpus > 0 || known {
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", detail.join(", "))
+            };
+            parts.push((corpus, format!("from the corpus{detail}")));
+        }
+    }
+    if n(Cause::Implementation) > 0 || known {
+        parts.push((n(Cause::Implementation), "from the implementation".into()));
+    }
+    if n(Cause::NotRun) > 0 {
+        parts.push((n(Cause::NotRun), "not run by the other run".into()));
+    }
+    if n(Cause::CorpusUnknown) > 0 {
+        parts.push((
+            n(Cause::CorpusUnknown),
+            "of unknown cause (without both corpora's manifests a changed vector cannot be told \
+             from a changed implementation)"
+                .into(),
+        ));
+    }
+    // "N differences …" first, then "P …": the noun once.
+    let said: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, (count, what))| match i {
+            0 => format!("{} {what}", differences(*count)),
+            _ => format!("{count} {what}"),
+        })
+        .collect();
+    let said = if said.is_empty() {
+        "no differences".to_string()
+    } else {
+        said.join(", ")
+    };
+    if d.corpus_changed() {
+        format!(
+            "across corpus {} → {}: {said}",
+            short(&d.old_corpus_digest),
+            short(&d.new_corpus_digest),
+        )
+    } else {
+        format!("same corpus: {said}")
+    }
+}
+
+/// What a group of differences of one origin is, after its count in a heading.
+pub fn origin_heading(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Implementation => "from the implementation",
+        Origin::Corpus => "from the corpus (the case's vector or expectation changed)",
+        Origin::Selection => "not run by the other run (filtered or cut short)",
+        Origin::Unknown => {
+            "of unknown cause (the corpora differ and their manifests were not given)"
+        }
+    }
+}
+
+/// How the goalposts moved, e.g. `valid -> invalid [AER1-X]`, with ` (revision 06 -> 09)` when
+/// the revision changed too. `arrow` is `->` for a terminal, `→` for Markdown. Plain text;
+/// callers escape.
+pub fn goalposts_phrase(g: &Goalposts, arrow: &str) -> String {
+    let side = |e: &Expected| {
+        let mut s = expectation_name(e.expectation).to_string();
+        if !e.expected_rules.is_empty() {
+            let _ = write!(s, " [{}]", e.expected_rules.join(", "));
+        }
+        s
+    };
+    let mut s = format!("{} {arrow} {}", side(&g.old), side(&g.new));
+    if g.old.revision != g.new.revision {
+        let name = |r: &Option<String>| r.clone().unwrap_or_else(|| "unrecorded".into());
+        let _ = write!(
+            s,
+            " (revision {} {arrow} {})",
+            name(&g.old.revision),
+            name(&g.new.revision)
+        );
+    }
+    s
+}
+
+/// A digest's first 12 characters: enough to tell two corpora apart on one line (both are
+/// printed in full above it).
+fn short(digest: &str) -> String {
+    clip(digest, 12)
+}
+
+fn differences(n: usize) -> String {
+    format!("{n} difference{}", if n == 1 { "" } else { "s" })
+}
+
+/// The lines of `list` grouped by origin when `grouped` (a heading before each group),
+/// indented under it.
+fn groups<T>(
+    list: &[T],
+    origin: impl Fn(&T) -> Origin,
+    grouped: bool,
+) -> Vec<(Option<Origin>, &[T])> {
+    if !grouped {
+        return vec![(None, list)];
+    }
+    list.chunk_by(|a, b| origin(a) == origin(b))
+        .map(|chunk| (Some(origin(&chunk[0])), chunk))
+        .collect()
+}
+
+fn changes(out: &mut String, title: &str, list: &[Change], grouped: bool, failures: bool) {
+    if list.is_empty() {
+        return;
+    }
+    let safe = |s: &str| terminal_safe(s);
+    let _ = writeln!(out, "\n{title} ({}):", list.len());
+    for (origin, group) in groups(list, |c| c.cause.origin(), grouped) {
+        let indent = heading(out, origin, group.len(), failures);
+        for c in group {
+            let arrow = format!("{} -> {}", c.old.name(), c.new.name());
+            let _ = writeln!(
+                out,
+                "{indent}{arrow:<30} {:<15} {}",
+                c.cause.name(),
+                safe(&c.id)
+            );
+            let pad = format!("{indent}{:<46} ", "");
+            if let Some(g) = &c.expected {
+                let _ = writeln!(out, "{pad}expected: {}", safe(&goalposts_phrase(g, "->")));
+            }
+            if !c.detail.is_empty() {
+                let _ = writeln!(out, "{pad}{}", safe(&clip(&c.detail, 200)));
+            }
+        }
+    }
+}
+
+fn entries(out: &mut String, title: &str, note: &str, list: &[Entry], grouped: bool) {
+    if list.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title} ({}{note}):", list.len());
+    for (origin, group) in groups(list, |e| e.cause.origin(), grouped) {
+        let indent = heading(out, origin, group.len(), false);
+        for e in group {
+            let _ = writeln!(
+                out,
+                "{indent}{:<15} {:<15} {}",
+                e.status.name(),
+                e.cause.name(),
+                terminal_safe(&e.id)
+            );
+        }
+    }
+}
+
+/// Writes a group's heading (when grouped) and returns the indent of its lines. Regressions
+/// that came with the corpus are said to be failures still: the corpus explains them, it does
+/// not excuse them.
+fn heading(out: &mut String, origin: Option<Origin>, n: usize, failures: bool) -> &'static str {
+    let Some(o) = origin else {
+        return "  ";
+    };
+    let still = match (failures && o == Origin::Corpus, n) {
+        (false, _) => "",
+        (true, 1) => ", still a failure of the new run",
+        (true, _) => ", still failures of the new run",
+    };
+    let _ = writeln!(out, "  {n} {}{still}:", origin_heading(o));
+    "    "
+}
