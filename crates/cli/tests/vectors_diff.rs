@@ -180,6 +180,21 @@ fn a_moved_expectation_is_listed_alone_in_every_format() {
         assert_eq!(json[empty], serde_json::json!([]), "{empty}");
     }
     assert_ne!(json["old"]["digest"], json["new"]["digest"]);
+    assert_eq!(json["format"], "agentconf-corpus-diff/1");
+
+    // The entry `cargo xtask vectors` writes into vectors/CHANGELOG.md for the same two corpora.
+    let entry = run(&["vectors", "diff", "embedded", new, "--format", "changelog"]);
+    assert_eq!(entry.code, 0);
+    assert!(
+        entry.stdout.starts_with(&format!(
+            "## Corpus {}\n\nFrom {}: 0 added, 0 retired, 1 expectations changed",
+            json["new"]["digest"].as_str().expect("digest"),
+            json["old"]["digest"].as_str().expect("digest")
+        )),
+        "{}",
+        entry.stdout
+    );
+    assert!(entry.stdout.contains(MOVED), "{}", entry.stdout);
 
     let strict = run(&["vectors", "diff", "embedded", new, "--exit-code"]);
     assert_eq!(strict.code, 1, "{}", strict.stderr);
