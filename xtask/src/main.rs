@@ -1,10 +1,12 @@
 //! `cargo xtask …`: chores for maintainers and spec authors.
 //!
 //! - `cargo xtask rules [--check]`: regenerate `spec-notes/RULES.md` and `spec-notes/REVISIONS.md`
-//!   from `spec-notes/rules.toml` and `spec-notes/facts.toml`, and copy those two files to
-//!   `crates/rules/catalogue/` (what the rules crate embeds).
+//!   from `spec-notes/revisions.toml`, `rules.toml` and `facts.toml`, and copy those three files
+//!   to `crates/rules/catalogue/` (what the rules crate embeds).
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
-//!   in `crates/corpus`.
+//!   in `crates/corpus`, the generated regions of README.md and vectors/README.md, and, when the
+//!   corpus digest changes, a new entry at the top of `vectors/CHANGELOG.md` (the diff from the
+//!   corpus on disk).
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
 //!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`).
 //!
@@ -25,9 +27,10 @@ mod test_totals;
 
 const USAGE: &str =
     "usage: cargo xtask <rules|vectors|schemas> [--check] | test [ARGS…] | fuzz-seeds
-  rules     regenerate spec-notes/RULES.md and REVISIONS.md from rules.toml and facts.toml,
-            and the rules crate's copies of both (crates/rules/catalogue/)
-  vectors   regenerate vectors/ (vector files and manifest.json) and README's corpus region
+  rules     regenerate spec-notes/RULES.md and REVISIONS.md from revisions.toml, rules.toml and
+            facts.toml, and the rules crate's copies of the three (crates/rules/catalogue/)
+  vectors   regenerate vectors/ (vector files, manifest.json, COVERAGE.md, a CHANGELOG.md entry
+            when the digest changes) and the generated regions of README.md and vectors/README.md
   schemas   regenerate vectors/schema/*.schema.json from the vector model's types
   --check   change nothing; fail if the files are stale
   test      run every test (cargo test --workspace ARGS…) and close with the totals

@@ -5,6 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The draft revisions the suite knows (`spec-notes/revisions.toml`), embedded like the catalogue
+/// from its copy under `crates/rules/catalogue/`.
+pub const REVISIONS_TOML: &str = include_str!("../catalogue/revisions.toml");
+
 /// The AER-1 draft's name, as the catalogue and the table spell it.
 pub const AER1: &str = "draft-zambo-aer1";
 /// The GRP draft's name.
@@ -102,8 +106,7 @@ impl Revisions {
         static REVISIONS: std::sync::OnceLock<Revisions> = std::sync::OnceLock::new();
         REVISIONS.get_or_init(|| {
             // Checked by this crate's tests; failing here is a build defect, not an input problem.
-            Revisions::parse(crate::REVISIONS_TOML)
-                .expect("embedded spec-notes/revisions.toml parses")
+            Revisions::parse(REVISIONS_TOML).expect("embedded spec-notes/revisions.toml parses")
         })
     }
 

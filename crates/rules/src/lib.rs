@@ -23,15 +23,12 @@ pub const CATALOGUE_TOML: &str = include_str!("../catalogue/rules.toml");
 /// The draft facts the catalogue rests on (`spec-notes/facts.toml`), embedded likewise.
 pub const FACTS_TOML: &str = include_str!("../catalogue/facts.toml");
 
-/// The draft revisions the suite knows (`spec-notes/revisions.toml`), embedded likewise.
-pub const REVISIONS_TOML: &str = include_str!("../catalogue/revisions.toml");
-
 pub mod draft_revisions;
 mod facts;
 mod revisions_table;
 mod rule_error;
 
-pub use draft_revisions::{FactsStatus, RevisionRecord, Revisions};
+pub use draft_revisions::{FactsStatus, RevisionRecord, Revisions, REVISIONS_TOML};
 pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts};
 pub use rule_error::RuleError;
 

@@ -603,3 +603,86 @@ fn embedded_corpus_snapshot_equals_the_directory_written_from_it() {
         expectations.len() > 1
     }));
 }
+
+/// Untrusted vector files never panic the lenient reader: every member of real vector files
+/// (top level and `other_revisions`) removed, or replaced by a value of each other JSON type,
+/// gives a summary or an error, never a panic; and a required member gone is an error.
+#[test]
+fn every_member_removed_or_retyped_gives_a_result_not_a_panic() {
+    let corpus = crate::corpus();
+    let samples = corpus
+        .iter()
+        .filter(|v| !v.other_revisions.is_empty())
+        .take(3)
+        .chain(
+            corpus
+                .iter()
+                .filter(|v| v.other_revisions.is_empty())
+                .take(3),
+        );
+    let replacements = [
+        Value::Null,
+        json!(true),
+        json!(-1.5),
+        json!("x"),
+        json!([]),
+        json!([1, "09", null]),
+        json!({}),
+    ];
+    let mut tried = 0;
+    for v in samples {
+        let original: Value =
+            serde_json::from_str(&crate::writer::vector_file(v)).expect("a vector file is JSON");
+        let mut paths: Vec<Vec<String>> = Vec::new();
+        if let Value::Object(top) = &original {
+            for (k, value) in top {
+                paths.push(vec![k.clone()]);
+                if let Some(others) = value.as_array().filter(|_| k == "other_revisions") {
+                    for (i, other) in others.iter().enumerate() {
+                        for member in other.as_object().into_iter().flat_map(|o| o.keys()) {
+                            paths.push(vec![k.clone(), i.to_string(), member.clone()]);
+                        }
+                    }
+                }
+            }
+        }
+        for path in paths {
+            let (last, parents) = path.split_last().expect("a path has a member");
+            let mut removed = original.clone();
+            if let Some(object) = parent_object(&mut removed, parents) {
+                object.remove(last);
+            }
+            let result = super::load::summarise(&removed, "0".repeat(64));
+            if path.len() == 1
+                && ["id", "suite", "family", "revisions", "expectation"].contains(&last.as_str())
+            {
+                assert!(result.is_err(), "{} without {last} was read", v.id);
+            }
+            tried += 1;
+            for r in &replacements {
+                let mut retyped = original.clone();
+                if let Some(object) = parent_object(&mut retyped, parents) {
+                    object.insert(last.clone(), r.clone());
+                }
+                let _ = super::load::summarise(&retyped, "0".repeat(64));
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 100, "only {tried} variants tried");
+}
+
+/// The object a path of member names and array indexes leads to.
+fn parent_object<'a>(
+    doc: &'a mut Value,
+    path: &[String],
+) -> Option<&'a mut serde_json::Map<String, Value>> {
+    let mut at = doc;
+    for step in path {
+        at = match step.parse::<usize>() {
+            Ok(i) => at.get_mut(i)?,
+            Err(_) => at.get_mut(step.as_str())?,
+        };
+    }
+    at.as_object_mut()
+}
