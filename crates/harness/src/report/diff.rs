@@ -55,6 +55,10 @@ pub struct Diff {
     pub new_implementation: String,
     pub old_corpus_digest: String,
     pub new_corpus_digest: String,
+    /// The agentconf versions that graded each run: grading can change between versions, and a
+    /// status moved by it would otherwise pass for the implementation's doing.
+    pub old_suite_version: String,
+    pub new_suite_version: String,
     /// Whether both corpora's file hashes were given, so that a changed vector can be told from
     /// an unchanged one.
     pub corpora_known: bool,
@@ -121,6 +125,8 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
         new_implementation: new.header.implementation.name.clone(),
         old_corpus_digest: old.header.corpus_digest.clone(),
         new_corpus_digest: new.header.corpus_digest.clone(),
+        old_suite_version: old.header.suite_version.clone(),
+        new_suite_version: new.header.suite_version.clone(),
         corpora_known: corpora.is_some(),
         regressions: Vec::new(),
         fixes: Vec::new(),
@@ -309,6 +315,21 @@ mod tests {
         assert_eq!(causes(&d), [("v/1".into(), Cause::Implementation)]);
         assert!(d.has_regressions() && !d.corpus_changed());
         assert_eq!(d.count(Cause::Implementation), 1);
+    }
+
+    #[test]
+    fn runs_graded_by_two_agentconf_versions_say_so() {
+        let old = file(A, &[], vec![line("v/1", Invalid, Pass)]);
+        let mut new = file(A, &[], vec![line("v/1", Invalid, FalseAccept)]);
+        let same = super::text::runs(&diff(&old, &new, None), "", str::to_string);
+        assert!(!same.contains("graded by"), "{same}");
+        new.header.suite_version = "0.2.0".into();
+        let d = diff(&old, &new, None);
+        let text = super::text::runs(&d, "", str::to_string);
+        assert!(
+            text.contains("graded by agentconf 0.1.0 and 0.2.0"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -51,13 +51,22 @@ pub fn counts(d: &Diff) -> (String, String) {
 /// Which implementation ran on which corpus: an `old: …` and a `new: …` line (no final newline),
 /// each starting with `bullet`, every string from the files passed through `escape`.
 pub fn runs(d: &Diff, bullet: &str, escape: impl Fn(&str) -> String) -> String {
-    format!(
+    let mut out = format!(
         "{bullet}old: {} on corpus {}\n{bullet}new: {} on corpus {}",
         escape(&d.old_implementation),
         escape(&d.old_corpus_digest),
         escape(&d.new_implementation),
         escape(&d.new_corpus_digest)
-    )
+    );
+    if d.old_suite_version != d.new_suite_version {
+        out.push_str(&format!(
+            "\n{bullet}graded by agentconf {} and {}: a grading change between them also moves \
+             statuses, and is counted here as the implementation's",
+            escape(&d.old_suite_version),
+            escape(&d.new_suite_version)
+        ));
+    }
+    out
 }
 
 /// One line on where the differences came from: "across corpus A → B: N differences from the
