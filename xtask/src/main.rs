@@ -184,8 +184,9 @@ fn vectors(check: bool) -> Result<(), String> {
 const CHANGELOG: &str = "CHANGELOG.md";
 
 /// When the corpus digest changes, prepends to `vectors/CHANGELOG.md` the diff from the corpus on
-/// disk to the new one. A corpus on disk that cannot be read (deleted, hand-edited) is diffed as
-/// an empty corpus, and the entry says from what.
+/// disk to the new one. No corpus on disk yet (no manifest) is the empty corpus; a corpus on disk
+/// that cannot be read (a hand-edited file, a broken manifest) is an error, not an empty corpus:
+/// an entry diffed from nothing would list every vector as added and hide what changed.
 fn changelog(
     dir: &Path,
     corpus: &[agentconf_contract::vector::Vector],
@@ -193,39 +194,70 @@ fn changelog(
 ) -> Result<(), String> {
     use agentconf_corpus::diff;
     let path = dir.join(CHANGELOG);
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = read_changelog(&path)?;
     if diff::changelog_latest_digest(&text) == Some(digest) {
         println!("vectors/{CHANGELOG}: up to date");
         return Ok(());
     }
-    let old = diff::load_dir(dir).unwrap_or_else(|e| {
-        eprintln!("xtask: the corpus on disk cannot be read ({e}); the changelog entry starts from an empty corpus");
-        diff::CorpusSnapshot {
-            digest: "(no readable corpus)".into(),
-            vectors: Default::default(),
-        }
-    });
+    let old = if dir.join(agentconf_corpus::writer::MANIFEST).exists() {
+        diff::load_dir(dir).map_err(|e| {
+            format!(
+                "the corpus on disk cannot be read, so the changelog entry cannot say what \
+                 changed: {e}\nRestore it (`git checkout -- vectors/`) and run `cargo xtask \
+                 vectors` again"
+            )
+        })?
+    } else {
+        diff::empty_snapshot()
+    };
     let entry = diff::diff(&old, &diff::from_vectors(corpus)).changelog_entry();
-    std::fs::write(&path, diff::changelog_prepend(&text, &entry))
-        .map_err(|e| format!("cannot write vectors/{CHANGELOG}: {e}"))?;
+    let updated = diff::changelog_prepend(&text, &entry);
+    let problems = diff::changelog_problems(&updated, &diff::empty_snapshot().digest);
+    if !problems.is_empty() {
+        return Err(format!(
+            "vectors/{CHANGELOG} would not hold together after this entry (was it edited, or the \
+             corpus regenerated without it?):\n  {}",
+            problems.join("\n  ")
+        ));
+    }
+    std::fs::write(&path, updated).map_err(|e| format!("cannot write vectors/{CHANGELOG}: {e}"))?;
     println!("vectors/{CHANGELOG}: entry for {digest} written");
     Ok(())
 }
 
-/// The changelog's newest entry must be the current corpus: a corpus change committed without
-/// `cargo xtask vectors` would leave the digest a claim cites untraceable.
-fn check_changelog(dir: &Path, digest: &str) -> Result<(), String> {
-    let text = std::fs::read_to_string(dir.join(CHANGELOG)).unwrap_or_default();
-    match agentconf_corpus::diff::changelog_latest_digest(&text) {
-        Some(latest) if latest == digest => {
-            println!("vectors/{CHANGELOG}: up to date");
-            Ok(())
-        }
-        latest => Err(format!(
-            "vectors/{CHANGELOG}'s newest entry is for {}, not the corpus {digest}: run `cargo xtask vectors`",
-            latest.unwrap_or("no corpus")
-        )),
+/// The changelog's text; none yet is empty, anything else unreadable is an error.
+fn read_changelog(path: &Path) -> Result<String, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(format!("cannot read vectors/{CHANGELOG}: {e}")),
     }
+}
+
+/// The changelog's newest entry must be the current corpus (a corpus change committed without
+/// `cargo xtask vectors` would leave the digest a claim cites untraceable), and its entries must
+/// chain back to the empty corpus with no gap and no merge-conflict marker.
+fn check_changelog(dir: &Path, digest: &str) -> Result<(), String> {
+    use agentconf_corpus::diff;
+    let text = read_changelog(&dir.join(CHANGELOG))?;
+    match diff::changelog_latest_digest(&text) {
+        Some(latest) if latest == digest => {}
+        latest => {
+            return Err(format!(
+                "vectors/{CHANGELOG}'s newest entry is for {}, not the corpus {digest}: run `cargo xtask vectors`",
+                latest.unwrap_or("no corpus")
+            ))
+        }
+    }
+    let problems = diff::changelog_problems(&text, &diff::empty_snapshot().digest);
+    if !problems.is_empty() {
+        return Err(format!(
+            "vectors/{CHANGELOG} does not hold together:\n  {}",
+            problems.join("\n  ")
+        ));
+    }
+    println!("vectors/{CHANGELOG}: up to date, every entry chained to the one below it");
+    Ok(())
 }
 
 /// The generated regions of hand-written documents: README.md's corpus region (counts, digest,

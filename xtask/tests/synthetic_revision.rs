@@ -9,8 +9,10 @@
 //!    `cargo xtask schemas`; the catalogue, the corpus, the schema and the documents all name
 //!    revision 10, every check passes, and the reference conforms to the regenerated corpus.
 //!
-//! It builds the copy in `target/synthetic-revision` (kept between runs, so only the first run
-//! compiles the dependencies) and works offline: the dependencies are those of the real build.
+//! The copy lives in the system's temporary directory and is removed when the test ends; it is
+//! built into `synthetic-revision` under the workspace's target directory (`CARGO_TARGET_DIR`
+//! when set), kept between runs so only the first run compiles the dependencies. It works
+//! offline: the dependencies are those of the real build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -49,6 +51,16 @@ fn workspace_root() -> PathBuf {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default()
+}
+
+/// The workspace's target directory: `CARGO_TARGET_DIR` when set (relative to the root when
+/// relative), else `target/` under the root.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
 }
 
 /// The copy, removed when the test ends, passed or not.
@@ -197,7 +209,7 @@ fn a_new_vector_and_a_new_revision_regenerate_with_no_hand_edit() {
     let dir = &copy.0;
     let _ = std::fs::remove_dir_all(dir);
     copy_tree(&root, dir, "");
-    let target = root.join("target/synthetic-revision");
+    let target = target_dir(&root).join("synthetic-revision");
     let before = manifest(dir);
 
     // 1. One more vector: one code change, one `cargo xtask vectors`.
@@ -258,10 +270,14 @@ fn a_new_vector_and_a_new_revision_regenerate_with_no_hand_edit() {
     let revisions_md = read(dir, "spec-notes/REVISIONS.md");
     assert!(revisions_md.contains("## draft-zambo-aer1 revision 10"));
     assert!(revisions_md.contains("not yet checked against the text of revision 10"));
-    assert!(read(dir, "spec-notes/RULES.md").contains("06, 07, 08, 09, 10"));
+    let rules_md = read(dir, "spec-notes/RULES.md");
+    assert!(rules_md.contains("06, 07, 08, 09, 10"));
+    assert!(rules_md.contains("draft-zambo-aer1 revision 10: its facts are carried over"));
     assert!(read(dir, "vectors/schema/vector.schema.json").contains("\"10\""));
     assert!(
-        read(dir, "vectors/README.md").contains("| draft-zambo-aer1 | 10 | `preimage` | `10` |")
+        read(dir, "vectors/README.md").contains(
+            "| draft-zambo-aer1 | 10 | `preimage` | **carried**, not yet read against this revision's text | `10` |"
+        )
     );
     assert!(read(dir, "crates/rules/catalogue/revisions.toml").contains("revision = \"10\""));
 
@@ -274,4 +290,26 @@ fn a_new_vector_and_a_new_revision_regenerate_with_no_hand_edit() {
         results.contains("\"revision\":\"10\""),
         "no case ran under revision 10"
     );
+
+    // The command line takes the new revision and still takes 09 (a user's script that names it
+    // keeps working), and each report names the revision asked for.
+    let agentconf = target.join("debug/agentconf");
+    let chain = dir.join("crates/aer1/testdata/v07-valid-5.json");
+    for revision in ["09", "10"] {
+        let out = Command::new(&agentconf)
+            .args([
+                "verify",
+                "timeline",
+                "--format",
+                "json",
+                "--revision",
+                revision,
+            ])
+            .arg(&chain)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        assert!(out.status.success(), "--revision {revision}: {report}");
+        assert_eq!(report["revision"], revision);
+    }
 }

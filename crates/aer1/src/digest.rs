@@ -17,23 +17,36 @@ pub fn sha256(bytes: &[u8]) -> Hash32 {
     Sha256::digest(bytes).into()
 }
 
-/// The digest construction a chain is checked under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// The digest construction a chain is checked under. Named after the revision each construction
+/// was last current in when this code was written; which draft revisions use which construction is
+/// the revisions table's business (`spec-notes/revisions.toml`), read by [`Revision::parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Revision {
-    /// Revision 09 (the construction of 07, kept by 08 and 09): the current one.
-    #[serde(rename = "09")]
+    /// The `preimage` construction of revision 07, kept by 08 and 09: the current one.
     R09,
-    /// Revision 06: bytes only. Historical; results are always labelled so.
-    #[serde(rename = "06")]
+    /// The `bytes` construction of revision 06. Historical; results are always labelled so.
     R06,
 }
 
 impl Revision {
-    pub fn as_str(self) -> &'static str {
+    /// The construction's name in the revisions table.
+    pub fn construction(self) -> &'static str {
         match self {
-            Revision::R09 => "09",
-            Revision::R06 => "06",
+            Revision::R09 => "preimage",
+            Revision::R06 => "bytes",
         }
+    }
+
+    /// The newest draft revision the revisions table checks under this construction: the revision
+    /// a report names when its caller did not name one (the CLI names the one it was asked for).
+    pub fn as_str(self) -> &'static str {
+        let table = agentconf_rules::Revisions::embedded();
+        table
+            .of(agentconf_rules::draft_revisions::AER1)
+            .into_iter()
+            .rev()
+            .find(|r| r.construction == self.construction())
+            .map_or(self.construction(), |r| r.revision.as_str())
     }
 
     pub fn is_historical(self) -> bool {
@@ -52,11 +65,9 @@ impl Revision {
 
     /// The code for a construction named in the revisions table.
     pub fn for_construction(construction: &str) -> Option<Revision> {
-        match construction {
-            "preimage" => Some(Revision::R09),
-            "bytes" => Some(Revision::R06),
-            _ => None,
-        }
+        [Revision::R09, Revision::R06]
+            .into_iter()
+            .find(|r| r.construction() == construction)
     }
 }
 

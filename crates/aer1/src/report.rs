@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use crate::commitment::Commitment;
-use crate::digest::Revision;
 use crate::finding::{Finding, Verdict};
 
 /// The draft every report refers to. An individual Internet-Draft: not an RFC, not IETF-endorsed.
@@ -25,7 +24,9 @@ pub enum TruncationEvidence {
 /// Result of `verify timeline`.
 #[derive(Clone, Debug, Serialize)]
 pub struct TimelineReport {
-    pub revision: Revision,
+    /// The draft revision the chain was checked as: the one the caller named, or the newest
+    /// revision of the construction checked ([`crate::Revision::as_str`]).
+    pub revision: String,
     /// True for revision-06 results, which are never results under the current construction.
     pub historical: bool,
     pub verdict: Verdict,

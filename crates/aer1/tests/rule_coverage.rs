@@ -753,12 +753,12 @@ fn versioning_is_shown_by_labelling() {
     let as_06 = verify_timeline(&bytes[..], &r06).unwrap();
     assert_eq!(as_06.verdict, Verdict::Valid, "{:#?}", as_06.failures);
     assert!(as_06.historical);
-    assert_eq!(as_06.revision, Revision::R06);
+    assert_eq!(as_06.revision, Revision::R06.as_str());
     // Under the current construction: never valid, not historical, and only the links fail.
     let as_09 = verify_timeline(&bytes[..], &TimelineOptions::default()).unwrap();
     assert_eq!(as_09.verdict, Verdict::Invalid);
     assert!(!as_09.historical);
-    assert_eq!(as_09.revision, Revision::R09);
+    assert_eq!(as_09.revision, Revision::R09.as_str());
     let rules: Vec<&str> = as_09.failures.iter().map(|f| f.rule.id()).collect();
     assert_eq!(rules, ["AER1-TL-LINK"; 4]);
     assert!(!rules.contains(&"AER1-TL-VERSIONING"));

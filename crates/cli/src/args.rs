@@ -12,20 +12,15 @@ fn newest(draft: &str) -> &'static str {
     Revisions::embedded().newest(draft)
 }
 
-/// One value per construction of a draft, named by the newest revision that uses it (as the
-/// revisions table lists them), with the revisions it covers as help: the accepted values follow
-/// the table with no code change, and what is checked is said by the value itself (the report
-/// names the revision it was asked for, never an older one the construction also covers).
+/// Every revision of a draft the revisions table lists, newest first. Each one is accepted (a
+/// script that names revision 09 keeps working when 10 is added), and each is checked under the
+/// construction the table gives it; the help shows one value per construction, the newest revision
+/// that uses it, and hides the older ones so the list stays short. What is checked is named by the
+/// value asked for: reports carry the requested revision, never another one of its construction.
 fn revision_values(draft: &str) -> PossibleValuesParser {
     let records = Revisions::embedded().of(draft);
     let mut values: Vec<PossibleValue> = Vec::new();
     for (i, r) in records.iter().enumerate().rev() {
-        if records[i + 1..]
-            .iter()
-            .any(|x| x.construction == r.construction)
-        {
-            continue;
-        }
         let covered: Vec<&str> = records
             .iter()
             .filter(|x| x.construction == r.construction)
@@ -35,24 +30,45 @@ fn revision_values(draft: &str) -> PossibleValuesParser {
             [one] => format!("revision {one}"),
             many => format!("revisions {}", many.join(", ")),
         };
-        values.push(PossibleValue::new(r.revision.as_str()).help(format!(
-            "the `{}` construction, used by {used_by}",
-            r.construction
-        )));
+        let newer_uses_it = records[i + 1..]
+            .iter()
+            .any(|x| x.construction == r.construction);
+        values.push(
+            PossibleValue::new(r.revision.as_str())
+                .help(format!(
+                    "the `{}` construction, used by {used_by}",
+                    r.construction
+                ))
+                .hide(newer_uses_it),
+        );
     }
     PossibleValuesParser::new(values)
+}
+
+/// The one-line description, naming the revisions the revisions table makes current.
+fn about() -> String {
+    format!(
+        "Conformance tooling for AER-1 ({AER1}, revision {}) and GRP ({GRP}, revision {}).",
+        newest(AER1),
+        newest(GRP)
+    )
+}
+
+fn long_about() -> String {
+    format!(
+        "{} Both are individual Internet-Drafts: not RFCs and not endorsed by the IETF.\n\n\
+         Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable output. \
+         FILE may be '-' for standard input.",
+        about()
+    )
 }
 
 #[derive(Parser, Debug)]
 #[command(
     name = "agentconf",
     version,
-    about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09).",
-    long_about = "Conformance tooling for AER-1 (draft-zambo-aer1, revision 09), an individual \
-                  Internet-Draft: not an RFC and not endorsed by the IETF.\n\n\
-                  Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable \
-                  output. \
-                  FILE may be '-' for standard input."
+    about = about(),
+    long_about = long_about()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -66,7 +82,7 @@ pub enum Command {
     Verify(Verify),
     /// Print each timeline entry's digest (and with --preimage, the bytes hashed).
     Digest(DigestArgs),
-    /// Verify a timeline under revision 09 and print its external commitment artifact.
+    /// Verify a timeline under the draft's newest revision and print its external commitment.
     Commit(CommitArgs),
     /// List the rule catalogue.
     Rules(RulesArgs),
@@ -341,8 +357,9 @@ pub enum Vectors {
     /// subset and every input as a plain file under inputs/.
     Export(VectorsExportArgs),
     /// Compare two corpora: vectors added and retired, expectations changed under a revision
-    /// graded by both, revisions gained or lost, files changed with the same grades; per-family
-    /// and per-rule counts. Corpus directories of older agentconf versions are read too.
+    /// graded by both, revisions gained or lost, files whose content changed besides their grades
+    /// (inputs, description, flags); per-family and per-rule counts. Corpus directories of older
+    /// agentconf versions are read too.
     Diff(VectorsDiffArgs),
 }
 
@@ -376,7 +393,7 @@ pub struct VectorsShowArgs {
 
 #[derive(Args, Debug)]
 pub struct VectorsExportArgs {
-    /// The draft revision to export (06, 07, 08 or 09).
+    /// The draft revision to export (any revision spec-notes/revisions.toml lists).
     #[arg(long)]
     pub revision: String,
     /// The directory to write; it must not exist or be empty.
@@ -460,7 +477,7 @@ pub struct ReceiptArgs {
 pub struct TimelineArgs {
     /// The timeline file (a JSON array of entries), or '-' for standard input.
     pub file: PathBuf,
-    /// An external commitment to check the chain against (revision 09 only).
+    /// An external commitment to check the chain against (a revision the AER1-CM rules apply to).
     #[arg(long, value_name = "FILE")]
     pub commitment: Option<PathBuf>,
     /// The draft revision whose chain construction to verify under (spec-notes/revisions.toml).
@@ -488,7 +505,7 @@ pub struct DigestArgs {
     /// The draft revision whose chain construction to digest under (spec-notes/revisions.toml).
     #[arg(long, default_value = newest(AER1), value_parser = revision_values(AER1))]
     pub revision: String,
-    /// Also print each entry's preimage (revision 09 only).
+    /// Also print each entry's preimage (a revision with the `preimage` construction).
     #[arg(long)]
     pub preimage: bool,
     #[command(flatten)]

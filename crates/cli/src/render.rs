@@ -67,10 +67,10 @@ fn timeline(r: &TimelineReport, source: &str) -> String {
             out,
             "revision: {} (HISTORICAL: the revision-06 construction binds only each entry's bytes; \
              this is not a result under the current construction)",
-            r.revision.as_str()
+            r.revision
         );
     } else {
-        let _ = writeln!(out, "revision: {}", r.revision.as_str());
+        let _ = writeln!(out, "revision: {}", r.revision);
     }
     let _ = writeln!(out, "entries: {}", r.entry_count);
     if let Some(job) = &r.job_id {

@@ -223,12 +223,13 @@ fn check_timeline_envelope(v: &Value) {
         v["verdict"] == "valid" || v["verdict"] == "invalid",
         "verdict: {v}"
     );
-    assert!(
-        v["revision"] == "09" || v["revision"] == "06",
-        "revision: {v}"
-    );
+    let aer1 = agentconf_rules::draft_revisions::AER1;
+    let construction = v["revision"]
+        .as_str()
+        .and_then(|r| agentconf_rules::Revisions::embedded().construction(aer1, r));
+    assert!(construction.is_some(), "revision: {v}");
     assert!(v["historical"].is_boolean(), "historical: {v}");
-    assert_eq!(v["historical"], json!(v["revision"] == "06"), "{v}");
+    assert_eq!(v["historical"], json!(construction == Some("bytes")), "{v}");
     assert!(v["failures_omitted"].is_u64(), "failures_omitted: {v}");
     assert!(v["entry_count"].is_u64(), "entry_count: {v}");
     assert!(
@@ -799,6 +800,38 @@ fn digest_under_revision_06_is_historical() {
 // Exit codes: usage errors and unreadable input (2) versus malformed content (1)
 // ---------------------------------------------------------------------------------------------
 
+/// Every AER-1 revision the revisions table lists is accepted, checked under its construction, and
+/// named in the report as asked: a script naming an older revision keeps working when a newer one
+/// is added, and a result is never labelled with a revision it was not asked for.
+#[test]
+fn every_listed_revision_is_accepted_and_named_as_asked() {
+    let table = agentconf_rules::Revisions::embedded();
+    let numbers = table.numbers(agentconf_rules::draft_revisions::AER1);
+    assert!(
+        numbers.len() > 2,
+        "the test needs revisions sharing a construction"
+    );
+    for rev in numbers {
+        let (r, v) = verify_timeline_json(&v07_path(), &["--revision", rev]);
+        let historical =
+            table.construction(agentconf_rules::draft_revisions::AER1, rev) == Some("bytes");
+        assert_eq!(v["revision"], rev, "{}", r.what);
+        assert_eq!(v["historical"], historical, "{}", r.what);
+        // The fixture is a revision-07 chain: it verifies under every preimage revision.
+        r.expect_code(if historical { 1 } else { 0 });
+        let d = run(&[
+            "digest",
+            p(&v07_path()),
+            "--revision",
+            rev,
+            "--format",
+            "json",
+        ]);
+        let head: Value = serde_json::from_str(&d.out()).expect("digest JSON");
+        assert_eq!(head["revision"], rev, "{}", d.what);
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let v07 = v07_path();
@@ -811,9 +844,18 @@ fn usage_errors_exit_2() {
         vec!["verify", "timeline"],
         vec!["verify", "timeline", p(&v07), "--no-such-flag"],
         vec!["verify", "timeline", p(&v07), "--format", "yaml"],
-        vec!["verify", "timeline", p(&v07), "--revision", "07"],
-        vec!["verify", "timeline", p(&v07), "--revision", "08"],
         vec!["verify", "timeline", p(&v07), "--revision", "9"],
+        vec!["verify", "timeline", p(&v07), "--revision", "99"],
+        vec!["verify", "timeline", p(&v07), "--revision", "01"],
+        vec![
+            "verify",
+            "timeline",
+            p(&v07),
+            "--revision",
+            "07",
+            "--commitment",
+            p(&commitment),
+        ],
         vec![
             "verify",
             "timeline",
@@ -828,7 +870,7 @@ fn usage_errors_exit_2() {
         vec!["verify", "receipt", p(&v07), "--tier", "loose"],
         vec!["verify", "receipt", p(&v07), "--tier", "Anchored"],
         vec!["digest", p(&v07), "--revision", "06", "--preimage"],
-        vec!["digest", p(&v07), "--revision", "07"],
+        vec!["grp", "admit", p(&v07), "--revision", "09"],
         vec!["commit", p(&v07)],
         vec!["commit", p(&v07), "--published-at", "2026-02-30T00:00:00Z"],
         vec!["commit", p(&v07), "--published-at", "2026-10-01 18:30:00Z"],

@@ -74,8 +74,13 @@ fn entry_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(entry["path"].as_str().expect("path"))
 }
 
-/// A copy of the committed corpus in which MOVED is `acceptable` under every revision.
+/// A copy of the committed corpus in which MOVED is `acceptable` under every revision, and, with
+/// `also_edit_flags`, flagged too (a content change made along with the expectation's).
 fn corpus_with_moved_expectation() -> TempDir {
+    corpus_with_moved_expectation_and(false)
+}
+
+fn corpus_with_moved_expectation_and(also_edit_flags: bool) -> TempDir {
     let tmp = TempDir::new("moved");
     copy_dir(&committed_vectors(), tmp.path());
     let file = entry_path(tmp.path(), MOVED);
@@ -86,7 +91,9 @@ fn corpus_with_moved_expectation() -> TempDir {
     );
     vector["expectation"] = Value::from("acceptable");
     vector["expected_rules"] = serde_json::json!(["AER1-WF-ROOT"]);
-    vector["flags"] = serde_json::json!(["interpretation"]);
+    if also_edit_flags {
+        vector["flags"] = serde_json::json!(["interpretation"]);
+    }
     std::fs::write(
         &file,
         serde_json::to_string_pretty(&vector).expect("JSON") + "\n",
@@ -206,6 +213,26 @@ fn a_moved_expectation_is_listed_alone_in_every_format() {
         back["expectation_changes"][0]["revisions"][0]["after"]["expectation"],
         "valid"
     );
+}
+
+/// A file edited besides its grade is a content change as well: the moved expectation does not
+/// hide it.
+#[test]
+fn a_content_change_made_with_a_moved_expectation_is_listed_too() {
+    let tmp = corpus_with_moved_expectation_and(true);
+    let new = tmp.path().to_str().expect("UTF-8 path");
+    let text = run(&["vectors", "diff", "embedded", new]);
+    assert!(
+        text.stdout.contains(
+            "0 added, 0 retired, 1 expectations changed, 0 revisions changed, 1 content changed"
+        ),
+        "{}",
+        text.stdout
+    );
+    let json = run(&["vectors", "diff", "embedded", new, "--format", "json"]);
+    let json: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(json["content_changes"][0]["id"], MOVED);
+    assert_eq!(json["expectation_changes"][0]["id"], MOVED);
 }
 
 #[test]

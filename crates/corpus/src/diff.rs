@@ -20,8 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use changelog::{changelog_latest_digest, changelog_prepend, CHANGELOG_HEADER};
-pub use load::{from_vectors, load_dir};
+pub use changelog::{
+    changelog_latest_digest, changelog_prepend, changelog_problems, CHANGELOG_HEADER,
+};
+pub use load::{empty_snapshot, from_vectors, load_dir};
 
 /// What a vector expects under one revision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -40,6 +42,10 @@ pub struct VectorSummary {
     pub family: String,
     /// SHA-256 of the vector file's bytes (lowercase hex), as the manifest lists it.
     pub sha256: String,
+    /// SHA-256 of the vector without its grades (`revisions`, `expectation`, `expected_rules`,
+    /// `other_revisions`), members sorted: what changed in a file besides its grades, so a new
+    /// input or description is not hidden by an expectation or a revision that moved with it.
+    pub content_sha256: String,
     /// The rules the vector exercises, sorted.
     pub rules: Vec<String>,
     /// The grade under every revision the vector has one for: the main `revisions` and every
@@ -109,15 +115,16 @@ pub struct RevisionChangeGroup {
     pub gained: Vec<String>,
     pub lost: Vec<String>,
     pub count: usize,
-    /// How many of the gained cases (vector × gained revision) expect each expectation: what
-    /// an implementer of the new revision is now held to.
+    /// How many of the grades gained (vector × gained revision) expect each expectation: what an
+    /// implementer of the new revision is now held to. A grade is not a case: an AER-1 timeline
+    /// runs once per construction, under the newest revision of it.
     pub gained_expectations: BTreeMap<String, usize>,
     pub by_family: BTreeMap<String, usize>,
     pub ids: Vec<String>,
 }
 
-/// A vector whose file changed while every grade (and the set of revisions) stayed the same:
-/// its inputs, description, flags or exercised rules changed.
+/// A vector whose file changed besides its grades: its inputs, description, flags, options or
+/// exercised rules. A vector whose expectation or revisions also moved is listed there too.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ContentChange {
     pub id: String,
@@ -239,9 +246,9 @@ pub fn diff(old: &CorpusSnapshot, new: &CorpusSnapshot) -> CorpusDiff {
             groups.entry((gained, lost)).or_default().push(n);
             out.tally(Some(o), n, |t| t.revisions_changed += 1);
         }
-        // Only what the other categories do not already explain: a revision gained or an
-        // expectation moved changes the file too.
-        if !grades_moved && !revisions_moved && o.sha256 != n.sha256 {
+        // Judged without the grades: a revision gained or an expectation moved changes the file
+        // too, and must neither count as a content change nor hide one made with it.
+        if o.content_sha256 != n.content_sha256 {
             let (rules_added, rules_removed) = set_difference(&o.rules, &n.rules);
             out.content_changes.push(ContentChange {
                 id: id.clone(),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use agentconf_contract::vector::Vector;
 use agentconf_rules::draft_revisions::GRP;
-use agentconf_rules::Revisions;
+use agentconf_rules::{FactsStatus, Revisions};
 
 /// The line that opens the region `name`.
 pub fn begin_marker(name: &str) -> String {
@@ -47,8 +47,8 @@ pub fn splice_region(
 pub fn revisions_region(vectors: &[Vector]) -> String {
     let table = Revisions::embedded();
     let mut out = String::from(
-        "| draft | revision | construction | cases run as | vectors graded under it | what changed |\n\
-         |---|---|---|---|---|---|\n",
+        "| draft | revision | construction | facts | cases run as | vectors graded under it | what changed |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for r in table.records() {
         let graded = vectors
@@ -75,9 +75,15 @@ pub fn revisions_region(vectors: &[Vector]) -> String {
                 .map_or("", |x| x.revision.as_str());
             format!("`{newest}`")
         };
+        // A carried revision's grades are the previous revision's, unread against its text:
+        // said where the grades are counted, not only in REVISIONS.md.
+        let facts = match r.facts {
+            FactsStatus::Read => "read",
+            FactsStatus::Carried => "**carried**, not yet read against this revision's text",
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | `{}` | {run_as} | {graded} | {} |",
+            "| {} | {} | `{}` | {facts} | {run_as} | {graded} | {} |",
             r.draft,
             r.revision,
             r.construction,

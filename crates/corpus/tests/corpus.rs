@@ -481,8 +481,9 @@ fn readme_corpus_region_is_up_to_date() {
     assert!(readme.contains(&manifest.corpus_digest));
 }
 
-/// `vectors/CHANGELOG.md`'s newest entry is the corpus embedded in the tool: the digest a
-/// conformance claim cites can be traced to what changed in it. `cargo xtask vectors` writes it.
+/// `vectors/CHANGELOG.md`'s newest entry is the corpus embedded in the tool, and every entry
+/// starts from the one below it: the digest a conformance claim cites can be traced to what
+/// changed in it. `cargo xtask vectors` writes it.
 #[test]
 fn the_changelog_describes_the_current_corpus() {
     let text = std::fs::read_to_string(concat!(
@@ -495,5 +496,11 @@ fn the_changelog_describes_the_current_corpus() {
         agentconf_corpus::diff::changelog_latest_digest(&text),
         Some(digest.as_str()),
         "vectors/CHANGELOG.md is stale: run `cargo xtask vectors`"
+    );
+    let empty = agentconf_corpus::diff::empty_snapshot().digest;
+    assert_eq!(
+        agentconf_corpus::diff::changelog_problems(&text, &empty),
+        Vec::<String>::new(),
+        "vectors/CHANGELOG.md does not chain back to the empty corpus"
     );
 }

@@ -82,6 +82,18 @@ impl Revisions {
                     r.draft, r.revision
                 ));
             }
+            // A vector's `revisions` and `vectors list --revision` name a revision by its number
+            // alone, so a number must say which draft it belongs to.
+            if let Some(other) = records[..i]
+                .iter()
+                .find(|e| e.draft != r.draft && e.revision == r.revision)
+            {
+                return Err(format!(
+                    "revision {} is listed for both {} and {}: the corpus names a revision by its \
+                     number alone, so the drafts' numbers must not overlap",
+                    r.revision, other.draft, r.draft
+                ));
+            }
             if let Some(earlier) = records[..i]
                 .iter()
                 .rfind(|e| e.draft == r.draft)
@@ -125,8 +137,8 @@ impl Revisions {
         out
     }
 
-    /// Every revision number of either draft, sorted, each once (the drafts' numbers are
-    /// distinct today, so a bare number names one revision).
+    /// Every revision number of either draft, sorted ([`Revisions::parse`] refuses a number both
+    /// drafts use, so a bare number names one revision).
     pub fn all_numbers(&self) -> Vec<&str> {
         let mut out: Vec<&str> = self.records.iter().map(|r| r.revision.as_str()).collect();
         out.sort_unstable();
@@ -160,12 +172,6 @@ impl Revisions {
     /// How the reference checks documents of `revision`, if the table knows it.
     pub fn construction(&self, draft: &str, revision: &str) -> Option<&str> {
         self.get(draft, revision).map(|r| r.construction.as_str())
-    }
-
-    /// Whether `revision` is checked the way the draft's newest revision is.
-    pub fn has_current_construction(&self, draft: &str, revision: &str) -> bool {
-        let current = self.construction(draft, self.newest(draft));
-        current.is_some() && self.construction(draft, revision) == current
     }
 
     /// The revisions from `since` to `until` (the newest when `None`), both included, oldest first.
@@ -246,8 +252,8 @@ summary = "d"
             .contains("no revision 08"));
         assert!(t.span(AER1, "10", Some("06")).is_err());
         assert_eq!(t.newest(AER1), "10");
-        assert!(t.has_current_construction(AER1, "07"));
-        assert!(!t.has_current_construction(AER1, "06"));
+        assert_eq!(t.construction(AER1, "07"), t.construction(AER1, "10"));
+        assert_eq!(t.construction(AER1, "06"), Some("bytes"));
         assert_eq!(t.drafts(), [AER1, GRP]);
     }
 
@@ -265,6 +271,11 @@ summary = "d"
         assert!(Revisions::parse(&no_grp).is_err());
         let unknown_field = TABLE.replacen("summary = \"a\"", "summary = \"a\"\nrules = []", 1);
         assert!(Revisions::parse(&unknown_field).is_err());
+        // GRP revision 10 beside AER-1 revision 10: a vector's bare "10" would name both.
+        let shared = TABLE.replacen("revision = \"00\"", "revision = \"10\"", 1);
+        assert!(Revisions::parse(&shared)
+            .unwrap_err()
+            .contains("listed for both"));
     }
 
     #[test]

@@ -280,6 +280,8 @@ struct CatalogueFile {
 pub struct Catalogue {
     records: Vec<RuleRecord>,
     retired: Vec<RetiredRule>,
+    /// `(draft, revision)` of each revision whose facts are carried, not read: RULES.md says so.
+    carried: Vec<(String, String)>,
 }
 
 impl Catalogue {
@@ -292,9 +294,16 @@ impl Catalogue {
                 .span(&r.draft, &r.since, r.until.as_deref())
                 .map_err(|e| format!("rule {}: {e}", r.id))?;
         }
+        let carried = revisions
+            .records()
+            .iter()
+            .filter(|r| r.facts == FactsStatus::Carried)
+            .map(|r| (r.draft.clone(), r.revision.clone()))
+            .collect();
         Ok(Catalogue {
             records: file.rule,
             retired: file.retired,
+            carried,
         })
     }
 
@@ -341,6 +350,13 @@ impl Catalogue {
              by AER-1 revision 09, `text-01` text added by GRP revision 01, `kit` the draft author's reference kit, `interp` this project's \
              interpretation (explained in the family notes).\n",
         );
+        for (draft, revision) in &self.carried {
+            out.push_str(&format!(
+                "\n**{draft} revision {revision}: its facts are carried over from the revision \
+                 before it, not yet read against its text** (spec-notes/revisions.toml). A rule \
+                 listing {revision} holds there by assumption until the text is read.\n"
+            ));
+        }
         let mut family = "";
         for r in &self.records {
             if r.family != family {

@@ -149,12 +149,12 @@ pub fn entry_takes_fast_path(entry: &[u8], index: u64, options: &TimelineOptions
     .is_some()
 }
 
-/// A commitment with a revision other than 09 is refused (`InvalidInput`).
+/// A commitment under the historical construction is refused (`InvalidInput`).
 fn check_options(options: &TimelineOptions) -> io::Result<()> {
     if options.revision != Revision::R09 && options.commitment.is_some() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "an external commitment can only be checked under revision 09",
+            "an external commitment can only be checked under the current construction",
         ));
     }
     Ok(())
@@ -163,9 +163,9 @@ fn check_options(options: &TimelineOptions) -> io::Result<()> {
 /// As [`verify_timeline`], calling `observe` once per entry in order. Runs on the caller's
 /// thread only (the observer sees each entry's preimage, which lives in this thread's buffer).
 ///
-/// A commitment with a revision other than 09 is refused (`InvalidInput`): the commitment artifact
-/// is a revision-09 construct, and comparing it with a revision-06 digest would let a historical
-/// chain look committed under the current construction.
+/// A commitment under the historical construction is refused (`InvalidInput`): the commitment
+/// artifact is a revision-09 construct over current-construction digests, and comparing it with a
+/// revision-06 digest would let a historical chain look committed under the current construction.
 pub fn verify_timeline_observed<R: Read>(
     reader: R,
     options: &TimelineOptions,
@@ -282,8 +282,9 @@ fn read_non_array<R: Read>(splitter: ArraySplitter<R>) -> io::Result<TimelineErr
     })
 }
 
-/// The note on a revision-09 check of a chain that fails 09 but passes every revision-06 check.
-pub const NOTE_VERIFIES_UNDER_06: &str = "this chain does not verify under revision 09, but it \
+/// The note on a current-construction check of a chain that fails 09 but passes every revision-06 check.
+pub const NOTE_VERIFIES_UNDER_06: &str = "this chain does not verify under the current \
+    construction (revision 07 and later), but it \
     passes every revision-06 check (links over the bytes alone): it looks like a historical \
     revision-06 chain. Check it with --revision 06 for a result labelled historical; a revision-06 \
     result does not bind tool, provenance, id, job, seq or close.";
@@ -887,7 +888,7 @@ impl<'o> Chain<'o> {
             TruncationEvidence::None
         };
         TimelineReport {
-            revision,
+            revision: revision.as_str().to_string(),
             historical: revision.is_historical(),
             verdict,
             entry_count: self.count,

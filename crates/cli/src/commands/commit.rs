@@ -1,4 +1,5 @@
-//! `agentconf commit`: verify a timeline under revision 09 and print its commitment artifact.
+//! `agentconf commit`: verify a timeline under the newest AER-1 revision and print its commitment
+//! artifact.
 
 use agentconf_aer1::commitment::make_commitment;
 use agentconf_aer1::formats::check_rfc3339;
@@ -28,8 +29,9 @@ pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
         _ => {
             // Nothing on standard output: a commitment is only ever printed for a valid chain.
             to_stderr(&format!(
-                "agentconf: no commitment: the timeline does not verify under revision 09\n{}",
-                render::text(&Report::Timeline(report), &input.name)
+                "agentconf: no commitment: the timeline does not verify under revision {}\n{}",
+                report.revision,
+                render::text(&Report::Timeline(report.clone()), &input.name)
             ));
             Ok(Outcome::Invalid)
         }

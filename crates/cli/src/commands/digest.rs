@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use agentconf_aer1::hex;
 use agentconf_aer1::timeline::{verify_timeline_observed, EntryDigest, TimelineOptions};
-use agentconf_aer1::{Revision, Verdict};
+use agentconf_aer1::Verdict;
 use serde_json::json;
 
 use super::{revision, to_stderr, Outcome};
@@ -14,8 +14,12 @@ use crate::render;
 
 pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
     let revision = revision(&args.revision)?;
-    if args.preimage && revision != Revision::R09 {
-        return Err("--preimage needs --revision 09: revision 06 hashes the bytes alone".into());
+    if args.preimage && revision.is_historical() {
+        return Err(format!(
+            "--preimage needs a revision with the `preimage` construction: revision {} hashes the \
+             bytes alone",
+            args.revision
+        ));
     }
     let input = open(&args.file)?;
     let options = TimelineOptions {
@@ -31,7 +35,7 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
             "{{\"tool\":\"agentconf\",\"tool_version\":\"{}\",\"draft\":\"{}\",\"kind\":\"aer1-digest\",\"revision\":\"{}\",\"historical\":{},\"entries\":[",
             env!("CARGO_PKG_VERSION"),
             agentconf_aer1::report::DRAFT,
-            revision.as_str(),
+            args.revision,
             revision.is_historical()
         );
         write_error = out.write_all(head.as_bytes()).err();
@@ -76,7 +80,7 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
         // Failures go to standard error so the digest lines stay easy to parse.
         let mut text = format!(
             "the timeline does not verify under revision {}:\n",
-            revision.as_str()
+            args.revision
         );
         for f in &report.failures {
             text.push_str(&format!(

@@ -4,7 +4,8 @@ use agentconf_aer1::commitment::read_commitment;
 use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::workflow::verify_workflow_reader;
-use agentconf_aer1::{Report, Revision};
+use agentconf_aer1::Report;
+use agentconf_rules::Rule;
 
 use super::{emit, revision, Outcome, MAX_DOCUMENT_BYTES};
 use crate::args::{Format, ReceiptArgs, TierArg, TimelineArgs, WorkflowArgs};
@@ -26,11 +27,8 @@ pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
 
 pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
     let revision = revision(&args.revision)?;
-    if args.commitment.is_some() && revision != Revision::R09 {
-        return Err(
-            "--commitment needs --revision 09: the external commitment is a revision-09 artifact"
-                .into(),
-        );
+    if args.commitment.is_some() {
+        check_commitment_applies(&args.revision)?;
     }
     if args.file.as_os_str() == "-"
         && args
@@ -57,9 +55,25 @@ pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
         }
     }
     let input = open(&args.file)?;
-    let report =
+    let mut report =
         verify_timeline(input.reader, &options).map_err(|e| read_error(&input.name, &e))?;
+    // The report names the revision asked for, not the newest one of its construction.
+    report.revision.clone_from(&args.revision);
     show(&Report::Timeline(report), args.output.format, &input.name)
+}
+
+/// The external commitment exists in the revisions its rules (AER1-CM-*) apply to, as the rule
+/// catalogue says; elsewhere `--commitment` is a usage error, not a check to skip silently.
+fn check_commitment_applies(revision: &str) -> Result<(), String> {
+    let revisions = &Rule::Aer1CmFinal.record().revisions;
+    if revisions.iter().any(|r| r == revision) {
+        return Ok(());
+    }
+    Err(format!(
+        "--commitment needs a revision the AER1-CM rules apply to ({}): revision {revision} has no \
+         external commitment",
+        revisions.join(", ")
+    ))
 }
 
 pub fn workflow(args: &WorkflowArgs) -> Result<Outcome, String> {

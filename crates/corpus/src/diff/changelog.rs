@@ -148,6 +148,56 @@ pub fn changelog_prepend(changelog_text: &str, entry: &str) -> String {
     out
 }
 
+/// What is wrong with a changelog's text, one line per problem; empty when it holds together:
+/// the generated header, no merge-conflict markers, and an unbroken chain: each entry's `From`
+/// digest is the digest of the entry below it, and the oldest entry starts from the empty corpus
+/// (`empty_digest`). A chain with a gap cannot trace a cited digest back to its content.
+pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !changelog_text.starts_with(CHANGELOG_HEADER) {
+        problems.push("the generated header is missing or was edited".to_string());
+    }
+    for (i, line) in changelog_text.lines().enumerate() {
+        if ["<<<<<<<", "=======", ">>>>>>>", "|||||||"]
+            .iter()
+            .any(|m| line.starts_with(m))
+        {
+            problems.push(format!(
+                "line {}: a merge-conflict marker (regenerate the newest entry with `cargo xtask vectors`)",
+                i + 1
+            ));
+        }
+    }
+    // (heading digest, its line, the digest its `From` line names).
+    let mut entries: Vec<(&str, usize, Option<&str>)> = Vec::new();
+    for (i, line) in changelog_text.lines().enumerate() {
+        if let Some(rest) = line.strip_prefix(ENTRY_HEADING) {
+            entries.push((rest.trim(), i + 1, None));
+        } else if let (Some(from), Some(last)) = (line.strip_prefix("From "), entries.last_mut()) {
+            if last.2.is_none() {
+                last.2 = from.split(':').next();
+            }
+        }
+    }
+    if entries.is_empty() {
+        problems.push("no entry".to_string());
+    }
+    for (k, (digest, line, from)) in entries.iter().enumerate() {
+        let below = entries.get(k + 1).map_or(empty_digest, |e| e.0);
+        match from {
+            None => problems.push(format!(
+                "line {line}: the entry for {digest} has no `From` line"
+            )),
+            Some(from) if *from != below => problems.push(format!(
+                "line {line}: the entry for {digest} starts from {from}, but the entry below it is \
+                 for {below}: the chain has a gap"
+            )),
+            Some(_) => {}
+        }
+    }
+    problems
+}
+
 /// Where the first line starting with `## Corpus ` begins.
 fn first_entry_start(text: &str) -> Option<usize> {
     if text.starts_with(ENTRY_HEADING) {

@@ -5,7 +5,9 @@
 //! `other_revisions` before per-revision expectations, `options.id_tier` before `tier`, ...), so
 //! the files are read as plain JSON and only the members a diff needs are taken: a missing
 //! optional member is an empty list, never an error. The directory is still untrusted, as in
-//! [`crate::reader`]: paths stay inside it, sizes are bounded, duplicate member names are refused,
+//! [`crate::reader`]: the manifest's paths are plain names below it (no absolute path, no `..`;
+//! a symbolic link inside it is followed, as the user who handed over the directory could read
+//! its target anyway), sizes are bounded, duplicate member names are refused,
 //! every file is held to the manifest's SHA-256 and the corpus digest is recomputed.
 
 use std::collections::BTreeMap;
@@ -108,11 +110,17 @@ pub fn from_vectors(vectors: &[Vector]) -> CorpusSnapshot {
                     by_revision.insert(r.clone(), grade(o.expectation, &o.expected_rules));
                 }
             }
+            let file = writer::vector_file(v);
+            // The writer's own text, read back: the same bytes a directory snapshot would read.
+            let content_sha256 = parse(file.as_bytes())
+                .map(|value| content_sha256(&value))
+                .unwrap_or_default();
             let summary = VectorSummary {
                 id: v.id.clone(),
                 suite: v.suite.as_str().to_string(),
                 family: v.family.clone(),
-                sha256: sha256_hex(writer::vector_file(v).as_bytes()),
+                sha256: sha256_hex(file.as_bytes()),
+                content_sha256,
                 rules: sorted(v.rules.iter().map(|r| r.id().to_string())),
                 by_revision,
             };
@@ -122,6 +130,14 @@ pub fn from_vectors(vectors: &[Vector]) -> CorpusSnapshot {
     CorpusSnapshot {
         digest: digest_of(&vectors),
         vectors,
+    }
+}
+
+/// The corpus with no vector, from which the changelog's oldest entry starts.
+pub fn empty_snapshot() -> CorpusSnapshot {
+    CorpusSnapshot {
+        digest: digest_of(&BTreeMap::new()),
+        vectors: BTreeMap::new(),
     }
 }
 
@@ -168,9 +184,30 @@ pub(super) fn summarise(value: &Value, sha256: String) -> Result<VectorSummary, 
         suite: str_member(value, "suite")?.to_string(),
         family: str_member(value, "family")?.to_string(),
         sha256,
+        content_sha256: content_sha256(value),
         rules: sorted(string_list(object, "", "rules")?),
         by_revision,
     })
+}
+
+/// The members that grade a vector: everything else is its content.
+const GRADE_MEMBERS: [&str; 4] = [
+    "revisions",
+    "expectation",
+    "expected_rules",
+    "other_revisions",
+];
+
+/// SHA-256 of `value` without its [`GRADE_MEMBERS`], serialised with members sorted (serde_json's
+/// map is ordered by name), so the order a writer used does not count as a change.
+fn content_sha256(value: &Value) -> String {
+    let mut value = value.clone();
+    if let Some(object) = value.as_object_mut() {
+        for member in GRADE_MEMBERS {
+            object.remove(member);
+        }
+    }
+    sha256_hex(serde_json::to_string(&value).unwrap_or_default().as_bytes())
 }
 
 /// The grade of `group` (the vector itself or one `other_revisions` entry) under each of its

@@ -88,7 +88,7 @@ impl CorpusDiff {
             let _ = write!(
                 out,
                 "\n### Revisions changed ({} vectors)\n\n\
-                 | gained | lost | vectors | new cases by expectation | families |\n\
+                 | gained | lost | vectors | grades added, by expectation | families |\n\
                  |---|---|---|---|---|\n",
                 self.counts.revisions_changed
             );
@@ -119,7 +119,7 @@ impl CorpusDiff {
         if !self.content_changes.is_empty() {
             let _ = write!(
                 out,
-                "\n### Content changed, grades the same ({})\n\n",
+                "\n### Content changed besides the grades ({})\n\n",
                 self.content_changes.len()
             );
             for line in folded(

@@ -66,13 +66,19 @@ pub(super) const MARKDOWN: Style = Style {
 pub(super) fn safe(s: &str) -> String {
     s.chars()
         .map(|c| {
-            if c.is_control() {
+            if c.is_control() || is_bidi_control(c) {
                 c.escape_unicode().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// Bidirectional formatting characters (the "Trojan Source" set): they reorder what a reader sees
+/// around them. The same set as the harness's reports escape; the corpus does not link the harness.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `s` as a Markdown code span: delimited by one more backtick than its longest run, padded
@@ -188,7 +194,8 @@ pub(super) fn group_label(g: &RevisionChangeGroup) -> String {
     parts.join("; ")
 }
 
-/// `gained 10: 500 vectors (500 new cases: invalid 300, valid 200)`.
+/// `gained 10: 500 vectors (500 grades added: invalid 300, valid 200)`. A grade is one vector
+/// under one revision, not a case: a timeline case runs under its construction's newest revision.
 pub(super) fn group_line(g: &RevisionChangeGroup) -> String {
     let mut line = format!(
         "{}: {} vector{}",
@@ -199,7 +206,7 @@ pub(super) fn group_line(g: &RevisionChangeGroup) -> String {
     if !g.gained_expectations.is_empty() {
         let _ = write!(
             line,
-            " ({} new cases: {})",
+            " ({} grades added: {})",
             g.gained_expectations.values().sum::<usize>(),
             expectation_counts(&g.gained_expectations)
         );

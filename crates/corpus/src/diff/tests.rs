@@ -30,6 +30,8 @@ fn vector(id: &str, sha: &str, rules: &[&str], grades: &[(&str, Grade)]) -> Vect
         suite,
         family: parts.next().unwrap_or_default().to_string(),
         sha256: sha.to_string(),
+        // What the hand-made vectors change besides grades is their exercised rules.
+        content_sha256: format!("content exercising {rules:?}"),
         rules: rules.iter().map(|r| r.to_string()).collect(),
         by_revision: grades
             .iter()
@@ -168,6 +170,19 @@ fn diff_shows_an_expectation_moved_under_a_revision_on_both_sides() {
     assert!(change.revisions[0].rules_removed.is_empty());
     // The file changed because the grade did: not a content change too.
     assert!(d.content_changes.is_empty() && d.revision_changes.is_empty());
+    // A content change made along with the grade is not hidden by it.
+    let mut edited = new.clone();
+    if let Some(v) = edited.vectors.get_mut("aer1/receipt/id/nil") {
+        v.content_sha256 = "new inputs".into();
+    }
+    let d = diff(&old, &edited);
+    assert_eq!(d.expectation_changes.len(), 1);
+    assert_eq!(
+        d.content_changes.len(),
+        1,
+        "content hidden by the grade change"
+    );
+    assert_eq!(d.counts.content_changed, 1);
     assert_eq!(d.by_family["aer1/receipt/id"].expectation_changed, 1);
     assert_eq!(d.by_rule["R1"].expectation_changed, 1);
     let text = d.to_text();
@@ -233,7 +248,7 @@ fn diff_groups_revision_changes_and_summarises_large_groups() {
     assert!(d.expectation_changes.is_empty() && d.content_changes.is_empty());
     let text = d.to_text();
     assert!(
-        text.contains("gained 10: 30 vectors (30 new cases: valid 30)"),
+        text.contains("gained 10: 30 vectors (30 grades added: valid 30)"),
         "{text}"
     );
     assert!(
@@ -303,6 +318,21 @@ fn diff_renders_hostile_names_inertly() {
     let md = d.to_markdown();
     assert!(!md.contains('\u{1b}'));
     assert!(md.contains("``x/y/f/\\u{1b}[2J`\\|``"), "{md}");
+    // A right-to-left override would make the id read as something else.
+    let bidi = snapshot(
+        "d3",
+        vec![vector(
+            "x/y/f/a\u{202e}gnp.exe",
+            "s",
+            &[],
+            &[("09", valid())],
+        )],
+    );
+    let d = diff(&old, &bidi);
+    for rendering in [d.to_text(), d.to_markdown(), d.changelog_entry()] {
+        assert!(!rendering.contains('\u{202e}'), "{rendering}");
+        assert!(rendering.contains("a\\u{202e}gnp.exe"), "{rendering}");
+    }
 }
 
 #[test]
@@ -365,6 +395,44 @@ fn changelog_prepend_keeps_the_header_and_puts_the_newest_first() {
         changelog_prepend(&again, "## Corpus d2\n\nFrom d1: 2 retired.\n"),
         again
     );
+}
+
+#[test]
+fn changelog_problems_find_gaps_conflicts_and_edited_headers() {
+    let one = changelog_prepend("", "## Corpus d1\n\nFrom d0: 1 added.\n");
+    let two = changelog_prepend(&one, "## Corpus d2\n\nFrom d1: 1 retired.\n");
+    assert_eq!(changelog_problems(&two, "d0"), Vec::<String>::new());
+    // The oldest entry must start from the empty corpus.
+    let wrong_start = changelog_problems(&two, "e0");
+    assert_eq!(wrong_start.len(), 1, "{wrong_start:?}");
+    assert!(wrong_start[0].contains("starts from d0"), "{wrong_start:?}");
+    // An entry skipped (a corpus committed without its entry) breaks the chain.
+    let gap = changelog_prepend(&two, "## Corpus d4\n\nFrom d3: 1 added.\n");
+    let problems = changelog_problems(&gap, "d0");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("d4 starts from d3") && problems[0].contains("gap"),
+        "{problems:?}"
+    );
+    // Two branches' entries merged by hand.
+    let conflicted = two.replace(
+        "## Corpus d2",
+        "<<<<<<< HEAD\n## Corpus d2\n=======\n## Corpus d5\n>>>>>>> branch",
+    );
+    let problems = changelog_problems(&conflicted, "d0");
+    assert!(
+        problems
+            .iter()
+            .filter(|p| p.contains("merge-conflict marker"))
+            .count()
+            == 3,
+        "{problems:?}"
+    );
+    let edited = two.replace("# Corpus changelog", "# Changes");
+    assert!(changelog_problems(&edited, "d0")[0].contains("header"));
+    assert!(changelog_problems(CHANGELOG_HEADER, "d0")
+        .iter()
+        .any(|p| p == "no entry"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ impl CorpusDiff {
         if !self.content_changes.is_empty() {
             let _ = write!(
                 out,
-                "\ncontent changed, grades the same ({}):\n",
+                "\ncontent changed besides the grades ({}):\n",
                 self.content_changes.len()
             );
             for line in folded(self.content_changes.iter().map(|c| c.id.as_str()), &TEXT) {
