@@ -215,8 +215,11 @@ fn changelog(
     let problems = diff::changelog_problems(&updated, &diff::empty_snapshot().digest);
     if !problems.is_empty() {
         return Err(format!(
-            "vectors/{CHANGELOG} would not hold together after this entry (was it edited, or the \
-             corpus regenerated without it?):\n  {}",
+            "vectors/{CHANGELOG} would not hold together after this entry (was it edited, merged \
+             by hand, or the corpus regenerated without it?):\n  {}\nTo recover, take vectors/ \
+             and its changelog together from the branch you started from (`git checkout main -- \
+             vectors/`), then run `cargo xtask vectors` again: the entry is regenerated from the \
+             generators",
             problems.join("\n  ")
         ));
     }

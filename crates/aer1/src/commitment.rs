@@ -323,6 +323,17 @@ fn describe(node: &Node<'_>) -> String {
     }
 }
 
+/// Whether the external commitment exists in draft revision `revision`: whether the AER1-CM
+/// rules apply to it, as the rule catalogue says. Elsewhere a commitment is refused, never
+/// silently ignored (the CLI's usage error, the reference's unsupported).
+pub fn exists_in(revision: &str) -> bool {
+    Rule::Aer1CmFinal
+        .record()
+        .revisions
+        .iter()
+        .any(|r| r == revision)
+}
+
 /// Builds the commitment for a chain that verified under revision 09. Every member is checked
 /// as [`parse_commitment`] would, so what this returns always reads back.
 pub fn make_commitment(

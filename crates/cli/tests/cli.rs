@@ -832,6 +832,29 @@ fn every_listed_revision_is_accepted_and_named_as_asked() {
     }
 }
 
+/// A revision the table does not list for the command's draft is refused by the argument parser
+/// itself, before any input is read: not by a later failure that also exits 2.
+#[test]
+fn a_revision_the_table_does_not_list_is_an_invalid_value() {
+    let v07 = v07_path();
+    for args in [
+        vec!["verify", "timeline", p(&v07), "--revision", "9"],
+        vec!["verify", "timeline", p(&v07), "--revision", "99"],
+        vec!["verify", "timeline", p(&v07), "--revision", "01"],
+        vec!["digest", p(&v07), "--revision", "00"],
+        vec!["grp", "admit", p(&v07), "--revision", "09"],
+    ] {
+        let r = run(&args);
+        r.expect_code(EXIT_USAGE);
+        assert!(
+            r.stderr.contains("invalid value"),
+            "{}: {}",
+            r.what,
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let v07 = v07_path();

@@ -187,7 +187,7 @@ fn a_moved_expectation_is_listed_alone_in_every_format() {
         assert_eq!(json[empty], serde_json::json!([]), "{empty}");
     }
     assert_ne!(json["old"]["digest"], json["new"]["digest"]);
-    assert_eq!(json["format"], "agentconf-corpus-diff/1");
+    assert_eq!(json["format"], "agentconf-corpus-diff/2");
 
     // The entry `cargo xtask vectors` writes into vectors/CHANGELOG.md for the same two corpora.
     let entry = run(&["vectors", "diff", "embedded", new, "--format", "changelog"]);

@@ -42,9 +42,10 @@ pub struct VectorSummary {
     pub family: String,
     /// SHA-256 of the vector file's bytes (lowercase hex), as the manifest lists it.
     pub sha256: String,
-    /// SHA-256 of the vector without its grades (`revisions`, `expectation`, `expected_rules`,
-    /// `other_revisions`), members sorted: what changed in a file besides its grades, so a new
-    /// input or description is not hidden by an expectation or a revision that moved with it.
+    /// SHA-256 of the vector without the members compared as grades (`revisions`,
+    /// `expectation`, `expected_rules`, in the vector and in each `other_revisions` entry),
+    /// members sorted: what changed in a file besides its grades (inputs, description, flags,
+    /// expected decisions), so such a change is not hidden by a grade that moved with it.
     pub content_sha256: String,
     /// The rules the vector exercises, sorted.
     pub rules: Vec<String>,
@@ -123,8 +124,9 @@ pub struct RevisionChangeGroup {
     pub ids: Vec<String>,
 }
 
-/// A vector whose file changed besides its grades: its inputs, description, flags, options or
-/// exercised rules. A vector whose expectation or revisions also moved is listed there too.
+/// A vector whose file changed besides its grades: its inputs, description, flags, options,
+/// expected decisions or exercised rules. A vector whose expectation or revisions also moved is
+/// listed there too, so content changes and expectation changes may count the same vector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ContentChange {
     pub id: String,
@@ -159,7 +161,9 @@ pub struct Counts {
 }
 
 /// The JSON rendering's format name; a change to its shape gets a new one.
-pub const FORMAT: &str = "agentconf-corpus-diff/1";
+/// `/2`: content changes are judged without the grades, so they may overlap expectation and
+/// revision changes (in `/1` they excluded them).
+pub const FORMAT: &str = "agentconf-corpus-diff/2";
 
 /// Everything that changed from `old` to `new`; every list sorted (by id, or by the revisions
 /// gained and lost), so equal inputs render byte for byte the same.

@@ -131,20 +131,21 @@ pub fn answer(call: &Call, inputs: &dyn Inputs) -> Result<Answer, String> {
 }
 
 /// The timeline options for a `REVISION` argument and an optional commitment; `None` when the
-/// reference does not support the combination (an unknown revision, or a commitment under 06,
-/// which has none).
+/// reference does not support the combination (an unknown revision, or a commitment under a
+/// revision the AER1-CM rules do not apply to, which has none).
 pub fn timeline_options(
     revision: &str,
     commitment: Option<&str>,
     inputs: &dyn Inputs,
 ) -> Result<Option<TimelineOptions>, String> {
+    // A commitment only in the revisions its rules apply to, as the CLI has it.
+    if commitment.is_some() && !agentconf_aer1::commitment::exists_in(revision) {
+        return Ok(None);
+    }
     // The revisions table says which construction each revision uses (07 and 08 share 09's).
     let Some(revision) = Revision::parse(revision) else {
         return Ok(None);
     };
-    if revision == Revision::R06 && commitment.is_some() {
-        return Ok(None);
-    }
     let mut options = TimelineOptions {
         revision,
         ..TimelineOptions::default()

@@ -90,7 +90,8 @@ impl Revisions {
             {
                 return Err(format!(
                     "revision {} is listed for both {} and {}: the corpus names a revision by its \
-                     number alone, so the drafts' numbers must not overlap",
+                     number alone, so the drafts' numbers must not overlap (see \
+                     spec-notes/new-revision.md)",
                     r.revision, other.draft, r.draft
                 ));
             }

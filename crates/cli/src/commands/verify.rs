@@ -65,10 +65,10 @@ pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
 /// The external commitment exists in the revisions its rules (AER1-CM-*) apply to, as the rule
 /// catalogue says; elsewhere `--commitment` is a usage error, not a check to skip silently.
 fn check_commitment_applies(revision: &str) -> Result<(), String> {
-    let revisions = &Rule::Aer1CmFinal.record().revisions;
-    if revisions.iter().any(|r| r == revision) {
+    if agentconf_aer1::commitment::exists_in(revision) {
         return Ok(());
     }
+    let revisions = &Rule::Aer1CmFinal.record().revisions;
     Err(format!(
         "--commitment needs a revision the AER1-CM rules apply to ({}): revision {revision} has no \
          external commitment",

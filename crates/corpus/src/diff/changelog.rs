@@ -154,8 +154,15 @@ pub fn changelog_prepend(changelog_text: &str, entry: &str) -> String {
 /// (`empty_digest`). A chain with a gap cannot trace a cited digest back to its content.
 pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    if !changelog_text.starts_with(CHANGELOG_HEADER) {
-        problems.push("the generated header is missing or was edited".to_string());
+    let above_entries = &changelog_text[..first_entry_start(changelog_text).unwrap_or(0)];
+    if !changelog_text.starts_with(CHANGELOG_HEADER)
+        || above_entries.len() > CHANGELOG_HEADER.len() + 1
+    {
+        problems.push(
+            "the generated header is missing or was edited (or text was added above the first \
+             entry)"
+                .to_string(),
+        );
     }
     for (i, line) in changelog_text.lines().enumerate() {
         if ["<<<<<<<", "=======", ">>>>>>>", "|||||||"]
@@ -163,7 +170,8 @@ pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<Strin
             .any(|m| line.starts_with(m))
         {
             problems.push(format!(
-                "line {}: a merge-conflict marker (regenerate the newest entry with `cargo xtask vectors`)",
+                "line {}: a merge-conflict marker: take one side's vectors/ and CHANGELOG.md \
+                 (`git checkout --theirs -- vectors/` or `--ours`), then run `cargo xtask vectors`",
                 i + 1
             ));
         }
@@ -172,7 +180,9 @@ pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<Strin
     let mut entries: Vec<(&str, usize, Option<&str>)> = Vec::new();
     for (i, line) in changelog_text.lines().enumerate() {
         if let Some(rest) = line.strip_prefix(ENTRY_HEADING) {
-            entries.push((rest.trim(), i + 1, None));
+            // Read as `changelog_latest_digest` reads it.
+            let digest = rest.split_whitespace().next().unwrap_or("");
+            entries.push((digest, i + 1, None));
         } else if let (Some(from), Some(last)) = (line.strip_prefix("From "), entries.last_mut()) {
             if last.2.is_none() {
                 last.2 = from.split(':').next();

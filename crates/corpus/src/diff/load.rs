@@ -112,9 +112,10 @@ pub fn from_vectors(vectors: &[Vector]) -> CorpusSnapshot {
             }
             let file = writer::vector_file(v);
             // The writer's own text, read back: the same bytes a directory snapshot would read.
-            let content_sha256 = parse(file.as_bytes())
-                .map(|value| content_sha256(&value))
-                .unwrap_or_default();
+            // Failing here is a defect of the writer, not an input problem.
+            let content_sha256 = content_sha256(
+                &parse(file.as_bytes()).expect("the corpus writer writes strict JSON"),
+            );
             let summary = VectorSummary {
                 id: v.id.clone(),
                 suite: v.suite.as_str().to_string(),
@@ -190,21 +191,34 @@ pub(super) fn summarise(value: &Value, sha256: String) -> Result<VectorSummary, 
     })
 }
 
-/// The members that grade a vector: everything else is its content.
-const GRADE_MEMBERS: [&str; 4] = [
-    "revisions",
-    "expectation",
-    "expected_rules",
-    "other_revisions",
-];
+/// The members a diff compares as a [`Grade`], in the vector and in each `other_revisions`
+/// entry. Everything else is content, answers included (`flags`, `also_reported`,
+/// `expected_decisions`, `expected_final_digest`): no other category lists their changes.
+const GRADE_MEMBERS: [&str; 3] = ["revisions", "expectation", "expected_rules"];
 
 /// SHA-256 of `value` without its [`GRADE_MEMBERS`], serialised with members sorted (serde_json's
-/// map is ordered by name), so the order a writer used does not count as a change.
+/// map is ordered by name), so the order a writer used does not count as a change. An
+/// `other_revisions` entry left with nothing but empty lists is dropped: a revision group split
+/// off or merged back is a grade change, not a content change, while a group's flags still count.
 fn content_sha256(value: &Value) -> String {
     let mut value = value.clone();
     if let Some(object) = value.as_object_mut() {
         for member in GRADE_MEMBERS {
             object.remove(member);
+        }
+        if let Some(Value::Array(groups)) = object.get_mut("other_revisions") {
+            for group in groups.iter_mut() {
+                if let Some(group) = group.as_object_mut() {
+                    for member in GRADE_MEMBERS {
+                        group.remove(member);
+                    }
+                    group.retain(|_, v| !matches!(v, Value::Array(a) if a.is_empty()));
+                }
+            }
+            groups.retain(|g| !matches!(g, Value::Object(o) if o.is_empty()));
+            if groups.is_empty() {
+                object.remove("other_revisions");
+            }
         }
     }
     sha256_hex(serde_json::to_string(&value).unwrap_or_default().as_bytes())

@@ -335,6 +335,50 @@ fn diff_renders_hostile_names_inertly() {
     }
 }
 
+/// Content is judged without the grades, in the vector and in its revision groups: a group split
+/// off is a grade change only; a group's flags, an answer or an input changed is content.
+#[test]
+fn content_is_what_remains_without_the_grades() {
+    let content = |v: &Value| {
+        super::load::summarise(v, "0".repeat(64))
+            .expect("summary")
+            .content_sha256
+    };
+    let base = json!({
+        "id": "aer1/timeline/revision06/x", "suite": "aer1-timeline", "family": "revision06",
+        "revisions": ["06", "07", "08", "09"], "expectation": "valid", "expected_rules": [],
+        "flags": [], "rules": ["AER1-TL-LINK"], "description": "d", "inputs": [{"name": "a"}]
+    });
+    let mut split = base.clone();
+    split["revisions"] = json!(["06"]);
+    split["other_revisions"] = json!([{
+        "revisions": ["07", "08", "09"], "expectation": "invalid",
+        "expected_rules": ["AER1-TL-LINK"], "flags": []
+    }]);
+    assert_eq!(
+        content(&base),
+        content(&split),
+        "a split group is a grade change"
+    );
+    let mut flagged = split.clone();
+    flagged["other_revisions"][0]["flags"] = json!(["interpretation"]);
+    assert_ne!(
+        content(&split),
+        content(&flagged),
+        "a group's flags are content"
+    );
+    let mut input = base.clone();
+    input["inputs"][0]["name"] = json!("b");
+    assert_ne!(content(&base), content(&input));
+    let mut answer = base.clone();
+    answer["expected_decisions"] = json!([{"step": 0, "outcome": "admit"}]);
+    assert_ne!(
+        content(&base),
+        content(&answer),
+        "an expected decision is content"
+    );
+}
+
 #[test]
 fn changelog_entry_heads_with_the_new_digest_and_counts() {
     let old = snapshot(
@@ -430,6 +474,16 @@ fn changelog_problems_find_gaps_conflicts_and_edited_headers() {
     );
     let edited = two.replace("# Corpus changelog", "# Changes");
     assert!(changelog_problems(&edited, "d0")[0].contains("header"));
+    let prose = two.replace("\n## Corpus d2", "\nA note by hand.\n\n## Corpus d2");
+    assert!(changelog_problems(&prose, "d0")[0].contains("above the first entry"));
+    let no_from = two.replace("From d1: 1 retired.", "Nothing here.");
+    assert!(
+        changelog_problems(&no_from, "d0")
+            .iter()
+            .any(|p| p.contains("d2 has no `From` line")),
+        "{:?}",
+        changelog_problems(&no_from, "d0")
+    );
     assert!(changelog_problems(CHANGELOG_HEADER, "d0")
         .iter()
         .any(|p| p == "no entry"));

@@ -191,7 +191,7 @@ impl fmt::Display for Problem {
                 key,
                 placeholder,
             } => {
-                let (list, example, what) = declaration(*placeholder);
+                let (list, example, what) = declaration(*operation, *placeholder);
                 write!(
                     f,
                     "the {} {key} does not name {}: every case would run as one {what}, whatever \
@@ -208,7 +208,7 @@ impl fmt::Display for Problem {
                 placeholder,
                 values,
             } => {
-                let (list, _, what) = declaration(*placeholder);
+                let (list, _, what) = declaration(*operation, *placeholder);
                 write!(
                     f,
                     "the {} {key} does not name {}, but {list} lists {}: the tool could not tell \
@@ -354,13 +354,20 @@ fn operation_names(ops: &[Operation]) -> String {
         .join(", ")
 }
 
-/// The declaration that stands in for a value placeholder: its key, an example, what it lists.
-fn declaration(p: Placeholder) -> (&'static str, &'static str, &'static str) {
+/// The declaration that stands in for a value placeholder: its key, an example (the newest
+/// revision of the operation's draft), what it lists.
+fn declaration(operation: Operation, p: Placeholder) -> (&'static str, &'static str, &'static str) {
+    use agentconf_rules::draft_revisions::{AER1, GRP};
+    let draft = if operation == Operation::GrpAdmit {
+        GRP
+    } else {
+        AER1
+    };
     match p {
         Placeholder::Tier => ("tiers", "core", "tier"),
         _ => (
             "revisions",
-            agentconf_rules::Revisions::embedded().newest(agentconf_rules::draft_revisions::AER1),
+            agentconf_rules::Revisions::embedded().newest(draft),
             "revision",
         ),
     }
