@@ -28,11 +28,11 @@ pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
         }
         _ => {
             // Nothing on standard output: a commitment is only ever printed for a valid chain.
-            to_stderr(&format!(
-                "agentconf: no commitment: the timeline does not verify under revision {}\n{}",
-                report.revision,
-                render::text(&Report::Timeline(report.clone()), &input.name)
-            ));
+            let head = format!(
+                "agentconf: no commitment: the timeline does not verify under revision {}\n",
+                report.revision
+            );
+            to_stderr(&(head + &render::text(&Report::Timeline(report), &input.name)));
             Ok(Outcome::Invalid)
         }
     }

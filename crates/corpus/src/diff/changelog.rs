@@ -25,12 +25,15 @@ with the corpus would mislead whoever traces a claim.
 /// The heading of every entry, followed by the corpus digest.
 const ENTRY_HEADING: &str = "## Corpus ";
 
+/// The line under each heading: `From <old digest>: <counts>.`, the link to the entry below it.
+const FROM_LINE: &str = "From ";
+
 impl CorpusDiff {
     /// This diff as one changelog entry: `## Corpus <new digest>`, a line of counts from the old
     /// digest, then compact lists (ids folded per family; revision changes per group).
     pub fn changelog_entry(&self) -> String {
         let mut out = format!(
-            "{ENTRY_HEADING}{}\n\nFrom {}: {}.\n",
+            "{ENTRY_HEADING}{}\n\n{FROM_LINE}{}: {}.\n",
             safe(&self.new.digest),
             safe(&self.old.digest),
             self.counts_line()
@@ -150,9 +153,14 @@ pub fn changelog_prepend(changelog_text: &str, entry: &str) -> String {
 
 /// What is wrong with a changelog's text, one line per problem; empty when it holds together:
 /// the generated header, no merge-conflict markers, and an unbroken chain: each entry's `From`
-/// digest is the digest of the entry below it, and the oldest entry starts from the empty corpus
-/// (`empty_digest`). A chain with a gap cannot trace a cited digest back to its content.
-pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<String> {
+/// digest is the digest of the entry below it, and the oldest entry starts from the empty corpus.
+/// A chain with a gap cannot trace a cited digest back to its content.
+pub fn changelog_problems(changelog_text: &str) -> Vec<String> {
+    chain_problems(changelog_text, &super::empty_snapshot().digest)
+}
+
+/// [`changelog_problems`], with the digest the oldest entry must start from given.
+pub(super) fn chain_problems(changelog_text: &str, empty_digest: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let above_entries = &changelog_text[..first_entry_start(changelog_text).unwrap_or(0)];
     if !changelog_text.starts_with(CHANGELOG_HEADER)
@@ -164,6 +172,8 @@ pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<Strin
                 .to_string(),
         );
     }
+    // (heading digest, its line, the digest its `From` line names).
+    let mut entries: Vec<(&str, usize, Option<&str>)> = Vec::new();
     for (i, line) in changelog_text.lines().enumerate() {
         if ["<<<<<<<", "=======", ">>>>>>>", "|||||||"]
             .iter()
@@ -174,16 +184,12 @@ pub fn changelog_problems(changelog_text: &str, empty_digest: &str) -> Vec<Strin
                  (`git checkout --theirs -- vectors/` or `--ours`), then run `cargo xtask vectors`",
                 i + 1
             ));
-        }
-    }
-    // (heading digest, its line, the digest its `From` line names).
-    let mut entries: Vec<(&str, usize, Option<&str>)> = Vec::new();
-    for (i, line) in changelog_text.lines().enumerate() {
-        if let Some(rest) = line.strip_prefix(ENTRY_HEADING) {
+        } else if let Some(rest) = line.strip_prefix(ENTRY_HEADING) {
             // Read as `changelog_latest_digest` reads it.
             let digest = rest.split_whitespace().next().unwrap_or("");
             entries.push((digest, i + 1, None));
-        } else if let (Some(from), Some(last)) = (line.strip_prefix("From "), entries.last_mut()) {
+        } else if let (Some(from), Some(last)) = (line.strip_prefix(FROM_LINE), entries.last_mut())
+        {
             if last.2.is_none() {
                 last.2 = from.split(':').next();
             }

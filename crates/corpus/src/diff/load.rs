@@ -16,7 +16,7 @@ use std::path::{Component, Path};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use agentconf_contract::vector::{Expectation, Vector};
+use agentconf_contract::vector::Vector;
 
 use super::{CorpusSnapshot, Grade, VectorSummary};
 use crate::reader::{at, parse_strict, read_bytes, MAX_MANIFEST_BYTES, MAX_VECTOR_BYTES};
@@ -91,41 +91,19 @@ pub fn load_dir(dir: &Path) -> Result<CorpusSnapshot, String> {
     Ok(CorpusSnapshot { digest, vectors })
 }
 
-/// The snapshot of vectors in memory (the embedded corpus): each file's hash is that of the text
-/// [`writer::vector_file`] writes, so it equals the snapshot of the directory written from them.
+/// The snapshot of vectors in memory (the embedded corpus): each vector summarised from the text
+/// [`writer::vector_file`] writes, read back as a directory's file is read, so it equals the
+/// snapshot of the directory written from them.
 pub fn from_vectors(vectors: &[Vector]) -> CorpusSnapshot {
     let vectors: BTreeMap<String, VectorSummary> = vectors
         .iter()
         .map(|v| {
-            let grade = |expectation: Expectation, rules: &[agentconf_rules::Rule]| Grade {
-                expectation: expectation_name(expectation).to_string(),
-                expected_rules: sorted(rules.iter().map(|r| r.id().to_string())),
-            };
-            let mut by_revision = BTreeMap::new();
-            for r in &v.revisions {
-                by_revision.insert(r.clone(), grade(v.expectation, &v.expected_rules));
-            }
-            for o in &v.other_revisions {
-                for r in &o.revisions {
-                    by_revision.insert(r.clone(), grade(o.expectation, &o.expected_rules));
-                }
-            }
             let file = writer::vector_file(v);
-            // The writer's own text, read back: the same bytes a directory snapshot would read.
             // Failing here is a defect of the writer, not an input problem.
-            let content_sha256 = content_sha256(
-                &parse(file.as_bytes()).expect("the corpus writer writes strict JSON"),
-            );
-            let summary = VectorSummary {
-                id: v.id.clone(),
-                suite: v.suite.as_str().to_string(),
-                family: v.family.clone(),
-                sha256: sha256_hex(file.as_bytes()),
-                content_sha256,
-                rules: sorted(v.rules.iter().map(|r| r.id().to_string())),
-                by_revision,
-            };
-            (v.id.clone(), summary)
+            let value = parse(file.as_bytes()).expect("the corpus writer writes strict JSON");
+            let summary = summarise(&value, sha256_hex(file.as_bytes()))
+                .expect("a written vector has every member a summary reads");
+            (summary.id.clone(), summary)
         })
         .collect();
     CorpusSnapshot {
@@ -152,14 +130,6 @@ fn digest_of(vectors: &BTreeMap<String, VectorSummary>) -> String {
         .collect();
     lines.sort();
     sha256_hex(lines.concat().as_bytes())
-}
-
-fn expectation_name(e: Expectation) -> &'static str {
-    match e {
-        Expectation::Valid => "valid",
-        Expectation::Invalid => "invalid",
-        Expectation::Acceptable => "acceptable",
-    }
 }
 
 /// One vector file's summary. Required: `id`, `suite`, `family`, `revisions`, `expectation`

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
+use super::changelog::chain_problems;
 use super::*;
 
 fn grade(expectation: &str, rules: &[&str]) -> Grade {
@@ -445,14 +446,14 @@ fn changelog_prepend_keeps_the_header_and_puts_the_newest_first() {
 fn changelog_problems_find_gaps_conflicts_and_edited_headers() {
     let one = changelog_prepend("", "## Corpus d1\n\nFrom d0: 1 added.\n");
     let two = changelog_prepend(&one, "## Corpus d2\n\nFrom d1: 1 retired.\n");
-    assert_eq!(changelog_problems(&two, "d0"), Vec::<String>::new());
+    assert_eq!(chain_problems(&two, "d0"), Vec::<String>::new());
     // The oldest entry must start from the empty corpus.
-    let wrong_start = changelog_problems(&two, "e0");
+    let wrong_start = chain_problems(&two, "e0");
     assert_eq!(wrong_start.len(), 1, "{wrong_start:?}");
     assert!(wrong_start[0].contains("starts from d0"), "{wrong_start:?}");
     // An entry skipped (a corpus committed without its entry) breaks the chain.
     let gap = changelog_prepend(&two, "## Corpus d4\n\nFrom d3: 1 added.\n");
-    let problems = changelog_problems(&gap, "d0");
+    let problems = chain_problems(&gap, "d0");
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].contains("d4 starts from d3") && problems[0].contains("gap"),
@@ -463,7 +464,7 @@ fn changelog_problems_find_gaps_conflicts_and_edited_headers() {
         "## Corpus d2",
         "<<<<<<< HEAD\n## Corpus d2\n=======\n## Corpus d5\n>>>>>>> branch",
     );
-    let problems = changelog_problems(&conflicted, "d0");
+    let problems = chain_problems(&conflicted, "d0");
     assert!(
         problems
             .iter()
@@ -473,18 +474,18 @@ fn changelog_problems_find_gaps_conflicts_and_edited_headers() {
         "{problems:?}"
     );
     let edited = two.replace("# Corpus changelog", "# Changes");
-    assert!(changelog_problems(&edited, "d0")[0].contains("header"));
+    assert!(chain_problems(&edited, "d0")[0].contains("header"));
     let prose = two.replace("\n## Corpus d2", "\nA note by hand.\n\n## Corpus d2");
-    assert!(changelog_problems(&prose, "d0")[0].contains("above the first entry"));
+    assert!(chain_problems(&prose, "d0")[0].contains("above the first entry"));
     let no_from = two.replace("From d1: 1 retired.", "Nothing here.");
     assert!(
-        changelog_problems(&no_from, "d0")
+        chain_problems(&no_from, "d0")
             .iter()
             .any(|p| p.contains("d2 has no `From` line")),
         "{:?}",
-        changelog_problems(&no_from, "d0")
+        chain_problems(&no_from, "d0")
     );
-    assert!(changelog_problems(CHANGELOG_HEADER, "d0")
+    assert!(chain_problems(CHANGELOG_HEADER, "d0")
         .iter()
         .any(|p| p == "no entry"));
 }
