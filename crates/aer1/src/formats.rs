@@ -278,16 +278,22 @@ impl fmt::Display for IdError {
 /// shape and passes: revision 09 and its kit accept it (only revisions 21 and later reject it).
 /// Under the strict tier it fails the version check (its version digit is 0).
 pub fn check_uuid_core(s: &str) -> Result<(), IdError> {
-    let b = s.as_bytes();
-    let shape_ok = b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => matches!(c, b'0'..=b'9' | b'a'..=b'f'),
-        });
-    if !shape_ok {
+    if !is_uuid_any_case(s) || s.bytes().any(|c| c.is_ascii_uppercase()) {
         return Err(IdError::Shape);
     }
     Ok(())
+}
+
+/// The 8-4-4-4-12 hex shape of a UUID in either case, matched against the whole string: what
+/// the draft's "UUID" says of a workflow step's receipt_id (RFC 9562 reads the hex digits
+/// case-insensitively on input); the lower case the kit asks for is checked apart.
+pub fn is_uuid_any_case(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 /// Strict tier: the core tier plus version 4 and the RFC 4122 variant.

@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 
 use agentconf_aer1::commitment::{parse_commitment, read_commitment, Commitment};
-use agentconf_aer1::digest::Revision;
+use agentconf_aer1::digest::{merkle_root, Revision};
 use agentconf_aer1::finding::Finding;
 use agentconf_aer1::formats::encode_base64;
 use agentconf_aer1::producer::{example_chain, relink, Entry};
@@ -494,6 +494,24 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             })),
         ),
         (
+            "revision 06: close as a string on the first entry",
+            vec!["AER1-TL-06-CLOSE-TYPE"],
+            {
+                let mut v: Vec<Value> = example_chain("job-7a1f", 2, Revision::R06)
+                    .iter()
+                    .map(|e| serde_json::to_value(e).unwrap())
+                    .collect();
+                v[0]["close"] = json!("no");
+                Check::Timeline(
+                    serde_json::to_vec(&v).unwrap(),
+                    TimelineOptions {
+                        revision: Revision::R06,
+                        ..TimelineOptions::default()
+                    },
+                )
+            },
+        ),
+        (
             "close: true on the first of two",
             vec!["AER1-TL-CLOSE-EARLY"],
             {
@@ -629,6 +647,25 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>, Check)> {
             "step receipt_id a number",
             vec!["AER1-WF-STEP-ID"],
             workflow_with(|w| w["steps"][2]["receipt_id"] = json!(3)),
+        ),
+        (
+            "step receipt_id in upper case, root over the ids as written",
+            vec!["AER1-WF-STEP-ID-CASE"],
+            workflow_with(|w| {
+                let upper = wf::STEP_IDS[2].to_uppercase();
+                let mut ids = wf::STEP_IDS.to_vec();
+                ids[2] = &upper;
+                w["steps"][2]["receipt_id"] = json!(upper);
+                w["merkle_root"] = json!(agentconf_aer1::hex::lower(&merkle_root(ids)));
+            }),
+        ),
+        (
+            "no steps, the root of none",
+            vec!["AER1-WF-STEPS-NONEMPTY"],
+            workflow_with(|w| {
+                w["steps"] = json!([]);
+                w["merkle_root"] = json!(wf::ROOT_EMPTY);
+            }),
         ),
         (
             "step receipt_hash with a prefix",

@@ -747,8 +747,9 @@ fn revision_06_accepts_real_06_chains_and_rejects_each_06_defect_on_its_rule() {
             c[2].as_object_mut().unwrap().remove("close");
         }),
         (
+            // The kit's check, not 06 text: its own rule.
             "close not a boolean",
-            &[("AER1-TL-CLOSE-TYPE", Some(1))],
+            &[("AER1-TL-06-CLOSE-TYPE", Some(1))],
             |c| c[1]["close"] = json!(0),
         ),
     ];

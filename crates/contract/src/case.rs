@@ -2,7 +2,7 @@
 
 use agentconf_rules::{Revisions, Rule};
 
-use crate::vector::{Expectation, Flag, Suite, Vector};
+use crate::vector::{Expectation, Flag, RuleAlternative, Suite, Vector};
 
 /// One run of a vector: a revision to run it under and the expectation that holds there. A vector
 /// has one case per group of revisions sharing an expectation — and, for timelines, per digest
@@ -21,6 +21,8 @@ pub struct Case<'v> {
     pub expected_rules: &'v [Rule],
     /// Rules a rejection may also cite, not required (see [`crate::vector::RevisionExpectation`]).
     pub also_reported: &'v [Rule],
+    /// Other readings a strict rejection may cite instead ([`RuleAlternative`]).
+    pub any_of: &'v [RuleAlternative],
     pub flags: &'v [Flag],
 }
 
@@ -67,12 +69,12 @@ fn run_revisions(suite: Suite, group: &[String]) -> Vec<&str> {
 impl Vector {
     /// Every run of this vector, the main expectation first.
     pub fn cases(&self) -> Vec<Case<'_>> {
-        let none: &[Rule] = &[];
         let main = (
             &self.revisions[..],
             self.expectation,
             &self.expected_rules[..],
-            none,
+            &self.also_reported[..],
+            &self.any_of[..],
             &self.flags[..],
         );
         let others = self.other_revisions.iter().map(|o| {
@@ -81,11 +83,12 @@ impl Vector {
                 o.expectation,
                 &o.expected_rules[..],
                 &o.also_reported[..],
+                &o.any_of[..],
                 &o.flags[..],
             )
         });
         let mut out = Vec::new();
-        for (revisions, expectation, expected_rules, also_reported, flags) in
+        for (revisions, expectation, expected_rules, also_reported, any_of, flags) in
             std::iter::once(main).chain(others)
         {
             for revision in run_revisions(self.suite, revisions) {
@@ -102,6 +105,7 @@ impl Vector {
                     expectation,
                     expected_rules,
                     also_reported,
+                    any_of,
                     flags,
                 });
             }

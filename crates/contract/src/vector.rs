@@ -338,6 +338,41 @@ pub struct ExpectedDecision {
     pub admitted_copies: Option<usize>,
 }
 
+/// Where a reading of the draft comes from: the basis of a [`RuleAlternative`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadingBasis {
+    /// The draft's own text supports this reading as well as the main one.
+    Text,
+    /// The draft author's reference kit reports the defect this way.
+    Kit,
+    /// This project's interpretation (written down in the rule family's notes).
+    Interp,
+}
+
+/// Another set of rules a strict rejection may cite for the same input, where the draft and
+/// independent readings of it legitimately name different rules for one defect (a missing
+/// `canonical_bytes` reported as bad base64 rather than a missing member, say). A rejection
+/// passes strict grading when it matches the expectation's own rules or any one alternative:
+/// it names every rule of the set's `expected_rules` and nothing outside that set and its
+/// `also_reported` (CONTRACT.md section 4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleAlternative {
+    /// The rules this reading requires.
+    #[schemars(with = "Vec<RuleId>", length(min = 1), extend("uniqueItems" = true))]
+    pub expected_rules: Vec<Rule>,
+    /// Rules this reading may also cite.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
+    pub also_reported: Vec<Rule>,
+    /// What supports this reading.
+    pub basis: ReadingBasis,
+    /// Why the input may be read this way.
+    #[schemars(length(min = 1))]
+    pub reason: String,
+}
+
 /// A GRP admission scenario: the steps (inputs for the harness) and the decisions (answers).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -362,10 +397,15 @@ pub struct RevisionExpectation {
     pub expected_rules: Vec<Rule>,
     /// Rules a rejection may also cite without being required to: where the draft's (or the
     /// kit's) reading stops at the first failure of an entry, the later ones are not demanded.
-    /// The reference reports them; strict grading requires only `expected_rules`.
+    /// The reference reports them; strict grading requires only `expected_rules`, and refuses
+    /// any rule outside `expected_rules` and these.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
     pub also_reported: Vec<Rule>,
+    /// Other readings of the same defect a strict rejection may cite instead (see
+    /// [`RuleAlternative`]).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub any_of: Vec<RuleAlternative>,
     /// For `acceptable`: why either verdict is fine.
     #[schemars(extend("uniqueItems" = true))]
     pub flags: Vec<Flag>,
@@ -419,6 +459,16 @@ pub struct Vector {
     /// For `invalid` and `acceptable`: the rules a rejection must (strict) cite.
     #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
     pub expected_rules: Vec<Rule>,
+    /// Rules a rejection may also cite without being required to (as in
+    /// [`RevisionExpectation::also_reported`]); strict grading refuses any rule outside
+    /// `expected_rules` and these.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[schemars(with = "Vec<RuleId>", extend("uniqueItems" = true))]
+    pub also_reported: Vec<Rule>,
+    /// Other readings of the same defect a strict rejection may cite instead (see
+    /// [`RuleAlternative`]).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub any_of: Vec<RuleAlternative>,
     /// For `acceptable`: why either verdict is fine.
     #[schemars(extend("uniqueItems" = true))]
     pub flags: Vec<Flag>,
@@ -478,6 +528,8 @@ impl Vector {
         v.revisions = other.revisions.clone();
         v.expectation = other.expectation;
         v.expected_rules = other.expected_rules.clone();
+        v.also_reported = other.also_reported.clone();
+        v.any_of = other.any_of.clone();
         v.flags = other.flags.clone();
         v.other_revisions.clear();
         Some(v)
@@ -551,6 +603,14 @@ pub const RETIRED_IDS: &[(&str, &str)] = &[
     (
         "grp/admission/admission/valid-p-type-2-at-not-after",
         "grp/admission/admission/p-type-2-clock-at-not-after",
+    ),
+    // An empty `steps` list, once graded valid. The draft does not say whether steps may be
+    // empty and every independent verifier measured rejects one, so the same input is now
+    // `acceptable` (a rejection cites AER1-WF-STEPS-NONEMPTY), and a name in the `valid` family
+    // would mislead.
+    (
+        "aer1/workflow/valid/no-steps",
+        "aer1/workflow/structure/steps-empty",
     ),
 ];
 

@@ -103,6 +103,8 @@ impl<'a> Family<'a> {
                 level: Level::Should,
                 expectation: Expectation::Valid,
                 expected_rules: Vec::new(),
+                also_reported: Vec::new(),
+                any_of: Vec::new(),
                 flags: Vec::new(),
                 options: Options::default(),
                 inputs: Vec::new(),
@@ -225,6 +227,7 @@ impl VectorBuilder<'_> {
             expectation,
             expected_rules: rules.to_vec(),
             also_reported: Vec::new(),
+            any_of: Vec::new(),
             flags: flags.to_vec(),
             reason: reason.to_string(),
         });

@@ -32,7 +32,6 @@ pub fn grade_verdict(
     reported: &[Rule],
     grading: Grading,
 ) -> (Status, String) {
-    let missing = c.expected_rules.iter().any(|r| !reported.contains(r));
     match (c.expectation, accepted) {
         (Expectation::Valid, true) => (Status::Pass, "accepted".to_string()),
         (Expectation::Valid, false) => (
@@ -42,20 +41,74 @@ pub fn grade_verdict(
         (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
         (Expectation::Acceptable, true) => (Status::Pass, "accepted (acceptable)".to_string()),
         (Expectation::Invalid | Expectation::Acceptable, false) => {
-            if grading == Grading::Loose || !missing {
-                (Status::Pass, format!("rejected: {}", rule_list(reported)))
-            } else {
-                (
-                    Status::WrongReason,
-                    format!(
-                        "rejected with {}, expected {}",
-                        rule_list(reported),
-                        rule_list(c.expected_rules)
-                    ),
-                )
+            match (grading, reasons_match(c, reported)) {
+                (Grading::Loose, _) | (Grading::Strict, Ok(())) => {
+                    (Status::Pass, format!("rejected: {}", rule_list(reported)))
+                }
+                (Grading::Strict, Err(why)) => (Status::WrongReason, why),
             }
         }
     }
+}
+
+/// Strict grading of a rejection's rules (CONTRACT.md section 4: "every rule the input breaks,
+/// and only those"): the rules reported must include every rule the case expects and nothing
+/// outside the expected rules and those it may also cite — or do the same for one of the case's
+/// alternative readings (`any_of`). Otherwise the message names what is missing and what the
+/// input does not break, against the case's own rules. A case that names no rule at all (a
+/// derived matrix case, whose judge knows only that the input must be rejected) takes any.
+pub fn reasons_match(c: &Case<'_>, reported: &[Rule]) -> Result<(), String> {
+    if c.expected_rules.is_empty() && c.any_of.is_empty() {
+        return Ok(());
+    }
+    let fits = |expected: &[Rule], also: &[Rule]| {
+        expected.iter().all(|r| reported.contains(r))
+            && reported
+                .iter()
+                .all(|r| expected.contains(r) || also.contains(r))
+    };
+    if fits(c.expected_rules, c.also_reported)
+        || c.any_of
+            .iter()
+            .any(|a| fits(&a.expected_rules, &a.also_reported))
+    {
+        return Ok(());
+    }
+    let missing: Vec<Rule> = c
+        .expected_rules
+        .iter()
+        .filter(|r| !reported.contains(r))
+        .copied()
+        .collect();
+    let mut extra: Vec<Rule> = Vec::new();
+    for r in reported {
+        if !c.expected_rules.contains(r) && !c.also_reported.contains(r) && !extra.contains(r) {
+            extra.push(*r);
+        }
+    }
+    let mut why = format!(
+        "rejected with {}, expected {}",
+        rule_list(reported),
+        rule_list(c.expected_rules)
+    );
+    if !missing.is_empty() {
+        why.push_str(&format!("; missing {}", rule_list(&missing)));
+    }
+    if !extra.is_empty() {
+        why.push_str(&format!("; the input does not break {}", rule_list(&extra)));
+    }
+    if !c.any_of.is_empty() {
+        let readings: Vec<String> = c
+            .any_of
+            .iter()
+            .map(|a| rule_list(&a.expected_rules))
+            .collect();
+        why.push_str(&format!(
+            " (nor matches another reading: {})",
+            readings.join(" or ")
+        ));
+    }
+    Err(why)
 }
 
 /// The status of a played scenario: a pass when every decision was as judged, else the first
@@ -192,6 +245,68 @@ fn json_text(s: &Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An invalid timeline vector expecting `expected`, with `also` and the readings `any_of`.
+    fn invalid_vector(
+        expected: &[&str],
+        also: &[&str],
+        any_of: serde_json::Value,
+    ) -> agentconf_contract::vector::Vector {
+        serde_json::from_value(serde_json::json!({
+            "id": "aer1/timeline/structure/x", "suite": "aer1-timeline", "family": "structure",
+            "revisions": ["09"], "description": "d", "rules": expected, "level": "MUST",
+            "expectation": "invalid", "expected_rules": expected, "also_reported": also,
+            "any_of": any_of, "flags": [],
+            "inputs": [{"role": "timeline", "file": "t.json", "encoding": "utf8",
+                        "content": "[]", "sha256": "0".repeat(64)}]
+        }))
+        .unwrap()
+    }
+
+    fn strict(v: &agentconf_contract::vector::Vector, reported: &[Rule]) -> (Status, String) {
+        grade_verdict(&v.main_case(), false, reported, Grading::Strict)
+    }
+
+    /// CONTRACT 4: every rule the input breaks, and only those. A superset is a wrong reason
+    /// that names the extra rules; loose grading passes any rejection.
+    #[test]
+    fn strict_grading_is_exact() {
+        let v = invalid_vector(&["AER1-TL-SEQ"], &["AER1-TL-LINK"], serde_json::json!([]));
+        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).0, Status::Pass);
+        assert_eq!(
+            strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlLink]).0,
+            Status::Pass
+        );
+        let (status, why) = strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlJob]);
+        assert_eq!(status, Status::WrongReason);
+        assert!(why.contains("does not break [\"AER1-TL-JOB\"]"), "{why}");
+        let (status, why) = strict(&v, &[Rule::Aer1TlLink]);
+        assert_eq!(status, Status::WrongReason);
+        assert!(why.contains("missing [\"AER1-TL-SEQ\"]"), "{why}");
+        let every: Vec<Rule> = Rule::ALL.to_vec();
+        assert_eq!(strict(&v, &every).0, Status::WrongReason);
+        assert_eq!(
+            grade_verdict(&v.main_case(), false, &every, Grading::Loose).0,
+            Status::Pass
+        );
+    }
+
+    /// Another reading passes on its own rules, and only as a whole: its rules mixed with the
+    /// main set's are a wrong reason.
+    #[test]
+    fn any_of_readings_pass_on_their_own_rules() {
+        let v = invalid_vector(
+            &["AER1-TL-MEMBERS"],
+            &[],
+            serde_json::json!([{"expected_rules": ["AER1-TL-B64"], "basis": "kit", "reason": "r"}]),
+        );
+        assert_eq!(strict(&v, &[Rule::Aer1TlMembers]).0, Status::Pass);
+        assert_eq!(strict(&v, &[Rule::Aer1TlB64]).0, Status::Pass);
+        let (status, why) = strict(&v, &[Rule::Aer1TlMembers, Rule::Aer1TlB64]);
+        assert_eq!(status, Status::WrongReason);
+        assert!(why.contains("another reading"), "{why}");
+        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).0, Status::WrongReason);
+    }
 
     fn expected_rejection() -> ExpectedDecision {
         ExpectedDecision {

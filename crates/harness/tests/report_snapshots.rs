@@ -999,6 +999,73 @@ fn credit_follows_derivations_through_invalid_sources() {
     assert!(credit.credited(&f.results[1]) && credit.credited(&f.results[2]));
 }
 
+/// An implementation of a subset: a rejection whose valid source it declared unsupported is
+/// paired within its suite instead (the source is absent, not a failed pair), and says so; a
+/// reject-all implementation still earns nothing, and each uncredited pass says why.
+#[test]
+fn unsupported_sources_are_absent_and_reject_all_still_earns_nothing() {
+    use Expectation::*;
+    use Status::*;
+    let mk = |id: &str, e: Expectation, s: Status, from: Option<&str>| {
+        let mut l = line(
+            id,
+            Suite::Aer1Timeline,
+            "t",
+            &["AER1-TL-LINK"],
+            e,
+            s,
+            "",
+            "",
+            1,
+        );
+        l.derived_from = from.map(str::to_string);
+        l
+    };
+    let mut f = file(true);
+    f.results = vec![
+        mk("aer1/timeline/t/only-06", Valid, Unsupported, None),
+        mk(
+            "aer1/timeline/t/broken-09",
+            Invalid,
+            Pass,
+            Some("aer1/timeline/t/only-06"),
+        ),
+        mk("aer1/timeline/t/valid-09", Valid, Pass, None),
+    ];
+    let credit = report::Credit::of(&f);
+    assert!(
+        credit.credited(&f.results[1]),
+        "an unsupported source is absent"
+    );
+    assert!(report::uncredited(&f).is_empty());
+    // Reject-all: the valid case is rejected too, so no rejection is credited.
+    f.results[2].status = FalseReject;
+    let credit = report::Credit::of(&f);
+    assert!(!credit.credited(&f.results[1]));
+    let listed = report::uncredited(&f);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, "aer1/timeline/t/broken-09");
+    assert!(listed[0]
+        .why
+        .contains("no valid aer1-timeline case was accepted"));
+    // Every format names the case and the reason, in one line (JSON as one object).
+    let summary: serde_json::Value = serde_json::from_str(&report::json(&f)).unwrap();
+    assert_eq!(summary["uncredited"][0]["id"], "aer1/timeline/t/broken-09");
+    let junit = report::junit(&f);
+    let case = junit.split("broken-09").nth(1).unwrap();
+    let case = case.split("</testcase>").next().unwrap();
+    assert!(
+        case.contains("<system-out>uncredited: no valid aer1-timeline case"),
+        "{junit}"
+    );
+    for rendered in [report::text(&f), report::markdown(&f), report::html(&f)] {
+        let line = rendered
+            .lines()
+            .find(|l| l.contains("broken-09") && l.contains("no valid aer1-timeline case"));
+        assert!(line.is_some(), "{rendered}");
+    }
+}
+
 /// A false accept listed as an expected failure is still shown as a false accept: the big tile
 /// counts it and is red, and the text totals say so.
 #[test]

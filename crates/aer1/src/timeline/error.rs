@@ -78,6 +78,11 @@ pub enum TimelineError {
     CloseNotBoolean {
         found: &'static str,
     },
+    /// Revision 06: a close that is present and not a boolean. The 06 text asks only that the
+    /// last entry carry `close: true`; the type check is the kit's, graded on a rule of its own.
+    HistoricalCloseNotBoolean {
+        found: &'static str,
+    },
     CloseBeforeLast,
     LastNotClosed,
 }
@@ -105,6 +110,7 @@ impl RuleError for TimelineError {
             }
             TimelineError::Link { .. } | TimelineError::LinkNotString { .. } => Rule::Aer1TlLink,
             TimelineError::CloseNotBoolean { .. } => Rule::Aer1TlCloseType,
+            TimelineError::HistoricalCloseNotBoolean { .. } => Rule::Aer1Tl06CloseType,
             TimelineError::CloseBeforeLast => Rule::Aer1TlCloseEarly,
             TimelineError::LastNotClosed => Rule::Aer1TlCloseLast,
         }
@@ -133,6 +139,7 @@ impl RuleError for TimelineError {
             | TimelineError::Link { .. }
             | TimelineError::LinkNotString { .. } => "prev_digest",
             TimelineError::CloseNotBoolean { .. }
+            | TimelineError::HistoricalCloseNotBoolean { .. }
             | TimelineError::CloseBeforeLast
             | TimelineError::LastNotClosed => "close",
         };
@@ -195,6 +202,10 @@ impl fmt::Display for TimelineError {
                 "prev_digest {found:?} does not match the recomputed digest of the entry before, {expected}"
             ),
             TimelineError::CloseNotBoolean { found } => write!(f, "close must be a boolean, found {found}"),
+            TimelineError::HistoricalCloseNotBoolean { found } => write!(
+                f,
+                "close is not a boolean, found {found} (revision 06: the kit's check, not 06 text)"
+            ),
             TimelineError::CloseBeforeLast => f.write_str("close: true on an entry that is not the last"),
             TimelineError::LastNotClosed => f.write_str("the last entry does not carry close: true"),
         }

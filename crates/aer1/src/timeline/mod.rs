@@ -608,7 +608,7 @@ impl<'o> Chain<'o> {
         }
         .as_ref()
         .map(entry_digest_06);
-        let close = self.check_close(entry.get("close"), index);
+        let close = self.check_close(entry.get("close"), index, Revision::R06);
         match entry.get("prev_digest") {
             Some(Node::String(prev_digest)) => self.check_link(prev_digest, index, previous),
             other => {
@@ -669,7 +669,7 @@ impl<'o> Chain<'o> {
 
         let seq = self.check_seq(entry.get("seq"), index);
         self.check_job(m.job_id, index);
-        let close = self.check_close(entry.get("close"), index);
+        let close = self.check_close(entry.get("close"), index, Revision::R09);
 
         // The digest needs every bound member well-formed; otherwise the next link is unjudged.
         let digest = match (
@@ -725,18 +725,24 @@ impl<'o> Chain<'o> {
         }
     }
 
-    /// `close` as a boolean (absent is false); `None` when it is not a boolean.
-    fn check_close(&mut self, close: Option<&Node<'_>>, index: u64) -> Option<bool> {
+    /// `close` as a boolean (absent is false); `None` when it is not a boolean, reported on the
+    /// rule of the construction checked (under 06 the type check is the kit's, not 06 text).
+    fn check_close(
+        &mut self,
+        close: Option<&Node<'_>>,
+        index: u64,
+        revision: Revision,
+    ) -> Option<bool> {
         match close {
             None => Some(false),
             Some(Node::Bool(b)) => Some(*b),
             Some(other) => {
-                self.report(
-                    TimelineError::CloseNotBoolean {
-                        found: other.kind(),
-                    },
-                    index,
-                );
+                let found = other.kind();
+                let error = match revision {
+                    Revision::R06 => TimelineError::HistoricalCloseNotBoolean { found },
+                    Revision::R09 => TimelineError::CloseNotBoolean { found },
+                };
+                self.report(error, index);
                 None
             }
         }

@@ -4,6 +4,7 @@ pub mod common;
 mod emit;
 mod emit_receipt;
 mod hostile;
+mod readings;
 mod receipt;
 mod reclosed;
 mod revision06;
@@ -32,6 +33,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     workflow::generate(out);
     emit::generate(out);
     emit_receipt::generate(out);
+    readings::apply(out);
 }
 
 /// The entry specs of the draft's example for job `job-7a1f`.

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::common::{example, example_06, example_06_shape, CHAIN_RULES, CHAIN_RULES_06, JOB};
 use crate::builder::{Family, AER1_ALL, FROM_07, ONLY_06};
-use agentconf_contract::vector::{Suite, Vector};
+use agentconf_contract::vector::{Flag, Suite, Vector};
 
 /// A change to one entry: name part, the change in words, the edit.
 type Edit = (&'static str, &'static str, fn(&mut Entry));
@@ -437,7 +437,7 @@ fn real_06_shape(f: &mut Family<'_>) {
     // are of these kinds: tampered middle bytes, no final close, reordering, bad genesis, a
     // close that is not a boolean).
     type ShapeEdit = fn(&mut Vec<Value>);
-    let defects: [(&str, &str, Rule, ShapeEdit); 7] = [
+    let defects: [(&str, &str, Rule, ShapeEdit); 6] = [
         (
             "shape-06-3-inner-bytes-tampered",
             "the middle entry's (index 1) canonical_bytes replaced by other valid base64: the \
@@ -469,12 +469,6 @@ fn real_06_shape(f: &mut Family<'_>) {
             "the first entry's prev_digest set to 64 '1' characters (AER1-TL-GENESIS on index 0)",
             Rule::Aer1TlGenesis,
             |c| c[0]["prev_digest"] = json!("1".repeat(64)),
-        ),
-        (
-            "shape-06-3-close-not-boolean",
-            "the middle entry (index 1) carries close: \"false\", a string (AER1-TL-CLOSE-TYPE)",
-            Rule::Aer1TlCloseType,
-            |c| c[1]["close"] = json!("false"),
         ),
         (
             "shape-06-3-no-canonical-bytes",
@@ -518,4 +512,25 @@ fn real_06_shape(f: &mut Family<'_>) {
             .derived_from(&source, what)
             .push();
     }
+
+    // The kit's sixth kind of invalid 06 vector: the 06 text does not ask for it.
+    let mut close_string = example_06_shape(3);
+    close_string[1]["close"] = json!("false");
+    let what = "the middle entry (index 1) carries close: \"false\", a string";
+    f.vector("shape-06-3-close-not-boolean")
+        .revisions(ONLY_06)
+        .describe(&format!(
+            "shape-06-3 (a real revision-06 chain) with {what}. The 06 text asks only that the \
+             last entry carry close: true; that close, where present, is a boolean is the kit's \
+             check (it lists this input among its invalid 06 vectors), and independent 06 \
+             verifiers accept it. Either verdict conforms (this project's interpretation); a \
+             rejection cites AER1-TL-06-CLOSE-TYPE alone."
+        ))
+        .timeline_values(&close_string)
+        .acceptable(
+            &[Rule::Aer1Tl06CloseType],
+            &[Flag::ShouldLevel, Flag::Interpretation],
+        )
+        .derived_from(&source, what)
+        .push();
 }

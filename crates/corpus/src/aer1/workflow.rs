@@ -13,7 +13,7 @@ use agentconf_rules::Rule;
 use serde_json::{json, Value};
 
 use crate::builder::{Family, AER1_ALL};
-use agentconf_contract::vector::{Suite, Vector};
+use agentconf_contract::vector::{Flag, Suite, Vector};
 
 /// One step of a workflow: the receipt it names and when it ran.
 struct StepData {
@@ -96,8 +96,10 @@ const WF_RULES: &[Rule] = &[
     Rule::Aer1WfIdDistinct,
     Rule::Aer1WfHex,
     Rule::Aer1WfVerifyUrl,
+    Rule::Aer1WfStepsNonempty,
     Rule::Aer1WfStepMembers,
     Rule::Aer1WfStepId,
+    Rule::Aer1WfStepIdCase,
     Rule::Aer1WfStepHash,
     Rule::Aer1WfStepTime,
     Rule::Aer1WfSeqType,
@@ -110,6 +112,7 @@ pub fn generate(out: &mut Vec<Vector>) {
     check_published_roots();
     let example = valid(out);
     structure(out, &example);
+    draft_silent(out, &example);
 }
 
 /// The library tree must reproduce the published values before anything is built on it.
@@ -322,7 +325,7 @@ fn valid(out: &mut Vec<Vector>) -> String {
         .push();
     let example = f.id_of("worked-example-5");
 
-    let published: [(&str, &[usize], &str, &str, &str); 4] = [
+    let published: [(&str, &[usize], &str, &str, &str); 3] = [
         (
             "one-step",
             &[0],
@@ -349,14 +352,6 @@ fn valid(out: &mut Vec<Vector>) -> String {
              document order. merkle_root is the published root of the reversed ids, 362530ec... \
              (the order of the leaves is bound, so it differs from 7c4817ca...); must verify.",
             "steps reversed and renumbered 1..5, root set to the published reversed root",
-        ),
-        (
-            "no-steps",
-            &[],
-            EMPTY_ROOT,
-            "steps is an empty array (seq 1..n holds for n = 0). The root of no steps is SHA-256 \
-             of the empty string, e3b0c442..., and merkle_root is exactly that; must verify.",
-            "removed every step, root set to SHA-256 of the empty string",
         ),
     ];
     for (name, order, root, why, mutation) in published {
@@ -499,6 +494,65 @@ type StepMemberCase = (
     &'static str,
     &'static [Rule],
 );
+
+/// The worked example with step 3's receipt_id set to `id`, and merkle_root recomputed over the
+/// ids as written, so only the id itself can be wrong.
+fn with_step_id(id: &str) -> Value {
+    let mut ids: Vec<&str> = WORKED.iter().map(|&i| STEPS[i].id).collect();
+    ids[3] = id;
+    let root = root_of(&ids);
+    changed(|d| {
+        d["steps"][3]["receipt_id"] = json!(id);
+        d["merkle_root"] = json!(root);
+    })
+}
+
+/// Inputs where the draft's text does not require what the kit does: either verdict conforms
+/// (`acceptable`, flagged as this project's interpretation), and a rejection cites the rule
+/// that records the kit's behaviour or the reading every independent verifier shares.
+fn draft_silent(out: &mut Vec<Vector>, example: &str) {
+    let mut f = Family::new(out, Suite::Aer1Workflow, "structure");
+    let upper = STEPS[3].id.to_uppercase();
+    f.vector("step-receipt-id-uppercase")
+        .revisions(AER1_ALL)
+        .describe(&format!(
+            "Step 3's receipt_id is {upper:?}, the worked id in upper case; merkle_root is the \
+             root recomputed over the ids as written, so nothing else fails. The draft says a \
+             step's receipt_id is a UUID, and RFC 9562 reads UUID hex digits case-insensitively \
+             on input; only the kit insists on lower case (AER1-WF-STEP-ID-CASE, a kit rule \
+             graded SHOULD). Either verdict conforms; a rejection cites that rule alone."
+        ))
+        .workflow_text(&text(&with_step_id(&upper)))
+        .acceptable(
+            &[Rule::Aer1WfStepIdCase],
+            &[Flag::ShouldLevel, Flag::Interpretation],
+        )
+        .derived_from(
+            example,
+            &format!("steps[3].receipt_id set to {upper:?}, root recomputed"),
+        )
+        .push();
+    f.vector("steps-empty")
+        .revisions(AER1_ALL)
+        .describe(
+            "steps is an empty array (seq 1..n holds for n = 0) and merkle_root is the root of no \
+             steps, SHA-256 of the empty string (e3b0c442...), so every check the draft states \
+             holds. The draft does not say whether steps may be empty; every independent verifier \
+             measured rejects an empty list. Either verdict conforms (this project's reading, \
+             AER1-WF-STEPS-NONEMPTY, graded SHOULD); a rejection cites that rule alone. The same \
+             input was once graded valid as aer1/workflow/valid/no-steps, now retired.",
+        )
+        .workflow_text(&text(&document(numbered(&[]), EMPTY_ROOT)))
+        .acceptable(
+            &[Rule::Aer1WfStepsNonempty],
+            &[Flag::ShouldLevel, Flag::Interpretation],
+        )
+        .derived_from(
+            example,
+            "removed every step, root set to SHA-256 of the empty string",
+        )
+        .push();
+}
 
 fn structure(out: &mut Vec<Vector>, example: &str) {
     let mut cases: Vec<Case> = Vec::new();
@@ -809,42 +863,23 @@ fn step_formats(cases: &mut Vec<Case>) {
         "The only step's receipt_id is the empty string, and merkle_root is SHA-256 of no bytes: \
          the leaf of \"\", which is also the root of a workflow with no steps, so the root matches. \
          Without domain separation the two documents would share a root; an empty id is not a \
-         lowercase UUID, so AER1-WF-STEP-ID fails, and only it."
+         UUID, so AER1-WF-STEP-ID fails, and only it."
             .into(),
         "one step with receipt_id \"\" and the empty-workflow root".into(),
         &[Rule::Aer1WfStepId],
     ));
-    for (name, bad, why) in [
-        (
-            "step-receipt-id-uppercase",
-            STEPS[3].id.to_uppercase(),
-            "uppercase hex digits are rejected",
+    let bad = "r-job-7a1f-3";
+    cases.push((
+        "step-receipt-id-not-a-uuid",
+        with_step_id(bad),
+        format!(
+            "Step 3's receipt_id is {bad:?}: a step's receipt_id is a UUID, and a free-form id is \
+             not one, so AER1-WF-STEP-ID fails. merkle_root is the root recomputed over the ids as \
+             written, so the root matches and nothing else fails."
         ),
-        (
-            "step-receipt-id-not-a-uuid",
-            "r-job-7a1f-3".to_string(),
-            "a free-form id is not a UUID",
-        ),
-    ] {
-        // The root is recomputed over the ids as written, so only the id's shape is wrong.
-        let mut ids: Vec<&str> = WORKED.iter().map(|&i| STEPS[i].id).collect();
-        ids[3] = &bad;
-        let root = root_of(&ids);
-        cases.push((
-            name,
-            changed(|d| {
-                d["steps"][3]["receipt_id"] = json!(bad);
-                d["merkle_root"] = json!(root);
-            }),
-            format!(
-                "Step 3's receipt_id is {bad:?}: a step's receipt_id is a lowercase UUID, and \
-                 {why}, so AER1-WF-STEP-ID fails. merkle_root is the root recomputed over the ids \
-                 as written, so the root matches and nothing else fails."
-            ),
-            format!("steps[3].receipt_id set to {bad:?}, root recomputed"),
-            &[Rule::Aer1WfStepId],
-        ));
-    }
+        format!("steps[3].receipt_id set to {bad:?}, root recomputed"),
+        &[Rule::Aer1WfStepId],
+    ));
     let one: Vec<StepMemberCase> = vec![
         (
             "step-receipt-hash-uppercase",

@@ -271,6 +271,8 @@ fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &
         level: Level::Must,
         expectation,
         expected_rules: Vec::new(),
+        also_reported: Vec::new(),
+        any_of: Vec::new(),
         flags: Vec::new(),
         other_revisions: Vec::new(),
         options: Options::default(),

@@ -321,6 +321,27 @@ pub fn html(file: &ResultsFile) -> String {
         o.push_str("</tbody></table>\n");
         i = end;
     }
+    let unpaired = super::uncredited(file);
+    if !unpaired.is_empty() {
+        let _ = writeln!(
+            o,
+            "<h3 id=\"uncredited\">Uncredited passes <small>{} without earning credit for \
+             their rules</small></h3><ul class=\"uncredited\">",
+            super::passed_cases(unpaired.len())
+        );
+        for u in &unpaired {
+            match vector_anchor.get(u.id.as_str()) {
+                Some(i) => {
+                    let _ = write!(o, "<li><a href=\"#v-{i}\"><code>{}</code></a>", esc(&u.id));
+                }
+                None => {
+                    let _ = write!(o, "<li><code>{}</code>", esc(&u.id));
+                }
+            }
+            let _ = writeln!(o, ": {}</li>", esc(&u.why));
+        }
+        o.push_str("</ul>\n");
+    }
     o.push_str("</section>\n");
 
     // Vectors.

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use super::{per_rule, totals, unexpected, verdict, RuleRow, Totals, Verdict};
+use super::{
+    per_rule, totals, uncredited, unexpected, verdict, RuleRow, Totals, UncreditedCase, Verdict,
+};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
 /// The summary format version.
@@ -24,6 +26,8 @@ pub struct Summary<'a> {
     pub unexpected: Vec<&'a ResultLine>,
     /// The per-rule table.
     pub rules: Vec<RuleRow>,
+    /// The passing cases that earned no credit for their rules, each with why.
+    pub uncredited: Vec<UncreditedCase>,
 }
 
 /// The summary of `file`.
@@ -36,11 +40,12 @@ pub fn summary(file: &ResultsFile) -> Summary<'_> {
         totals: totals(file),
         unexpected: unexpected(file),
         rules: per_rule(file),
+        uncredited: uncredited(file),
     }
 }
 
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
-/// `verdict`, `totals`, `unexpected`, `rules`.
+/// `verdict`, `totals`, `unexpected`, `rules`, `uncredited`.
 pub fn json(file: &ResultsFile) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
     let mut s = serde_json::to_string_pretty(&summary(file))

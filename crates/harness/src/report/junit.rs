@@ -5,7 +5,7 @@ use std::time::Duration;
 use agentconf_contract::vector::Suite;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{grading_name, verdict};
+use super::{grading_name, verdict, Credit};
 use crate::results::ResultsFile;
 use crate::status::Status;
 
@@ -17,6 +17,7 @@ use crate::status::Status;
 pub fn junit(file: &ResultsFile) -> String {
     let h = &file.header;
     let v = verdict(file);
+    let credit = Credit::of(file);
     let mut report = Report::new("agentconf");
     for suite in Suite::ALL {
         let mut lines: Vec<_> = file.results.iter().filter(|r| r.suite == suite).collect();
@@ -58,6 +59,11 @@ pub fn junit(file: &ResultsFile) -> String {
                 s
             };
             let mut tc = TestCase::new(r.id.as_str(), status);
+            if r.status == Status::Pass {
+                if let Some(why) = credit.why_uncredited(r) {
+                    tc.set_system_out(format!("uncredited: {why}"));
+                }
+            }
             tc.set_classname(format!("{}/{}", suite.as_str(), r.family));
             tc.set_time(Duration::from_millis(r.duration_ms));
             ts.add_test_case(tc);

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    clip, grading_name, is_bidi_control, per_rule, totals, unexpected, unexpected_phrase, verdict,
-    Level, RuleStatus, DRAFTS_NOTE,
+    clip, grading_name, is_bidi_control, per_rule, totals, uncredited, unexpected,
+    unexpected_phrase, verdict, Level, RuleStatus, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
 
@@ -149,6 +149,19 @@ pub fn markdown(file: &ResultsFile) -> String {
         );
     }
     let _ = writeln!(out, "\n</details>");
+    let unpaired = uncredited(file);
+    if !unpaired.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n<details><summary>Uncredited passes: {} without earning credit for their \
+             rules</summary>\n",
+            super::passed_cases(unpaired.len())
+        );
+        for u in &unpaired {
+            let _ = writeln!(out, "- {}: {}", md_code(&u.id), md(&u.why));
+        }
+        let _ = writeln!(out, "\n</details>");
+    }
     out
 }
 

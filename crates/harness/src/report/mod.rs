@@ -338,12 +338,15 @@ fn rules_without_cases(rows: &[RuleRow]) -> usize {
 /// Paired credit: a passing case counts for its rules only when its counterpart went right too,
 /// so an implementation that rejects (or accepts) everything earns no rule.
 ///
+/// A case that was not graded (unsupported or skipped) is absent: it neither pairs with another
+/// case nor fails a pair, so an implementation of a subset earns what it gets right in it.
+///
 /// - An `invalid` case that was rejected is credited when the vector it was derived from
 ///   (`derived_from`) was accepted (or, when that vector is itself `invalid`, was rejected and
-///   credited); without a derivation in the file, when some `valid` case of the same suite was
-///   accepted.
-/// - A `valid` case that was accepted is credited when at least one case derived from it was
-///   rejected as expected; without one in the file, when some `invalid` case of the same suite
+///   credited); without a graded derivation source in the file, when some `valid` case of the same
+///   suite was accepted.
+/// - A `valid` case that was accepted is credited when at least one graded case derived from it
+///   was rejected as expected; without one in the file, when some `invalid` case of the same suite
 ///   was.
 /// - A valid case of a suite graded on output (an emitter's) is credited when it passed; its
 ///   refusals are credited as rejections are.
@@ -351,12 +354,10 @@ fn rules_without_cases(rows: &[RuleRow]) -> usize {
 ///   accepted a `valid` case and rejected an `invalid` case of the same suite: only then does
 ///   its verdict on the case say anything.
 pub struct Credit<'a> {
-    /// Passing cases by id.
-    passed: BTreeMap<&'a str, &'a ResultLine>,
-    /// Ids of every case in the file.
-    present: std::collections::BTreeSet<&'a str>,
-    /// Per source id: whether any case derived from it is in the file, and whether one passed.
-    derived: BTreeMap<&'a str, (bool, bool)>,
+    /// Graded cases (not unsupported, not skipped) by id.
+    graded: BTreeMap<&'a str, &'a ResultLine>,
+    /// Per source id: whether a graded case derived from it passed.
+    derived: BTreeMap<&'a str, bool>,
     /// Per suite: whether a valid case passed, whether an invalid case passed.
     suites: BTreeMap<&'a str, (bool, bool)>,
 }
@@ -364,21 +365,15 @@ pub struct Credit<'a> {
 impl<'a> Credit<'a> {
     pub fn of(file: &'a ResultsFile) -> Credit<'a> {
         let mut c = Credit {
-            passed: BTreeMap::new(),
-            present: Default::default(),
+            graded: BTreeMap::new(),
             derived: BTreeMap::new(),
             suites: BTreeMap::new(),
         };
-        for l in &file.results {
+        for l in file.results.iter().filter(|l| l.status.is_counted()) {
             let pass = l.status == Status::Pass;
-            c.present.insert(&l.id);
-            if pass {
-                c.passed.insert(&l.id, l);
-            }
+            c.graded.insert(&l.id, l);
             if let (Some(src), Expectation::Invalid) = (l.derived_from.as_deref(), l.expectation) {
-                let e = c.derived.entry(src).or_default();
-                e.0 = true;
-                e.1 |= pass;
+                *c.derived.entry(src).or_default() |= pass;
             }
             let s = c.suites.entry(l.suite.as_str()).or_default();
             match l.expectation {
@@ -392,43 +387,96 @@ impl<'a> Credit<'a> {
 
     /// Whether a passing line earns credit for its rules.
     pub fn credited(&self, l: &ResultLine) -> bool {
-        self.credited_within(l, 0)
+        self.why_uncredited(l).is_none()
     }
 
-    /// [`Credit::credited`], following derivations at most `MAX_DERIVATION_DEPTH` deep: a
+    /// Why a passing line earns no credit for its rules, in words; `None` when it does.
+    pub fn why_uncredited(&self, l: &ResultLine) -> Option<String> {
+        self.uncredited_within(l, 0)
+    }
+
+    /// [`Credit::why_uncredited`], following derivations at most `MAX_DERIVATION_DEPTH` deep: a
     /// rejection derived from another rejection is credited only when that one is, so a chain
     /// of invalid vectors cannot lend a reject-all implementation credit.
-    fn credited_within(&self, l: &ResultLine, depth: usize) -> bool {
+    fn uncredited_within(&self, l: &ResultLine, depth: usize) -> Option<String> {
         const MAX_DERIVATION_DEPTH: usize = 8;
         // An emitter's pass on a valid case is its output, equal to the construction's: no
         // constant program earns it, so it needs no counterpart. A refusal (an invalid case) is
         // credited as any rejection is.
         if l.suite.graded_on_output() && l.expectation == Expectation::Valid {
-            return true;
+            return None;
         }
-        let suite = self
-            .suites
-            .get(l.suite.as_str())
-            .copied()
-            .unwrap_or_default();
+        let suite = l.suite.as_str();
+        let (valid_passed, invalid_passed) = self.suites.get(suite).copied().unwrap_or_default();
+        let no_valid =
+            || format!("no valid {suite} case was accepted, so a rejection proves nothing");
+        let no_invalid =
+            || format!("no invalid {suite} case was rejected, so an acceptance proves nothing");
         match l.expectation {
-            Expectation::Acceptable => suite.0 && suite.1,
+            Expectation::Acceptable => match (valid_passed, invalid_passed) {
+                (true, true) => None,
+                (false, _) => Some(no_valid()),
+                (true, false) => Some(no_invalid()),
+            },
             Expectation::Invalid => match l.derived_from.as_deref() {
-                Some(src) if self.present.contains(src) => match self.passed.get(src) {
-                    None => false,
-                    Some(source) if source.expectation == Expectation::Invalid => {
-                        depth < MAX_DERIVATION_DEPTH && self.credited_within(source, depth + 1)
+                Some(src) if self.graded.contains_key(src) => {
+                    let source = self.graded[src];
+                    if source.status != Status::Pass {
+                        Some(format!(
+                            "its counterpart {src}, which it was derived from, was {}",
+                            source.status.name()
+                        ))
+                    } else if source.expectation != Expectation::Invalid {
+                        None
+                    } else if depth >= MAX_DERIVATION_DEPTH {
+                        Some(format!(
+                            "its counterpart {src} is too many derivations away"
+                        ))
+                    } else {
+                        self.uncredited_within(source, depth + 1)
+                            .map(|_| format!("its counterpart {src} earned no credit either"))
                     }
-                    Some(_) => true,
-                },
-                _ => suite.0,
+                }
+                _ => (!valid_passed).then(no_valid),
             },
             Expectation::Valid => match self.derived.get(l.id.as_str()) {
-                Some((_, any_rejected)) => *any_rejected,
-                None => suite.1,
+                Some(true) => None,
+                Some(false) => Some("no case derived from it was rejected".to_string()),
+                None => (!invalid_passed).then(no_invalid),
             },
         }
     }
+}
+
+/// A passing case that earned no credit for its rules, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UncreditedCase {
+    pub id: String,
+    pub why: String,
+}
+
+/// `1 case passed`, `3 cases passed`.
+pub(crate) fn passed_cases(n: usize) -> String {
+    match n {
+        1 => "1 case passed".into(),
+        n => format!("{n} cases passed"),
+    }
+}
+
+/// Every passing case that earned no credit (paired credit), in report order, with its reason:
+/// what every format lists, one line each.
+pub fn uncredited(file: &ResultsFile) -> Vec<UncreditedCase> {
+    let credit = Credit::of(file);
+    ordered(file)
+        .into_iter()
+        .filter(|l| l.status == Status::Pass)
+        .filter_map(|l| {
+            credit.why_uncredited(l).map(|why| UncreditedCase {
+                id: l.id.clone(),
+                why,
+            })
+        })
+        .collect()
 }
 
 /// Drafts in catalogue order; unknown drafts last, by name.

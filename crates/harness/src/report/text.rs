@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{
     argv_line, clip, grading_name, per_rule, rules_without_cases_phrase, seconds, terminal_safe,
-    totals, unexpected, unexpected_phrase, verdict, DRAFTS_NOTE,
+    totals, uncredited, unexpected, unexpected_phrase, verdict, DRAFTS_NOTE,
 };
 use crate::results::ResultsFile;
 
@@ -174,6 +174,17 @@ pub fn text(file: &ResultsFile) -> String {
             safe(&row.title),
             unsupported
         );
+    }
+    let unpaired = uncredited(file);
+    if !unpaired.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nUncredited passes ({}): passed, but earned no credit for their rules:",
+            unpaired.len()
+        );
+        for u in &unpaired {
+            let _ = writeln!(out, "  {}: {}", safe(&u.id), safe(&u.why));
+        }
     }
     out
 }
