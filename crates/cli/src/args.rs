@@ -104,8 +104,8 @@ pub enum Command {
     /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
     Report(ReportArgs),
     /// Re-check a conformance claim: `claim verify RESULTS [-- COMMAND]` re-runs exactly the
-    /// cases, grading, profiles and adapter RESULTS records, and says REPRODUCED or lists every
-    /// difference.
+    /// cases, grading, profiles and adapter RESULTS records through the implementation it
+    /// records, and says REPRODUCED (with the claim's verdict) or lists every difference.
     #[command(subcommand)]
     Claim(Claim),
     /// The reference speaking the harness contract (crates/contract/CONTRACT.md):
@@ -593,8 +593,17 @@ pub enum DurabilityArg {
 
 #[derive(Subcommand, Debug)]
 pub enum Claim {
-    /// Re-run what RESULTS records against COMMAND (the reference in process when none is given)
-    /// and compare every case's status: exit 0 REPRODUCED, 1 a difference.
+    /// Re-run what RESULTS records against COMMAND and compare every case's status: exit 0
+    /// REPRODUCED, 1 a status differs or COMMAND is not the recorded implementation, 2 nothing
+    /// could be checked.
+    ///
+    /// It prints the recorded command and identity first. COMMAND (or the adapter's command)
+    /// must be the implementation RESULTS records: its executable's SHA-256, and that of every
+    /// file its arguments name (a script, a configuration), are compared with the recorded ones
+    /// before anything runs; paths may differ, bytes may not. Without COMMAND only the
+    /// reference's own claims are re-run: a claim recorded with the reference in process, or
+    /// with `agentconf impl` of this very build (`--implementation reference-process`); any
+    /// other claim is refused with exit 2 and the recorded command to give after `--`.
     Verify(ClaimVerifyArgs),
 }
 
@@ -622,4 +631,9 @@ pub struct ClaimVerifyArgs {
     /// Where to write the new results file.
     #[arg(long, default_value = "agentconf-claim-results.jsonl")]
     pub out: PathBuf,
+    /// Run even when COMMAND is not the implementation RESULTS records (another executable,
+    /// or a file of the command with other bytes): the result line then says so. For
+    /// re-checking a claim against a new build of the same implementation.
+    #[arg(long)]
+    pub allow_different_implementation: bool,
 }

@@ -79,6 +79,17 @@ fn line<'a>(file: &'a ResultsFile, id: &str) -> &'a ResultLine {
         .unwrap_or_else(|| panic!("{id} did not run"))
 }
 
+/// The rest of a run whose adapter is refused before anything runs: a small selection and a
+/// command that would pass it.
+const REFUSED_BEFORE_RUNNING: &[&str] = &[
+    "--include",
+    "aer1/workflow/valid",
+    "--",
+    "sh",
+    "-c",
+    "exit 0",
+];
+
 /// Each mistake is refused before anything runs (exit 2, no results file), with a one-line
 /// message naming the line of the adapter file and what is wrong there.
 #[test]
@@ -191,21 +202,23 @@ fn adapter_mistakes_are_errors_naming_their_line() {
             2,
             &["crash_on_stdout"],
         ),
+        (
+            "a retired rule id, named with the rules that took its place",
+            "[[error_map]]\npattern = \"nil id\"\nrule = \"AER1-RC-ID-NIL\"\n",
+            3,
+            &["AER1-RC-ID-NIL", "retired", "AER1-RC-ID, AER1-RC-ID-STRICT"],
+        ),
+        (
+            "a receipt rule on workflow output",
+            "[[error_map]]\npattern = \"x\"\nrule = \"AER1-RC-B64\"\noperation = \"aer1-workflow\"\n",
+            3,
+            &["AER1-RC-B64", "aer1-workflow", "aer1-receipt"],
+        ),
     ];
     // Every case is tried, and every one that is not refused as it should be is listed.
     let mut wrong = Vec::new();
     for (what, text, at, words) in cases {
-        let (out, file) = scratch.run(
-            text,
-            &[
-                "--include",
-                "aer1/workflow/valid",
-                "--",
-                "sh",
-                "-c",
-                "exit 0",
-            ],
-        );
+        let (out, file) = scratch.run(text, REFUSED_BEFORE_RUNNING);
         let err = stderr(&out);
         let refused = out.status.code() == Some(2) && file.is_none();
         let named = err.contains(&format!("line {at}: ")) && words.iter().all(|w| err.contains(w));
@@ -375,6 +388,81 @@ fn a_template_runs_only_the_tiers_and_revisions_it_declares() {
         .results
         .iter()
         .any(|r| r.detail.contains("tiers") && r.detail.contains("anchored")));
+}
+
+/// An adapter written for the tiers before agentconf 0.2.0 (`{id_tier}`) is never sent
+/// `anchored` or `profile`: those cases are unsupported, the others run with their tier.
+#[test]
+fn an_id_tier_template_is_never_sent_anchored_or_profile() {
+    let scratch = Scratch::new("id-tier");
+    let log = scratch.path("tiers.log");
+    // The tier is the fourth argument of the template.
+    let tool = scratch.script("tool.sh", &format!("echo \"$4\" >> {log}\nexit 0"));
+    let (out, file) = scratch.run(
+        &format!(
+            "command = [\"sh\", \"{tool}\"]\n\
+             [operations.aer1-receipt]\nargv = [\"rc\", \"{{receipt}}\", \"--tier\", \"{{id_tier}}\"]\n"
+        ),
+        &[
+            "--include",
+            "aer1/receipt/anchored",
+            "--include",
+            "aer1/receipt/profile",
+        ],
+    );
+    let file = file.unwrap_or_else(|| panic!("{}", stderr(&out)));
+    let corpus = agentconf_corpus::corpus();
+    let mut sent = Vec::new();
+    for r in &file.results {
+        let v = corpus.iter().find(|v| v.id == r.id).unwrap();
+        let tier = v.options.tier().as_str();
+        if matches!(tier, "core" | "strict") {
+            assert_ne!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            sent.push(tier);
+        } else {
+            assert_eq!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert!(r.detail.contains("{id_tier}"), "{}", r.detail);
+        }
+    }
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let mut received: Vec<&str> = calls.lines().collect();
+    received.sort_unstable();
+    sent.sort_unstable();
+    // Both kinds are in the selection: some cases ran, and some were turned away.
+    assert!(!sent.is_empty() && sent.len() < file.results.len());
+    assert_eq!(received, sent, "{calls}");
+}
+
+/// Every mistake of an adapter file is named in one run, each on a line of its own with its
+/// line number, in the order of the file.
+#[test]
+fn every_mistake_of_an_adapter_is_named_at_once() {
+    let scratch = Scratch::new("all-mistakes");
+    let (out, file) = scratch.run(
+        "profiles = [\"fast\"]\n\
+         [operations.aer1-workflow]\nargv = [\"check\", \"{file}\"]\n\
+         [[error_map]]\npattern = \"x\"\nrule = \"AER1-WF-FORMAT\"\n\
+         [[skip]]\nglob = \"aer1/timeline/hostlie/*\"\nreason = \"typo\"\n",
+        REFUSED_BEFORE_RUNNING,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(file.is_none());
+    let lines: Vec<&str> = err.lines().collect();
+    let expected = [
+        ("line 1: ", "fast"),
+        ("line 3: ", "{file}"),
+        ("line 6: ", "AER1-WF-MEMBERS"),
+        ("line 8: ", "hostlie"),
+    ];
+    assert_eq!(lines.len(), expected.len(), "{err}");
+    for (line, (at, word)) in lines.iter().zip(expected) {
+        assert!(
+            line.starts_with("agentconf: ") && line.contains(at) && line.contains(word),
+            "{line}"
+        );
+    }
+    assert!(lines[3].contains("4 mistakes"), "{err}");
 }
 
 /// A verifier that dies with a Python traceback and exit 1 has not rejected anything: with a

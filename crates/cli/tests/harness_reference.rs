@@ -1517,75 +1517,215 @@ fn unwritable_outputs_are_refused_before_anything_runs() {
     assert_eq!(std::fs::read_to_string(path("victim")).unwrap(), "keep");
 }
 
-/// `claim verify` re-runs what a results file records: the reference's own claim reproduces;
-/// an implementation that changed one verdict is caught on exactly that case.
+/// A claim of the valid timelines made through `command` and re-checked by `claim verify`.
+struct Claims {
+    scratch: Scratch,
+}
+
+impl Claims {
+    fn new(name: &str) -> Claims {
+        Claims {
+            scratch: Scratch::new(name),
+        }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.scratch.path(name)
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        self.scratch.agentconf(args)
+    }
+
+    /// `agentconf claim verify CLAIM --out OUT REST…`.
+    fn verify(&self, claim: &str, out: &str, rest: &[&str]) -> std::process::Output {
+        let mut args = vec!["claim", "verify", claim, "--out", out];
+        args.extend_from_slice(rest);
+        self.run(&args)
+    }
+
+    /// `agentconf run` of the valid timelines through `command`, written to `out`.
+    fn make(&self, out: &str, command: &[&str]) {
+        let mut args = vec![
+            "run",
+            "--include",
+            "aer1/timeline/valid",
+            "--out",
+            out,
+            "--",
+        ];
+        args.extend_from_slice(command);
+        self.run(&args);
+        assert!(std::path::Path::new(out).exists(), "{out} was not written");
+    }
+}
+
+fn stdout_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// The verdict every report of a results file shows.
+fn verdict_of(file: &str) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    agentconf_harness::report::verdict(&agentconf_harness::results::parse(&text).unwrap())
+        .headline()
+}
+
+/// The line of `claim verify` that says what came of it.
+fn result_line(text: &str) -> String {
+    text.lines()
+        .find(|l| l.contains("REPRODUCED") || l.starts_with("NOT THE SAME"))
+        .unwrap_or_else(|| panic!("no result line:\n{text}"))
+        .to_string()
+}
+
+/// `claim verify` re-runs a vendor's claim through the implementation it records: it
+/// reproduces with its verdict named; without a command it is refused in one line naming the
+/// recorded command (the reference never stands in); once the vendor's script changed it is not
+/// the same implementation, named with both digests, and runs only when allowed, saying so.
+#[test]
+fn claims_are_reproduced_by_the_implementation_they_record() {
+    let bin = env!("CARGO_BIN_EXE_agentconf");
+    let claims = Claims::new("claim-vendor");
+    let path = |name: &str| claims.path(name);
+    // A vendor's claim, made through a script.
+    let script = path("impl.sh");
+    std::fs::write(&script, format!("exec {bin} impl \"$@\"\n")).unwrap();
+    let vendor = path("vendor.jsonl");
+    claims.make(&vendor, &["sh", &script]);
+    let same = claims.verify(&vendor, &path("again.jsonl"), &["--", "sh", &script]);
+    let text = stdout_of(&same);
+    assert_eq!(same.status.code(), Some(0), "{text}");
+    // The recorded command and identity first, then the verdict the claim reproduces.
+    assert!(text.contains(&format!("recorded:   sh {script}")), "{text}");
+    assert!(
+        text.contains("re-running: ") && text.contains("the same executable and files"),
+        "{text}"
+    );
+    assert!(
+        result_line(&text).starts_with("REPRODUCED: ")
+            && result_line(&text)
+                .contains(&format!("the claim's verdict: {}", verdict_of(&vendor))),
+        "{text}"
+    );
+
+    // Without a command, someone else's claim is refused in one line naming its command, and
+    // the reference never runs in its place.
+    let refused_out = path("refused.jsonl");
+    let refused = claims.verify(&vendor, &refused_out, &[]);
+    let err = String::from_utf8_lossy(&refused.stderr).to_string();
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("-- sh {script})")) && stdout_of(&refused).is_empty(),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&refused_out).exists());
+
+    // The script changed: not the same implementation, named with both digests; nothing runs.
+    let recorded_digest = agentconf_harness::identity::argv_files(&["sh".into(), script.clone()])
+        .remove(0)
+        .sha256;
+    std::fs::write(&script, format!("exec {bin} impl \"$@\" # edited\n")).unwrap();
+    let edited_digest = agentconf_harness::identity::argv_files(&["sh".into(), script.clone()])
+        .remove(0)
+        .sha256;
+    let changed_out = path("changed.jsonl");
+    let changed = claims.verify(&vendor, &changed_out, &["--", "sh", &script]);
+    let text = stdout_of(&changed);
+    assert_eq!(changed.status.code(), Some(1), "{text}");
+    assert!(
+        result_line(&text).starts_with("NOT THE SAME IMPLEMENTATION")
+            && text.contains(&format!(
+                "file {script}: recorded sha256 {recorded_digest}, now {edited_digest}"
+            )),
+        "{text}"
+    );
+    assert!(!std::path::Path::new(&changed_out).exists());
+    // Allowed, it runs, and the result line says by what.
+    let allowed = claims.verify(
+        &vendor,
+        &changed_out,
+        &["--allow-different-implementation", "--", "sh", &script],
+    );
+    let text = stdout_of(&allowed);
+    assert_eq!(allowed.status.code(), Some(0), "{text}");
+    assert!(
+        result_line(&text).starts_with("REPRODUCED BY A DIFFERENT IMPLEMENTATION"),
+        "{text}"
+    );
+}
+
+/// `claim verify` of the reference's own claim needs no command; an implementation that changed
+/// one verdict is caught on exactly that case; a FAIL claim reproduces as FAIL.
 #[test]
 fn claims_are_reproduced_or_the_differences_listed() {
     let bin = env!("CARGO_BIN_EXE_agentconf");
-    let scratch = Scratch::new("claim");
-    let path = |name: &str| scratch.path(name);
-    let run = |args: &[&str]| scratch.agentconf(args);
-    let claim = path("claim.jsonl");
-    let made = run(&[
+    let claims = Claims::new("claim");
+    let path = |name: &str| claims.path(name);
+    let run = |args: &[&str]| claims.run(args);
+    // The reference's own claims re-run without a command: recorded in process, or as
+    // `agentconf impl` of this build.
+    let in_process = path("in-process.jsonl");
+    run(&[
         "run",
         "--include",
         "aer1/timeline/valid",
-        "--include",
-        "aer1/timeline/reclosed",
         "--out",
-        &claim,
-        "--",
-        bin,
-        "impl",
+        &in_process,
     ]);
-    assert_eq!(made.status.code(), Some(0));
+    let own = path("own.jsonl");
+    claims.make(&own, &[bin, "impl"]);
+    for (claim, rerun) in [(&in_process, "the reference, in process"), (&own, bin)] {
+        let again = claims.verify(claim, &path("again2.jsonl"), &[]);
+        let text = stdout_of(&again);
+        assert_eq!(again.status.code(), Some(0), "{text}");
+        assert!(
+            text.contains(&format!("re-running: {rerun}"))
+                && result_line(&text).starts_with("REPRODUCED: "),
+            "{text}"
+        );
+    }
 
-    let same = run(&[
-        "claim",
-        "verify",
-        &claim,
-        "--out",
-        &path("again.jsonl"),
-        "--",
-        bin,
-        "impl",
-    ]);
-    let text = String::from_utf8_lossy(&same.stdout).to_string();
-    assert_eq!(same.status.code(), Some(0), "{text}");
-    assert!(text.starts_with("REPRODUCED"), "{text}");
-    // In process too: the same statuses.
-    let in_process = run(&["claim", "verify", &claim, "--out", &path("again2.jsonl")]);
-    assert_eq!(in_process.status.code(), Some(0));
-
-    // One verdict changed: the valid example-5 chain is rejected.
+    // One verdict changed: the valid example-5 chain is rejected. Another script, so it runs
+    // only when allowed, and the one case is named.
     let flip = path("flip.sh");
     std::fs::write(
-        &flip,
-        format!(
+        &flip, format!(
             "case \"$*\" in *aer1_timeline_valid_example-5/*) exit 1 ;; esac\nexec {bin} impl \"$@\"\n"
-        ),
-    )
+        ), )
     .unwrap();
-    let changed = run(&[
-        "claim",
-        "verify",
-        &claim,
-        "--out",
-        &path("changed.jsonl"),
-        "--",
-        "sh",
-        &flip,
-    ]);
-    let text = String::from_utf8_lossy(&changed.stdout).to_string();
-    assert_eq!(changed.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("NOT REPRODUCED: 1 of"), "{text}");
+    let flipped = claims.verify(
+        &own,
+        &path("flipped.jsonl"),
+        &["--allow-different-implementation", "--", "sh", &flip],
+    );
+    let text = stdout_of(&flipped);
+    assert_eq!(flipped.status.code(), Some(1), "{text}");
+    assert!(
+        result_line(&text).starts_with("NOT REPRODUCED BY A DIFFERENT IMPLEMENTATION"),
+        "{text}"
+    );
     assert!(
         text.contains("aer1/timeline/valid/example-5: recorded pass, now false-reject"),
         "{text}"
     );
+    // A FAIL claim reproduces as what it is: its verdict is on the result line.
+    let failing = path("failing.jsonl");
+    claims.make(&failing, &["sh", &flip]);
+    assert_eq!(verdict_of(&failing), "FAIL");
+    let again = claims.verify(&failing, &path("again3.jsonl"), &["--", "sh", &flip]);
+    let text = stdout_of(&again);
+    assert_eq!(again.status.code(), Some(0), "{text}");
+    assert!(
+        result_line(&text).starts_with("REPRODUCED: ")
+            && result_line(&text).contains("the claim's verdict: FAIL"),
+        "{text}"
+    );
+
     // A claim made without an adapter is not re-checked through one.
     std::fs::write(path("a.toml"), format!("command = [\"{bin}\", \"impl\"]\n")).unwrap();
-    let with_adapter = run(&["claim", "verify", &claim, "--adapter", &path("a.toml")]);
+    let with_adapter = run(&["claim", "verify", &own, "--adapter", &path("a.toml")]);
     assert_eq!(with_adapter.status.code(), Some(2));
 }
 

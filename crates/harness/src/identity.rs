@@ -86,6 +86,21 @@ fn file_sha256(path: &std::path::Path) -> Option<String> {
 }
 
 impl ImplementationInfo {
+    /// What runs for `argv`: the reference in this very process when it is empty, else the
+    /// command.
+    pub fn of(name: String, argv: &[String]) -> ImplementationInfo {
+        match argv {
+            [] => ImplementationInfo::in_process(name),
+            command => ImplementationInfo::of_command(name, command),
+        }
+    }
+
+    /// The program, as a message names it: the command's first word, or `agentconf` for the
+    /// reference in process (its executable is agentconf itself).
+    pub fn program(&self) -> &str {
+        self.argv.first().map_or("agentconf", String::as_str)
+    }
+
     /// An implementation run as `argv` (a program and its arguments, or an adapter's command).
     pub fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
         ImplementationInfo {
@@ -109,6 +124,96 @@ impl ImplementationInfo {
             files: Vec::new(),
             declared: None,
             interpreter_version: None,
+        }
+    }
+}
+
+/// One way in which what runs now is not the implementation a results file records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Difference {
+    /// Another program, or the same path with other bytes (`None`: not resolved or unreadable).
+    Executable {
+        recorded: String,
+        recorded_sha256: Option<String>,
+        now: String,
+        now_sha256: Option<String>,
+    },
+    /// A file the command names (a script, a configuration) with other bytes.
+    File {
+        recorded: FileDigest,
+        now: FileDigest,
+    },
+    /// A file the recorded command names and the command now does not.
+    FileGone(FileDigest),
+    /// A file the command now names and the recorded one did not.
+    FileAdded(FileDigest),
+}
+
+/// Where `now` is not the implementation `recorded` describes: its executable's SHA-256, then
+/// each file its command names. Files are paired in the order the commands name them, so a
+/// script copied to another path is the same script when its bytes are; paths alone never
+/// differ.
+pub fn differences(recorded: &ImplementationInfo, now: &ImplementationInfo) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if recorded.executable_sha256 != now.executable_sha256 {
+        out.push(Difference::Executable {
+            recorded: recorded.program().to_string(),
+            recorded_sha256: recorded.executable_sha256.clone(),
+            now: now.program().to_string(),
+            now_sha256: now.executable_sha256.clone(),
+        });
+    }
+    let count = recorded.files.len().max(now.files.len());
+    for n in 0..count {
+        match (recorded.files.get(n), now.files.get(n)) {
+            (Some(r), Some(w)) if r.sha256 == w.sha256 => {}
+            (Some(r), Some(w)) => out.push(Difference::File {
+                recorded: r.clone(),
+                now: w.clone(),
+            }),
+            (Some(r), None) => out.push(Difference::FileGone(r.clone())),
+            (None, Some(w)) => out.push(Difference::FileAdded(w.clone())),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let digest = |d: &Option<String>| d.clone().unwrap_or_else(|| "unknown".into());
+        match self {
+            Difference::Executable {
+                recorded,
+                recorded_sha256,
+                now,
+                now_sha256,
+            } => write!(
+                f,
+                "executable: recorded {recorded} sha256 {}, now {now} sha256 {}",
+                digest(recorded_sha256),
+                digest(now_sha256)
+            ),
+            Difference::File { recorded, now } if recorded.path == now.path => write!(
+                f,
+                "file {}: recorded sha256 {}, now {}",
+                now.path, recorded.sha256, now.sha256
+            ),
+            Difference::File { recorded, now } => write!(
+                f,
+                "file: recorded {} sha256 {}, now {} sha256 {}",
+                recorded.path, recorded.sha256, now.path, now.sha256
+            ),
+            Difference::FileGone(r) => write!(
+                f,
+                "file {} (sha256 {}): named by the recorded command, by no argument now",
+                r.path, r.sha256
+            ),
+            Difference::FileAdded(n) => write!(
+                f,
+                "file {} (sha256 {}): named now, not by the recorded command",
+                n.path, n.sha256
+            ),
         }
     }
 }
@@ -158,4 +263,71 @@ pub fn interpreter_version(argv: &[String]) -> Option<String> {
             .map(|l| l.chars().filter(|c| !c.is_control()).take(200).collect())
     };
     first_line(&out.stdout.bytes).or_else(|| first_line(&out.stderr.bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(argv: &[&str], exe: Option<&str>, files: &[(&str, &str)]) -> ImplementationInfo {
+        ImplementationInfo {
+            name: "x".into(),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            executable_sha256: exe.map(String::from),
+            files: files
+                .iter()
+                .map(|(path, sha256)| FileDigest {
+                    path: path.to_string(),
+                    sha256: sha256.to_string(),
+                })
+                .collect(),
+            declared: None,
+            interpreter_version: None,
+        }
+    }
+
+    /// The same bytes are the same implementation wherever they are; other bytes, another
+    /// program, or a file more or less are not.
+    #[test]
+    fn identities_differ_by_bytes_not_paths() {
+        let recorded = info(
+            &["python3", "/a/impl.py"],
+            Some("p"),
+            &[("/a/impl.py", "1")],
+        );
+        let moved = info(&["python3", "./impl.py"], Some("p"), &[("./impl.py", "1")]);
+        assert!(differences(&recorded, &moved).is_empty());
+        let edited = info(
+            &["python3", "/a/impl.py"],
+            Some("p"),
+            &[("/a/impl.py", "2")],
+        );
+        let d = differences(&recorded, &edited);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            d[0].to_string(),
+            "file /a/impl.py: recorded sha256 1, now 2"
+        );
+        let other_program = info(&["pypy3", "/a/impl.py"], Some("q"), &[("/a/impl.py", "1")]);
+        assert!(matches!(
+            differences(&recorded, &other_program).as_slice(),
+            [Difference::Executable { recorded, now, .. }] if recorded == "python3" && now == "pypy3"
+        ));
+        let more = info(
+            &["python3", "/a/impl.py", "c.toml"],
+            Some("p"),
+            &[("/a/impl.py", "1"), ("c.toml", "3")],
+        );
+        assert!(matches!(
+            differences(&recorded, &more).as_slice(),
+            [Difference::FileAdded(f)] if f.path == "c.toml"
+        ));
+        assert!(matches!(
+            differences(&more, &recorded).as_slice(),
+            [Difference::FileGone(f)] if f.path == "c.toml"
+        ));
+        // The reference in process against a command: another program.
+        let in_process = info(&[], Some("agentconf"), &[]);
+        assert_eq!(differences(&in_process, &recorded).len(), 2);
+    }
 }

@@ -1,9 +1,14 @@
 //! `agentconf claim verify RESULTS [-- COMMAND]`: a conformance claim re-checked by anyone. The
 //! claim is one results file (plus the adapter it names); this re-runs exactly the cases,
 //! grading, profiles and adapter it records and compares every case's status.
+//!
+//! What runs is held to what the claim records before anything runs: the command is the user's
+//! (or the adapter's), never the reference standing in for someone else's implementation, and
+//! its executable and the files its arguments name must have the recorded SHA-256.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use agentconf_harness::identity::{self, Difference, ImplementationInfo};
 use agentconf_harness::results::ResultsFile;
 
 use super::{emit, Outcome};
@@ -11,25 +16,95 @@ use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, Ru
 
 pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
     let claim = super::report::load_whole(&args.results)?;
-    let h = &claim.header;
-    let name = args.results.display();
+    let name = args.results.display().to_string();
     let corpus = agentconf_corpus::corpus();
-    let embedded = agentconf_corpus::writer::manifest(&corpus).corpus_digest;
-    if h.corpus_digest != embedded {
+    held_to_the_embedded_corpus(&claim, &corpus, &name)?;
+    let corpus_ids: BTreeSet<String> = corpus
+        .iter()
+        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
+        .collect();
+    let adapter_command = claimed_adapter_command(&claim, args, &corpus_ids, &name)?;
+    let run = rerun_args(&claim, args, adapter_command.as_deref(), &name)?;
+    // Exactly what `run` will start, resolved the way it resolves it.
+    let argv = super::run::target(&run, &corpus_ids)?.implementation.argv;
+    let recorded = &claim.header.implementation;
+    let now = ImplementationInfo::of(String::new(), &argv);
+    let differences = identity::differences(recorded, &now);
+    let mut text = identities(&name, recorded, &now, &differences);
+    if !differences.is_empty() && !args.allow_different_implementation {
+        text.push_str(&format!(
+            "NOT THE SAME IMPLEMENTATION: {} difference{} from what {name} records (above), so \
+             nothing ran; give --allow-different-implementation to run it anyway.\n",
+            differences.len(),
+            if differences.len() == 1 { "" } else { "s" }
+        ));
+        emit(&text)?;
+        return Ok(Outcome::Invalid);
+    }
+    // Said before the run, which can take a while.
+    emit(&text)?;
+    let again = super::run::execute(&run)?;
+    let case_differences = compare(&claim, &again);
+    let by = if differences.is_empty() {
+        ""
+    } else {
+        " BY A DIFFERENT IMPLEMENTATION (--allow-different-implementation)"
+    };
+    let mut text = if case_differences.is_empty() {
+        format!(
+            "REPRODUCED{by}: {} cases, every status as {name} records it; the claim's verdict: \
+             {} (corpus {}).\n",
+            claim.results.len(),
+            agentconf_harness::report::verdict(&claim).headline(),
+            claim.header.corpus_digest
+        )
+    } else {
+        format!(
+            "NOT REPRODUCED{by}: {} of {} cases differ from {name}:\n",
+            case_differences.len(),
+            claim.results.len().max(again.results.len())
+        )
+    };
+    for d in &case_differences {
+        text.push_str(&format!("  {d}\n"));
+    }
+    text.push_str(&format!("new results: {}\n", args.out.display()));
+    emit(&text)?;
+    Ok(if case_differences.is_empty() {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// A claim is re-run only on the corpus it was made against: this agentconf's, every line as
+/// that corpus says.
+fn held_to_the_embedded_corpus(
+    claim: &ResultsFile,
+    corpus: &[agentconf_contract::vector::Vector],
+    name: &str,
+) -> Result<(), String> {
+    let embedded = agentconf_corpus::writer::manifest(corpus).corpus_digest;
+    if claim.header.corpus_digest != embedded {
         return Err(format!(
             "{name} was made against corpus {}; this agentconf embeds {embedded}: re-check it \
              with the agentconf version that made it",
-            h.corpus_digest
+            claim.header.corpus_digest
         ));
     }
-    // The same corpus: every line must then say what that corpus says.
-    agentconf_harness::corpus_check::check(&claim, &corpus, &embedded)
-        .map_err(|e| format!("{name}: refused: {e}"))?;
-    let selection = h.selection.clone().ok_or_else(|| {
-        format!("{name} does not record which cases it selected: there is nothing to reproduce")
-    })?;
-    // The adapter is checked before anything runs.
-    match (&h.adapter_digest, &args.adapter) {
+    agentconf_harness::corpus_check::check(claim, corpus, &embedded)
+        .map_err(|e| format!("{name}: refused: {e}"))
+}
+
+/// The adapter given is the one the claim was made with (checked before anything runs, by its
+/// SHA-256, and read as `run` reads it); its command, when it names one.
+fn claimed_adapter_command(
+    claim: &ResultsFile,
+    args: &ClaimVerifyArgs,
+    corpus_ids: &BTreeSet<String>,
+    name: &str,
+) -> Result<Option<Vec<String>>, String> {
+    let path = match (&claim.header.adapter_digest, &args.adapter) {
         (Some(_), None) => {
             return Err(format!(
                 "{name} was made with an adapter: give it with --adapter"
@@ -40,18 +115,38 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
                 "{name} was made without an adapter; --adapter would change what runs"
             ))
         }
-        (Some(recorded), Some(path)) => {
-            let (_, _, digest) = super::run::read_adapter(path)?;
-            if *recorded != digest {
-                return Err(format!(
-                    "{} is not the adapter {name} was made with (sha256 {digest}, recorded \
-                     {recorded})",
-                    path.display()
-                ));
-            }
-        }
-        (None, None) => {}
+        (None, None) => return Ok(None),
+        (Some(_), Some(path)) => path,
+    };
+    let (adapter_name, text, digest) = super::run::read_adapter(path)?;
+    if claim.header.adapter_digest.as_deref() != Some(digest.as_str()) {
+        return Err(format!(
+            "{} is not the adapter {name} was made with (sha256 {digest}, recorded {})",
+            path.display(),
+            claim.header.adapter_digest.as_deref().unwrap_or_default()
+        ));
     }
+    let mode = if args.persistent {
+        agentconf_harness::adapter::Mode::Persistent
+    } else {
+        agentconf_harness::adapter::Mode::OneShot
+    };
+    let adapter = super::run::checked_adapter(&adapter_name, &text, corpus_ids, mode)?;
+    Ok(Some(adapter.command).filter(|c| !c.is_empty()))
+}
+
+/// The run that re-checks the claim: its cases, grading and profiles, through the command given
+/// (after `--` or by the adapter) or, with none, the reference, when the claim is its own.
+fn rerun_args(
+    claim: &ResultsFile,
+    args: &ClaimVerifyArgs,
+    adapter_command: Option<&[String]>,
+    name: &str,
+) -> Result<RunArgs, String> {
+    let h = &claim.header;
+    let selection = h.selection.clone().ok_or_else(|| {
+        format!("{name} does not record which cases it selected: there is nothing to reproduce")
+    })?;
     let profiles = h
         .profiles
         .iter()
@@ -61,8 +156,14 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
             other => Err(format!("{name} claims an unknown profile {other:?}")),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let run = RunArgs {
-        implementation: ImplementationArg::Reference,
+    let implementation = if args.command.is_empty() && adapter_command.is_none() {
+        references_own(&h.implementation).ok_or_else(|| refusal(claim, args, name))?
+    } else {
+        // A command is given: `implementation` is not read.
+        ImplementationArg::Reference
+    };
+    Ok(RunArgs {
+        implementation,
         command: args.command.clone(),
         grading: match h.grading {
             agentconf_harness::grade::Grading::Strict => GradingArg::Strict,
@@ -83,33 +184,117 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
         validate_protocol: false,
         // The claim's statuses are compared one by one: every case must run again.
         keep_going: true,
-    };
-    let again = super::run::execute(&run)?;
-    let differences = compare(&claim, &again);
-    let mut text = String::new();
+    })
+}
+
+/// How the reference re-runs a claim that is its own, or `None` when the claim is not: one
+/// recorded with the reference in process (no command), or with `agentconf impl` of this very
+/// build (the recorded program's SHA-256 is this executable's).
+fn references_own(recorded: &ImplementationInfo) -> Option<ImplementationArg> {
+    if recorded.argv.is_empty() {
+        return Some(ImplementationArg::Reference);
+    }
+    let this_build = ImplementationInfo::in_process(String::new()).executable_sha256;
+    let runs_impl = matches!(recorded.argv.as_slice(), [_, operation] if operation == "impl");
+    (runs_impl && this_build.is_some() && recorded.executable_sha256 == this_build)
+        .then_some(ImplementationArg::ReferenceProcess)
+}
+
+/// One line: the claim is someone else's, and the command to give (ready to paste).
+fn refusal(claim: &ResultsFile, args: &ClaimVerifyArgs, name: &str) -> String {
+    let recorded = shell_words(&claim.header.implementation.argv);
+    let mut again = format!(
+        "agentconf claim verify {}",
+        shell_words(&[name.to_string()])
+    );
+    if let Some(adapter) = &args.adapter {
+        again.push_str(&format!(
+            " --adapter {}",
+            shell_words(&[adapter.display().to_string()])
+        ));
+    }
+    if args.persistent {
+        again.push_str(" --persistent");
+    }
+    format!(
+        "{name} was made with the command {recorded}, not by this agentconf's reference: give \
+         that command after -- to re-check it ({again} -- {recorded})"
+    )
+}
+
+/// What the claim records of its implementation and what runs now, and where they differ.
+fn identities(
+    name: &str,
+    recorded: &ImplementationInfo,
+    now: &ImplementationInfo,
+    differences: &[Difference],
+) -> String {
+    let mut text = format!("claim:      {name}\n");
+    text.push_str(&format!("recorded:   {}", command_of(recorded)));
+    if !recorded.argv.is_empty() {
+        text.push_str(&format!(" (named {})", recorded.name));
+    }
+    text.push('\n');
+    text.push_str(&digests(recorded));
+    if let Some(version) = &recorded.interpreter_version {
+        text.push_str(&format!("            interpreter {version}\n"));
+    }
     if differences.is_empty() {
         text.push_str(&format!(
-            "REPRODUCED: {} cases, every status as {name} records it (corpus {}).\n",
-            claim.results.len(),
-            h.corpus_digest
+            "re-running: {}: the same executable and files\n",
+            command_of(now)
         ));
     } else {
-        text.push_str(&format!(
-            "NOT REPRODUCED: {} of {} cases differ from {name}:\n",
-            differences.len(),
-            claim.results.len().max(again.results.len())
-        ));
-        for d in &differences {
+        text.push_str(&format!("re-running: {}\n", command_of(now)));
+        text.push_str(&digests(now));
+        text.push_str("not the same implementation:\n");
+        for d in differences {
             text.push_str(&format!("  {d}\n"));
         }
     }
-    text.push_str(&format!("new results: {}\n", args.out.display()));
-    emit(&text)?;
-    Ok(if differences.is_empty() {
-        Outcome::Valid
+    text
+}
+
+/// The command, ready to paste, or what runs without one.
+fn command_of(info: &ImplementationInfo) -> String {
+    if info.argv.is_empty() {
+        "the reference, in process".into()
     } else {
-        Outcome::Invalid
-    })
+        shell_words(&info.argv)
+    }
+}
+
+/// The executable's and every named file's SHA-256, a line each.
+fn digests(info: &ImplementationInfo) -> String {
+    let mut text = format!(
+        "            executable {} sha256 {}\n",
+        info.program(),
+        info.executable_sha256.as_deref().unwrap_or("unknown")
+    );
+    for f in &info.files {
+        text.push_str(&format!(
+            "            file {} sha256 {}\n",
+            f.path, f.sha256
+        ));
+    }
+    text
+}
+
+/// Words as a POSIX shell reads them back: a word of plain characters as it is, any other in
+/// single quotes.
+fn shell_words(words: &[String]) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty() && w.chars().all(plain) {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Every case whose status differs, or that only one file has, in the claim's order.
@@ -131,8 +316,7 @@ fn compare(claim: &ResultsFile, again: &ResultsFile) -> Vec<String> {
             )),
         }
     }
-    let recorded: std::collections::BTreeSet<&str> =
-        claim.results.iter().map(|r| r.id.as_str()).collect();
+    let recorded: BTreeSet<&str> = claim.results.iter().map(|r| r.id.as_str()).collect();
     for r in &again.results {
         if !recorded.contains(r.id.as_str()) {
             out.push(format!(

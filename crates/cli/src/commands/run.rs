@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
-use agentconf_harness::adapter::Adapter;
+use agentconf_harness::adapter::{Adapter, Mode};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
@@ -84,12 +84,12 @@ pub fn target(
         None => (None, None),
         Some(path) => {
             let (name, text, digest) = read_adapter(path)?;
-            let adapter = Adapter::parse(&text, corpus_ids).map_err(|e| format!("{name}: {e}"))?;
-            if args.persistent {
-                adapter
-                    .check_persistent()
-                    .map_err(|e| format!("{name}: {e}"))?;
-            }
+            let mode = if args.persistent {
+                Mode::Persistent
+            } else {
+                Mode::OneShot
+            };
+            let adapter = checked_adapter(&name, &text, corpus_ids, mode)?;
             (Some(adapter), Some(digest))
         }
     };
@@ -159,7 +159,9 @@ pub fn execute_keeping(
     let early_identity = match &args.adapter {
         None => {
             let (argv, name) = implementation(args)?;
-            Some(std::thread::spawn(move || identity_of(name, &argv)))
+            Some(std::thread::spawn(move || {
+                ImplementationInfo::of(name, &argv)
+            }))
         }
         Some(_) => None,
     };
@@ -209,7 +211,7 @@ pub fn execute_keeping(
             Some(Ok(identity)) => identity,
             // The thread only hashes files and runs `--version`; a panic there is a bug here.
             Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => identity_of(name, &imp.argv),
+            None => ImplementationInfo::of(name, &imp.argv),
         },
         adapter_digest,
         grading,
@@ -287,6 +289,32 @@ pub fn read_adapter(path: &std::path::Path) -> Result<(String, String, String), 
     Ok((input.name, text, digest))
 }
 
+/// An adapter file's text checked for a run in `mode`. Every mistake is named, each on a line
+/// of its own: all but the last on standard error now, the last as the error (so that a single
+/// mistake is one line, as every error is).
+pub fn checked_adapter(
+    name: &str,
+    text: &str,
+    corpus_ids: &std::collections::BTreeSet<String>,
+    mode: Mode,
+) -> Result<Adapter, String> {
+    Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
+        let all = errors.all();
+        let (last, earlier) = all.split_last().unwrap_or((errors.first(), &[]));
+        for e in earlier {
+            let line = agentconf_harness::report::terminal_safe(&format!("agentconf: {name}: {e}"));
+            to_stderr(&(line + "\n"));
+        }
+        match earlier.len() {
+            0 => format!("{name}: {last}"),
+            n => format!(
+                "{name}: {last} ({} mistakes, each on a line of its own)",
+                n + 1
+            ),
+        }
+    })
+}
+
 /// A name for a command: the file name of its last argument that names an existing file (the
 /// script, not the interpreter running it), else its program.
 fn name_of(argv: &[String]) -> String {
@@ -297,14 +325,6 @@ fn name_of(argv: &[String]) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| argv.first().cloned())
         .unwrap_or_default()
-}
-
-/// What the results header says ran: the reference in this very process, or a command.
-fn identity_of(name: String, argv: &[String]) -> ImplementationInfo {
-    match argv {
-        [] => ImplementationInfo::in_process(name),
-        command => ImplementationInfo::of_command(name, command),
-    }
 }
 
 /// The command to run and the name to report.

@@ -22,7 +22,12 @@ pub fn run(args: &SmokeArgs) -> Result<Outcome, String> {
         Some(path) => {
             let (name, text, _) = super::run::read_adapter(path)?;
             let ids = cases.iter().map(|c| c.id.clone()).collect();
-            Some(Adapter::parse(&text, &ids).map_err(|e| format!("{name}: {e}"))?)
+            Some(super::run::checked_adapter(
+                &name,
+                &text,
+                &ids,
+                agentconf_harness::adapter::Mode::OneShot,
+            )?)
         }
     };
     let imp = Implementation {

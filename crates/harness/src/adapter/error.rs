@@ -1,9 +1,11 @@
 //! What can be wrong with an adapter file, and where: every mistake is refused before anything
 //! runs, with the line it is on and a message that names the key, table or placeholder at fault.
+//! A file is checked whole, so [`AdapterErrors`] lists every mistake at once.
 
 use std::fmt;
 
 use agentconf_contract::call::Operation;
+use agentconf_contract::vector::Suite;
 
 use super::template::Placeholder;
 
@@ -35,6 +37,49 @@ impl fmt::Display for AdapterError {
 }
 
 impl std::error::Error for AdapterError {}
+
+/// Every mistake of an adapter file, in the order of its lines (never empty): fixing them top
+/// to bottom needs one run, not one run per mistake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterErrors(Vec<AdapterError>);
+
+impl AdapterErrors {
+    pub(crate) fn one(mistake: AdapterError) -> AdapterErrors {
+        AdapterErrors(vec![mistake])
+    }
+
+    /// `None` when there is no mistake.
+    pub(crate) fn of(mut mistakes: Vec<AdapterError>) -> Option<AdapterErrors> {
+        // Stable: mistakes of one line keep the order they were found in.
+        mistakes.sort_by_key(|e| e.line);
+        (!mistakes.is_empty()).then_some(AdapterErrors(mistakes))
+    }
+
+    pub fn all(&self) -> &[AdapterError] {
+        &self.0
+    }
+
+    /// The mistake on the earliest line.
+    pub fn first(&self) -> &AdapterError {
+        // `of` never builds an empty list.
+        &self.0[0]
+    }
+}
+
+/// One mistake per line of text.
+impl fmt::Display for AdapterErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (n, e) in self.0.iter().enumerate() {
+            if n > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AdapterErrors {}
 
 /// One mistake. Values copied from the file are clipped and their control characters escaped
 /// when shown, so a message stays one line.
@@ -79,6 +124,12 @@ pub enum Problem {
         value: String,
         valid: &'static [&'static str],
     },
+    /// A receipt template written with `{id_tier}` (sent `core` and `strict` only) beside a
+    /// `tiers` list naming a tier added since.
+    IdTierWithNewerTiers {
+        tiers_line: usize,
+        newer: Vec<String>,
+    },
     /// `tiers = []` or `revisions = []`.
     EmptyDeclaration {
         operation: Operation,
@@ -102,6 +153,21 @@ pub enum Problem {
         meaning: String,
     },
     UnknownRule(String),
+    /// A rule id the catalogue withdrew, where a current rule (`error_map`) or a case id
+    /// (`skip`, `xfail`) belongs; `successors` are the current rules its record names.
+    RetiredRule {
+        key: &'static str,
+        id: String,
+        retired_in: String,
+        successors: Vec<&'static str>,
+    },
+    /// An error map that reports a rule for an operation whose answers never cite it (a
+    /// receipt rule on workflow output); `suites` are the suites whose answers do.
+    RuleOfAnotherSuite {
+        rule: &'static str,
+        operations: Vec<Operation>,
+        suites: &'static [Suite],
+    },
     /// An empty `error_map` or `crash_on_stderr` pattern (it would match every output).
     EmptyPattern {
         key: &'static str,
@@ -231,6 +297,18 @@ impl fmt::Display for Problem {
                 operation.as_str(),
                 valid.join(", ")
             ),
+            Problem::IdTierWithNewerTiers { tiers_line, newer } => write!(
+                f,
+                "the aer1-receipt argv writes {{id_tier}}, the tier's name before agentconf \
+                 0.2.0, which is sent {} only, but tiers (line {tiers_line}) lists {}: write \
+                 {{tier}} for a tool that takes every tier",
+                Placeholder::ID_TIER_VALUES.join(" and "),
+                newer
+                    .iter()
+                    .map(|t| shown(t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Problem::EmptyDeclaration { operation, key } => write!(
                 f,
                 "{key} of {} is empty; to say the tool takes none, write unsupported = true",
@@ -265,6 +343,57 @@ impl fmt::Display for Problem {
                 "error_map rule \"{}\" is not a catalogue id (agentconf rules lists them)",
                 shown(rule)
             ),
+            Problem::RetiredRule {
+                key,
+                id,
+                retired_in,
+                successors,
+            } => {
+                write!(
+                    f,
+                    "{key} \"{}\" is a rule id retired in {}; ",
+                    shown(id),
+                    shown(retired_in)
+                )?;
+                if successors.is_empty() {
+                    write!(f, "no rule took its place (agentconf rules says why)")?;
+                } else {
+                    write!(f, "replaced by {}", successors.join(", "))?;
+                }
+                if *key != "error_map rule" {
+                    write!(f, "; {key} takes case ids, not rule ids")?;
+                }
+                Ok(())
+            }
+            Problem::RuleOfAnotherSuite {
+                rule,
+                operations,
+                suites,
+            } => {
+                let cited_by: Vec<&str> = suites.iter().map(|s| s.as_str()).collect();
+                let reads = operation_names(operations);
+                write!(
+                    f,
+                    "error_map rule {rule} is cited by {} answers only, but the mapping reads \
+                     {reads} output: ",
+                    cited_by.join(", ")
+                )?;
+                match suites
+                    .iter()
+                    .map(|s| super::operation_of(*s))
+                    .find(|o| ERROR_MAP_OPERATIONS.contains(o))
+                {
+                    Some(op) => write!(
+                        f,
+                        "scope it with operation = \"{}\", or map a rule of {reads}",
+                        op.as_str()
+                    ),
+                    None => write!(
+                        f,
+                        "an error map cannot report it (a GRP decision names its own rule)"
+                    ),
+                }
+            }
             Problem::EmptyPattern { key } => {
                 write!(f, "an empty {key} pattern would match every output")
             }

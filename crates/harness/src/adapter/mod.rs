@@ -8,9 +8,9 @@
 //! (global, per operation or per case); `crash_on_stderr` patterns; profiles; skips by id or
 //! glob, each with a reason; and strict expected failures by exact id.
 //!
-//! Every mistake is an [`AdapterError`] naming its line ([`parse`] checks the file); what a
-//! checked adapter does to a run is the methods of [`Adapter`], applied by
-//! [`crate::runner`].
+//! Every mistake is an [`AdapterError`] naming its line, and [`parse`] checks the whole file,
+//! returning every mistake at once ([`AdapterErrors`]); what a checked adapter does to a run is
+//! the methods of [`Adapter`], applied by [`crate::runner`].
 
 mod error;
 mod glob;
@@ -28,12 +28,20 @@ use agentconf_contract::exit::ExitMeaning;
 use agentconf_contract::vector::Suite;
 use agentconf_rules::Rule;
 
-pub use error::{AdapterError, Problem};
+pub use error::{AdapterError, AdapterErrors, Problem};
 pub use template::Placeholder;
 use template::Template;
 
 /// An adapter file is configuration, a few kilobytes; `agentconf run` refuses a larger one.
 pub const MAX_ADAPTER_BYTES: u64 = 1024 * 1024;
+
+/// How the harness calls the tool: some parts of an adapter shape one-shot calls only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    OneShot,
+    /// `--persistent`: the contract's requests to `COMMAND serve` (CONTRACT.md section 8).
+    Persistent,
+}
 
 /// A checked adapter file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +58,9 @@ pub struct Adapter {
     error_map: Vec<ErrorMapping>,
     skip: Vec<Skip>,
     xfail: Vec<Listed>,
+    /// The parts that shape one-shot calls (templates, exit codes, error maps), each with its
+    /// line: what persistent mode refuses.
+    one_shot_parts: Vec<(usize, String)>,
 }
 
 /// `[operations.X]`.
@@ -69,6 +80,9 @@ struct OperationSpec {
 struct Declared {
     line: usize,
     values: Vec<String>,
+    /// Not written as `tiers`, but implied by a template's `{id_tier}` (the tiers before
+    /// agentconf 0.2.0); `line` is the template's.
+    by_id_tier: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,11 +133,48 @@ fn operation_of(suite: Suite) -> Operation {
     }
 }
 
+/// The suite of a case id (`aer1/receipt/...` is `aer1-receipt`), if it has a suite's prefix.
+fn suite_of_case(id: &str) -> Option<Suite> {
+    Suite::ALL.into_iter().find(|s| {
+        id.strip_prefix(s.id_prefix())
+            .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// The suites whose answers cite `rule`, from its catalogue family: the verifying operations
+/// and GRP decisions (an emitter's output is graded by the harness and cites nothing). `None`
+/// for a family this does not know (a test holds every family of the catalogue known), which is
+/// then not checked.
+fn suites_citing(rule: Rule) -> Option<&'static [Suite]> {
+    let family = rule.record().family.as_str();
+    Some(match family {
+        // Every AER-1 document is JSON read by the one strict reader.
+        "aer1-json" => &[Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow],
+        "aer1-receipt" => &[Suite::Aer1Receipt],
+        // A commitment is checked with the timeline it commits to.
+        "aer1-timeline" | "aer1-commitment" => &[Suite::Aer1Timeline],
+        "aer1-workflow" => &[Suite::Aer1Workflow],
+        f if f.starts_with("grp-") => &[Suite::GrpAdmission],
+        _ => return None,
+    })
+}
+
 impl Adapter {
-    /// Reads and checks an adapter file; `known_ids` are the corpus's case ids, which every
-    /// skip, expected failure and per-case error map must name (a glob: match).
-    pub fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Adapter, AdapterError> {
-        parse::parse(text, known_ids)
+    /// Reads and checks an adapter file for one-shot calls; `known_ids` are the corpus's case
+    /// ids, which every skip, expected failure and per-case error map must name (a glob:
+    /// match). Every mistake of the file is returned, each with its line.
+    pub fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Adapter, AdapterErrors> {
+        parse::parse(text, known_ids, Mode::OneShot)
+    }
+
+    /// As [`Adapter::parse`], for a run in `mode`: in persistent mode the parts that shape
+    /// one-shot calls are mistakes too, listed with the others.
+    pub fn parse_for(
+        text: &str,
+        known_ids: &BTreeSet<String>,
+        mode: Mode,
+    ) -> Result<Adapter, AdapterErrors> {
+        parse::parse(text, known_ids, mode)
     }
 
     fn spec(&self, op: Operation) -> Option<&OperationSpec> {
@@ -149,11 +200,21 @@ impl Adapter {
         }
         let needs = |d: &Declared, key: &str, value: &str| {
             (!d.values.iter().any(|v| v == value)).then(|| {
-                format!(
-                    "the adapter's {name} takes {key} {} (line {}); this case needs {value}",
-                    d.values.join(", "),
-                    d.line
-                )
+                if d.by_id_tier {
+                    format!(
+                        "the adapter's {name} template (line {}) writes {{id_tier}}, the tier's \
+                         name before agentconf 0.2.0, so its tool takes {} only; this case needs \
+                         {value} (write {{tier}} to send it every tier)",
+                        d.line,
+                        d.values.join(" and ")
+                    )
+                } else {
+                    format!(
+                        "the adapter's {name} takes {key} {} (line {}); this case needs {value}",
+                        d.values.join(", "),
+                        d.line
+                    )
+                }
             })
         };
         let declined = match op {
@@ -283,34 +344,15 @@ impl Adapter {
         self.xfail.len()
     }
 
-    /// `Err` naming the first part of the adapter that shapes one-shot calls — a template, the
+    /// `Err` naming every part of the adapter that shapes one-shot calls — a template, the
     /// exit-code map, an error map — since a persistent server is sent the contract's requests
     /// and answers with exit numbers and catalogue ids of its own. Everything else (command,
     /// profiles, declarations, skips, expected failures, crash patterns) applies in both modes.
-    pub fn check_persistent(&self) -> Result<(), AdapterError> {
-        let mut parts: Vec<(usize, String)> = Vec::new();
-        for (op, spec) in &self.operations {
-            for (key, t) in [
-                ("argv", &spec.argv),
-                ("argv_with_commitment", &spec.argv_with_commitment),
-            ] {
-                if let Some(t) = t {
-                    parts.push((t.line, format!("[operations.{}] {key}", op.as_str())));
-                }
-            }
-        }
-        if let Some(codes) = &self.exit_codes {
-            parts.push((codes.line, "[exit_codes]".into()));
-        }
-        if let Some(m) = self.error_map.first() {
-            parts.push((m.line, "[[error_map]]".into()));
-        }
-        // The first in the file, so that fixing them top to bottom meets each in turn.
-        match parts.into_iter().min() {
-            Some((line, part)) => Err(AdapterError::at(
-                line,
-                Problem::NotInPersistentMode { part },
-            )),
+    /// [`Adapter::parse_for`] in [`Mode::Persistent`] says the same with the file's other
+    /// mistakes.
+    pub fn check_persistent(&self) -> Result<(), AdapterErrors> {
+        match AdapterErrors::of(parse::refused_in_persistent_mode(&self.one_shot_parts)) {
+            Some(errors) => Err(errors),
             None => Ok(()),
         }
     }

@@ -1,5 +1,6 @@
 //! Reading an adapter file: the TOML as written (every value with its position), then every
-//! check that turns it into an [`Adapter`], each failing with the line at fault.
+//! check that turns it into an [`Adapter`]. A mistake is kept with its line and checking goes
+//! on, so that the file's mistakes are all named at once.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,9 +11,12 @@ use agentconf_contract::call::Operation;
 use agentconf_contract::exit::ExitMeaning;
 use agentconf_rules::Rule;
 
-use super::error::{AdapterError, Problem, ERROR_MAP_OPERATIONS};
+use super::error::{AdapterError, AdapterErrors, Problem, ERROR_MAP_OPERATIONS};
 use super::template::{parse_argument, Placeholder, Segment, Template};
-use super::{glob, Adapter, Declared, ErrorMapping, ExitCodes, Listed, OperationSpec, Skip};
+use super::{
+    glob, operation_of, Adapter, Declared, ErrorMapping, ExitCodes, Listed, Mode, OperationSpec,
+    Skip,
+};
 
 // ------------------------------------------------------------------------------------------------
 // The file as written. Every key is listed here, and any other is refused by the TOML reader.
@@ -106,211 +110,75 @@ impl Lines<'_> {
     }
 }
 
-pub(super) fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Adapter, AdapterError> {
+/// The mistakes found so far. Checking goes on past each one, so that one run names every
+/// mistake of the file.
+#[derive(Default)]
+struct Mistakes(Vec<AdapterError>);
+
+impl Mistakes {
+    fn add(&mut self, line: usize, problem: Problem) {
+        self.0.push(AdapterError::at(line, problem));
+    }
+
+    /// How many so far: a part that added none is sound.
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+}
+
+pub(super) fn parse(
+    text: &str,
+    known_ids: &BTreeSet<String>,
+    mode: Mode,
+) -> Result<Adapter, AdapterErrors> {
     let lines = Lines(text);
-    let file: File = toml::from_str(text).map_err(|e| AdapterError {
-        line: e.span().map(|s| lines.at(s.start)),
-        problem: Problem::Toml(e.message().to_string()),
+    // The TOML reader stops at its first error: without the file nothing else can be checked.
+    let file: File = toml::from_str(text).map_err(|e| {
+        AdapterErrors::one(AdapterError {
+            line: e.span().map(|s| lines.at(s.start)),
+            problem: Problem::Toml(e.message().to_string()),
+        })
     })?;
+    let mut mistakes = Mistakes::default();
 
-    let mut profiles = Vec::new();
-    for p in &file.profiles {
-        if !matches!(p.get_ref().as_str(), "durable" | "atomic") {
-            return fail(lines.of(p), Problem::UnknownProfile(p.get_ref().clone()));
-        }
-        profiles.push(p.get_ref().clone());
-    }
-
-    let mut crash_on_stderr = Vec::new();
-    for p in &file.crash_on_stderr {
-        if p.get_ref().is_empty() {
-            return fail(
-                lines.of(p),
-                Problem::EmptyPattern {
-                    key: "crash_on_stderr",
-                },
-            );
-        }
-        crash_on_stderr.push(p.get_ref().clone());
-    }
-
+    let profiles = profiles(&file.profiles, &lines, &mut mistakes);
+    let crash_on_stderr = crash_patterns(&file.crash_on_stderr, &lines, &mut mistakes);
     let mut operations = Vec::new();
     for (name, table) in &file.operations {
-        let Some(op) = Operation::parse(name.get_ref()) else {
-            return fail(
+        match Operation::parse(name.get_ref()) {
+            Some(op) => operations.push((op, operation(op, table, &lines, &mut mistakes))),
+            None => mistakes.add(
                 lines.of(name),
                 Problem::UnknownOperation(name.get_ref().clone()),
-            );
-        };
-        operations.push((op, operation(op, table, &lines)?));
-    }
-
-    let exit_codes = match &file.exit_codes {
-        None => None,
-        Some(table) => {
-            let mut map = BTreeMap::new();
-            for (code, meaning) in table.get_ref() {
-                let number = code.get_ref().parse::<i32>().map_err(|_| {
-                    AdapterError::at(
-                        lines.of(code),
-                        Problem::ExitCodeNotANumber(code.get_ref().clone()),
-                    )
-                })?;
-                let m = match meaning.get_ref().as_str() {
-                    "accept" => ExitMeaning::Accept,
-                    "reject" => ExitMeaning::Reject,
-                    "unsupported" => ExitMeaning::Unsupported,
-                    other => {
-                        return fail(
-                            lines.of(meaning),
-                            Problem::ExitCodeMeaning {
-                                code: code.get_ref().clone(),
-                                meaning: other.to_string(),
-                            },
-                        )
-                    }
-                };
-                map.insert(number, m);
-            }
-            Some(ExitCodes {
-                line: lines.of(table),
-                map,
-            })
-        }
-    };
-
-    let mut error_map = Vec::new();
-    for entry in &file.error_map {
-        let m = entry.get_ref();
-        let Some(rule) = Rule::from_id(m.rule.get_ref()) else {
-            return fail(
-                lines.of(&m.rule),
-                Problem::UnknownRule(m.rule.get_ref().clone()),
-            );
-        };
-        if m.pattern.get_ref().is_empty() {
-            return fail(
-                lines.of(&m.pattern),
-                Problem::EmptyPattern {
-                    key: "error_map pattern",
-                },
-            );
-        }
-        let operation = match &m.operation {
-            None => None,
-            Some(name) => Some(
-                Operation::parse(name.get_ref())
-                    .filter(|o| ERROR_MAP_OPERATIONS.contains(o))
-                    .ok_or_else(|| {
-                        AdapterError::at(
-                            lines.of(name),
-                            Problem::NotAnErrorMapOperation(name.get_ref().clone()),
-                        )
-                    })?,
             ),
-        };
-        for id in &m.vectors {
-            known_case("error_map vectors", id, known_ids, &lines)?;
         }
-        error_map.push(ErrorMapping {
-            line: lines.of(entry),
-            pattern: m.pattern.get_ref().clone(),
-            rule,
-            operation,
-            vectors: m.vectors.iter().map(|v| v.get_ref().clone()).collect(),
-        });
     }
-
+    let exit_codes = file
+        .exit_codes
+        .as_ref()
+        .map(|table| exit_codes(table, &lines, &mut mistakes));
+    let error_map: Vec<ErrorMapping> = (file.error_map.iter())
+        .filter_map(|entry| error_mapping(entry, known_ids, &lines, &mut mistakes))
+        .collect();
     // Skips, then expected failures: each names a case once, and no expected failure is hidden
     // by a skip.
-    let mut listed: BTreeMap<String, usize> = BTreeMap::new();
-    let mut once = |id: &Text| {
-        let here = lines.of(id);
-        match listed.get(id.get_ref()) {
-            // Skips are read before expected failures: name the later line of the two.
-            Some(&other) => fail(
-                here.max(other),
-                Problem::ListedTwice {
-                    id: id.get_ref().clone(),
-                    first_line: here.min(other),
-                },
-            ),
-            None => {
-                listed.insert(id.get_ref().clone(), here);
-                Ok(())
-            }
-        }
-    };
-    let mut skip = Vec::new();
-    for entry in &file.skip {
-        let e = entry.get_ref();
-        let at = lines.of(entry);
-        let (target, is_glob) = match (&e.id, &e.glob) {
-            (Some(id), None) => {
-                known_case("skip", id, known_ids, &lines)?;
-                once(id)?;
-                (id, false)
-            }
-            (None, Some(g)) => {
-                if !known_ids.iter().any(|id| glob::matches(g.get_ref(), id)) {
-                    return fail(
-                        lines.of(g),
-                        Problem::GlobMatchesNothing(g.get_ref().clone()),
-                    );
-                }
-                (g, true)
-            }
-            (id, _) => return fail(at, Problem::SkipTarget { both: id.is_some() }),
-        };
-        let reason = reason("skip", target, &e.reason, at)?;
-        skip.push(Skip {
-            line: lines.of(target),
-            pattern: target.get_ref().clone(),
-            is_glob,
-            reason,
-        });
-    }
-    let mut xfail = Vec::new();
-    for entry in &file.xfail {
-        let e = entry.get_ref();
-        let at = lines.of(entry);
-        let id = match (&e.id, &e.glob) {
-            (_, Some(g)) => {
-                return fail(
-                    lines.of(g),
-                    Problem::ExpectedFailureNotExact(g.get_ref().clone()),
-                )
-            }
-            (None, None) => return fail(at, Problem::ExpectedFailureWithoutId),
-            (Some(id), None) => id,
-        };
-        if id.get_ref().contains('*') && !known_ids.contains(id.get_ref()) {
-            return fail(
-                lines.of(id),
-                Problem::ExpectedFailureNotExact(id.get_ref().clone()),
-            );
-        }
-        known_case("xfail", id, known_ids, &lines)?;
-        once(id)?;
-        if let Some(s) = skip
-            .iter()
-            .find(|s: &&Skip| s.is_glob && glob::matches(&s.pattern, id.get_ref()))
-        {
-            return fail(
-                lines.of(id),
-                Problem::ExpectedFailureSkipped {
-                    id: id.get_ref().clone(),
-                    glob: s.pattern.clone(),
-                    glob_line: s.line,
-                },
-            );
-        }
-        xfail.push(Listed {
-            id: id.get_ref().clone(),
-            reason: reason("xfail", id, &e.reason, at)?,
-        });
+    let mut named = Named::default();
+    let skip: Vec<Skip> = (file.skip.iter())
+        .filter_map(|entry| skip_entry(entry, known_ids, &lines, &mut named, &mut mistakes))
+        .collect();
+    let xfail: Vec<Listed> = (file.xfail.iter())
+        .filter_map(|entry| xfail_entry(entry, known_ids, &lines, &skip, &mut named, &mut mistakes))
+        .collect();
+    let one_shot_parts = one_shot_parts(&file, &lines);
+    if mode == Mode::Persistent {
+        mistakes
+            .0
+            .extend(refused_in_persistent_mode(&one_shot_parts));
     }
 
+    if let Some(errors) = AdapterErrors::of(mistakes.0) {
+        return Err(errors);
+    }
     Ok(Adapter {
         name: file.name,
         command: file.command,
@@ -321,7 +189,370 @@ pub(super) fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Adapter,
         error_map,
         skip,
         xfail,
+        one_shot_parts,
     })
+}
+
+fn profiles(list: &[Text], lines: &Lines<'_>, mistakes: &mut Mistakes) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in list {
+        if matches!(p.get_ref().as_str(), "durable" | "atomic") {
+            out.push(p.get_ref().clone());
+        } else {
+            mistakes.add(lines.of(p), Problem::UnknownProfile(p.get_ref().clone()));
+        }
+    }
+    out
+}
+
+fn crash_patterns(list: &[Text], lines: &Lines<'_>, mistakes: &mut Mistakes) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in list {
+        if p.get_ref().is_empty() {
+            mistakes.add(
+                lines.of(p),
+                Problem::EmptyPattern {
+                    key: "crash_on_stderr",
+                },
+            );
+        } else {
+            out.push(p.get_ref().clone());
+        }
+    }
+    out
+}
+
+fn exit_codes(
+    table: &Spanned<BTreeMap<Text, Text>>,
+    lines: &Lines<'_>,
+    mistakes: &mut Mistakes,
+) -> ExitCodes {
+    let mut map = BTreeMap::new();
+    for (code, meaning) in table.get_ref() {
+        let number = code.get_ref().parse::<i32>();
+        if number.is_err() {
+            mistakes.add(
+                lines.of(code),
+                Problem::ExitCodeNotANumber(code.get_ref().clone()),
+            );
+        }
+        let m = match meaning.get_ref().as_str() {
+            "accept" => Some(ExitMeaning::Accept),
+            "reject" => Some(ExitMeaning::Reject),
+            "unsupported" => Some(ExitMeaning::Unsupported),
+            other => {
+                mistakes.add(
+                    lines.of(meaning),
+                    Problem::ExitCodeMeaning {
+                        code: code.get_ref().clone(),
+                        meaning: other.to_string(),
+                    },
+                );
+                None
+            }
+        };
+        if let (Ok(number), Some(m)) = (number, m) {
+            map.insert(number, m);
+        }
+    }
+    ExitCodes {
+        line: lines.of(table),
+        map,
+    }
+}
+
+/// One `[[error_map]]` entry, when it has no mistake.
+fn error_mapping(
+    entry: &Spanned<ErrorMapTable>,
+    known_ids: &BTreeSet<String>,
+    lines: &Lines<'_>,
+    mistakes: &mut Mistakes,
+) -> Option<ErrorMapping> {
+    let before = mistakes.count();
+    let m = entry.get_ref();
+    let rule = rule_id(&m.rule, lines, mistakes);
+    if m.pattern.get_ref().is_empty() {
+        mistakes.add(
+            lines.of(&m.pattern),
+            Problem::EmptyPattern {
+                key: "error_map pattern",
+            },
+        );
+    }
+    // `None`: every operation; a name that is not an error map's operation is a mistake.
+    let (operation, operation_known) = match &m.operation {
+        None => (None, true),
+        Some(name) => {
+            match Operation::parse(name.get_ref()).filter(|o| ERROR_MAP_OPERATIONS.contains(o)) {
+                Some(op) => (Some(op), true),
+                None => {
+                    mistakes.add(
+                        lines.of(name),
+                        Problem::NotAnErrorMapOperation(name.get_ref().clone()),
+                    );
+                    (None, false)
+                }
+            }
+        }
+    };
+    for id in &m.vectors {
+        known_case("error_map vectors", id, known_ids, lines, mistakes);
+    }
+    let vectors: Vec<String> = m.vectors.iter().map(|v| v.get_ref().clone()).collect();
+    if let Some(rule) = rule.filter(|_| operation_known) {
+        if let Some(problem) = outside_its_suites(rule, operation, &vectors) {
+            mistakes.add(lines.of(&m.rule), problem);
+        }
+    }
+    if mistakes.count() > before {
+        return None;
+    }
+    Some(ErrorMapping {
+        line: lines.of(entry),
+        pattern: m.pattern.get_ref().clone(),
+        rule: rule?,
+        operation,
+        vectors,
+    })
+}
+
+/// An error map's rule: a current catalogue id. A retired one is named with its successors.
+fn rule_id(text: &Text, lines: &Lines<'_>, mistakes: &mut Mistakes) -> Option<Rule> {
+    let id = text.get_ref();
+    if let Some(rule) = Rule::from_id(id) {
+        return Some(rule);
+    }
+    let problem =
+        retired_rule("error_map rule", id).unwrap_or_else(|| Problem::UnknownRule(id.clone()));
+    mistakes.add(lines.of(text), problem);
+    None
+}
+
+/// `id` named under `key`, when the catalogue retired it: the problem names the rules its
+/// retired record says took its place.
+fn retired_rule(key: &'static str, id: &str) -> Option<Problem> {
+    let record = agentconf_rules::Catalogue::embedded().retired_id(id)?;
+    Some(Problem::RetiredRule {
+        key,
+        id: id.to_string(),
+        retired_in: record.retired_in.clone(),
+        successors: successors(&record.reason),
+    })
+}
+
+/// The current rule ids a retired record's reason names, in the order it names them: the
+/// record says in words what grades the retired rule's inputs now.
+pub(super) fn successors(reason: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for word in reason.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+        if let Some(rule) = Rule::from_id(word) {
+            if !out.contains(&rule.id()) {
+                out.push(rule.id());
+            }
+        }
+    }
+    out
+}
+
+/// The problem when an error map reports `rule` for output whose answers never cite it: the
+/// operation it is scoped to, else the operations of the cases it names, else (a mapping for
+/// every operation) only when no operation an error map reads cites the rule.
+fn outside_its_suites(
+    rule: Rule,
+    operation: Option<Operation>,
+    vectors: &[String],
+) -> Option<Problem> {
+    let suites = super::suites_citing(rule)?;
+    let cites = |op: &Operation| suites.iter().any(|s| operation_of(*s) == *op);
+    let scoped: Vec<Operation> = match operation {
+        Some(op) => vec![op],
+        None => {
+            let mut ops = Vec::new();
+            for op in vectors
+                .iter()
+                .filter_map(|id| super::suite_of_case(id))
+                .map(operation_of)
+            {
+                if !ops.contains(&op) {
+                    ops.push(op);
+                }
+            }
+            ops
+        }
+    };
+    let wrong: Vec<Operation> = if scoped.is_empty() {
+        // A mapping for every operation is wrong only when none of them can cite the rule.
+        let every = ERROR_MAP_OPERATIONS.to_vec();
+        if every.iter().any(cites) {
+            Vec::new()
+        } else {
+            every
+        }
+    } else {
+        scoped.into_iter().filter(|op| !cites(op)).collect()
+    };
+    (!wrong.is_empty()).then(|| Problem::RuleOfAnotherSuite {
+        rule: rule.id(),
+        operations: wrong,
+        suites,
+    })
+}
+
+/// The ids skips and expected failures have named so far, with their lines.
+#[derive(Default)]
+struct Named(BTreeMap<String, usize>);
+
+impl Named {
+    /// Records `id`; a mistake if it was named before.
+    fn once(&mut self, id: &Text, lines: &Lines<'_>, mistakes: &mut Mistakes) {
+        let here = lines.of(id);
+        match self.0.get(id.get_ref()) {
+            // Skips are read before expected failures: name the later line of the two.
+            Some(&other) => mistakes.add(
+                here.max(other),
+                Problem::ListedTwice {
+                    id: id.get_ref().clone(),
+                    first_line: here.min(other),
+                },
+            ),
+            None => {
+                self.0.insert(id.get_ref().clone(), here);
+            }
+        }
+    }
+}
+
+/// One `[[skip]]` entry. It is kept even with a mistake in its reason, so that the expected
+/// failures are still checked against it.
+fn skip_entry(
+    entry: &Spanned<ListedTable>,
+    known_ids: &BTreeSet<String>,
+    lines: &Lines<'_>,
+    named: &mut Named,
+    mistakes: &mut Mistakes,
+) -> Option<Skip> {
+    let e = entry.get_ref();
+    let at = lines.of(entry);
+    let (target, is_glob) = match (&e.id, &e.glob) {
+        (Some(id), None) => {
+            if known_case("skip", id, known_ids, lines, mistakes) {
+                named.once(id, lines, mistakes);
+            }
+            (id, false)
+        }
+        (None, Some(g)) => {
+            if !known_ids.iter().any(|id| glob::matches(g.get_ref(), id)) {
+                mistakes.add(
+                    lines.of(g),
+                    Problem::GlobMatchesNothing(g.get_ref().clone()),
+                );
+            }
+            (g, true)
+        }
+        (id, _) => {
+            mistakes.add(at, Problem::SkipTarget { both: id.is_some() });
+            return None;
+        }
+    };
+    Some(Skip {
+        line: lines.of(target),
+        pattern: target.get_ref().clone(),
+        is_glob,
+        reason: reason("skip", target, &e.reason, at, mistakes).unwrap_or_default(),
+    })
+}
+
+/// One `[[xfail]]` entry, when it has no mistake.
+fn xfail_entry(
+    entry: &Spanned<ListedTable>,
+    known_ids: &BTreeSet<String>,
+    lines: &Lines<'_>,
+    skip: &[Skip],
+    named: &mut Named,
+    mistakes: &mut Mistakes,
+) -> Option<Listed> {
+    let before = mistakes.count();
+    let e = entry.get_ref();
+    let at = lines.of(entry);
+    let id = match (&e.id, &e.glob) {
+        (_, Some(g)) => {
+            mistakes.add(
+                lines.of(g),
+                Problem::ExpectedFailureNotExact(g.get_ref().clone()),
+            );
+            return None;
+        }
+        (None, None) => {
+            mistakes.add(at, Problem::ExpectedFailureWithoutId);
+            return None;
+        }
+        (Some(id), None) => id,
+    };
+    if id.get_ref().contains('*') && !known_ids.contains(id.get_ref()) {
+        mistakes.add(
+            lines.of(id),
+            Problem::ExpectedFailureNotExact(id.get_ref().clone()),
+        );
+    } else if known_case("xfail", id, known_ids, lines, mistakes) {
+        named.once(id, lines, mistakes);
+        if let Some(s) = skip
+            .iter()
+            .find(|s| s.is_glob && glob::matches(&s.pattern, id.get_ref()))
+        {
+            mistakes.add(
+                lines.of(id),
+                Problem::ExpectedFailureSkipped {
+                    id: id.get_ref().clone(),
+                    glob: s.pattern.clone(),
+                    glob_line: s.line,
+                },
+            );
+        }
+    }
+    let reason = reason("xfail", id, &e.reason, at, mistakes);
+    (mistakes.count() == before).then(|| Listed {
+        id: id.get_ref().clone(),
+        reason: reason.unwrap_or_default(),
+    })
+}
+
+/// The parts of the file that shape one-shot calls, each with its line: a persistent server is
+/// sent the contract's requests and answers with exit numbers and catalogue ids of its own.
+/// Everything else (command, profiles, declarations, skips, expected failures, crash patterns)
+/// applies in both modes.
+fn one_shot_parts(file: &File, lines: &Lines<'_>) -> Vec<(usize, String)> {
+    let mut parts = Vec::new();
+    for (name, table) in &file.operations {
+        let t = table.get_ref();
+        for (key, list) in [
+            ("argv", &t.argv),
+            ("argv_with_commitment", &t.argv_with_commitment),
+        ] {
+            if let Some(list) = list {
+                parts.push((
+                    lines.of(list),
+                    format!("[operations.{}] {key}", name.get_ref()),
+                ));
+            }
+        }
+    }
+    if let Some(codes) = &file.exit_codes {
+        parts.push((lines.of(codes), "[exit_codes]".into()));
+    }
+    for entry in &file.error_map {
+        parts.push((lines.of(entry), "[[error_map]]".into()));
+    }
+    parts
+}
+
+/// Each one-shot part, refused in persistent mode.
+pub(super) fn refused_in_persistent_mode(parts: &[(usize, String)]) -> Vec<AdapterError> {
+    parts
+        .iter()
+        .map(|(line, part)| {
+            AdapterError::at(*line, Problem::NotInPersistentMode { part: part.clone() })
+        })
+        .collect()
 }
 
 /// `[operations.X]`: what the tool is given for operation `op`, checked against what the
@@ -330,7 +561,8 @@ fn operation(
     op: Operation,
     table: &Spanned<OperationTable>,
     lines: &Lines<'_>,
-) -> Result<OperationSpec, AdapterError> {
+    mistakes: &mut Mistakes,
+) -> OperationSpec {
     let t = table.get_ref();
     let keys: [(&'static str, Option<usize>); 4] = [
         ("argv", t.argv.as_ref().map(|s| lines.of(s))),
@@ -343,80 +575,122 @@ fn operation(
     ];
     let unsupported = t.unsupported.as_ref().is_some_and(|u| *u.get_ref());
     if let Some(u) = t.unsupported.as_ref().filter(|_| unsupported) {
-        if let Some((key, _)) = keys.iter().find(|(_, at)| at.is_some()) {
-            return Err(AdapterError::at(
+        for (key, _) in keys.iter().filter(|(_, at)| at.is_some()) {
+            mistakes.add(
                 lines.of(u),
                 Problem::UnsupportedWithOthers { operation: op, key },
-            ));
+            );
         }
     }
     // Which keys this operation takes: a template when it has placeholders, a commitment
     // template for timelines, the values it can declare.
+    let takes = |key: &str| match key {
+        "argv" => op != Operation::GrpAdmit,
+        "argv_with_commitment" => op == Operation::Aer1Timeline,
+        "tiers" => op == Operation::Aer1Receipt,
+        _ => matches!(op, Operation::Aer1Timeline | Operation::GrpAdmit),
+    };
     for (key, at) in keys {
-        let takes = match key {
-            "argv" => op != Operation::GrpAdmit,
-            "argv_with_commitment" => op == Operation::Aer1Timeline,
-            "tiers" => op == Operation::Aer1Receipt,
-            _ => matches!(op, Operation::Aer1Timeline | Operation::GrpAdmit),
-        };
-        if let (Some(at), false) = (at, takes) {
-            return Err(AdapterError::at(
-                at,
-                Problem::NotForOperation { operation: op, key },
-            ));
+        if let (Some(at), false) = (at, takes(key)) {
+            mistakes.add(at, Problem::NotForOperation { operation: op, key });
         }
     }
     if let (None, Some(with)) = (&t.argv, &t.argv_with_commitment) {
-        return Err(AdapterError::at(
-            lines.of(with),
-            Problem::CommitmentTemplateAlone,
-        ));
+        mistakes.add(lines.of(with), Problem::CommitmentTemplateAlone);
     }
-    let tiers = declared(op, "tiers", &t.tiers, TIERS, lines)?;
-    let revisions = declared(op, "revisions", &t.revisions, known_revisions(op), lines)?;
-    let argv = match &t.argv {
-        None => None,
-        Some(a) => Some(template(op, "argv", a, lines, &tiers, &revisions)?),
-    };
-    let argv_with_commitment = match &t.argv_with_commitment {
-        None => None,
-        Some(a) => Some(template(
-            op,
-            "argv_with_commitment",
-            a,
-            lines,
-            &tiers,
-            &revisions,
-        )?),
-    };
-    Ok(OperationSpec {
+    // Only what the operation takes is checked further: the rest is a mistake already.
+    let tiers = (t.tiers.as_ref())
+        .filter(|_| takes("tiers"))
+        .map(|l| declared(op, "tiers", l, TIERS, lines, mistakes));
+    let revisions = (t.revisions.as_ref())
+        .filter(|_| takes("revisions"))
+        .map(|l| declared(op, "revisions", l, known_revisions(op), lines, mistakes));
+    let argv = (t.argv.as_ref())
+        .filter(|_| takes("argv"))
+        .and_then(|a| template(op, "argv", a, lines, &tiers, &revisions, mistakes));
+    let argv_with_commitment = (t.argv_with_commitment.as_ref())
+        .filter(|_| takes("argv_with_commitment"))
+        .and_then(|a| {
+            template(
+                op,
+                "argv_with_commitment",
+                a,
+                lines,
+                &tiers,
+                &revisions,
+                mistakes,
+            )
+        });
+    let tiers = id_tier_declaration(argv.as_ref(), tiers, mistakes);
+    OperationSpec {
         line: lines.of(table),
         unsupported,
         argv,
         argv_with_commitment,
         tiers,
         revisions,
-    })
+    }
 }
 
-/// `tiers` / `revisions`: known values, at least one.
+/// A receipt template written with `{id_tier}` was made for a tool that knows the tiers before
+/// agentconf 0.2.0 only: it is declared to take those, so the cases of a newer tier are
+/// unsupported instead of handing the tool a tier it never knew. A `tiers` list of its own may
+/// narrow that, but not name a newer tier.
+fn id_tier_declaration(
+    argv: Option<&Template>,
+    tiers: Option<Declared>,
+    mistakes: &mut Mistakes,
+) -> Option<Declared> {
+    let Some(t) = argv.filter(|t| t.writes(Placeholder::IdTier)) else {
+        return tiers;
+    };
+    let Some(declared) = tiers else {
+        return Some(Declared {
+            line: t.line,
+            values: Placeholder::ID_TIER_VALUES.map(String::from).to_vec(),
+            by_id_tier: true,
+        });
+    };
+    let newer: Vec<String> = declared
+        .values
+        .iter()
+        .filter(|v| !Placeholder::ID_TIER_VALUES.contains(&v.as_str()))
+        .cloned()
+        .collect();
+    if !newer.is_empty() {
+        mistakes.add(
+            t.line,
+            Problem::IdTierWithNewerTiers {
+                tiers_line: declared.line,
+                newer,
+            },
+        );
+    }
+    Some(declared)
+}
+
+/// `tiers` / `revisions`: known values, at least one. The declaration keeps the known values
+/// only, so that the template checks after it judge what the file says, not its typos.
 fn declared(
     op: Operation,
     key: &'static str,
-    list: &Option<List>,
+    list: &List,
     valid: &'static [&'static str],
     lines: &Lines<'_>,
-) -> Result<Option<Declared>, AdapterError> {
-    let Some(list) = list else { return Ok(None) };
+    mistakes: &mut Mistakes,
+) -> Declared {
     if list.get_ref().is_empty() {
-        return Err(AdapterError::at(
+        mistakes.add(
             lines.of(list),
             Problem::EmptyDeclaration { operation: op, key },
-        ));
+        );
     }
+    let mut values = Vec::new();
     for v in list.get_ref() {
-        if !valid.contains(&v.get_ref().as_str()) {
-            return Err(AdapterError::at(
+        if valid.contains(&v.get_ref().as_str()) {
+            values.push(v.get_ref().clone());
+        } else {
+            mistakes.add(
                 lines.of(v),
                 Problem::UnknownValue {
                     operation: op,
@@ -424,17 +698,19 @@ fn declared(
                     value: v.get_ref().clone(),
                     valid,
                 },
-            ));
+            );
         }
     }
-    Ok(Some(Declared {
+    Declared {
         line: lines.of(list),
-        values: list.get_ref().iter().map(|v| v.get_ref().clone()).collect(),
-    }))
+        values,
+        by_id_tier: false,
+    }
 }
 
 /// One template of `op`: every placeholder known and the operation's; the input files named;
-/// the tier or revision named, unless exactly one is declared.
+/// the tier or revision named, unless exactly one is declared. `None` when an argument cannot
+/// be read (what it names is then unknown, so nothing more is judged of it).
 fn template(
     op: Operation,
     key: &'static str,
@@ -442,24 +718,31 @@ fn template(
     lines: &Lines<'_>,
     tiers: &Option<Declared>,
     revisions: &Option<Declared>,
-) -> Result<Template, AdapterError> {
+    mistakes: &mut Mistakes,
+) -> Option<Template> {
+    let before = mistakes.count();
     let mut arguments = Vec::new();
     for part in list.get_ref() {
         let at = lines.of(part);
-        let segments = parse_argument(part.get_ref(), Placeholder::of(op)).map_err(|name| {
-            AdapterError::at(
+        match parse_argument(part.get_ref(), Placeholder::of(op)) {
+            Ok(segments) => {
+                if key == "argv" && segments.contains(&Segment::Value(Placeholder::Commitment)) {
+                    mistakes.add(at, Problem::CommitmentOutsideItsTemplate);
+                }
+                arguments.push(segments);
+            }
+            Err(name) => mistakes.add(
                 at,
                 Problem::UnknownPlaceholder {
                     operation: op,
                     key,
                     name,
                 },
-            )
-        })?;
-        if key == "argv" && segments.contains(&Segment::Value(Placeholder::Commitment)) {
-            return Err(AdapterError::at(at, Problem::CommitmentOutsideItsTemplate));
+            ),
         }
-        arguments.push(segments);
+    }
+    if mistakes.count() > before {
+        return None;
     }
     let t = Template {
         line: lines.of(list),
@@ -481,78 +764,71 @@ fn template(
         Operation::Aer1EmitReceipt => (&[Placeholder::Payload, Placeholder::Meta], None),
         Operation::GrpAdmit => (&[], None),
     };
-    if let Some(p) = inputs.iter().find(|p| !t.names(**p)) {
-        return Err(AdapterError::at(
+    for p in inputs.iter().filter(|p| !t.names(**p)) {
+        mistakes.add(
             t.line,
             Problem::MissingInput {
                 operation: op,
                 key,
                 placeholder: *p,
             },
-        ));
+        );
     }
     if let Some((p, declared)) = value.filter(|(p, _)| !t.names(*p)) {
         match declared {
-            None => {
-                return Err(AdapterError::at(
-                    t.line,
-                    Problem::MissingValue {
-                        operation: op,
-                        key,
-                        placeholder: p,
-                    },
-                ))
-            }
-            Some(d) if d.values.len() > 1 => {
-                return Err(AdapterError::at(
-                    t.line,
-                    Problem::IndistinctValues {
-                        operation: op,
-                        key,
-                        placeholder: p,
-                        values: d.values.clone(),
-                    },
-                ))
-            }
+            None => mistakes.add(
+                t.line,
+                Problem::MissingValue {
+                    operation: op,
+                    key,
+                    placeholder: p,
+                },
+            ),
+            Some(d) if d.values.len() > 1 => mistakes.add(
+                t.line,
+                Problem::IndistinctValues {
+                    operation: op,
+                    key,
+                    placeholder: p,
+                    values: d.values.clone(),
+                },
+            ),
             Some(_) => {}
         }
     }
-    Ok(t)
+    Some(t)
 }
 
-fn fail<T>(at: usize, problem: Problem) -> Result<T, AdapterError> {
-    Err(AdapterError::at(at, problem))
-}
-
-/// An id that must name a case of the corpus.
+/// An id that must name a case of the corpus; `false`, with the mistake kept, when it does not.
 fn known_case(
     key: &'static str,
     id: &Text,
     known_ids: &BTreeSet<String>,
     lines: &Lines<'_>,
-) -> Result<(), AdapterError> {
+    mistakes: &mut Mistakes,
+) -> bool {
+    let text = id.get_ref();
     // A retired id is named as retired, with what replaced it, even when a caller's list of
     // known ids would contain it.
-    if let Some(now) = agentconf_contract::vector::retired(id.get_ref()) {
-        return Err(AdapterError::at(
-            lines.of(id),
-            Problem::RetiredId {
-                key,
-                id: id.get_ref().clone(),
-                now,
-            },
-        ));
-    }
-    if !known_ids.contains(id.get_ref()) {
-        return Err(AdapterError::at(
-            lines.of(id),
-            Problem::UnknownCase {
-                key,
-                id: id.get_ref().clone(),
-            },
-        ));
-    }
-    Ok(())
+    let problem = if let Some(now) = agentconf_contract::vector::retired(text) {
+        Problem::RetiredId {
+            key,
+            id: text.clone(),
+            now,
+        }
+    } else if known_ids.contains(text) {
+        return true;
+    } else if let Some(retired) = retired_rule(key, text) {
+        // A retired rule id where a case id belongs: say what grades its inputs now.
+        retired
+    } else {
+        Problem::UnknownCase {
+            key,
+            id: text.clone(),
+        }
+    };
+    mistakes.add(lines.of(id), problem);
+    false
 }
 
 /// The entry's reason: required, and not blank.
@@ -561,15 +837,19 @@ fn reason(
     target: &Text,
     reason: &Option<Text>,
     at: usize,
-) -> Result<String, AdapterError> {
+    mistakes: &mut Mistakes,
+) -> Option<String> {
     match reason {
-        Some(r) if !r.get_ref().trim().is_empty() => Ok(r.get_ref().clone()),
-        _ => Err(AdapterError::at(
-            at,
-            Problem::NoReason {
-                key,
-                id: target.get_ref().clone(),
-            },
-        )),
+        Some(r) if !r.get_ref().trim().is_empty() => Some(r.get_ref().clone()),
+        _ => {
+            mistakes.add(
+                at,
+                Problem::NoReason {
+                    key,
+                    id: target.get_ref().clone(),
+                },
+            );
+            None
+        }
     }
 }

@@ -8,9 +8,13 @@ use agentconf_contract::call::{Call, Operation};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placeholder {
     Receipt,
-    /// The receipt tier, `core` when the vector gives none; `{id_tier}` is its name before
-    /// agentconf 0.2.0.
+    /// The receipt tier, `core` when the vector gives none.
     Tier,
+    /// `{id_tier}`, the tier's name before agentconf 0.2.0, when only `core` and `strict`
+    /// existed: a template that uses it is sent those two and no other (its operation declines
+    /// the `anchored` and `profile` cases), so an old adapter is never handed a tier its tool
+    /// does not know.
+    IdTier,
     Revision,
     Timeline,
     Commitment,
@@ -30,7 +34,8 @@ impl Placeholder {
     pub fn parse(name: &str) -> Option<Placeholder> {
         Some(match name {
             "receipt" => Placeholder::Receipt,
-            "tier" | "id_tier" => Placeholder::Tier,
+            "tier" => Placeholder::Tier,
+            "id_tier" => Placeholder::IdTier,
             "revision" => Placeholder::Revision,
             "timeline" => Placeholder::Timeline,
             "commitment" => Placeholder::Commitment,
@@ -47,6 +52,7 @@ impl Placeholder {
         match self {
             Placeholder::Receipt => "{receipt}",
             Placeholder::Tier => "{tier}",
+            Placeholder::IdTier => "{id_tier}",
             Placeholder::Revision => "{revision}",
             Placeholder::Timeline => "{timeline}",
             Placeholder::Commitment => "{commitment}",
@@ -58,7 +64,20 @@ impl Placeholder {
         }
     }
 
-    /// The placeholders of an operation: the arguments of its contract call.
+    /// The tiers `{id_tier}` is sent: the tiers before agentconf 0.2.0.
+    pub const ID_TIER_VALUES: [&'static str; 2] = ["core", "strict"];
+
+    /// The argument of the call this placeholder passes on: `{id_tier}` is `{tier}` under its
+    /// old name.
+    pub fn argument(self) -> Placeholder {
+        match self {
+            Placeholder::IdTier => Placeholder::Tier,
+            p => p,
+        }
+    }
+
+    /// The placeholders of an operation: the arguments of its contract call (`{id_tier}`, an
+    /// old name, is accepted where `{tier}` is but not listed).
     pub fn of(operation: Operation) -> &'static [Placeholder] {
         match operation {
             Operation::Aer1Receipt => &[Placeholder::Receipt, Placeholder::Tier],
@@ -87,7 +106,7 @@ impl Placeholder {
     fn value(self, call: &Call) -> Option<&str> {
         match (self, call) {
             (Placeholder::Receipt, Call::Receipt { receipt, .. }) => Some(receipt),
-            (Placeholder::Tier, Call::Receipt { tier, .. }) => {
+            (Placeholder::Tier | Placeholder::IdTier, Call::Receipt { tier, .. }) => {
                 Some(tier.as_deref().unwrap_or("core"))
             }
             (Placeholder::Revision, Call::Timeline { revision, .. }) => Some(revision),
@@ -129,7 +148,7 @@ pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment
         if name_len > 0 && after[name_len..].starts_with('}') {
             let name = &after[..name_len];
             let p = Placeholder::parse(name)
-                .filter(|p| allowed.contains(p))
+                .filter(|p| allowed.contains(&p.argument()))
                 .ok_or_else(|| name.to_string())?;
             if !literal.is_empty() {
                 out.push(Segment::Text(std::mem::take(&mut literal)));
@@ -156,7 +175,16 @@ pub struct Template {
 }
 
 impl Template {
+    /// Whether the template passes on the call's argument `p`, under any of its names.
     pub fn names(&self, p: Placeholder) -> bool {
+        self.arguments
+            .iter()
+            .flatten()
+            .any(|s| matches!(s, Segment::Value(v) if v.argument() == p.argument()))
+    }
+
+    /// Whether the template writes `p` under exactly this name (`{id_tier}` and not `{tier}`).
+    pub fn writes(&self, p: Placeholder) -> bool {
         self.arguments
             .iter()
             .flatten()

@@ -20,7 +20,7 @@ fn known() -> BTreeSet<String> {
     .collect()
 }
 
-fn parse(text: &str) -> Result<Adapter, AdapterError> {
+fn parse(text: &str) -> Result<Adapter, AdapterErrors> {
     Adapter::parse(text, &known())
 }
 
@@ -42,7 +42,7 @@ fn parses_and_applies() {
         argv = ["check", "--rev={revision}", "{timeline}"]
         argv_with_commitment = ["check", "--rev={revision}", "--c", "{commitment}", "{timeline}"]
         [operations.aer1-receipt]
-        argv = ["receipt", "{receipt}", "--tier", "{id_tier}"]
+        argv = ["receipt", "{receipt}", "--tier", "{tier}"]
         [exit_codes]
         0 = "accept"
         3 = "reject"
@@ -118,12 +118,21 @@ fn parses_and_applies() {
         Some("panicked at")
     );
     assert_eq!(a.crash_pattern(b"warning: slow"), None);
-    // Templates and exit codes shape one-shot calls: refused in persistent mode.
+    // Templates, exit codes and error maps shape one-shot calls: each is refused in
+    // persistent mode, top to bottom.
     let e = a.check_persistent().unwrap_err();
-    assert_eq!(e.line, Some(6), "{e}");
+    let lines: Vec<Option<usize>> = e.all().iter().map(|e| e.line).collect();
+    assert_eq!(lines, [6, 7, 9, 10, 13, 17, 21].map(Some), "{e}");
     assert!(
-        e.to_string().contains("[operations.aer1-timeline] argv"),
+        e.first()
+            .to_string()
+            .contains("[operations.aer1-timeline] argv"),
         "{e}"
+    );
+    // The same, with the file read for a persistent run.
+    assert_eq!(
+        Adapter::parse_for(text, &known(), Mode::Persistent).unwrap_err(),
+        e
     );
 }
 
@@ -292,7 +301,7 @@ fn mistakes_name_their_line() {
     ];
     let mut wrong = Vec::new();
     for (text, line, is) in cases {
-        match parse(text) {
+        match parse(text).map_err(|e| e.first().clone()) {
             Ok(_) => wrong.push(format!("accepted: {text}")),
             Err(e) if e.line != Some(*line) || !is(&e.problem) => {
                 wrong.push(format!("{text}\n  -> {e} ({:?})", e.problem))
@@ -313,7 +322,8 @@ fn mistakes_name_their_line() {
 #[test]
 fn messages_escape_what_the_file_says() {
     let e = parse("[operations.\"aer1-\\nreceipt\"]\nunsupported = true").unwrap_err();
-    assert_eq!(e.line, Some(1));
+    assert_eq!(e.all().len(), 1);
+    assert_eq!(e.first().line, Some(1));
     assert!(e.to_string().contains("aer1-\\nreceipt"), "{e}");
     assert!(!e.to_string().contains('\n'));
     // The TOML reader's own message, one line.
@@ -330,7 +340,7 @@ fn retired_ids_name_their_replacement() {
     known.insert(old.to_string());
     let e =
         Adapter::parse(&format!("[[skip]]\nid = \"{old}\"\nreason = \"x\""), &known).unwrap_err();
-    assert!(matches!(e.problem, Problem::RetiredId { .. }));
+    assert!(matches!(e.first().problem, Problem::RetiredId { .. }));
     assert!(
         e.to_string().contains("retired") && e.to_string().contains("example-06-5@09"),
         "{e}"
@@ -442,4 +452,189 @@ fn declarations_decline_cases() {
     assert!(b
         .declines(&vector("aer1-workflow", &["09"], None, &["workflow"]).main_case())
         .is_some());
+}
+
+/// `{id_tier}`, the tier's name before agentconf 0.2.0, is sent `core` and `strict` only: the
+/// anchored and profile cases are unsupported for that adapter, never handed to its tool.
+#[test]
+fn id_tier_templates_are_sent_core_and_strict_only() {
+    let old = "[operations.aer1-receipt]\nargv = [\"{receipt}\", \"--tier\", \"{id_tier}\"]\n";
+    let a = parse(old).unwrap();
+    let receipt = |tier: Option<&str>| vector("aer1-receipt", &["09"], tier, &["receipt"]);
+    for tier in [None, Some("core"), Some("strict")] {
+        assert_eq!(a.declines(&receipt(tier).main_case()), None, "{tier:?}");
+    }
+    for tier in ["anchored", "profile"] {
+        let declined = a.declines(&receipt(Some(tier)).main_case());
+        assert!(
+            declined.as_deref().is_some_and(|d| d.contains("{id_tier}")
+                && d.contains("core and strict")
+                && d.contains(tier)
+                && d.contains("(line 2)")),
+            "{tier}: {declined:?}"
+        );
+    }
+    // What is sent is the case's tier, under either name.
+    let strict = Call::receipt("r.json".into(), Some(Tier::Strict));
+    assert_eq!(a.arguments(&strict), ["r.json", "--tier", "strict"]);
+    // `{tier}` itself is sent every tier.
+    let new = parse(&old.replace("{id_tier}", "{tier}")).unwrap();
+    assert_eq!(new.declines(&receipt(Some("anchored")).main_case()), None);
+    // A list of its own may narrow the old name's tiers...
+    let narrowed = parse(&format!("{old}tiers = [\"core\"]\n")).unwrap();
+    assert!(narrowed
+        .declines(&receipt(Some("strict")).main_case())
+        .is_some());
+    // ...but not name a tier the old name never had.
+    let e = parse(&format!("{old}tiers = [\"core\", \"anchored\"]\n")).unwrap_err();
+    assert!(
+        matches!(&e.first().problem, Problem::IdTierWithNewerTiers { tiers_line: 3, newer } if newer == &["anchored"]),
+        "{e}"
+    );
+    assert_eq!(e.first().line, Some(2));
+    assert!(e.to_string().contains("write {tier}"), "{e}");
+}
+
+/// A retired rule id names the rules that took its place, in an error map and where a case id
+/// belongs.
+#[test]
+fn retired_rule_ids_name_their_successors() {
+    let catalogue = agentconf_rules::Catalogue::embedded();
+    let retired = catalogue.retired();
+    assert!(!retired.is_empty());
+    for record in retired {
+        // Every successor is a current rule that the record's reason names.
+        let now = parse::successors(&record.reason);
+        assert!(!now.is_empty(), "{}: {}", record.id, record.reason);
+        for id in &now {
+            assert!(Rule::from_id(id).is_some() && record.reason.contains(id));
+        }
+        let e = parse(&format!(
+            "[[error_map]]\npattern = \"x\"\nrule = \"{}\"\n",
+            record.id
+        ))
+        .unwrap_err();
+        assert!(
+            matches!(&e.first().problem, Problem::RetiredRule { successors, .. } if *successors == now),
+            "{e}"
+        );
+        assert_eq!(e.first().line, Some(3));
+        let shown = e.to_string();
+        assert!(
+            shown.contains(&record.retired_in) && now.iter().all(|id| shown.contains(id)),
+            "{shown}"
+        );
+        let e = parse(&format!(
+            "[[xfail]]\nid = \"{}\"\nreason = \"x\"\n",
+            record.id
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            now.iter().all(|id| e.contains(id)) && e.contains("xfail takes case ids"),
+            "{e}"
+        );
+    }
+}
+
+/// An error map reports a rule only for output whose answers can cite it.
+#[test]
+fn error_map_rules_belong_to_the_operation_suite() {
+    let mapping = |rule: &str, scope: &str| {
+        parse(&format!(
+            "[[error_map]]\npattern = \"x\"\nrule = \"{rule}\"\n{scope}"
+        ))
+    };
+    // Accepted: the rule's own operation, JSON rules anywhere, per-case maps of the rule's
+    // suite, and a mapping for every operation when one of them cites the rule.
+    for (rule, scope) in [
+        ("AER1-RC-B64", "operation = \"aer1-receipt\""),
+        ("AER1-CM-FINAL", "operation = \"aer1-timeline\""),
+        ("AER1-JSON-SYNTAX", "operation = \"aer1-workflow\""),
+        (
+            "AER1-TL-SEQ",
+            "vectors = [\"aer1/timeline/hostile/empty-file\"]",
+        ),
+        ("AER1-WF-HEX", ""),
+    ] {
+        assert!(mapping(rule, scope).is_ok(), "{rule} {scope}");
+    }
+    let e = mapping("AER1-RC-B64", "operation = \"aer1-workflow\"").unwrap_err();
+    assert!(
+        matches!(&e.first().problem, Problem::RuleOfAnotherSuite { rule: "AER1-RC-B64", operations, suites }
+            if *operations == [Operation::Aer1Workflow] && *suites == [Suite::Aer1Receipt]),
+        "{e}"
+    );
+    assert_eq!(e.first().line, Some(3));
+    let shown = e.to_string();
+    assert!(
+        shown.contains("aer1-workflow")
+            && shown.contains("aer1-receipt")
+            && shown.contains("operation = \"aer1-receipt\""),
+        "{shown}"
+    );
+    let e = mapping(
+        "AER1-RC-B64",
+        "vectors = [\"aer1/timeline/hostile/empty-file\"]",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e.first().problem, Problem::RuleOfAnotherSuite { operations, .. }
+            if *operations == [Operation::Aer1Timeline]),
+        "{e}"
+    );
+    // A GRP rule: no output an error map reads cites it.
+    let e = mapping("GRP-SIG-VERIFY", "").unwrap_err().to_string();
+    assert!(
+        e.contains("grp-admission") && e.contains("cannot report it"),
+        "{e}"
+    );
+}
+
+/// The suites a rule is cited by come from its catalogue family: every family is known.
+#[test]
+fn every_rule_has_the_suites_that_cite_it() {
+    for rule in Rule::ALL {
+        let suites = suites_citing(*rule);
+        assert!(
+            suites.is_some_and(|s| !s.is_empty()),
+            "{} (family {})",
+            rule.id(),
+            rule.record().family
+        );
+    }
+}
+
+/// Every mistake of a file is reported at once, in line order, one per line of the message.
+#[test]
+fn every_mistake_is_reported_in_one_pass() {
+    let text = "profiles = [\"fast\"]\n\
+                [operations.aer1-workflow]\nargv = [\"{file}\"]\n\
+                [operations.aer1-receipt]\nargv = [\"{receipt}\"]\n\
+                [exit_codes]\n0 = \"fine\"\n\
+                [[error_map]]\npattern = \"x\"\nrule = \"NOPE\"\n\
+                [[skip]]\nid = \"a/b/c/zz\"\nreason = \"x\"\n\
+                [[xfail]]\nid = \"a/b/c/d\"\n";
+    let e = parse(text).unwrap_err();
+    let found: Vec<(Option<usize>, &Problem)> =
+        e.all().iter().map(|e| (e.line, &e.problem)).collect();
+    // The line of each mistake, and what the problem must be.
+    type Expected = (usize, fn(&Problem) -> bool);
+    let expected: [Expected; 7] = [
+        (1, |p| matches!(p, Problem::UnknownProfile(_))),
+        (3, |p| matches!(p, Problem::UnknownPlaceholder { .. })),
+        (5, |p| matches!(p, Problem::MissingValue { .. })),
+        (7, |p| matches!(p, Problem::ExitCodeMeaning { .. })),
+        (10, |p| matches!(p, Problem::UnknownRule(_))),
+        (12, |p| matches!(p, Problem::UnknownCase { .. })),
+        (14, |p| matches!(p, Problem::NoReason { key: "xfail", .. })),
+    ];
+    assert_eq!(found.len(), expected.len(), "{e}");
+    for ((line, problem), (want, is)) in found.iter().zip(expected) {
+        assert!(*line == Some(want) && is(problem), "line {want}: {e}");
+    }
+    assert_eq!(e.to_string().lines().count(), expected.len());
+    // In persistent mode the one-shot parts are listed with them.
+    let persistent = Adapter::parse_for(text, &known(), Mode::Persistent).unwrap_err();
+    assert_eq!(persistent.all().len(), expected.len() + 4, "{persistent}");
 }
