@@ -94,8 +94,8 @@ pub enum Command {
     Grp(Grp),
     /// Run an implementation against the corpus and report conformance per rule.
     Run(RunArgs),
-    /// Run several implementations over the corpus and every emitter's timelines through every
-    /// verifier: the interoperability matrix (JSON, Markdown, HTML; exit 0 when every pair
+    /// Run several implementations over the corpus and every emitter's timelines, commitments
+    /// and receipts through every verifier: the interoperability matrix (JSON, Markdown, HTML; exit 0 when every pair
     /// agrees, 1 when any disagrees).
     Matrix(MatrixArgs),
     /// Check that an implementation's wrapper speaks the contract: a few trivial cases per

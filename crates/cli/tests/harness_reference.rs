@@ -295,10 +295,7 @@ fn grp_stream_protocol_errors_are_caught() {
 /// within the suite, so no rule of its is left uncredited.
 #[test]
 fn the_python_example_implementation_follows_the_contract() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../contract/examples-impl/minimal_impl.py"
-    );
+    let script = EXAMPLE;
     let scratch = Scratch::new("python-example");
     let out = scratch.path("example.jsonl");
     scratch.agentconf(&[
@@ -435,10 +432,7 @@ fn naming_every_rule_on_a_rejection_is_a_wrong_reason() {
 #[test]
 fn emitters_are_graded_byte_for_byte() {
     let scratch = Scratch::new("emitters");
-    let example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../contract/examples-impl/minimal_impl.py"
-    );
+    let example = EXAMPLE;
     let raw = raw_utf8(&scratch, "raw_utf8.py", false);
     let statuses = |program: &str, out: &str| -> Vec<(String, String, String)> {
         let path = scratch.path(out);
@@ -554,10 +548,7 @@ fn emitters_are_graded_byte_for_byte() {
 #[test]
 fn receipt_producers_keep_the_bytes() {
     let scratch = Scratch::new("receipts");
-    let example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../contract/examples-impl/minimal_impl.py"
-    );
+    let example = EXAMPLE;
     let contract = include_str!("../../contract/CONTRACT.md");
     let shown = contract
         .split("### 2.9")
@@ -622,10 +613,7 @@ fn receipt_producers_keep_the_bytes() {
 fn the_matrix_shows_exactly_the_expected_disagreements() {
     use agentconf_harness::matrix::{Kind, Matrix};
     let scratch = Scratch::new("matrix");
-    let example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../contract/examples-impl/minimal_impl.py"
-    );
+    let example = EXAMPLE;
     let wrong = raw_utf8(&scratch, "wrong_emitter.py", true);
     let yes = scratch.script("yes.sh", "exit 0");
     let run = |out: &str| {
@@ -663,7 +651,7 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
     let timelines = count("aer1/emit-timeline/", "-");
     let receipts = count("aer1/emit-receipt/", "aer1/emit-receipt/refuse/");
     assert!(timelines >= 14 && receipts >= 11, "{timelines} {receipts}");
-    assert_eq!(m.cells.len(), 32);
+    assert_eq!(m.cells.len(), Kind::ALL.len() * 16);
     for c in &m.cells {
         let at = format!("{:?}: {} -> {}", c.kind, c.emitter, c.verifier);
         let disagreeing: Vec<(&str, &str, &str)> = c
@@ -693,6 +681,10 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
                     disagreeing.iter().all(|d| (d.1, d.2) == expected),
                     "{at}: {disagreeing:?}"
                 );
+            }
+            // No commitment emitter vector ran: that grid is empty.
+            (Kind::Commitment, _, _) => {
+                assert_eq!(c.state(), "none", "{at}: {disagreeing:?}")
             }
             // Only the reference and the accept-everything program answer receipts: the Python
             // example declines them (89), so its column and the wrong emitter's are empty.
@@ -764,13 +756,193 @@ fn the_matrix_shows_exactly_the_expected_disagreements() {
     );
 }
 
+/// The commitment grid: every commitment an emitter wrote goes to every verifier beside the
+/// timeline it was made for. An emitter whose `entry_count` is one off disagrees with every
+/// verifier on every valid vector, at fault alone with a right verifier and with an
+/// accept-everything one beside it; one that commits to timelines that do not verify is at fault
+/// for exactly the refusal vectors; the reference agrees with itself. The count-off emitter's own
+/// results file records the one rule it broke, and its per-rule table fails that rule alone.
+#[test]
+fn the_matrix_has_a_commitment_grid() {
+    use agentconf_harness::matrix::{Kind, Matrix};
+    let scratch = Scratch::new("matrix-commitments");
+    let example = EXAMPLE;
+    // The example with entry_count one more than the entries, in every commitment it writes.
+    let count_off = scratch.path("count_off.py");
+    std::fs::write(
+        &count_off,
+        format!(
+            "import json, runpy, sys\n\
+             dumps = json.dumps\n\
+             def off(obj, *a, **k):\n\
+             \x20   if isinstance(obj, dict) and 'entry_count' in obj:\n\
+             \x20       obj = dict(obj, entry_count=obj['entry_count'] + 1)\n\
+             \x20   return dumps(obj, *a, **k)\n\
+             json.dumps = off\n\
+             sys.argv[0] = {example:?}\n\
+             runpy.run_path({example:?}, run_name='__main__')\n"
+        ),
+    )
+    .unwrap();
+    // The example making commitments without verifying the timeline first.
+    let unverified = scratch.path("unverified.py");
+    std::fs::write(
+        &unverified,
+        format!(
+            "import runpy, sys\n\
+             sys.argv[0] = {example:?}\n\
+             main = runpy.run_path({example:?}, run_name='example')['main']\n\
+             check = main.__globals__['check_timeline']\n\
+             if sys.argv[1:2] == ['aer1-emit-commitment']:\n\
+             \x20   main.__globals__['check_timeline'] = lambda raw: ([], check(raw)[1])\n\
+             sys.exit(main(sys.argv[1:]))\n"
+        ),
+    )
+    .unwrap();
+    let yes = scratch.script("yes.sh", "exit 0");
+    let dir = scratch.path("out");
+    let run = scratch.agentconf(&[
+        "matrix",
+        "--out",
+        &dir,
+        "--include",
+        "aer1/emit-commitment/",
+        &format!("count-off=python3 {count_off}"),
+        &format!("unverified=python3 {unverified}"),
+        &format!("yes={yes}"),
+    ]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let m: Matrix = serde_json::from_str(&read("matrix.json")).unwrap();
+    assert_eq!(m.format, "agentconf-matrix/2");
+    let reference = results_of(&read("reference.results.jsonl"));
+    let ids = |family: &str| -> Vec<String> {
+        reference
+            .iter()
+            .map(|(id, _, _)| id.clone())
+            .filter(|id| id.starts_with(&format!("aer1/emit-commitment/{family}/")))
+            .collect()
+    };
+    let (valid, refused) = (ids("valid"), ids("refuse"));
+    assert!(valid.len() >= 4 && refused.len() >= 2, "{reference:?}");
+    assert_eq!(m.cells.len(), Kind::ALL.len() * 16);
+    for c in &m.cells {
+        let at = format!("{:?}: {} -> {}", c.kind, c.emitter, c.verifier);
+        let pairs: Vec<(&str, Option<&str>, &str, &str)> = c
+            .disagree
+            .iter()
+            .map(|p| {
+                let rule = match &p.judged {
+                    agentconf_harness::matrix::Judged::Invalid { rule, .. } => Some(rule.as_str()),
+                    _ => None,
+                };
+                (
+                    p.vector.as_str(),
+                    rule,
+                    p.verdict.as_str(),
+                    p.fault.as_str(),
+                )
+            })
+            .collect();
+        // Who is at fault for a wrong commitment: the emitter alone when the verifier rejects
+        // it, both when an accept-everything verifier takes it.
+        let (verdict, fault) = if c.verifier == "yes" {
+            ("accepted", "both")
+        } else {
+            ("rejected", "emitter")
+        };
+        let each = |vectors: &[String], rule: &dyn Fn(&str) -> Option<&'static str>| {
+            let want: Vec<(&str, Option<&str>, &str, &str)> = vectors
+                .iter()
+                .map(|v| (v.as_str(), rule(v), verdict, fault))
+                .collect();
+            assert_eq!(pairs, want, "{at}");
+        };
+        match (c.kind, c.emitter.as_str(), c.verifier.as_str()) {
+            // Only commitment emitter vectors ran; the two Python programs decline to verify
+            // commitments (89), so their columns are left out, not blamed.
+            (Kind::Timeline | Kind::Receipt, _, _) | (_, _, "count-off" | "unverified") => {
+                assert_eq!(c.state(), "none", "{at}: {pairs:?}")
+            }
+            (_, "reference", _) => assert_eq!((c.agree, pairs.len()), (valid.len(), 0), "{at}"),
+            (_, "count-off", _) => {
+                assert_eq!(c.agree, 0, "{at}");
+                each(&valid, &|_| Some("AER1-CM-COUNT"));
+            }
+            (_, "unverified", _) => {
+                assert_eq!(c.agree, valid.len(), "{at}");
+                each(&refused, &|v| {
+                    Some(if v.ends_with("unclosed") {
+                        "AER1-TL-CLOSE-LAST"
+                    } else {
+                        "AER1-TL-LINK"
+                    })
+                });
+            }
+            // A program that writes nothing: an empty commitment for every vector, each one
+            // every verifier must reject.
+            (_, "yes", _) => {
+                assert_eq!(
+                    (c.agree, pairs.len()),
+                    (0, valid.len() + refused.len()),
+                    "{at}"
+                );
+                assert!(
+                    pairs.iter().all(|p| (p.2, p.3) == (verdict, fault)),
+                    "{at}: {pairs:?}"
+                );
+            }
+            _ => unreachable!("{at}"),
+        }
+    }
+    let verifies: Vec<&[Kind]> = m
+        .implementations
+        .iter()
+        .map(|i| i.verifies.as_slice())
+        .collect();
+    assert_eq!(
+        verifies,
+        [&[Kind::Commitment][..], &[], &[], &[Kind::Commitment]]
+    );
+    // The third grid is in the Markdown and the HTML, rendered from the file alone.
+    let md = read("matrix.md");
+    assert_eq!(md, agentconf_harness::matrix::markdown(&m));
+    assert!(md.contains("## Emitters × verifiers: commitments"), "{md}");
+    let html = read("matrix.html");
+    assert_eq!(html, agentconf_harness::matrix::html(&m));
+    assert!(html.contains("<h2>Emitters × verifiers: commitments</h2>"));
+
+    // The count-off emitter's results: each wrong output records the one rule it broke, every
+    // line is valid against the published schema, and the per-rule table fails that rule alone.
+    let text = read("count-off.results.jsonl");
+    let wrong: Vec<serde_json::Value> = valid_results_lines(&text)
+        .into_iter()
+        .filter(|v| v["status"] == "wrong-output")
+        .collect();
+    assert_eq!(wrong.len(), valid.len());
+    for value in wrong {
+        let broken = &value["broken_rules"];
+        assert_eq!(broken, &serde_json::json!(["AER1-CM-COUNT"]), "{value}");
+    }
+    let file = agentconf_harness::results::parse(&text).unwrap();
+    let failing: Vec<String> = agentconf_harness::report::per_rule(&file)
+        .into_iter()
+        .filter(|r| r.status == agentconf_harness::report::RuleStatus::Fail)
+        .map(|r| r.rule)
+        .collect();
+    assert_eq!(failing, ["AER1-CM-COUNT"]);
+}
+
+/// The Python example implementation of the contract.
+const EXAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../contract/examples-impl/minimal_impl.py"
+);
+
 /// The example implementation with its preimages written in raw UTF-8 (`ensure_ascii=False`):
 /// when emitting only (`emit_only`: a wrong emitter beside a right verifier), or throughout.
 fn raw_utf8(scratch: &Scratch, name: &str, emit_only: bool) -> String {
-    let example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../contract/examples-impl/minimal_impl.py"
-    );
+    let example = EXAMPLE;
     let path = scratch.path(name);
     let condition = if emit_only {
         "len(sys.argv) > 1 and sys.argv[1].startswith('aer1-emit')"
@@ -800,6 +972,24 @@ const RAW_UTF8_BREAKS: [&str; 4] = [
     "aer1/emit-timeline/escaping/u007f-in-tool",
     "aer1/emit-timeline/escaping/u2028-in-tool",
 ];
+
+/// Every line of a results file, each held valid against the published schema.
+fn valid_results_lines(text: &str) -> Vec<serde_json::Value> {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../harness/schema/results.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    text.lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&value)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{line}: {errors:?}");
+            value
+        })
+        .collect()
+}
 
 /// `(id, status, detail)` of every result line of a results file.
 fn results_of(text: &str) -> Vec<(String, String, String)> {
@@ -847,17 +1037,7 @@ fn run_and_report_end_to_end() {
     assert_eq!(file.header.corpus_digest, manifest.corpus_digest);
     assert!(file.results.iter().all(|r| r.status == Status::Pass));
     // Every line of the results file is valid against the published schema.
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../harness/schema/results.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    for line in std::fs::read_to_string(&good).unwrap().lines() {
-        let value: serde_json::Value = serde_json::from_str(line).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&value)
-            .map(|e| e.to_string())
-            .collect();
-        assert!(errors.is_empty(), "{line}: {errors:?}");
-    }
+    valid_results_lines(&std::fs::read_to_string(&good).unwrap());
     assert!(std::fs::read_to_string(&html).unwrap().contains("<html"));
     let badge = status(&["report", good.to_str().unwrap(), "--format", "badge"]);
     assert_eq!(badge.status.code(), Some(0));

@@ -187,6 +187,7 @@ fn metadata(line: usize, got: &ResultLine, want: &ResultLine) -> Result<(), Corp
         stderr: _,
         duration_ms: _,
         failed_as: _,
+        broken_rules: _,
     } = got;
     let fields: [(&'static str, String, String); 8] = [
         ("revision", json(revision), json(&want.revision)),

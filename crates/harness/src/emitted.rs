@@ -7,7 +7,9 @@
 //! wrong construction that explains a wrong digest, and the first byte where its preimage departs
 //! from the draft's), `close: true` on the last entry only (`-CLOSE-*`). As a verifier's checks,
 //! one defect gives one fault: a link after an entry whose members already differ is not judged
-//! (its digest is bound to differ).
+//! (its digest is bound to differ). The rules of the faults go with the grade
+//! ([`EmitGrade::broken_rules`]) into the results line, so the per-rule table blames the emitter
+//! for the rules its output broke, not for every rule its vector lists.
 
 use agentconf_contract::case::Case;
 use agentconf_contract::emit::TimelineSteps;
@@ -99,51 +101,94 @@ pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
     (out, prev)
 }
 
+/// An emitter's answer graded: its status and detail, and the rules its output broke.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitGrade {
+    pub status: Status,
+    pub detail: String,
+    /// For `wrong-output`: the rule of every fault found, each once, in the order found (the
+    /// per-rule table charges the case to these alone). Empty for every other status: a pass
+    /// broke nothing, and a refusal or a written artifact where none may be is the vector's
+    /// matter, charged to its rules.
+    pub broken_rules: Vec<Rule>,
+}
+
+impl EmitGrade {
+    /// A grade that names no broken rule.
+    pub(crate) fn of(status: Status, detail: impl Into<String>) -> EmitGrade {
+        EmitGrade {
+            status,
+            detail: detail.into(),
+            broken_rules: Vec::new(),
+        }
+    }
+
+    /// The status and the detail alone.
+    pub fn pair(self) -> (Status, String) {
+        (self.status, self.detail)
+    }
+}
+
 /// Grades an emitter's answer to case `c`: whether it wrote something (`wrote`, exit 0) or
 /// refused (exit 1), and what it wrote. A vector whose input no conforming producer may commit to
 /// (`invalid`: a timeline that does not verify) must be refused; any other must be written as
 /// the construction gives it.
 pub fn grade_emitter(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> (Status, String) {
+    grade_emitted(c, wrote, stdout).pair()
+}
+
+/// [`grade_emitter`], with the rules a wrong output broke.
+pub fn grade_emitted(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> EmitGrade {
     match (c.expectation, wrote) {
-        (Expectation::Invalid, false) => (
+        (Expectation::Invalid, false) => EmitGrade::of(
             Status::Pass,
-            "refused: nothing is made of input that does not verify".into(),
+            "refused: nothing is made of input that does not verify",
         ),
-        (Expectation::Invalid, true) => (
+        (Expectation::Invalid, true) => EmitGrade::of(
             Status::FalseAccept,
-            "wrote an artifact for input that does not verify (it must exit 1)".into(),
+            "wrote an artifact for input that does not verify (it must exit 1)",
         ),
-        (_, false) => (
+        (_, false) => EmitGrade::of(
             Status::FalseReject,
-            "exit 1: it refused input that is well formed".into(),
+            "exit 1: it refused input that is well formed",
         ),
-        (_, true) => grade_any(c, stdout),
+        (_, true) => grade_output(c, stdout),
     }
 }
 
-/// Grades an emitter's standard output for case `c`, of either emitter suite.
+/// Grades an emitter's standard output for case `c`, of any emitter suite.
 pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+    grade_output(c, stdout).pair()
+}
+
+/// [`grade_any`], with the rules a wrong output broke.
+pub fn grade_output(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     match c.vector.suite {
         Suite::Aer1EmitCommitment => grade_commitment(c, stdout),
         Suite::Aer1EmitReceipt => crate::emitted_receipt::grade(c, stdout),
-        _ => grade(c, stdout),
+        _ => grade_timeline(c, stdout),
     }
 }
 
 /// Grades an emitter's standard output for case `c` (an `aer1-emit-timeline` vector): a pass
 /// when it is the timeline of the vector's steps, else `wrong-output` with the first faults.
 pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+    grade_timeline(c, stdout).pair()
+}
+
+/// [`grade`], with the rules a wrong output broke.
+fn grade_timeline(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let steps = match v.input_bytes("steps").map(|b| TimelineSteps::parse(&b)) {
         Some(Ok(s)) => s,
-        Some(Err(e)) => return (Status::Crash, format!("the vector's steps: {e}")),
-        None => return (Status::Crash, "the vector has no steps input".into()),
+        Some(Err(e)) => return EmitGrade::of(Status::Crash, format!("the vector's steps: {e}")),
+        None => return EmitGrade::of(Status::Crash, "the vector has no steps input"),
     };
     let (want, final_digest) = expected_timeline(&steps);
     // The vector's answer, written by the corpus, and the judge's own construction must agree
     // before anything is graded by either.
     if v.expected_final_digest.as_deref() != Some(final_digest.as_str()) {
-        return (
+        return EmitGrade::of(
             Status::Crash,
             format!(
                 "the vector's expected_final_digest {:?} is not the judge's {final_digest}",
@@ -153,7 +198,7 @@ pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
     }
     let faults = compare(&want, stdout);
     if faults.is_empty() {
-        return (
+        return EmitGrade::of(
             Status::Pass,
             format!(
                 "the timeline of the {} steps, final digest {final_digest}",
@@ -164,14 +209,24 @@ pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
     wrong_output(&faults)
 }
 
-/// `wrong-output`, with the first faults.
-pub(crate) fn wrong_output(faults: &[EmitFault]) -> (Status, String) {
+/// `wrong-output`, with the first faults and the rules of them all.
+pub(crate) fn wrong_output(faults: &[EmitFault]) -> EmitGrade {
     let shown: Vec<String> = faults.iter().take(3).map(|f| f.to_string()).collect();
     let more = match faults.len() {
         n if n > 3 => format!("; {} more", n - 3),
         _ => String::new(),
     };
-    (Status::WrongOutput, format!("{}{more}", shown.join("; ")))
+    let mut broken_rules: Vec<Rule> = Vec::new();
+    for f in faults {
+        if !broken_rules.contains(&f.rule) {
+            broken_rules.push(f.rule);
+        }
+    }
+    EmitGrade {
+        status: Status::WrongOutput,
+        detail: format!("{}{more}", shown.join("; ")),
+        broken_rules,
+    }
 }
 
 /// The commitment artifact the draft gives for a valid `timeline` (already read as JSON) at
@@ -191,25 +246,25 @@ pub fn expected_commitment(timeline: &[Value], published_at: &str) -> Option<Val
 /// Grades a commitment emitter's standard output for case `c` (an `aer1-emit-commitment`
 /// vector): the four members, each exactly the draft's (`entry_count` a JSON integer); members of
 /// other names are ignored.
-pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let timeline: Option<Vec<Value>> = v
         .input_bytes("timeline")
         .and_then(|b| serde_json::from_slice(&b).ok());
     let (Some(timeline), Some(published_at)) = (timeline, v.options.published_at.as_deref()) else {
-        return (
+        return EmitGrade::of(
             Status::Crash,
-            "the vector has no readable timeline or no published_at".into(),
+            "the vector has no readable timeline or no published_at",
         );
     };
     let Some(want) = expected_commitment(&timeline, published_at) else {
-        return (
+        return EmitGrade::of(
             Status::Crash,
-            "the vector's timeline has no digestable last entry".into(),
+            "the vector's timeline has no digestable last entry",
         );
     };
     if v.expected_final_digest.as_deref() != want["final_entry_digest"].as_str() {
-        return (
+        return EmitGrade::of(
             Status::Crash,
             format!(
                 "the vector's expected_final_digest {:?} is not the judge's {}",
@@ -219,7 +274,7 @@ pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
     }
     let faults = compare_commitment(&want, timeline.last(), stdout);
     if faults.is_empty() {
-        (
+        EmitGrade::of(
             Status::Pass,
             format!("the commitment of the {} entries", timeline.len()),
         )

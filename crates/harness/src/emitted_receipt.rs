@@ -17,7 +17,7 @@ use agentconf_contract::case::Case;
 use agentconf_contract::emit::ReceiptMeta;
 use agentconf_rules::Rule;
 
-use crate::emitted::{shown, EmitFault};
+use crate::emitted::{shown, EmitFault, EmitGrade};
 use crate::preimage::digest_hex;
 use crate::status::Status;
 
@@ -36,21 +36,18 @@ struct Written {
 }
 
 /// Grades a receipt producer's standard output for case `c` (an `aer1-emit-receipt` vector).
-pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+pub fn grade(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let (Some(payload), Some(meta)) = (v.input_bytes("payload"), v.input_bytes("meta")) else {
-        return (
-            Status::Crash,
-            "the vector lacks its payload or meta input".into(),
-        );
+        return EmitGrade::of(Status::Crash, "the vector lacks its payload or meta input");
     };
     let meta = match ReceiptMeta::parse(&meta) {
         Ok(m) => m,
-        Err(e) => return (Status::Crash, format!("the vector's meta: {e}")),
+        Err(e) => return EmitGrade::of(Status::Crash, format!("the vector's meta: {e}")),
     };
     let faults = compare(&payload, &meta, stdout);
     if faults.is_empty() {
-        return (
+        return EmitGrade::of(
             Status::Pass,
             format!(
                 "the receipt of the {}-byte payload, output_hash sha256:{}",

@@ -203,6 +203,7 @@ impl PersistentSession {
                 stderr: String::new(),
                 duration_ms: 0,
                 failed_as: None,
+                broken_rules: Vec::new(),
                 output: None,
             },
         };
@@ -227,6 +228,7 @@ impl PersistentSession {
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            broken_rules: Vec::new(),
             output: None,
         }
     }

@@ -103,6 +103,13 @@ pub struct ResultLine {
     /// listed as expected is still shown as one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_as: Option<Status>,
+    /// For an emitter's `wrong-output` (or an expected failure that failed so): the rules of the
+    /// faults found in what it wrote, each once, whether the vector lists them or not. The
+    /// per-rule table charges the case to these alone ([`crate::report::per_rule`]). Absent
+    /// otherwise, and in files written before it existed (such a line is charged to every rule
+    /// of its vector, as it was then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_rules: Vec<String>,
 }
 
 impl ResultLine {
@@ -113,6 +120,7 @@ impl ResultLine {
             stderr: r.stderr,
             duration_ms: r.duration_ms,
             failed_as: r.failed_as,
+            broken_rules: r.broken_rules.iter().map(|r| r.id().to_string()).collect(),
             ..ResultLine::describing(c)
         }
     }
@@ -142,6 +150,7 @@ impl ResultLine {
             stderr: String::new(),
             duration_ms: 0,
             failed_as: None,
+            broken_rules: Vec::new(),
         }
     }
 }

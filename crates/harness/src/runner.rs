@@ -47,6 +47,8 @@ pub struct VectorResult {
     pub duration_ms: u64,
     /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
     pub failed_as: Option<Status>,
+    /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
+    pub broken_rules: Vec<Rule>,
     /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
     /// interoperability matrix, which hands it to every verifier. Never part of a results file.
     #[serde(skip)]
@@ -75,10 +77,19 @@ pub fn run_case_with(
         // says.
         let mut strays = Strays::None;
         let mut output = None;
+        let mut broken_rules = Vec::new();
         let (status, mut detail, stderr) = match c.vector.suite {
             Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
-                run_emit(imp, adapter, c, &dir, &mut strays, &mut output)
+                run_emit(
+                    imp,
+                    adapter,
+                    c,
+                    &dir,
+                    &mut strays,
+                    &mut output,
+                    &mut broken_rules,
+                )
             }
             _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
         };
@@ -93,6 +104,7 @@ pub fn run_case_with(
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            broken_rules,
             output,
         }
     })
@@ -114,6 +126,7 @@ pub fn adapted(
         stderr: String::new(),
         duration_ms: 0,
         failed_as: None,
+        broken_rules: Vec::new(),
         output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
@@ -129,6 +142,8 @@ pub fn adapted(
         if let Some(pattern) = a.crash_pattern(r.stderr.as_bytes()) {
             r.detail = crash_detail(pattern, &r.detail);
             r.status = Status::Crash;
+            // A crash is no judgement of the output: no rule is singled out as broken.
+            r.broken_rules.clear();
         }
     }
     if let Some(reason) = a.xfail_reason(&c.id) {
@@ -288,7 +303,8 @@ fn invoke(
 const EMIT_OUTPUT_LIMIT: usize = 256 << 20;
 
 /// An emitter's case: its standard output graded against what the draft's construction gives
-/// for the vector's input (a timeline of its steps, or a commitment of its timeline).
+/// for the vector's input (a timeline of its steps, or a commitment of its timeline); what it
+/// wrote goes into `output`, the rules a wrong output broke into `broken_rules`.
 fn run_emit(
     imp: &Implementation,
     adapter: Option<&Adapter>,
@@ -296,6 +312,7 @@ fn run_emit(
     dir: &Path,
     strays: &mut Strays,
     output: &mut Option<Vec<u8>>,
+    broken_rules: &mut Vec<Rule>,
 ) -> (Status, String, String) {
     let limit = imp.capture_limit.max(EMIT_OUTPUT_LIMIT);
     let Invoked {
@@ -304,25 +321,27 @@ fn run_emit(
         Ok(i) => i,
         Err(failed) => return failed,
     };
-    match exit {
-        ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into(), stderr),
-        ExitMeaning::Reject => {
-            let (status, detail) = crate::emitted::grade_emitter(c, false, &[]);
-            (status, detail, stderr)
+    let graded = match exit {
+        ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
+        ExitMeaning::Reject => crate::emitted::grade_emitted(c, false, &[]),
+        _ if out.stdout.truncated() => {
+            return (
+                Status::ProtocolError,
+                format!(
+                    "standard output is over the harness's {limit}-byte limit for an emitted \
+                     timeline"
+                ),
+                stderr,
+            )
         }
-        _ if out.stdout.truncated() => (
-            Status::ProtocolError,
-            format!(
-                "standard output is over the harness's {limit}-byte limit for an emitted timeline"
-            ),
-            stderr,
-        ),
         _ => {
-            let (status, detail) = crate::emitted::grade_emitter(c, true, &out.stdout.bytes);
+            let graded = crate::emitted::grade_emitted(c, true, &out.stdout.bytes);
             *output = Some(out.stdout.bytes);
-            (status, detail, stderr)
+            graded
         }
-    }
+    };
+    *broken_rules = graded.broken_rules;
+    (graded.status, graded.detail, stderr)
 }
 
 fn run_one_shot(

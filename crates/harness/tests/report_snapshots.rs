@@ -48,6 +48,7 @@ fn line(
         stderr: stderr.into(),
         duration_ms,
         failed_as: None,
+        broken_rules: Vec::new(),
     }
 }
 

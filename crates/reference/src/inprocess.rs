@@ -41,6 +41,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let started = Instant::now();
     let v = c.vector;
     let mut output = None;
+    let mut broken_rules = Vec::new();
     let (status, detail) = match v.suite {
         Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
@@ -49,17 +50,19 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
                 Some(steps) => emit_timeline(&steps).map(Some),
                 None => Err("the vector has no steps input".into()),
             };
-            graded_artifact(c, made, &mut output)
+            graded_artifact(c, made, &mut output, &mut broken_rules)
         }
         Suite::Aer1EmitCommitment => {
             let timeline = v.input_bytes("timeline").unwrap_or_default();
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
-            graded_artifact(c, emit_commitment(&timeline, published_at), &mut output)
+            let made = emit_commitment(&timeline, published_at);
+            graded_artifact(c, made, &mut output, &mut broken_rules)
         }
         Suite::Aer1EmitReceipt => {
             let payload = v.input_bytes("payload").unwrap_or_default();
             let meta = v.input_bytes("meta").unwrap_or_default();
-            graded_artifact(c, emit_receipt(&payload, &meta), &mut output)
+            let made = emit_receipt(&payload, &meta);
+            graded_artifact(c, made, &mut output, &mut broken_rules)
         }
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
@@ -74,27 +77,31 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
         failed_as: None,
+        broken_rules,
         output,
     }
 }
 
 /// Grades what the reference made for an emitter case: an artifact (kept in `output` for the
 /// matrix), a refusal (`None`), or an error (a crash: the vector's inputs are not what the
-/// operation takes).
+/// operation takes). The rules a wrong artifact broke go into `broken_rules`.
 fn graded_artifact(
     c: &Case<'_>,
     made: Result<Option<String>, String>,
     output: &mut Option<Vec<u8>>,
+    broken_rules: &mut Vec<agentconf_rules::Rule>,
 ) -> (Status, String) {
-    match made {
+    let graded = match made {
         Ok(Some(text)) => {
-            let graded = agentconf_harness::emitted::grade_emitter(c, true, text.as_bytes());
+            let graded = agentconf_harness::emitted::grade_emitted(c, true, text.as_bytes());
             *output = Some(text.into_bytes());
             graded
         }
-        Ok(None) => agentconf_harness::emitted::grade_emitter(c, false, &[]),
-        Err(e) => (Status::Crash, e),
-    }
+        Ok(None) => agentconf_harness::emitted::grade_emitted(c, false, &[]),
+        Err(e) => return (Status::Crash, e),
+    };
+    *broken_rules = graded.broken_rules;
+    (graded.status, graded.detail)
 }
 
 fn one_shot(c: &Case<'_>) -> Result<Answer, String> {

@@ -326,6 +326,13 @@ fn cases() -> Vec<Case> {
         },
         Case {
             must_catch: &[
+                ("aer1/emit-commitment/valid/published-example", WRONG_OUTPUT),
+                ("aer1/emit-commitment/valid/one-entry", WRONG_OUTPUT),
+            ],
+            ..case("count-off-by-one", EMIT_COMMITMENT, &["AER1-CM-COUNT"])
+        },
+        Case {
+            must_catch: &[
                 ("aer1/emit-receipt/bytes/key-order", WRONG_OUTPUT),
                 ("aer1/emit-receipt/bytes/number-forms", WRONG_OUTPUT),
                 ("aer1/emit-receipt/bytes/not-json", FALSE_REJECT),
@@ -510,6 +517,20 @@ fn exercises(v: &VectorCase<'_>, rules: &[&str]) -> bool {
             .any(|r| rules.contains(&r.id()))
 }
 
+/// `agentconf-mutant NAME` as the implementation under test, claiming both GRP profiles (so the
+/// durability and atomicity claims are tested, not trusted).
+fn mutant_implementation(name: &str) -> Implementation {
+    Implementation {
+        argv: vec![
+            env!("CARGO_BIN_EXE_agentconf-mutant").to_string(),
+            name.to_string(),
+        ],
+        timeout: Duration::from_secs(60),
+        capture_limit: 1 << 20,
+        profiles: vec!["durable".into(), "atomic".into()],
+    }
+}
+
 /// Rule ids, comma-separated.
 fn ids(rules: &[agentconf_rules::Rule]) -> String {
     rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
@@ -553,15 +574,7 @@ fn every_mutant_is_caught_on_the_rule_it_breaks() {
     }
     let imps: Vec<Implementation> = cases
         .iter()
-        .map(|c| Implementation {
-            argv: vec![
-                env!("CARGO_BIN_EXE_agentconf-mutant").to_string(),
-                c.name.to_string(),
-            ],
-            timeout: Duration::from_secs(60),
-            capture_limit: 1 << 20,
-            profiles: vec!["durable".into(), "atomic".into()],
-        })
+        .map(|c| mutant_implementation(c.name))
         .collect();
     let work = std::env::temp_dir().join(format!("agentconf-kill-matrix-{}", std::process::id()));
     let next = AtomicUsize::new(0);
@@ -778,15 +791,7 @@ fn racy_mutants_are_caught_on_every_run() {
     let case = race.cases().into_iter().next().expect("its case");
     let work = std::env::temp_dir().join(format!("agentconf-racy-{}", std::process::id()));
     for mutant in ["grp-check-then-insert", "grp-admit-before-insert"] {
-        let imp = Implementation {
-            argv: vec![
-                env!("CARGO_BIN_EXE_agentconf-mutant").to_string(),
-                mutant.to_string(),
-            ],
-            timeout: Duration::from_secs(60),
-            capture_limit: 1 << 20,
-            profiles: vec!["durable".into(), "atomic".into()],
-        };
+        let imp = mutant_implementation(mutant);
         let mut rounds = Vec::new();
         for run in 0..20 {
             let r = run_case(
@@ -806,6 +811,134 @@ fn racy_mutants_are_caught_on_every_run() {
         println!(
             "{mutant}: caught in 20 of 20 runs, at {}",
             rounds.join("; ")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Producers are blamed only for the rules they break. Each single-fault producer mutant runs
+/// over its emitter suite; its result lines, as a run writes them, go through the per-rule table,
+/// and the rules failing there are exactly the ones its defect breaks: a wrong output is charged
+/// to the rules of its faults, not to every rule its vector lists. A refusal, or an artifact
+/// written where none may be, is a verdict on the vector and charged to the vector's rules.
+#[test]
+fn single_fault_producers_fail_only_the_rules_they_break() {
+    use agentconf_harness::report::{per_rule, RuleStatus};
+    use agentconf_harness::results::{ResultLine, ResultsFile};
+    let corpus = agentconf_corpus::corpus();
+    let rules_of = |id: &str| -> Vec<String> {
+        let v = corpus.iter().find(|v| v.id == id).expect("the vector");
+        v.rules.iter().map(|r| r.id().to_string()).collect()
+    };
+    // The payload that is not JSON: the re-serialising producer refuses it, a false rejection.
+    let mut reserialised = rules_of("aer1/emit-receipt/bytes/not-json");
+    reserialised.push("AER1-RC-BYTES-KEPT".into());
+    let mut unverified = rules_of("aer1/emit-commitment/refuse/tampered-entry");
+    unverified.extend(rules_of("aer1/emit-commitment/refuse/unclosed"));
+    let producers: [(&str, Suite, Vec<String>); 5] = [
+        (
+            "count-off-by-one",
+            Suite::Aer1EmitCommitment,
+            vec!["AER1-CM-COUNT".into()],
+        ),
+        (
+            "emits-raw-utf8",
+            Suite::Aer1EmitTimeline,
+            vec!["AER1-TL-LINK".into()],
+        ),
+        (
+            "uppercase-output-hash",
+            Suite::Aer1EmitReceipt,
+            vec!["AER1-RC-HASH-FORMAT".into()],
+        ),
+        ("reserialises-payload", Suite::Aer1EmitReceipt, reserialised),
+        ("commits-unverified", Suite::Aer1EmitCommitment, unverified),
+    ];
+    let work = std::env::temp_dir().join(format!("agentconf-producers-{}", std::process::id()));
+    for (mutant, suite, breaks) in producers {
+        let imp = mutant_implementation(mutant);
+        let results: Vec<ResultLine> = corpus
+            .iter()
+            .filter(|v| v.suite == suite)
+            .flat_map(|v| v.cases())
+            .map(|c| ResultLine::new(&c, run_case(&imp, &c, &work.join(mutant), Grading::Strict)))
+            .collect();
+        let mut file = ResultsFile {
+            header: serde_json::from_value(serde_json::json!({
+                "format": agentconf_harness::results::FORMAT,
+                "suite_version": "test",
+                "corpus_digest": "0".repeat(64),
+                "vector_count": results.len(),
+                "implementation": {"name": mutant, "argv": [], "executable_sha256": null},
+                "adapter_digest": null,
+                "grading": "strict",
+                "profiles": [],
+                "started_at": "2026-01-01T00:00:00Z",
+            }))
+            .expect("a header"),
+            results,
+            footer: None,
+        };
+        let failing = |file: &ResultsFile, status: RuleStatus| -> Vec<String> {
+            let mut rules: Vec<String> = per_rule(file)
+                .into_iter()
+                .filter(|r| r.status == status)
+                .map(|r| r.rule)
+                .collect();
+            rules.sort();
+            rules
+        };
+        let mut want = breaks.clone();
+        want.sort();
+        want.dedup();
+        assert_eq!(failing(&file, RuleStatus::Fail), want, "{mutant}");
+
+        let Some(wrong) = file
+            .results
+            .iter()
+            .position(|l| l.status == Status::WrongOutput)
+        else {
+            continue;
+        };
+        // A rule the wrong outputs kept earns no credit from them: the rows count only the
+        // lines charged to them, and a line's kept rules still have their row.
+        for row in per_rule(&file) {
+            let charged = file.results.iter().filter(|l| {
+                let names = match l.status {
+                    Status::WrongOutput => &l.broken_rules,
+                    _ => &l.rules,
+                };
+                names.contains(&row.rule) && l.status != Status::Unsupported
+            });
+            assert_eq!(row.total, charged.count(), "{mutant}: {}", row.rule);
+        }
+        // An expected failure that failed with a wrong output is a known failure of the same
+        // rules, and only of them.
+        let line = &mut file.results[wrong];
+        let broken = line.broken_rules.clone();
+        line.failed_as = Some(Status::WrongOutput);
+        line.status = Status::Xfail;
+        let single = ResultsFile {
+            results: vec![file.results[wrong].clone()],
+            ..file.clone()
+        };
+        assert_eq!(failing(&single, RuleStatus::KnownFailure), {
+            let mut b = broken.clone();
+            b.sort();
+            b
+        });
+        // A line written before broken rules were recorded is charged to all its vector's
+        // rules, as it was then.
+        let mut old = single.clone();
+        old.results[0].status = Status::WrongOutput;
+        old.results[0].failed_as = None;
+        old.results[0].broken_rules.clear();
+        let mut all = old.results[0].rules.clone();
+        all.sort();
+        assert_eq!(failing(&old, RuleStatus::Fail), all, "{mutant}");
+        assert!(
+            broken.iter().all(|b| all.contains(b)),
+            "{mutant}: {broken:?}"
         );
     }
     let _ = std::fs::remove_dir_all(&work);

@@ -268,6 +268,9 @@ pub struct RetiredRule {
     pub retired_in: String,
     /// Why it was withdrawn, and what grades its inputs now.
     pub reason: String,
+    /// The current rules that grade its inputs now (a test holds each to the catalogue and to
+    /// the reason), so a tool can name them where the retired id turns up.
+    pub replaced_by: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -296,6 +299,19 @@ impl Catalogue {
             r.revisions = revisions
                 .span(&r.draft, &r.since, r.until.as_deref())
                 .map_err(|e| format!("rule {}: {e}", r.id))?;
+        }
+        for retired in &file.retired {
+            if retired.replaced_by.is_empty() {
+                return Err(format!("retired {}: replaced_by names no rule", retired.id));
+            }
+            for id in &retired.replaced_by {
+                if !file.rule.iter().any(|r| &r.id == id) {
+                    return Err(format!(
+                        "retired {}: replaced_by names {id}, which is no current rule",
+                        retired.id
+                    ));
+                }
+            }
         }
         let carried = revisions
             .records()

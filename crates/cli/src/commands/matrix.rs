@@ -1,6 +1,6 @@
 //! `agentconf matrix`: several implementations, each over the whole corpus (one results file
-//! and HTML report each), then every timeline and receipt an emitter wrote through every
-//! verifier; writes the matrix file, its Markdown and its HTML. Exit 0 when every emitter ×
+//! and HTML report each), then every timeline, commitment and receipt an emitter wrote through
+//! every verifier; writes the matrix file, its Markdown and its HTML. Exit 0 when every emitter ×
 //! verifier pair agrees, 1 when any disagrees, 2 for usage errors (and an interruption).
 
 use std::collections::BTreeSet;

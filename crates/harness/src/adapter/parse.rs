@@ -336,22 +336,18 @@ fn retired_rule(key: &'static str, id: &str) -> Option<Problem> {
         key,
         id: id.to_string(),
         retired_in: record.retired_in.clone(),
-        successors: successors(&record.reason),
+        successors: successors(record),
     })
 }
 
-/// The current rule ids a retired record's reason names, in the order it names them: the
-/// record says in words what grades the retired rule's inputs now.
-pub(super) fn successors(reason: &str) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    for word in reason.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
-        if let Some(rule) = Rule::from_id(word) {
-            if !out.contains(&rule.id()) {
-                out.push(rule.id());
-            }
-        }
-    }
-    out
+/// The current rule ids that replaced a retired one, as its catalogue record lists them.
+pub(super) fn successors(record: &agentconf_rules::RetiredRule) -> Vec<&'static str> {
+    record
+        .replaced_by
+        .iter()
+        .filter_map(|id| Rule::from_id(id))
+        .map(Rule::id)
+        .collect()
 }
 
 /// The problem when an error map reports `rule` for output whose answers never cite it: the

@@ -504,8 +504,9 @@ fn retired_rule_ids_name_their_successors() {
     assert!(!retired.is_empty());
     for record in retired {
         // Every successor is a current rule that the record's reason names.
-        let now = parse::successors(&record.reason);
+        let now = parse::successors(record);
         assert!(!now.is_empty(), "{}: {}", record.id, record.reason);
+        assert_eq!(now.len(), record.replaced_by.len(), "{}", record.id);
         for id in &now {
             assert!(Rule::from_id(id).is_some() && record.reason.contains(id));
         }

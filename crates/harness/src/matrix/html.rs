@@ -76,9 +76,11 @@ pub fn html(m: &Matrix) -> String {
         let _ = write!(
             o,
             "<section class=\"card\"><h2>Emitters × verifiers: {k}s</h2><p class=\"note\">Rows \
-             write {k}s, columns verify them. A number is how many emitted {k}s the pair agrees \
-             or disagrees on; a disagreement links to its vectors and names who is at fault.</p>\
-             <table class=\"matrix\"><thead><tr><th class=\"corner\">emitter ↓ · verifier →</th>",
+             write {k}s, columns verify them. {} A number is how many emitted {k}s the pair \
+             agrees or disagrees on; a disagreement links to its vectors and names who is at \
+             fault.</p><table class=\"matrix\"><thead><tr><th class=\"corner\">emitter ↓ · \
+             verifier →</th>",
+            esc(kind.how_verified()),
             k = kind.as_str()
         );
         for n in &names {

@@ -46,10 +46,11 @@ pub fn markdown(m: &Matrix) -> String {
         let _ = writeln!(o, "\n## Emitters × verifiers: {}s\n", kind.as_str());
         let _ = writeln!(
             o,
-            "Rows write {k}s, columns verify them. `agree N`: N {k}s reached the verifier and \
-             were accepted, and the judge holds each to be the expected one. A disagreement names \
-             who is at fault; `—`: no {k} reached a verdict (none written, or the verifier does \
-             not verify {k}s).\n",
+            "Rows write {k}s, columns verify them. {} `agree N`: N {k}s reached the verifier \
+             and were accepted, and the judge holds each to be the expected one. A disagreement \
+             names who is at fault; `—`: no {k} reached a verdict (none written, or the verifier \
+             does not verify {k}s).\n",
+            kind.how_verified(),
             k = kind.as_str()
         );
         let _ = write!(o, "| emitter ↓ verifier → |");

@@ -1,13 +1,15 @@
-//! The interoperability matrix: every emitter's timelines and receipts through every verifier,
-//! and every implementation's per-rule results side by side.
+//! The interoperability matrix: every emitter's timelines, commitments and receipts through
+//! every verifier, and every implementation's per-rule results side by side.
 //!
 //! The CLI runs the implementations (each over the whole corpus, keeping what the emitters
-//! wrote), hands each emitted timeline to every verifier as a derived `aer1-timeline` case and
-//! each emitted receipt as a derived `aer1-receipt` case ([`cross_cases`]), and this module
-//! turns what came back into the matrix file ([`Matrix`]), then Markdown and HTML: one grid per
-//! kind of artifact. Each answer is held against the judge's own verdict on the emitted artifact
-//! ([`judge`], [`judge_receipt`]), so a cell says not only whether a pair interoperates but which
-//! side is at fault: a verifier that accepts everything still disagrees with a broken emitter.
+//! wrote), hands each emitted timeline to every verifier as a derived `aer1-timeline` case, each
+//! emitted commitment as a derived `aer1-timeline` case with the vector's timeline beside it
+//! (`aer1-timeline 09 TIMELINE COMMITMENT`), and each emitted receipt as a derived `aer1-receipt`
+//! case ([`cross_cases`]), and this module turns what came back into the matrix file
+//! ([`Matrix`]), then Markdown and HTML: one grid per kind of artifact. Each answer is held
+//! against the judge's own verdict on the emitted artifact ([`judge`], [`judge_commitment`],
+//! [`judge_receipt`]), so a cell says not only whether a pair interoperates but which side is at
+//! fault: a verifier that accepts everything still disagrees with a broken emitter.
 //!
 //! Deterministic: the file holds no timestamps or durations (the results files do), and every
 //! list is in corpus order, then in the order the implementations were given.
@@ -28,13 +30,15 @@ use crate::results::{hex, ResultLine, ResultsFile};
 use crate::status::Status;
 
 pub use html::{html, report_name};
-pub use judge::{judge, judge_receipt, Judged};
+pub use judge::{judge, judge_commitment, judge_receipt, Judged};
 pub use markdown::markdown;
 
-/// The matrix file's format name.
-pub const FORMAT: &str = "agentconf-matrix/1";
+/// The matrix file's format name. `/2` added the `commitment` kind (a value a `/1` reader does
+/// not know) and counts a commitment written for a timeline that does not verify among an
+/// emitter's artifacts.
+pub const FORMAT: &str = "agentconf-matrix/2";
 
-/// The id prefix of the derived cases that carry an emitted timeline to a verifier.
+/// The id prefix of the derived cases that carry an emitted artifact to a verifier.
 pub const CROSS_PREFIX: &str = "matrix/";
 
 /// The matrix file: what every report of the matrix is rendered from.
@@ -61,15 +65,16 @@ pub struct Member {
     pub verdict: String,
     pub passed: usize,
     pub total: usize,
-    /// Valid timeline and receipt emitter vectors it wrote the expected artifact for.
+    /// Valid emitter vectors it wrote the expected artifact for.
     pub emitted_expected: usize,
-    /// Valid emitter vectors it wrote something else for (each went to every verifier).
+    /// Emitter vectors it wrote something else for (each went to every verifier): a wrong
+    /// artifact for a valid vector, or a commitment to a timeline that does not verify.
     pub emitted_other: usize,
     /// Valid emitter vectors it wrote nothing for (declined, refused, crashed), by id.
     pub emitted_nothing: Vec<String>,
     /// What it wrote that the judge does not hold to be the expected artifact, in corpus order.
     pub emitted_wrong: Vec<EmittedWrong>,
-    /// The kinds of artifact it gave any verdict on (`timeline`, `receipt`).
+    /// The kinds of artifact it gave any verdict on (`timeline`, `commitment`, `receipt`).
     pub verifies: Vec<Kind>,
 }
 
@@ -78,15 +83,17 @@ pub struct Member {
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Timeline,
+    Commitment,
     Receipt,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 2] = [Kind::Timeline, Kind::Receipt];
+    pub const ALL: [Kind; 3] = [Kind::Timeline, Kind::Commitment, Kind::Receipt];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Timeline => "timeline",
+            Kind::Commitment => "commitment",
             Kind::Receipt => "receipt",
         }
     }
@@ -95,8 +102,32 @@ impl Kind {
     fn emitter_suite(self) -> Suite {
         match self {
             Kind::Timeline => Suite::Aer1EmitTimeline,
+            Kind::Commitment => Suite::Aer1EmitCommitment,
             Kind::Receipt => Suite::Aer1EmitReceipt,
         }
+    }
+
+    /// How an artifact of this kind reaches a verifier, in a sentence for the reports (plain
+    /// text: Markdown and HTML show it alike).
+    pub fn how_verified(self) -> &'static str {
+        match self {
+            Kind::Timeline => "Each timeline is verified under the newest AER-1 revision.",
+            Kind::Commitment => {
+                "Each commitment is verified beside the timeline it was made for, under the \
+                 newest AER-1 revision (the call aer1-timeline REVISION TIMELINE COMMITMENT); \
+                 one written for a timeline that does not verify must be rejected, and its \
+                 emitter is at fault."
+            }
+            Kind::Receipt => "Each receipt is verified under the core tier.",
+        }
+    }
+
+    /// Whether an artifact written for a vector that must be refused goes to the verifiers too.
+    /// A commitment does: it travels with the timeline it commits to, which does not verify, so
+    /// every verifier must reject the pair. A receipt of bytes that are not UTF-8 does not: what
+    /// makes it wrong is in the refused payload, not in anything a verifier is shown.
+    fn crosses_refusals(self) -> bool {
+        self == Kind::Commitment
     }
 }
 
@@ -180,11 +211,12 @@ pub struct Crossed {
     pub emitter_detail: String,
 }
 
-/// What `emitter` wrote for the corpus's valid timeline and receipt emitter vectors (`outputs`:
-/// case id and bytes, as the run kept them; `file`: its results; `corpus`: the vectors, for a
-/// receipt's payload and META), each as a derived vector a verifier checks: a revision-09
-/// `aer1-timeline` or a core-tier `aer1-receipt`, whose expectation is the judge's (`unjudged`
-/// ones are asked as valid, only to read the verdict).
+/// What `emitter` wrote for the corpus's valid emitter vectors, and the commitments it wrote for
+/// timelines that do not verify (`outputs`: case id and bytes, as the run kept them; `file`: its
+/// results; `corpus`: the vectors, for a commitment's timeline and a receipt's payload and META),
+/// each as a derived vector a verifier checks: a revision-09 `aer1-timeline` (a commitment with
+/// its timeline) or a core-tier `aer1-receipt`, whose expectation is the judge's (`unjudged` ones
+/// are asked as valid, only to read the verdict).
 pub fn cross_cases(
     emitter: &str,
     file: &ResultsFile,
@@ -198,15 +230,22 @@ pub fn cross_cases(
             let kind = Kind::ALL
                 .into_iter()
                 .find(|k| k.emitter_suite() == line.suite)?;
-            (line.expectation == Expectation::Valid).then_some((kind, line, bytes))
+            let crosses = match line.expectation {
+                Expectation::Valid => true,
+                Expectation::Invalid => kind.crosses_refusals(),
+                Expectation::Acceptable => false,
+            };
+            crosses.then_some((kind, line, bytes))
         })
         .filter_map(|(kind, line, bytes)| {
             let v = corpus.iter().find(|v| v.id == line.id)?;
             // Graded again from the bytes alone: the run's status may say something else of
             // right output (an expected failure that passed, a crash pattern in its stderr).
-            let is_expected = crate::emitted::grade_any(&v.main_case(), bytes).0 == Status::Pass;
+            let is_expected = v.expectation == Expectation::Valid
+                && crate::emitted::grade_any(&v.main_case(), bytes).0 == Status::Pass;
             let judged = match kind {
                 Kind::Timeline => judge(bytes, is_expected),
+                Kind::Commitment => judge_commitment(bytes, is_expected, v),
                 Kind::Receipt => {
                     let meta = ReceiptMeta::parse(&v.input_bytes("meta")?).ok()?;
                     judge_receipt(bytes, is_expected, &v.input_bytes("payload")?, &meta)
@@ -214,7 +253,7 @@ pub fn cross_cases(
             };
             Some(Crossed {
                 kind,
-                vector: cross_vector(kind, emitter, &line.id, bytes, &judged),
+                vector: cross_vector(kind, emitter, v, bytes, &judged)?,
                 source: line.id.clone(),
                 judged,
                 emitter_detail: line.detail.clone(),
@@ -223,24 +262,40 @@ pub fn cross_cases(
         .collect()
 }
 
-fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &Judged) -> Vector {
+/// The derived vector that carries `bytes`, what `emitter` wrote for `source`, to a verifier;
+/// `None` when `source` lacks an input the artifact travels with (a commitment's timeline).
+fn cross_vector(
+    kind: Kind,
+    emitter: &str,
+    source: &Vector,
+    bytes: &[u8],
+    judged: &Judged,
+) -> Option<Vector> {
     // Judged under the draft's newest revision, as the revisions table names it.
     let newest_aer1 = agentconf_rules::Revisions::embedded()
         .newest(agentconf_rules::draft_revisions::AER1)
         .to_string();
-    let (suite, role, file, revisions, fallback) = match kind {
+    // The inputs the artifact travels with, and how the artifact is named beside them.
+    let (suite, with, role, file, fallback) = match kind {
         Kind::Timeline => (
             Suite::Aer1Timeline,
+            Vec::new(),
             "timeline",
             "timeline.json",
-            vec![newest_aer1.clone()],
             Rule::Aer1TlLink,
+        ),
+        Kind::Commitment => (
+            Suite::Aer1Timeline,
+            vec![source.inputs.iter().find(|i| i.role == "timeline")?.clone()],
+            "commitment",
+            "commitment.json",
+            Rule::Aer1CmFinal,
         ),
         Kind::Receipt => (
             Suite::Aer1Receipt,
+            Vec::new(),
             "receipt",
             "receipt.json",
-            vec![newest_aer1.clone()],
             Rule::Aer1RcHashMatch,
         ),
     };
@@ -261,11 +316,20 @@ fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &
             )
         }
     };
-    Vector {
+    let source = &source.id;
+    let mut inputs = with;
+    inputs.push(Input {
+        role: role.into(),
+        file: file.into(),
+        encoding,
+        content,
+        sha256: hex(&sha2_digest(bytes)),
+    });
+    Some(Vector {
         id: format!("{CROSS_PREFIX}{emitter}/{source}"),
         suite,
         family: "matrix".into(),
-        revisions,
+        revisions: vec![newest_aer1],
         description: format!("the {} {emitter} wrote for {source}", kind.as_str()),
         rules,
         level: Level::Must,
@@ -276,19 +340,13 @@ fn cross_vector(kind: Kind, emitter: &str, source: &str, bytes: &[u8], judged: &
         flags: Vec::new(),
         other_revisions: Vec::new(),
         options: Options::default(),
-        inputs: vec![Input {
-            role: role.into(),
-            file: file.into(),
-            encoding,
-            content,
-            sha256: hex(&sha2_digest(bytes)),
-        }],
+        inputs,
         derivation: None,
         requires: Vec::new(),
         scenario: None,
         expected_decisions: Vec::new(),
         expected_final_digest: None,
-    }
+    })
 }
 
 fn sha2_digest(bytes: &[u8]) -> [u8; 32] {

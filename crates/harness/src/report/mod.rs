@@ -228,14 +228,42 @@ pub fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
         .collect()
 }
 
-/// The per-rule table: one row for each rule id that any result line mentions in `rules`, sorted
-/// by draft (catalogue order: AER-1 before GRP), then section (numerically: `3-6` before `7`
-/// before `8.6`; unnumbered sections such as `none (input hygiene)` last), then id.
+/// The per-rule table: one row for each rule id that any result line mentions in `rules` or
+/// `broken_rules`, sorted by draft (catalogue order: AER-1 before GRP), then section
+/// (numerically: `3-6` before `7` before `8.6`; unnumbered sections such as `none (input
+/// hygiene)` last), then id.
+///
+/// A line counts in the rows of its vector's rules, except an emitter's wrong output that records
+/// the rules it broke (`broken_rules`): it is a failure of those alone, listed by the vector or
+/// not. Of the vector's other rules the output kept, it is left out: it is no failure of a rule it
+/// did not break, and, the conservative choice, no pass either (the output kept them, but a case
+/// that failed credits no rule). Their rows are still there (a rule whose every case failed on
+/// another rule is `untested`, not missing). A wrong output without `broken_rules` (a file
+/// written before they were recorded) counts for every rule of its vector, as it did then.
 pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
+    /// The rules `r` counts for, and the rules it names but is left out of.
+    fn charged(r: &ResultLine) -> (&[String], Vec<&str>) {
+        let wrong_output = r.status == Status::WrongOutput
+            || (r.status == Status::Xfail && r.failed_as == Some(Status::WrongOutput));
+        if !wrong_output || r.broken_rules.is_empty() {
+            return (&r.rules, Vec::new());
+        }
+        let kept = r
+            .rules
+            .iter()
+            .filter(|rule| !r.broken_rules.contains(rule))
+            .map(String::as_str)
+            .collect();
+        (&r.broken_rules, kept)
+    }
     let credit = Credit::of(file);
     let mut lines_by_rule: BTreeMap<&str, Vec<&ResultLine>> = BTreeMap::new();
     for r in &file.results {
-        for rule in &r.rules {
+        let (counted, kept) = charged(r);
+        for rule in kept {
+            lines_by_rule.entry(rule).or_default();
+        }
+        for rule in counted {
             let lines = lines_by_rule.entry(rule.as_str()).or_default();
             // A vector naming a rule twice still counts once.
             if !lines.iter().any(|l| std::ptr::eq(*l, r)) {

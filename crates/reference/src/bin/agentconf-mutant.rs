@@ -88,6 +88,7 @@ enum Mutant {
     // --- AER-1 producers (the emit operations)
     EmitsRawUtf8,
     CommitsUnverified,
+    CountOffByOne,
     ReserialisesPayload,
     UppercaseOutputHash,
     // --- GRP
@@ -240,6 +241,12 @@ const MUTANTS: &[(&str, Mutant, &str)] = &[
         "commits-unverified",
         Mutant::CommitsUnverified,
         "a commitment producer that never verifies the timeline: it commits to a broken chain too",
+    ),
+    (
+        "count-off-by-one",
+        Mutant::CountOffByOne,
+        "a commitment producer that writes entry_count one more than the timeline's entries \
+         (every other member right)",
     ),
     (
         "reserialises-payload",
@@ -502,6 +509,15 @@ fn emit_op(m: Mutant, call: &Call) -> Result<Outcome, String> {
                 published_at,
             },
         ) => unverified_commitment(&read(timeline)?, published_at),
+        (
+            Mutant::CountOffByOne,
+            Call::EmitCommitment {
+                timeline,
+                published_at,
+            },
+        ) => agentconf_reference::emit::emit_commitment(&read(timeline)?, published_at)?
+            .map(|text| count_off_by_one(&text))
+            .transpose()?,
         (Mutant::ReserialisesPayload, Call::EmitReceipt { payload, meta }) => {
             match serde_json::from_slice::<serde_json::Value>(&read(payload)?) {
                 Ok(v) => emit_receipt(
@@ -587,6 +603,16 @@ fn unverified_commitment(timeline: &[u8], published_at: &str) -> Option<String> 
         .to_string()
             + "\n",
     )
+}
+
+/// The reference's commitment `text` with `entry_count` one more than it is.
+fn count_off_by_one(text: &str) -> Result<String, String> {
+    let mut c: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let count = c["entry_count"]
+        .as_u64()
+        .ok_or("the commitment has no entry_count")?;
+    c["entry_count"] = (count + 1).into();
+    Ok(c.to_string() + "\n")
 }
 
 fn open(path: &str) -> Result<File, String> {
