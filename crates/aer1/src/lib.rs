@@ -14,7 +14,8 @@ pub mod digest;
 pub mod escape;
 pub mod finding;
 pub mod formats;
-pub mod hex;
+/// Lowercase hex: one implementation for the workspace, in the crate every other builds on.
+pub use agentconf_json::hex;
 pub mod integer;
 pub mod producer;
 pub mod receipt;

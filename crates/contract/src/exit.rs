@@ -15,6 +15,9 @@ pub const EXIT_USAGE: u8 = 2;
 /// The implementation does not support the operation, revision or option.
 pub const EXIT_UNSUPPORTED: u8 = 89;
 
+/// The contract's exit codes in words, for messages that say what an implementation was held to.
+pub const EXIT_CODES_IN_WORDS: &str = "the contract's 0 (accept), 1 (reject) and 89 (unsupported)";
+
 /// What an exit status means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

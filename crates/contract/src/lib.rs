@@ -27,6 +27,7 @@ pub mod manifest;
 pub mod protocol;
 pub mod result;
 pub mod schema;
+mod schema_types;
 pub mod vector;
 
 pub use agentconf_rules::{Level, Rule};

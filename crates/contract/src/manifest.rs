@@ -4,7 +4,7 @@ use agentconf_rules::{Level, Rule};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::schema::{
+use crate::schema_types::{
     LevelName, Revision, RuleId, Sha256, FAMILY_PATTERN, ID_PATTERN, PATH_PATTERN,
 };
 use crate::vector::{Expectation, Suite};

@@ -6,29 +6,17 @@
 //! The constraints serde does not carry (id and file name patterns, minimum lengths, unique
 //! items, the expectation/flags coupling) are `#[schemars(...)]` attributes on the types. The
 //! rule ids, levels and revisions come from `agentconf_rules`, whose types cannot implement
-//! `JsonSchema` here (orphan rule): the fields name the stand-ins below with
+//! `JsonSchema` here (orphan rule): the fields name the stand-ins of `schema_types` with
 //! `#[schemars(with = ...)]`. `Rule` and `Level` have no schema of their own, so a new field of
 //! either type without that attribute does not compile.
 
-use std::borrow::Cow;
-
-use agentconf_rules::{Level, Revisions, Rule};
 use schemars::generate::SchemaSettings;
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use schemars::JsonSchema;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::manifest::Manifest;
 use crate::vector::Vector;
-
-/// A vector id: `<draft>/<suite part>/<family>/<name>`.
-pub(crate) const ID_PATTERN: &str = "^[a-z0-9]+(/[a-z0-9][a-z0-9.-]*){3}$";
-/// A family: the directory under the suite's.
-pub(crate) const FAMILY_PATTERN: &str = "^[a-z0-9][a-z0-9-]*$";
-/// An input's file name: one path component.
-pub(crate) const FILE_PATTERN: &str = "^[a-z0-9][a-z0-9._-]*$";
-/// A manifest entry's path: `<suite>/<family>/<name>.json`.
-pub(crate) const PATH_PATTERN: &str = r"^[a-z0-9-]+/[a-z0-9-]+/[a-z0-9][a-z0-9.-]*\.json$";
 
 /// The JSON Schema of one vector file (`vectors/schema/vector.schema.json`): pretty JSON with a
 /// trailing newline, the same bytes on every run.
@@ -145,96 +133,5 @@ impl Serialize for Ordered<'_> {
             }
             other => other.serialize(s),
         }
-    }
-}
-
-/// The schema of a [`Rule`]: one of the catalogue's ids.
-pub(crate) struct RuleId;
-
-impl JsonSchema for RuleId {
-    fn schema_name() -> Cow<'static, str> {
-        "Rule".into()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        "agentconf_rules::Rule".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
-        json_schema!({
-            "description": "A rule's catalogue id (spec-notes/RULES.md).",
-            "type": "string",
-            "enum": ids,
-        })
-    }
-}
-
-/// The schema of a [`Level`]: `MUST` or `SHOULD`.
-pub(crate) struct LevelName;
-
-impl JsonSchema for LevelName {
-    fn schema_name() -> Cow<'static, str> {
-        "Level".into()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        "agentconf_rules::Level".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "enum": [Level::Must.as_str(), Level::Should.as_str()],
-        })
-    }
-}
-
-/// The schema of a draft revision: one that the revisions table (`spec-notes/revisions.toml`) lists.
-pub(crate) struct Revision;
-
-impl JsonSchema for Revision {
-    fn schema_name() -> Cow<'static, str> {
-        "Revision".into()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        "agentconf_contract::schema::Revision".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let table = Revisions::embedded();
-        let revisions = table.all_numbers();
-        let per_draft: Vec<String> = table
-            .drafts()
-            .into_iter()
-            .map(|draft| format!("{draft}: {}", table.numbers(draft).join(", ")))
-            .collect();
-        json_schema!({
-            "description": format!("A draft revision ({}).", per_draft.join("; ")),
-            "type": "string",
-            "enum": revisions,
-        })
-    }
-}
-
-/// The schema of a SHA-256 digest written as lowercase hex.
-pub(crate) struct Sha256;
-
-impl JsonSchema for Sha256 {
-    fn schema_name() -> Cow<'static, str> {
-        "Sha256".into()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        "agentconf_contract::schema::Sha256".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A SHA-256 digest, 64 lowercase hex digits.",
-            "type": "string",
-            "pattern": "^[0-9a-f]{64}$",
-        })
     }
 }

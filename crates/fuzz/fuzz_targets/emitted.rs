@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         (v.suite, v.input_bytes("payload"), v.input_bytes("meta"))
     {
         let meta = agentconf_contract::emit::ReceiptMeta::parse(&meta).expect("the corpus's meta");
-        let faults = agentconf_harness::emitted_receipt::compare(&payload, &meta, output);
+        let faults = agentconf_harness::emitted::compare_receipt(&payload, &meta, output);
         assert_eq!(faults.is_empty(), status == Status::Pass);
         for f in faults {
             assert_eq!(agentconf_rules::Rule::from_id(f.rule.id()), Some(f.rule));

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::process::{run, Ending, RunSpec};
-use crate::results::hex;
+use agentconf_json::hex::lower as hex;
 
 /// What was run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

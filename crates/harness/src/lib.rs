@@ -16,10 +16,11 @@ compile_error!(
 );
 
 pub mod adapter;
+mod case_result;
 pub mod child;
 pub mod corpus_check;
+pub mod dirs;
 pub mod emitted;
-pub mod emitted_receipt;
 pub mod grade;
 pub mod identity;
 pub mod interrupt;

@@ -152,7 +152,7 @@ fn string(out: &mut Vec<u8>, s: &str, c: Construction) {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn digest_hex(bytes: &[u8]) -> String {
-    crate::results::hex(&Sha256::digest(bytes))
+    agentconf_json::hex::lower(&Sha256::digest(bytes))
 }
 
 /// The first entry's `prev_digest`: 64 `0` characters.

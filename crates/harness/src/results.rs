@@ -8,11 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Expectation, Suite};
+use agentconf_json::hex::lower as lower_hex;
 use agentconf_rules::Rule;
 use serde::{Deserialize, Serialize};
 
+use crate::case_result::VectorResult;
 use crate::grade::Grading;
-use crate::runner::VectorResult;
 use crate::status::{Status, STATUSES};
 
 /// The results-file format version.
@@ -242,7 +243,7 @@ pub fn header_sha256(header: &Header) -> String {
     // A struct of strings, numbers and enums: serialisation cannot fail.
     hasher.update(serde_json::to_string(&Line::Header(header.clone())).unwrap_or_default());
     hasher.update(b"\n");
-    hex(&hasher.finalize())
+    lower_hex(&hasher.finalize())
 }
 
 /// The footer's digest of `results`: SHA-256 over each line's JSON text and a newline.
@@ -254,7 +255,7 @@ pub fn results_sha256(results: &[ResultLine]) -> String {
         hasher.update(serde_json::to_string(&Line::Result(r.clone())).unwrap_or_default());
         hasher.update(b"\n");
     }
-    hex(&hasher.finalize())
+    lower_hex(&hasher.finalize())
 }
 
 /// The header's digest of the cases selected: SHA-256 over each case id and a newline, in run
@@ -266,12 +267,7 @@ pub fn case_ids_sha256<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
         hasher.update(id.as_bytes());
         hasher.update(b"\n");
     }
-    hex(&hasher.finalize())
-}
-
-/// Lowercase hex of `bytes`: every digest the harness writes (results, identities, preimages).
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    lower_hex(&hasher.finalize())
 }
 
 /// Checks that a results file is the one a run wrote: the footer is there, its totals and its

@@ -14,7 +14,6 @@ use agentconf_contract::exit::ExitMeaning;
 use agentconf_contract::result::parse_result;
 use agentconf_contract::vector::Suite;
 use agentconf_rules::Rule;
-use serde::Serialize;
 
 use crate::adapter::Adapter;
 use crate::child::excerpt;
@@ -23,6 +22,8 @@ use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
+
+pub use crate::case_result::VectorResult;
 
 /// The implementation under test.
 #[derive(Clone, Debug)]
@@ -33,26 +34,6 @@ pub struct Implementation {
     pub capture_limit: usize,
     /// Capability profiles it claims (`durable`, `atomic`).
     pub profiles: Vec<String>,
-}
-
-/// What happened with one case (a vector under one revision).
-#[derive(Clone, Debug, Serialize)]
-pub struct VectorResult {
-    /// The case id: the vector id, or `<id>@<revision>` for a vector's further revisions.
-    pub id: String,
-    pub status: Status,
-    pub detail: String,
-    /// The first bytes of what the implementation wrote to standard error (never interpreted).
-    pub stderr: String,
-    pub duration_ms: u64,
-    /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
-    pub failed_as: Option<Status>,
-    /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
-    pub broken_rules: Vec<Rule>,
-    /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
-    /// interoperability matrix, which hands it to every verifier. Never part of a results file.
-    #[serde(skip)]
-    pub output: Option<Vec<u8>>,
 }
 
 /// Runs one case of a vector in a fresh directory under `work`.
@@ -164,9 +145,6 @@ pub fn adapted(
     }
     r
 }
-
-/// The contract's exit codes, in words, for a crash's detail.
-pub const CONTRACT_EXIT_CODES: &str = "the contract's 0 (accept), 1 (reject) and 89 (unsupported)";
 
 /// The detail of a case graded a crash for what its standard error says.
 fn crash_detail(pattern: &str, otherwise: &str) -> String {
@@ -284,7 +262,7 @@ fn invoke(
                     .code()
                     .map_or_else(|| "(none)".to_string(), |c| c.to_string()),
                 adapter.map_or_else(
-                    || CONTRACT_EXIT_CODES.to_string(),
+                    || agentconf_contract::exit::EXIT_CODES_IN_WORDS.to_string(),
                     |a| a.exit_codes_in_words()
                 )
             ),
@@ -441,7 +419,7 @@ fn run_scenario(
     // vector apart (two implementations run by one process, say).
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let state = crate::session::state_root().join(format!("{n}-{}", safe_name(&c.id)));
+    let state = crate::dirs::state_root().join(format!("{n}-{}", safe_name(&c.id)));
     let stderr = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
@@ -463,7 +441,7 @@ fn run_scenario(
     })();
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
-    let _ = std::fs::remove_dir(crate::session::state_root());
+    let _ = std::fs::remove_dir(crate::dirs::state_root());
     if left_descendants.get() {
         *strays = Strays::Killed;
     }

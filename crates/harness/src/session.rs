@@ -18,6 +18,8 @@ use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
 use crate::status::Status;
 
+pub use crate::dirs::{state_root, work_root};
+
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
     /// Runs one case, its inputs written under `work` if it needs files.
@@ -224,31 +226,4 @@ pub fn run_cases<'a>(
         broken_wrapper: broken.load(Ordering::Relaxed),
         declared: declared.into_inner().unwrap_or(None),
     })
-}
-
-/// Where GRP receivers' `STATE_DIR`s go: the system's temporary directory, a disk file system on
-/// most systems, and never the memory-backed [`work_root`], so that a `durable` claim is
-/// exercised on the kind of file system its state would live on. One directory per harness
-/// process, holding one directory per running scenario, each removed when its scenario ends (and
-/// the root with the last of them).
-pub fn state_root() -> PathBuf {
-    std::env::temp_dir().join(format!("agentconf-grp-state-{}", std::process::id()))
-}
-
-/// Where per-case input directories go: a memory-backed directory when there is one (writing
-/// and removing inputs on a disk costs more than the implementation's own spawn), else the
-/// system's temporary directory.
-pub fn work_root() -> PathBuf {
-    let candidates = [
-        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
-        Some(PathBuf::from("/dev/shm")),
-    ];
-    for dir in candidates.into_iter().flatten() {
-        let probe = dir.join(format!(".agentconf-probe-{}", std::process::id()));
-        if std::fs::create_dir(&probe).is_ok() {
-            let _ = std::fs::remove_dir(&probe);
-            return dir;
-        }
-    }
-    std::env::temp_dir()
 }

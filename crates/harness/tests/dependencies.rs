@@ -1,6 +1,8 @@
 //! The judge does not link what it judges: neither the harness nor the contract depends, even
 //! transitively or for its tests, on a reference crate or on the corpus generator (which links
-//! the references). The harness reaches the reference only as a backend the CLI hands in.
+//! the references). The harness reaches the reference only as a backend the CLI hands in. It
+//! does link `agentconf-json`, a reader of untrusted bytes that judges nothing, for the
+//! workspace's one `clip`, `terminal_safe` and lowercase hex.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -35,9 +37,9 @@ fn agentconf_dependencies(package: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_harness_links_the_contract_and_the_rules_only() {
+fn the_harness_links_the_contract_the_rules_and_the_json_reader_only() {
     let deps = agentconf_dependencies("agentconf-harness");
-    let expected: BTreeSet<String> = ["agentconf-contract", "agentconf-rules"]
+    let expected: BTreeSet<String> = ["agentconf-contract", "agentconf-json", "agentconf-rules"]
         .map(String::from)
         .into();
     assert_eq!(deps, expected);

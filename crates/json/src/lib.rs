@@ -7,6 +7,7 @@
 //! to a rule. Nothing here panics on any input.
 
 pub mod flat;
+pub mod hex;
 pub mod split;
 mod swar;
 pub mod text;

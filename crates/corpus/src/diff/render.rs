@@ -64,6 +64,7 @@ pub(super) const MARKDOWN: Style = Style {
 /// `s` with control characters escaped (`\u{1b}`), so a hostile name cannot drive a terminal or
 /// break a line.
 pub(super) fn safe(s: &str) -> String {
+    use agentconf_json::text::is_bidi_control;
     s.chars()
         .map(|c| {
             if c.is_control() || is_bidi_control(c) {
@@ -73,12 +74,6 @@ pub(super) fn safe(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Bidirectional formatting characters (the "Trojan Source" set): they reorder what a reader sees
-/// around them. The same set as the harness's reports escape; the corpus does not link the harness.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `s` as a Markdown code span: delimited by one more backtick than its longest run, padded

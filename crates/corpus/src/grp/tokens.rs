@@ -83,9 +83,7 @@ mod tests {
         .clone()
     }
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
+    use agentconf_json::hex::lower as hex;
 
     #[test]
     fn hmac_sha256_rfc4231() {

@@ -277,7 +277,7 @@ impl Adapter {
     /// when it has one, else the contract's.
     pub fn exit_codes_in_words(&self) -> String {
         match &self.exit_codes {
-            None => crate::runner::CONTRACT_EXIT_CODES.to_string(),
+            None => agentconf_contract::exit::EXIT_CODES_IN_WORDS.to_string(),
             Some(codes) => {
                 let listed: Vec<String> = codes.map.keys().map(|c| c.to_string()).collect();
                 format!("the adapter's exit_codes ({})", listed.join(", "))

@@ -59,7 +59,7 @@ pub fn judge_receipt(
     if let Some(j) = repeated_or_unreadable(output) {
         return j;
     }
-    let faults = crate::emitted_receipt::compare(payload, meta, output);
+    let faults = crate::emitted::compare_receipt(payload, meta, output);
     by_visible_fault(
         &faults,
         &[

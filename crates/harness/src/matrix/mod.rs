@@ -26,8 +26,9 @@ use agentconf_contract::vector::{Encoding, Expectation, Input, Options, Suite, V
 use agentconf_rules::{Level, Rule};
 
 use crate::report::{per_rule, verdict};
-use crate::results::{hex, ResultLine, ResultsFile};
+use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
+use agentconf_json::hex::lower as hex;
 
 pub use html::{html, report_name};
 pub use judge::{judge, judge_commitment, judge_receipt, Judged};

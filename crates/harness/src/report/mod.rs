@@ -588,36 +588,10 @@ fn plural(words: &str) -> String {
     }
 }
 
-/// At most `max` characters of `s`, with `…` when cut.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
-/// `s` made safe for a terminal: control characters (escape sequences, carriage returns, NUL)
-/// and bidirectional overrides are shown as `\u{…}` escapes, line breaks as `\n`, so a hostile
-/// message can neither move the cursor nor reorder what is printed.
-pub fn terminal_safe(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push(' '),
-            c if c.is_control() || is_bidi_control(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Bidirectional formatting characters (the "Trojan Source" set).
-pub(crate) fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+// The workspace's one clip and terminal escaping (`agentconf_json::text`), under the names the
+// renderers use.
+pub use agentconf_json::text::terminal_safe;
+pub(crate) use agentconf_json::text::{clip, is_bidi_control};
 
 #[cfg(test)]
 mod tests {

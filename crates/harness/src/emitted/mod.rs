@@ -18,30 +18,17 @@ use agentconf_rules::Rule;
 use serde::Deserialize;
 use serde_json::Value;
 
+mod fault;
+mod receipt;
+
+pub use fault::{EmitFault, EmitGrade};
+pub use receipt::compare as compare_receipt;
+
+pub(crate) use fault::shown;
+use fault::{read_object, repeated_message, wrong_output};
+
 use crate::preimage::{digest_hex, explain, preimage, Construction, Fields, GENESIS};
 use crate::status::Status;
-
-/// One way the emitted timeline departs from the expected one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EmitFault {
-    pub rule: Rule,
-    /// The 0-based entry, where the fault is in one.
-    pub entry: Option<usize>,
-    /// The member concerned, where there is one.
-    pub member: Option<&'static str>,
-    pub message: String,
-}
-
-impl std::fmt::Display for EmitFault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.entry, self.member) {
-            (Some(i), Some(m)) => write!(f, "entry {i}, {m}: ")?,
-            (Some(i), None) => write!(f, "entry {i}: ")?,
-            _ => {}
-        }
-        write!(f, "{} ({})", self.message, self.rule.id())
-    }
-}
 
 /// An entry as an emitter wrote it; members of other names are allowed and ignored. (A member
 /// given twice is found in the text, [`crate::repeated`]: a value keeps only the last.)
@@ -101,34 +88,6 @@ pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
     (out, prev)
 }
 
-/// An emitter's answer graded: its status and detail, and the rules its output broke.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EmitGrade {
-    pub status: Status,
-    pub detail: String,
-    /// For `wrong-output`: the rule of every fault found, each once, in the order found (the
-    /// per-rule table charges the case to these alone). Empty for every other status: a pass
-    /// broke nothing, and a refusal or a written artifact where none may be is the vector's
-    /// matter, charged to its rules.
-    pub broken_rules: Vec<Rule>,
-}
-
-impl EmitGrade {
-    /// A grade that names no broken rule.
-    pub(crate) fn of(status: Status, detail: impl Into<String>) -> EmitGrade {
-        EmitGrade {
-            status,
-            detail: detail.into(),
-            broken_rules: Vec::new(),
-        }
-    }
-
-    /// The status and the detail alone.
-    pub fn pair(self) -> (Status, String) {
-        (self.status, self.detail)
-    }
-}
-
 /// Grades an emitter's answer to case `c`: whether it wrote something (`wrote`, exit 0) or
 /// refused (exit 1), and what it wrote. A vector whose input no conforming producer may commit to
 /// (`invalid`: a timeline that does not verify) must be refused; any other must be written as
@@ -165,7 +124,7 @@ pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
 pub fn grade_output(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     match c.vector.suite {
         Suite::Aer1EmitCommitment => grade_commitment(c, stdout),
-        Suite::Aer1EmitReceipt => crate::emitted_receipt::grade(c, stdout),
+        Suite::Aer1EmitReceipt => receipt::grade(c, stdout),
         _ => grade_timeline(c, stdout),
     }
 }
@@ -207,26 +166,6 @@ fn grade_timeline(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
         );
     }
     wrong_output(&faults)
-}
-
-/// `wrong-output`, with the first faults and the rules of them all.
-pub(crate) fn wrong_output(faults: &[EmitFault]) -> EmitGrade {
-    let shown: Vec<String> = faults.iter().take(3).map(|f| f.to_string()).collect();
-    let more = match faults.len() {
-        n if n > 3 => format!("; {} more", n - 3),
-        _ => String::new(),
-    };
-    let mut broken_rules: Vec<Rule> = Vec::new();
-    for f in faults {
-        if !broken_rules.contains(&f.rule) {
-            broken_rules.push(f.rule);
-        }
-    }
-    EmitGrade {
-        status: Status::WrongOutput,
-        detail: format!("{}{more}", shown.join("; ")),
-        broken_rules,
-    }
 }
 
 /// The commitment artifact the draft gives for a valid `timeline` (already read as JSON) at
@@ -339,40 +278,6 @@ pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) ->
         }
     }
     faults
-}
-
-/// The fault message for a member name an emitter wrote twice in one object.
-pub(crate) fn repeated_message(name: &str) -> String {
-    format!(
-        "member {} is given twice in one object: a reader keeps either one, or rejects the \
-         document",
-        shown(&Value::from(name))
-    )
-}
-
-/// An emitter's output read as one JSON object. `Err` is the one fault when it is not: not UTF-8
-/// (`AER1-JSON-UTF8`), not one JSON text (`AER1-JSON-SYNTAX`), or another JSON value
-/// (`not_object`).
-pub(crate) fn read_object(
-    emitted: &[u8],
-    not_object: Rule,
-) -> Result<serde_json::Map<String, Value>, EmitFault> {
-    let fault = |rule, message: String| EmitFault {
-        rule,
-        entry: None,
-        member: None,
-        message,
-    };
-    let text = std::str::from_utf8(emitted)
-        .map_err(|_| fault(Rule::Aer1JsonUtf8, "the output is not UTF-8".into()))?;
-    match serde_json::from_str(text) {
-        Ok(Value::Object(o)) => Ok(o),
-        Ok(_) => Err(fault(not_object, "the output is not a JSON object".into())),
-        Err(e) => Err(fault(
-            Rule::Aer1JsonSyntax,
-            format!("the output is not one JSON text ({e})"),
-        )),
-    }
 }
 
 /// The draft's digest of a timeline entry as read from JSON; `None` when a member it needs is
@@ -597,11 +502,6 @@ pub fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
 /// draft's: the known wrong construction that gives it, if one does.
 fn explain_link(previous: &Value, digest: &str) -> Option<String> {
     with_fields(previous, |f| explain(f, digest).map(|e| e.to_string())).flatten()
-}
-
-/// A JSON value for a message, clipped.
-pub(crate) fn shown(v: &Value) -> String {
-    crate::report::clip(&v.to_string(), 80)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use agentconf_contract::case::Case;
 use agentconf_contract::emit::ReceiptMeta;
 use agentconf_rules::Rule;
 
-use crate::emitted::{shown, EmitFault, EmitGrade};
+use super::fault::{shown, wrong_output, EmitFault, EmitGrade};
 use crate::preimage::digest_hex;
 use crate::status::Status;
 
@@ -56,7 +56,7 @@ pub fn grade(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
             ),
         );
     }
-    crate::emitted::wrong_output(&faults)
+    wrong_output(&faults)
 }
 
 /// The faults of `emitted` against the receipt of `payload` with `meta`'s members. Empty when
@@ -68,7 +68,7 @@ pub fn compare(payload: &[u8], meta: &ReceiptMeta, emitted: &[u8]) -> Vec<EmitFa
         member,
         message,
     };
-    let value = match crate::emitted::read_object(emitted, Rule::Aer1RcMembers) {
+    let value = match super::read_object(emitted, Rule::Aer1RcMembers) {
         Ok(o) => Value::Object(o),
         Err(f) => return vec![f],
     };
@@ -90,7 +90,7 @@ pub fn compare(payload: &[u8], meta: &ReceiptMeta, emitted: &[u8]) -> Vec<EmitFa
         faults.push(fault(
             Rule::Aer1RcMembers,
             None,
-            crate::emitted::repeated_message(&name),
+            super::repeated_message(&name),
         ));
     }
     let tool = serde_json::json!({

@@ -1,0 +1,27 @@
+//! What one case came to, before it becomes a line of the results file: low in the house, so the
+//! runner, the worker pool, the results file and the smoke check all build on it.
+
+use agentconf_rules::Rule;
+use serde::Serialize;
+
+use crate::status::Status;
+
+/// What happened with one case (a vector under one revision).
+#[derive(Clone, Debug, Serialize)]
+pub struct VectorResult {
+    /// The case id: the vector id, or `<id>@<revision>` for a vector's further revisions.
+    pub id: String,
+    pub status: Status,
+    pub detail: String,
+    /// The first bytes of what the implementation wrote to standard error (never interpreted).
+    pub stderr: String,
+    pub duration_ms: u64,
+    /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
+    pub failed_as: Option<Status>,
+    /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
+    pub broken_rules: Vec<Rule>,
+    /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
+    /// interoperability matrix, which hands it to every verifier. Never part of a results file.
+    #[serde(skip)]
+    pub output: Option<Vec<u8>>,
+}
