@@ -121,20 +121,10 @@ pub fn json_rule(error: &JsonError) -> Rule {
     }
 }
 
-/// Valid or invalid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Valid,
-    Invalid,
-}
+/// Valid or invalid: the workspace's one verdict type.
+pub use agentconf_rules::Verdict;
 
-impl Verdict {
-    pub fn from_findings(findings: &[Finding], omitted: u64) -> Verdict {
-        if findings.is_empty() && omitted == 0 {
-            Verdict::Valid
-        } else {
-            Verdict::Invalid
-        }
-    }
+/// The verdict of a check that found `findings` (and `omitted` more beyond the cap).
+pub fn verdict_of(findings: &[Finding], omitted: u64) -> Verdict {
+    Verdict::of_clean(findings.is_empty() && omitted == 0)
 }

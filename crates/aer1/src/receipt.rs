@@ -12,7 +12,7 @@ use std::fmt;
 
 use agentconf_rules::Rule;
 
-use crate::finding::{json_rule, Findings, RuleError, Verdict};
+use crate::finding::{json_rule, Findings, RuleError};
 use crate::formats::{
     check_rfc3339, check_uuid_core, check_uuid_strict, decode_and_hash, provenance_class,
     Base64Error, IdError, TimeError,
@@ -22,57 +22,8 @@ use crate::json::{self, JsonError, Node, Object};
 use crate::report::ReceiptReport;
 use crate::text::clip;
 
-/// Which receipt tier to check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Tier {
-    /// The eight core members; `id` has the lowercase UUID shape (revision 09's core id tier, the
-    /// nil UUID included, as at revision 09).
-    #[default]
-    Core,
-    /// Core, and `id` is a UUID version 4 with the RFC 4122 variant (revision 09's strict id tier).
-    Strict,
-    /// Strict, and the receipt carries a well-formed `anchor` bound to its bytes (the kit's
-    /// anchored tier at revision 09).
-    Anchored,
-    /// Core, and the decoded payload is a JSON object carrying `inputs` (the kit's producer
-    /// profile). Not combined with the strict or anchored tier.
-    Profile,
-}
-
-impl Tier {
-    /// Every tier, in the order the contract lists them.
-    pub const ALL: [Tier; 4] = [Tier::Core, Tier::Strict, Tier::Anchored, Tier::Profile];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Core => "core",
-            Tier::Strict => "strict",
-            Tier::Anchored => "anchored",
-            Tier::Profile => "profile",
-        }
-    }
-
-    /// The tier with this name (`core`, `strict`, `anchored`, `profile`).
-    pub fn parse(name: &str) -> Option<Tier> {
-        Tier::ALL.into_iter().find(|t| t.as_str() == name)
-    }
-
-    /// The id tier this tier applies: `strict` for the strict and anchored tiers, else `core`.
-    pub fn id_tier(self) -> &'static str {
-        if self.strict_id() {
-            "strict"
-        } else {
-            "core"
-        }
-    }
-
-    fn strict_id(self) -> bool {
-        match self {
-            Tier::Strict | Tier::Anchored => true,
-            Tier::Core | Tier::Profile => false,
-        }
-    }
-}
+/// Which receipt tier to check: the workspace's one tier type.
+pub use agentconf_rules::Tier;
 
 /// The four members of an anchor, in the order they are checked and reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,7 +396,7 @@ fn finish(tier: Tier, checked: Checked, findings: Findings) -> ReceiptReport {
     ReceiptReport {
         tier: tier.as_str(),
         id_tier: tier.id_tier(),
-        verdict: Verdict::from_findings(&failures, omitted),
+        verdict: crate::finding::verdict_of(&failures, omitted),
         computed_output_hash: checked
             .computed
             .map(|h| format!("sha256:{}", hex::lower(&h))),

@@ -20,7 +20,7 @@ use std::fmt;
 use agentconf_rules::Rule;
 
 use crate::digest::merkle_root;
-use crate::finding::{json_rule, Findings, RuleError, Verdict};
+use crate::finding::{json_rule, Findings, RuleError};
 use crate::formats::{check_rfc3339, check_uuid_core, is_uuid_any_case, IdError, TimeError};
 use crate::hex;
 use crate::json::{self, JsonError, Node, Object};
@@ -417,7 +417,7 @@ pub fn verify_workflow(bytes: &[u8]) -> WorkflowReport {
 fn finish(steps: u64, computed: Option<String>, findings: Findings) -> WorkflowReport {
     let (failures, omitted) = findings.into_parts();
     WorkflowReport {
-        verdict: Verdict::from_findings(&failures, omitted),
+        verdict: crate::finding::verdict_of(&failures, omitted),
         step_count: steps,
         computed_merkle_root: computed,
         failures,

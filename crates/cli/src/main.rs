@@ -2,8 +2,10 @@
 //!
 //! Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable output.
 
+mod adapter_file;
 mod args;
 mod commands;
+mod error;
 mod input;
 mod render;
 
@@ -17,11 +19,11 @@ fn main() -> ExitCode {
         Ok(outcome) => outcome.exit_code(),
         // The reader went away (`… | head`): it has what it wanted, and a message about it
         // would only clutter its terminal. The exit code still says the output was cut.
-        Err(error) if error == commands::OUTPUT_CLOSED => ExitCode::from(commands::EXIT_USAGE),
+        Err(error) if error.is_output_closed() => ExitCode::from(commands::EXIT_USAGE),
         Err(error) => {
             // One terminal-safe line: a hostile file name in an error cannot move the cursor or
             // print a line of its own (no error message has a line break of its own).
-            let line = agentconf_harness::report::terminal_safe(&format!("agentconf: {error}"));
+            let line = agentconf_json::text::terminal_safe(&format!("agentconf: {error}"));
             commands::to_stderr(&(line + "\n"));
             ExitCode::from(commands::EXIT_USAGE)
         }

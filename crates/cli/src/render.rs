@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::error::Result;
 use agentconf_aer1::report::{ReceiptReport, TimelineReport, WorkflowReport, DRAFT};
 use agentconf_aer1::{Finding, Report, TruncationEvidence, Verdict};
 use serde::Serialize;
@@ -18,14 +19,14 @@ struct Envelope<'a> {
 
 /// The report as one line of JSON. A failure here would be a defect (reports hold only strings,
 /// numbers, booleans and options); it is an error, never an empty line with a verdict exit code.
-pub fn json(report: &Report) -> Result<String, String> {
+pub fn json(report: &Report) -> Result<String> {
     let envelope = Envelope {
         tool: "agentconf",
         tool_version: env!("CARGO_PKG_VERSION"),
         draft: DRAFT,
         report,
     };
-    serde_json::to_string(&envelope).map_err(|e| format!("cannot serialize the report: {e}"))
+    serde_json::to_string(&envelope).map_err(|e| format!("cannot serialize the report: {e}").into())
 }
 
 const DRAFT_NOTE: &str =

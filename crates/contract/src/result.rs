@@ -9,28 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::ExitMeaning;
 
-/// An accept or a reject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Valid,
-    Invalid,
-}
+/// An accept or a reject: the workspace's one verdict type.
+pub use agentconf_rules::Verdict;
 
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Valid => "valid",
-            Verdict::Invalid => "invalid",
-        }
-    }
-
-    /// The exit meaning this verdict must come with.
-    pub fn exit(self) -> ExitMeaning {
-        match self {
-            Verdict::Valid => ExitMeaning::Accept,
-            Verdict::Invalid => ExitMeaning::Reject,
-        }
+/// The exit meaning a verdict must come with.
+pub fn exit_of(verdict: Verdict) -> ExitMeaning {
+    match verdict {
+        Verdict::Valid => ExitMeaning::Accept,
+        Verdict::Invalid => ExitMeaning::Reject,
     }
 }
 
@@ -119,7 +105,7 @@ pub fn check_result(raw: RawResult, exit: ExitMeaning) -> Result<ImplResult, Pro
             })
         }
     };
-    if matches!(exit, ExitMeaning::Accept | ExitMeaning::Reject) && exit != verdict.exit() {
+    if matches!(exit, ExitMeaning::Accept | ExitMeaning::Reject) && exit != exit_of(verdict) {
         return Err(ProtocolError::VerdictMismatch {
             verdict: raw.verdict,
             exit,

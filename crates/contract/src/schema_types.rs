@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use agentconf_rules::{Level, Revisions, Rule};
+use agentconf_rules::{Level, Revisions, Rule, Tier};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 
 /// A vector id: `<draft>/<suite part>/<family>/<name>`.
@@ -103,6 +103,57 @@ impl JsonSchema for Sha256 {
             "description": "A SHA-256 digest, 64 lowercase hex digits.",
             "type": "string",
             "pattern": "^[0-9a-f]{64}$",
+        })
+    }
+}
+
+/// The schema of a receipt [`Tier`]: its name, each with what it asks.
+pub(crate) struct TierName;
+
+impl JsonSchema for TierName {
+    fn schema_name() -> Cow<'static, str> {
+        "Tier".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_rules::Tier".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let one_of: Vec<serde_json::Value> = Tier::ALL
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "description": t.describe(),
+                    "type": "string",
+                    "const": t.as_str(),
+                })
+            })
+            .collect();
+        json_schema!({
+            "description": "The receipt tier a receipt vector is checked under: the contract's `TIER` argument.",
+            "oneOf": one_of,
+        })
+    }
+}
+
+/// The schema of a GRP decision's outcome: `admitted` or `rejected`.
+pub(crate) struct OutcomeName;
+
+impl JsonSchema for OutcomeName {
+    fn schema_name() -> Cow<'static, str> {
+        "Outcome".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "agentconf_rules::Outcome".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "What a GRP receiver decided for one event.",
+            "type": "string",
+            "enum": ["admitted", "rejected"],
         })
     }
 }

@@ -10,7 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::schema_types::{
-    LevelName, Revision, RuleId, Sha256, FAMILY_PATTERN, FILE_PATTERN, ID_PATTERN,
+    LevelName, OutcomeName, Revision, RuleId, Sha256, TierName, FAMILY_PATTERN, FILE_PATTERN,
+    ID_PATTERN,
 };
 
 /// What the vector operates on; also the first directory under `vectors/`.
@@ -171,52 +172,9 @@ pub struct Derivation {
     pub mutation: String,
 }
 
-/// The receipt tier a receipt vector is checked under: the contract's `TIER` argument.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    /// The eight core members, `id` of the lowercase UUID shape.
-    #[default]
-    Core,
-    /// Core, and `id` a UUID version 4 with the RFC 4122 variant.
-    Strict,
-    /// Strict, and a well-formed `anchor` bound to the receipt's bytes.
-    Anchored,
-    /// Core, and the decoded payload an object carrying `inputs` (the producer profile).
-    Profile,
-}
-
-impl Tier {
-    /// Every tier, in the order the contract lists them.
-    pub const ALL: [Tier; 4] = [Tier::Core, Tier::Strict, Tier::Anchored, Tier::Profile];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Core => "core",
-            Tier::Strict => "strict",
-            Tier::Anchored => "anchored",
-            Tier::Profile => "profile",
-        }
-    }
-
-    /// The tier with this name, if there is one.
-    pub fn parse(name: &str) -> Option<Tier> {
-        Tier::ALL.into_iter().find(|t| t.as_str() == name)
-    }
-}
+/// The receipt tier a receipt vector is checked under: the contract's `TIER` argument (the
+/// workspace's one tier type; its schema is [`crate::schema_types::TierName`]).
+pub use agentconf_rules::Tier;
 
 /// Options of the operation, beyond the input files.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -226,7 +184,7 @@ pub struct Options {
     // Vector files before 0.2.0 called it `id_tier`: the model still reads that, the schema of
     // today's files does not list it.
     #[serde(skip_serializing_if = "Option::is_none", default, alias = "id_tier")]
-    #[schemars(with = "Tier")]
+    #[schemars(with = "TierName")]
     pub tier: Option<Tier>,
     /// Commitment emitters only: the `PUBLISHED_AT` argument (RFC 3339), which the artifact
     /// records as given.
@@ -293,22 +251,9 @@ pub enum CrashPoint {
     BeforeDecision,
 }
 
-/// What a GRP receiver decided for one event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Admitted,
-    Rejected,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Admitted => "admitted",
-            Outcome::Rejected => "rejected",
-        }
-    }
-}
+/// What a GRP receiver decided for one event (the workspace's one outcome type; its schema is
+/// [`crate::schema_types::OutcomeName`]).
+pub use agentconf_rules::Outcome;
 
 /// What must come of one `deliver` step, of the line a `crash` step kills the receiver after
 /// (`after-decision`), or of every copy of a `concurrent` step or `barrier` round.
@@ -318,6 +263,7 @@ pub struct ExpectedDecision {
     /// Index of the step in `scenario` this expectation belongs to.
     pub step: usize,
     /// `admitted` or `rejected`; for `concurrent`: how many copies are admitted is `admitted`.
+    #[schemars(with = "OutcomeName")]
     pub outcome: Outcome,
     /// For rejections: the ALE-064 rejection_reason.
     #[serde(skip_serializing_if = "Option::is_none", default)]

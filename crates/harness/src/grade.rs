@@ -41,11 +41,11 @@ pub fn grade_verdict(
         (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
         (Expectation::Acceptable, true) => (Status::Pass, "accepted (acceptable)".to_string()),
         (Expectation::Invalid | Expectation::Acceptable, false) => {
-            match (grading, reasons_match(c, reported)) {
-                (Grading::Loose, _) | (Grading::Strict, Ok(())) => {
+            match (grading, wrong_reason(c, reported)) {
+                (Grading::Loose, _) | (Grading::Strict, None) => {
                     (Status::Pass, format!("rejected: {}", rule_list(reported)))
                 }
-                (Grading::Strict, Err(why)) => (Status::WrongReason, why),
+                (Grading::Strict, Some(why)) => (Status::WrongReason, why),
             }
         }
     }
@@ -54,12 +54,12 @@ pub fn grade_verdict(
 /// Strict grading of a rejection's rules (CONTRACT.md section 4: "every rule the input breaks,
 /// and only those"): the rules reported must include every rule the case expects and nothing
 /// outside the expected rules and those it may also cite — or do the same for one of the case's
-/// alternative readings (`any_of`). Otherwise the message names what is missing and what the
-/// input does not break, against the case's own rules. A case that names no rule at all (a
-/// derived matrix case, whose judge knows only that the input must be rejected) takes any.
-pub fn reasons_match(c: &Case<'_>, reported: &[Rule]) -> Result<(), String> {
+/// alternative readings (`any_of`). Otherwise the message (`Some`) names what is missing and
+/// what the input does not break, against the case's own rules. A case that names no rule at all
+/// (a derived matrix case, whose judge knows only that the input must be rejected) takes any.
+pub fn wrong_reason(c: &Case<'_>, reported: &[Rule]) -> Option<String> {
     if c.expected_rules.is_empty() && c.any_of.is_empty() {
-        return Ok(());
+        return None;
     }
     let fits = |expected: &[Rule], also: &[Rule]| {
         expected.iter().all(|r| reported.contains(r))
@@ -72,7 +72,7 @@ pub fn reasons_match(c: &Case<'_>, reported: &[Rule]) -> Result<(), String> {
             .iter()
             .any(|a| fits(&a.expected_rules, &a.also_reported))
     {
-        return Ok(());
+        return None;
     }
     let missing: Vec<Rule> = c
         .expected_rules
@@ -108,7 +108,7 @@ pub fn reasons_match(c: &Case<'_>, reported: &[Rule]) -> Result<(), String> {
             readings.join(" or ")
         ));
     }
-    Err(why)
+    Some(why)
 }
 
 /// The status of a played scenario: a pass when every decision was as judged, else the first

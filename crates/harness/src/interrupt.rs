@@ -31,7 +31,7 @@ pub fn interrupted() -> bool {
 
 /// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing). `Err`
 /// when the signals cannot be hooked: the run then goes on without interruption handling.
-pub fn install() -> Result<(), String> {
+pub fn install() -> std::io::Result<()> {
     let mut result = Ok(());
     INSTALL.call_once(|| {
         use signal_hook::consts::{SIGINT, SIGTERM};
@@ -45,10 +45,10 @@ pub fn install() -> Result<(), String> {
                         }
                     });
                 if let Err(e) = spawned {
-                    result = Err(format!("cannot watch for interruption: {e}"));
+                    result = Err(e);
                 }
             }
-            Err(e) => result = Err(format!("cannot watch for interruption: {e}")),
+            Err(e) => result = Err(e),
         }
     });
     result

@@ -32,6 +32,7 @@ pub mod process;
 pub mod repeated;
 pub mod report;
 pub mod results;
+pub mod run;
 pub mod runner;
 pub mod scenario;
 pub mod session;

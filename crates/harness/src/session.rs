@@ -112,11 +112,53 @@ pub struct Ran {
     pub outputs: Outputs,
 }
 
+impl Ran {
+    /// What a front end may want to say about how the run went.
+    pub fn notes(&self) -> RunNotes {
+        RunNotes {
+            stopped_early: self.stopped_early,
+            broken_wrapper: self.broken_wrapper,
+            restarts: self.restarts,
+        }
+    }
+}
+
+/// How a run went, beyond its results: what a front end says about it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunNotes {
+    /// The fail-fast limit stopped the run.
+    pub stopped_early: bool,
+    /// The first results all crashed the same way, and the run stopped there.
+    pub broken_wrapper: bool,
+    /// Restarts of persistent implementations.
+    pub restarts: usize,
+}
+
 /// Emitter cases' ids, each with what the emitter wrote to standard output.
 pub type Outputs = Vec<(String, Vec<u8>)>;
 
 /// Starts one backend for a worker.
 pub type StartBackend<'a> = dyn Fn() -> Result<Box<dyn Backend + 'a>, String> + Sync + 'a;
+
+/// Why a run could not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// A worker's backend could not start (a persistent server that did not answer, say).
+    BackendStart(String),
+    /// A worker panicked: a bug of the harness, not of the implementation.
+    WorkerPanicked,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::BackendStart(e) => f.write_str(e),
+            RunError::WorkerPanicked => f.write_str("a worker of the harness panicked"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 /// Runs every case of `plan`; `progress(done, unexpected)` is called after each. `Err` when a
 /// worker's backend could not start.
@@ -124,7 +166,7 @@ pub fn run_cases<'a>(
     plan: &Plan<'_>,
     start: &StartBackend<'a>,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Ran, String> {
+) -> Result<Ran, RunError> {
     let jobs = plan.jobs.max(1);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -205,14 +247,10 @@ pub fn run_cases<'a>(
     });
     let _ = std::fs::remove_dir_all(&plan.work);
     if let Ok(Some(e)) = start_error.into_inner() {
-        return Err(e);
+        return Err(RunError::BackendStart(e));
     }
-    let slots = slots
-        .into_inner()
-        .map_err(|_| "a worker panicked".to_string())?;
-    let outputs = outputs
-        .into_inner()
-        .map_err(|_| "a worker panicked".to_string())?;
+    let slots = slots.into_inner().map_err(|_| RunError::WorkerPanicked)?;
+    let outputs = outputs.into_inner().map_err(|_| RunError::WorkerPanicked)?;
     Ok(Ran {
         outputs: plan
             .cases

@@ -830,7 +830,7 @@ fn parse_round_trip_feeds_the_reports() {
 /// case ids, must match the lines, so an edit that keeps the totals consistent is still caught.
 #[test]
 fn results_files_refuse_edits_that_keep_the_totals_consistent() {
-    use agentconf_harness::results::{case_ids_sha256, check, header_sha256};
+    use agentconf_harness::results::{case_ids_sha256, check, header_sha256, Incomplete};
     let mut f = file(true);
     f.header.case_count = Some(f.results.len());
     f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));
@@ -844,10 +844,10 @@ fn results_files_refuse_edits_that_keep_the_totals_consistent() {
     // The header edited: loose grading made strict, or a profile claimed after the run.
     let mut strict = f.clone();
     strict.header.grading = Grading::Loose;
-    assert!(check(&strict).unwrap_err().contains("header was edited"));
+    assert_eq!(check(&strict), Err(Incomplete::HeaderDigestMismatch));
     let mut claimed = f.clone();
     claimed.header.profiles.push("durable".into());
-    assert!(check(&claimed).unwrap_err().contains("header was edited"));
+    assert_eq!(check(&claimed), Err(Incomplete::HeaderDigestMismatch));
     // A digest removed is no way around the check (the header's digest re-sealed where the
     // header itself was stripped, so only the missing digest is left to find).
     let mut no_lines = f.clone();
@@ -857,9 +857,14 @@ fn results_files_refuse_edits_that_keep_the_totals_consistent() {
     let mut no_ids = f.clone();
     no_ids.header.case_ids_sha256 = None;
     no_ids.footer.as_mut().unwrap().header_sha256 = Some(header_sha256(&no_ids.header));
-    for stripped in [no_lines, no_header, no_ids] {
+    for (stripped, missing) in [
+        (no_lines, Incomplete::NoResultsDigest),
+        (no_header, Incomplete::NoHeaderDigest),
+        (no_ids, Incomplete::NoSelectionRecord),
+    ] {
         let err = check(&stripped).unwrap_err();
-        assert!(err.contains("cannot show"), "{err}");
+        assert_eq!(err, missing);
+        assert!(err.to_string().contains("cannot show"), "{err}");
     }
     // A false accept turned into a pass, with the totals recomputed to match but the digest left.
     let mut edited = f.clone();
@@ -872,16 +877,18 @@ fn results_files_refuse_edits_that_keep_the_totals_consistent() {
     let mut forged = footer(&edited.results, 10);
     forged.results_sha256 = f.footer.as_ref().unwrap().results_sha256.clone();
     edited.footer = Some(forged);
-    assert!(check(&edited).unwrap_err().contains("digest"));
+    assert_eq!(check(&edited), Err(Incomplete::ResultsDigestMismatch));
     // Lines swapped and the footer rebuilt for them: the header's ids say otherwise.
     let mut swapped = f.clone();
     swapped.results.swap(0, 1);
-    swapped.footer = Some(footer(&swapped.results, 10));
-    assert!(check(&swapped).unwrap_err().contains("header"));
+    let mut rebuilt = footer(&swapped.results, 10);
+    rebuilt.header_sha256 = Some(header_sha256(&swapped.header));
+    swapped.footer = Some(rebuilt);
+    assert_eq!(check(&swapped), Err(Incomplete::NotTheSelectedCases));
     // A cut file.
     let mut cut = f.clone();
     cut.footer = None;
-    assert!(check(&cut).unwrap_err().contains("no footer"));
+    assert!(matches!(check(&cut), Err(Incomplete::NoFooter { .. })));
 }
 
 /// The page from `<body>` to its script: what differs from level to level. The style sheet and

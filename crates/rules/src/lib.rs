@@ -27,10 +27,12 @@ pub mod draft_revisions;
 mod facts;
 mod revisions_table;
 mod rule_error;
+mod vocabulary;
 
 pub use draft_revisions::{FactsStatus, RevisionRecord, Revisions, REVISIONS_TOML};
 pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts};
 pub use rule_error::RuleError;
+pub use vocabulary::{Outcome, Tier, Verdict};
 
 macro_rules! rules {
     ($($variant:ident => $id:literal,)*) => {

@@ -887,7 +887,7 @@ impl<'o> Chain<'o> {
             Revision::R09 => {}
         }
         let (failures, failures_omitted) = self.findings.into_parts();
-        let verdict = Verdict::from_findings(&failures, failures_omitted);
+        let verdict = crate::finding::verdict_of(&failures, failures_omitted);
         let truncation_evidence = if verdict == Verdict::Valid && commitment_ok {
             TruncationEvidence::CommitmentVerified
         } else {

@@ -11,10 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use agentconf_harness::identity::{self, Difference, ImplementationInfo};
 use agentconf_harness::results::ResultsFile;
 
-use super::{emit, Outcome};
+use super::{emit, ExitOutcome};
 use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, RunArgs};
+use crate::error::Result;
 
-pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
+pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
     let claim = super::report::load_whole(&args.results)?;
     let name = args.results.display().to_string();
     let corpus = agentconf_corpus::corpus();
@@ -39,7 +40,7 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
             if differences.len() == 1 { "" } else { "s" }
         ));
         emit(&text)?;
-        return Ok(Outcome::Invalid);
+        return Ok(ExitOutcome::Invalid);
     }
     // Said before the run, which can take a while.
     emit(&text)?;
@@ -71,9 +72,9 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<Outcome, String> {
     text.push_str(&format!("new results: {}\n", args.out.display()));
     emit(&text)?;
     Ok(if case_differences.is_empty() {
-        Outcome::Valid
+        ExitOutcome::Valid
     } else {
-        Outcome::Invalid
+        ExitOutcome::Invalid
     })
 }
 
@@ -83,17 +84,18 @@ fn held_to_the_embedded_corpus(
     claim: &ResultsFile,
     corpus: &[agentconf_contract::vector::Vector],
     name: &str,
-) -> Result<(), String> {
+) -> Result<()> {
     let embedded = agentconf_corpus::writer::manifest(corpus).corpus_digest;
     if claim.header.corpus_digest != embedded {
         return Err(format!(
             "{name} was made against corpus {}; this agentconf embeds {embedded}: re-check it \
              with the agentconf version that made it",
             claim.header.corpus_digest
-        ));
+        )
+        .into());
     }
     agentconf_harness::corpus_check::check(claim, corpus, &embedded)
-        .map_err(|e| format!("{name}: refused: {e}"))
+        .map_err(|e| format!("{name}: refused: {e}").into())
 }
 
 /// The adapter given is the one the claim was made with (checked before anything runs, by its
@@ -103,35 +105,35 @@ fn claimed_adapter_command(
     args: &ClaimVerifyArgs,
     corpus_ids: &BTreeSet<String>,
     name: &str,
-) -> Result<Option<Vec<String>>, String> {
+) -> Result<Option<Vec<String>>> {
     let path = match (&claim.header.adapter_digest, &args.adapter) {
         (Some(_), None) => {
-            return Err(format!(
-                "{name} was made with an adapter: give it with --adapter"
-            ))
+            return Err(format!("{name} was made with an adapter: give it with --adapter").into())
         }
         (None, Some(_)) => {
             return Err(format!(
                 "{name} was made without an adapter; --adapter would change what runs"
-            ))
+            )
+            .into())
         }
         (None, None) => return Ok(None),
         (Some(_), Some(path)) => path,
     };
-    let (adapter_name, text, digest) = super::run::read_adapter(path)?;
+    let (adapter_name, text, digest) = crate::adapter_file::read_adapter(path)?;
     if claim.header.adapter_digest.as_deref() != Some(digest.as_str()) {
         return Err(format!(
             "{} is not the adapter {name} was made with (sha256 {digest}, recorded {})",
             path.display(),
             claim.header.adapter_digest.as_deref().unwrap_or_default()
-        ));
+        )
+        .into());
     }
     let mode = if args.persistent {
         agentconf_harness::adapter::Mode::Persistent
     } else {
         agentconf_harness::adapter::Mode::OneShot
     };
-    let adapter = super::run::checked_adapter(&adapter_name, &text, corpus_ids, mode)?;
+    let adapter = crate::adapter_file::checked_adapter(&adapter_name, &text, corpus_ids, mode)?;
     Ok(Some(adapter.command).filter(|c| !c.is_empty()))
 }
 
@@ -142,7 +144,7 @@ fn rerun_args(
     args: &ClaimVerifyArgs,
     adapter_command: Option<&[String]>,
     name: &str,
-) -> Result<RunArgs, String> {
+) -> Result<RunArgs> {
     let h = &claim.header;
     let selection = h.selection.clone().ok_or_else(|| {
         format!("{name} does not record which cases it selected: there is nothing to reproduce")
@@ -153,9 +155,9 @@ fn rerun_args(
         .map(|p| match p.as_str() {
             "durable" => Ok(ProfileArg::Durable),
             "atomic" => Ok(ProfileArg::Atomic),
-            other => Err(format!("{name} claims an unknown profile {other:?}")),
+            other => Err(format!("{name} claims an unknown profile {other:?}").into()),
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let implementation = if args.command.is_empty() && adapter_command.is_none() {
         references_own(&h.implementation).ok_or_else(|| refusal(claim, args, name))?
     } else {

@@ -6,12 +6,13 @@ use agentconf_aer1::formats::check_rfc3339;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::{Report, Verdict};
 
-use super::{emit, to_stderr, Outcome};
+use super::{emit, to_stderr, ExitOutcome};
 use crate::args::CommitArgs;
+use crate::error::Result;
 use crate::input::{open, read_error};
 use crate::render;
 
-pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
+pub fn run(args: &CommitArgs) -> Result<ExitOutcome> {
     check_rfc3339(&args.published_at)
         .map_err(|e| format!("--published-at {:?}: {e}", args.published_at))?;
     let input = open(&args.file)?;
@@ -24,7 +25,7 @@ pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
                 make_commitment(job_id, digest, report.entry_count, &args.published_at)
                     .map_err(|e| format!("cannot build the commitment: {e}"))?;
             emit(&(commitment.to_json() + "\n"))?;
-            Ok(Outcome::Valid)
+            Ok(ExitOutcome::Valid)
         }
         _ => {
             // Nothing on standard output: a commitment is only ever printed for a valid chain.
@@ -33,7 +34,7 @@ pub fn run(args: &CommitArgs) -> Result<Outcome, String> {
                 report.revision
             );
             to_stderr(&(head + &render::text(&Report::Timeline(report), &input.name)));
-            Ok(Outcome::Invalid)
+            Ok(ExitOutcome::Invalid)
         }
     }
 }

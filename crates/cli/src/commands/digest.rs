@@ -7,19 +7,21 @@ use agentconf_aer1::timeline::{verify_timeline_observed, EntryDigest, TimelineOp
 use agentconf_aer1::Verdict;
 use serde_json::json;
 
-use super::{revision, to_stderr, Outcome};
+use super::{revision, to_stderr, ExitOutcome};
 use crate::args::{DigestArgs, Format};
+use crate::error::Result;
 use crate::input::{open, read_error};
 use crate::render;
 
-pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
+pub fn run(args: &DigestArgs) -> Result<ExitOutcome> {
     let revision = revision(&args.revision)?;
     if args.preimage && revision.is_historical() {
         return Err(format!(
             "--preimage needs a revision with the `preimage` construction: revision {} hashes the \
              bytes alone",
             args.revision
-        ));
+        )
+        .into());
     }
     let input = open(&args.file)?;
     let options = TimelineOptions {
@@ -61,7 +63,7 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
     let report = verify_timeline_observed(input.reader, &options, &mut observe)
         .map_err(|e| read_error(&input.name, &e))?;
     if let Some(e) = write_error {
-        return Err(format!("cannot write output: {e}"));
+        return Err(format!("cannot write output: {e}").into());
     }
     let tail = if json {
         let failures = serde_json::to_string(&report.failures).map_err(|e| e.to_string())?;
@@ -90,7 +92,7 @@ pub fn run(args: &DigestArgs) -> Result<Outcome, String> {
         }
         to_stderr(&text);
     }
-    Ok(Outcome::from_verdict(report.verdict))
+    Ok(ExitOutcome::from_verdict(report.verdict))
 }
 
 fn entry_text(d: &EntryDigest<'_>, preimage: bool) -> String {

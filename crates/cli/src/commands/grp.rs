@@ -18,15 +18,19 @@ use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, OpenError, SqliteStore};
 
-use super::{emit, Outcome, MAX_DOCUMENT_BYTES};
+use super::{emit, ExitOutcome, MAX_DOCUMENT_BYTES};
 use crate::args::{
     DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpInitArgs, GrpKeyArgs, GrpSignArgs,
 };
+use crate::error::Result;
 use crate::input::{open, read_error};
 
-pub fn read_session(path: &Path) -> Result<SessionContext, String> {
+pub fn read_session(path: &Path) -> Result<SessionContext> {
     let input = open(path)?;
-    agentconf_reference::admit::read_session_from(input.reader, &input.name)
+    Ok(agentconf_reference::admit::read_session_from(
+        input.reader,
+        &input.name,
+    )?)
 }
 
 enum Store {
@@ -51,7 +55,7 @@ enum Opening {
     CreateIfAbsent,
 }
 
-fn open_store(spec: &str, durability: Durability, opening: Opening) -> Result<Store, String> {
+fn open_store(spec: &str, durability: Durability, opening: Opening) -> Result<Store> {
     if spec == "memory" {
         if opening == Opening::CreateIfAbsent {
             return Err("--create: applies to a `sqlite:PATH` store, not to memory".into());
@@ -62,7 +66,7 @@ fn open_store(spec: &str, durability: Durability, opening: Opening) -> Result<St
         .ok_or_else(|| format!("--store {spec:?}: expected `memory` or `sqlite:PATH`"))?;
     open_sqlite(path, durability, opening)
         .map(Store::Sqlite)
-        .map_err(|e| format!("--store {spec}: {e}"))
+        .map_err(|e| format!("--store {spec}: {e}").into())
 }
 
 /// With `CreateIfAbsent`, a receiver that finds the store already there (made before, or by a
@@ -71,7 +75,7 @@ fn open_sqlite(
     path: &Path,
     durability: Durability,
     opening: Opening,
-) -> Result<SqliteStore, OpenError> {
+) -> std::result::Result<SqliteStore, OpenError> {
     if opening == Opening::CreateIfAbsent {
         match SqliteStore::create_with(path, durability) {
             Err(OpenError::Exists(_)) => {}
@@ -83,15 +87,15 @@ fn open_sqlite(
 
 /// `grp init sqlite:PATH`: creates an empty store, and nothing else (exit 2 when something is
 /// there).
-pub fn init(args: &GrpInitArgs) -> Result<Outcome, String> {
+pub fn init(args: &GrpInitArgs) -> Result<ExitOutcome> {
     let path = sqlite_path(&args.store)
         .ok_or_else(|| format!("{:?}: expected `sqlite:PATH`", args.store))?;
     drop(SqliteStore::create(path).map_err(|e| e.to_string())?);
     emit(&format!("created admission store {}\n", path.display()))?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
+pub fn admit(args: &GrpAdmitArgs) -> Result<ExitOutcome> {
     let session = read_session(&args.session)?;
     let revision = Revision::parse(&args.revision).ok_or_else(|| {
         format!(
@@ -114,22 +118,22 @@ pub fn admit(args: &GrpAdmitArgs) -> Result<Outcome, String> {
     }
 }
 
-fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<Outcome, String> {
+fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<ExitOutcome> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut out = io::stdout().lock();
     agentconf_reference::admit::run_stream(&receiver, &mut input, &mut out)?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {
+pub fn sign(args: &GrpSignArgs) -> Result<ExitOutcome> {
     let key = signing_key_from_hex(&args.seed).map_err(|e| format!("--seed: {e}"))?;
     let input = open(&args.event)?;
     let bytes = match agentconf_json::read_limited(input.reader, MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(&input.name, &e))?
     {
         Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", input.name)),
+        Err(e) => return Err(format!("{}: {e}", input.name).into()),
     };
     let mut event: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&bytes)
         .map_err(|e| format!("{}: not a JSON object: {e}", input.name))?;
@@ -140,10 +144,10 @@ pub fn sign(args: &GrpSignArgs) -> Result<Outcome, String> {
         serde_json::Value::String(token),
     );
     emit(&(serde_json::Value::Object(event).to_string() + "\n"))?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
+pub fn key(args: &GrpKeyArgs) -> Result<ExitOutcome> {
     let key = derive_signing_key(&args.vector_id, &args.label);
     let kid = args.kid.clone().unwrap_or_else(|| args.label.clone());
     let jwk = public_jwk(&kid, &key.verifying_key());
@@ -153,10 +157,10 @@ pub fn key(args: &GrpKeyArgs) -> Result<Outcome, String> {
         "public_jwk": jwk,
     });
     emit(&(value.to_string() + "\n"))?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
+pub fn close(args: &GrpCloseArgs) -> Result<ExitOutcome> {
     let session = read_session(&args.session)?;
     let n = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
         Store::Memory(_) => {
@@ -170,10 +174,10 @@ pub fn close(args: &GrpCloseArgs) -> Result<Outcome, String> {
         "closed session {:?}: {n} admitted pairs deleted\n",
         session.session_id
     ))?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
+pub fn recover(args: &GrpCloseArgs) -> Result<ExitOutcome> {
     let session = read_session(&args.session)?;
     let store = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
         Store::Memory(_) => {
@@ -199,5 +203,5 @@ pub fn recover(args: &GrpCloseArgs) -> Result<Outcome, String> {
         text.push('\n');
     }
     emit(&text)?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }

@@ -4,10 +4,11 @@
 
 use std::io;
 
-use super::Outcome;
+use super::ExitOutcome;
 use crate::args::ImplArgs;
+use crate::error::Result;
 
-pub fn run(args: &ImplArgs) -> Result<Outcome, String> {
+pub fn run(args: &ImplArgs) -> Result<ExitOutcome> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut out = io::stdout().lock();
@@ -19,5 +20,5 @@ pub fn run(args: &ImplArgs) -> Result<Outcome, String> {
         &mut out,
         &mut log,
     )?;
-    Ok(Outcome::Exit(code))
+    Ok(ExitOutcome::Exit(code))
 }

@@ -11,8 +11,9 @@ use agentconf_harness::matrix::{self, Crossed, Matrix};
 use agentconf_harness::results::{write_atomically, ResultLine, ResultsFile};
 
 use super::run::{execute_keeping, run_all, target};
-use super::{emit, to_stderr, Outcome};
+use super::{emit, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, MatrixArgs, RunArgs};
+use crate::error::Result;
 
 /// The reference's name in the matrix, reserved.
 const REFERENCE: &str = "reference";
@@ -24,14 +25,15 @@ enum Spec {
     Command(Vec<String>),
 }
 
-pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
+pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
     let mut members = vec![(REFERENCE.to_string(), Spec::Reference)];
     for given in &args.implementations {
         let (name, spec) = parse_member(given)?;
         if members.iter().any(|(n, _)| *n == name) {
             return Err(format!(
                 "{given}: the name {name:?} is given twice (the reference is always {REFERENCE:?})"
-            ));
+            )
+            .into());
         }
         members.push((name, spec));
     }
@@ -122,16 +124,16 @@ pub fn run(args: &MatrixArgs) -> Result<Outcome, String> {
     }
     emit(&summary(&m, &args.out))?;
     Ok(if matrix::all_agree(&m) {
-        Outcome::Valid
+        ExitOutcome::Valid
     } else {
-        Outcome::Invalid
+        ExitOutcome::Invalid
     })
 }
 
 /// `NAME=ADAPTER.toml` or `NAME=COMMAND ARGS…`.
-fn parse_member(given: &str) -> Result<(String, Spec), String> {
+fn parse_member(given: &str) -> Result<(String, Spec)> {
     let Some((name, rest)) = given.split_once('=') else {
-        return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND"));
+        return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND").into());
     };
     if name.is_empty()
         || !name
@@ -141,11 +143,11 @@ fn parse_member(given: &str) -> Result<(String, Spec), String> {
     {
         return Err(format!(
             "{given}: the name {name:?} must be letters, digits, '.', '_' or '-' (it names files), not starting with '.'"
-        ));
+        ).into());
     }
     let rest = rest.trim();
     if rest.is_empty() {
-        return Err(format!("{given}: nothing to run after '='"));
+        return Err(format!("{given}: nothing to run after '='").into());
     }
     let spec = if rest.ends_with(".toml") && Path::new(rest).is_file() {
         Spec::Adapter(PathBuf::from(rest))
@@ -195,7 +197,7 @@ fn answers_of(
     a: &RunArgs,
     corpus_ids: &BTreeSet<String>,
     crossed: &[Vec<Crossed>],
-) -> Result<Vec<ResultLine>, String> {
+) -> Result<Vec<ResultLine>> {
     let t = target(a, corpus_ids)?;
     let cases: Vec<_> = crossed.iter().flat_map(|c| matrix::cases(c)).collect();
     if cases.is_empty() {

@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::args::{Cli, Command, Verify};
+use crate::error::{Error, Result};
 use agentconf_aer1::Revision;
 
 // The contract's codes; `verify` uses the same ones: 0 valid, 1 invalid, 2 usage errors,
@@ -31,31 +32,31 @@ pub const MAX_DOCUMENT_BYTES: u64 = agentconf_aer1::timeline::DEFAULT_MAX_DOCUME
 
 /// Whether the input was valid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ExitOutcome {
     Valid,
     Invalid,
     /// `agentconf impl` only: the contract's exit code for the call (0, 1 or 89).
     Exit(u8),
 }
 
-impl Outcome {
+impl ExitOutcome {
     pub fn exit_code(self) -> ExitCode {
         ExitCode::from(match self {
-            Outcome::Valid => EXIT_VALID,
-            Outcome::Invalid => EXIT_INVALID,
-            Outcome::Exit(code) => code,
+            ExitOutcome::Valid => EXIT_VALID,
+            ExitOutcome::Invalid => EXIT_INVALID,
+            ExitOutcome::Exit(code) => code,
         })
     }
 
-    fn from_verdict(v: agentconf_aer1::Verdict) -> Outcome {
+    fn from_verdict(v: agentconf_aer1::Verdict) -> ExitOutcome {
         match v {
-            agentconf_aer1::Verdict::Valid => Outcome::Valid,
-            agentconf_aer1::Verdict::Invalid => Outcome::Invalid,
+            agentconf_aer1::Verdict::Valid => ExitOutcome::Valid,
+            agentconf_aer1::Verdict::Invalid => ExitOutcome::Invalid,
         }
     }
 }
 
-pub fn run(cli: Cli) -> Result<Outcome, String> {
+pub fn run(cli: Cli) -> Result<ExitOutcome> {
     match cli.command {
         Command::Verify(Verify::Receipt(a)) => verify::receipt(&a),
         Command::Verify(Verify::Timeline(a)) => verify::timeline(&a),
@@ -84,14 +85,14 @@ pub fn run(cli: Cli) -> Result<Outcome, String> {
 
 /// The chain construction of an AER-1 revision the command line accepted (any the revisions table
 /// lists); `Err` when the table names a construction this build does not implement.
-fn revision(arg: &str) -> Result<Revision, String> {
+fn revision(arg: &str) -> Result<Revision> {
     Revision::parse(arg).ok_or_else(|| {
         let construction = agentconf_rules::Revisions::embedded()
             .construction(agentconf_rules::draft_revisions::AER1, arg)
             .unwrap_or("unknown");
-        format!(
+        Error::Usage(format!(
             "revision {arg} uses the {construction} construction, which this build of agentconf does not implement"
-        )
+        ))
     })
 }
 
@@ -101,19 +102,14 @@ pub fn to_stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// The error `emit` returns when the reader closed the pipe early (`… | head`): the exit code
-/// still says the output was not all delivered, but no message is printed, as for any Unix tool
-/// stopped by SIGPIPE.
-pub const OUTPUT_CLOSED: &str = "standard output was closed by its reader";
-
 /// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
 /// instead of the panic `println!` would raise. A lost output is never success.
-fn emit(text: &str) -> Result<(), String> {
+fn emit(text: &str) -> Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| match e.kind() {
-            io::ErrorKind::BrokenPipe => OUTPUT_CLOSED.to_string(),
-            _ => format!("cannot write output: {e}"),
+            io::ErrorKind::BrokenPipe => Error::OutputClosed,
+            _ => Error::Output(e),
         })
 }

@@ -12,31 +12,38 @@ use agentconf_harness::corpus_check::{self, CorpusMismatch};
 use agentconf_harness::report::{self, Level};
 use agentconf_harness::results::{self, ResultsFile};
 
-use super::{emit, to_stderr, Outcome};
+use super::{emit, to_stderr, ExitOutcome};
 use crate::args::{ReportArgs, ReportFormat, RequireLevel};
+use crate::error::{Error, Result};
 use crate::input::{open, read_error};
 
 /// Reads a results file and checks that it is whole (see `results::check`): what `report diff`
 /// needs, since the two files of a diff may come from different corpora.
-pub fn load_whole(path: &Path) -> Result<ResultsFile, String> {
+pub fn load_whole(path: &Path) -> Result<ResultsFile> {
     let input = open(path)?;
     let bytes = match agentconf_json::read_limited(input.reader, results::MAX_RESULTS_BYTES)
         .map_err(|e| read_error(&input.name, &e))?
     {
         Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", input.name)),
+        Err(e) => return Err(format!("{}: {e}", input.name).into()),
     };
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
-    let file = results::parse(&text).map_err(|e| format!("{}: {e}", input.name))?;
+    let file = results::parse(&text).map_err(|error| Error::NotResults {
+        name: input.name.clone(),
+        error,
+    })?;
     // No report is drawn from a file that is not the one a run wrote.
-    results::check(&file).map_err(|e| format!("{}: refused: {e}", input.name))?;
+    results::check(&file).map_err(|error| Error::Incomplete {
+        name: input.name.clone(),
+        error,
+    })?;
     Ok(file)
 }
 
 /// Reads a results file, checks that it is whole, and holds it to its corpus (see
 /// `corpus_check`): the embedded one, or the corpus directory `corpus` when given. A verdict is
 /// drawn only from a file that passes both.
-pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile, String> {
+pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
     let file = load_whole(path)?;
     let (vectors, digest) = match corpus {
         Some(dir) => {
@@ -62,7 +69,7 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile, S
     Ok(file)
 }
 
-pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
+pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
     let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     let diff_corpora = args.old_corpus.is_some() || args.new_corpus.is_some();
     match files.as_slice() {
@@ -72,7 +79,8 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
                 "agentconf report diff writes text, json or markdown only: --format {} is for \
                  one results file",
                 format_name(args.format)
-            ))
+            )
+            .into())
         }
         [diff, _, _] if diff.as_os_str() == "diff" && args.corpus.is_some() => Err(
             "agentconf report diff compares files of any corpus: --corpus is for one file; give \
@@ -129,16 +137,17 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
             // Regressions fail the diff whatever their cause: one the corpus explains is still a
             // failure of the new run, listed as such.
             Ok(if d.has_regressions() && !args.exit_zero {
-                Outcome::Invalid
+                ExitOutcome::Invalid
             } else {
-                Outcome::Valid
+                ExitOutcome::Valid
             })
         }
         [file] if file.as_os_str() != "diff" && diff_corpora => Err(format!(
             "{}: --old-corpus and --new-corpus are for `agentconf report diff OLD NEW`; for one \
              file, give its corpus with --corpus DIR",
             file.display()
-        )),
+        )
+        .into()),
         [file] if file.as_os_str() != "diff" => {
             let file = load_checked(file, args.corpus.as_deref())?;
             let text = match args.format {
@@ -154,25 +163,25 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, String> {
             // `--require`, so does any verdict below the level asked for.
             let verdict = report::verdict(&file);
             if args.exit_zero {
-                return Ok(Outcome::Valid);
+                return Ok(ExitOutcome::Valid);
             }
             let Some(require) = args.require else {
                 return Ok(if verdict.exit_ok() {
-                    Outcome::Valid
+                    ExitOutcome::Valid
                 } else {
-                    Outcome::Invalid
+                    ExitOutcome::Invalid
                 });
             };
             let (level, flag, least) = required(require);
             if verdict.at_least(level) {
-                return Ok(Outcome::Valid);
+                return Ok(ExitOutcome::Valid);
             }
             // Standard output is the report (Markdown, a badge…): the reason goes to stderr.
             to_stderr(&format!(
                 "agentconf: the verdict is {}; --require {flag} asks for {least} or better\n",
                 verdict.headline(),
             ));
-            Ok(Outcome::Invalid)
+            Ok(ExitOutcome::Invalid)
         }
         _ => Err(
             "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),

@@ -4,10 +4,11 @@ use std::fmt::Write as _;
 
 use agentconf_rules::Catalogue;
 
-use super::{emit, Outcome};
+use super::{emit, ExitOutcome};
 use crate::args::{Format, RulesArgs};
+use crate::error::Result;
 
-pub fn run(args: &RulesArgs) -> Result<Outcome, String> {
+pub fn run(args: &RulesArgs) -> Result<ExitOutcome> {
     let records = Catalogue::embedded().records();
     let text = match args.output.format {
         Format::Json => serde_json::to_string(records).map_err(|e| e.to_string())? + "\n",
@@ -25,5 +26,5 @@ pub fn run(args: &RulesArgs) -> Result<Outcome, String> {
         }
     };
     emit(&text)?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }

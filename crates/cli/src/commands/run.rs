@@ -2,26 +2,29 @@
 //! embedded corpus through the contract, writes the results file and prints the summary.
 //! Exit 0 when nothing unexpected happened, 1 otherwise, 2 for usage errors.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agentconf_contract::case::Case;
 use agentconf_harness::adapter::{Adapter, Mode};
 use agentconf_harness::grade::Grading;
 use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
-    self, footer, write_atomically, Header, ImplementationInfo, ResultsFile, Selection, FORMAT,
+    self, write_atomically, ImplementationInfo, ResultsFile, Selection,
 };
+use agentconf_harness::run::{RunRecord, SealedRun};
 use agentconf_harness::runner::Implementation;
 use agentconf_harness::session::{
-    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran,
+    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
+    RunNotes, StartBackend,
 };
 use agentconf_harness::status::Status;
 use agentconf_reference::inprocess::InProcess;
 
-use super::{emit, to_stderr, Outcome};
+use super::{emit, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, RunArgs};
+use crate::error::Result;
 
-pub fn run(args: &RunArgs) -> Result<Outcome, String> {
+pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
     let file = execute(args)?;
     let interrupted = file.footer.as_ref().is_some_and(|f| f.interrupted);
     let mut summary = agentconf_harness::report::text(&file);
@@ -50,18 +53,18 @@ pub fn run(args: &RunArgs) -> Result<Outcome, String> {
     // the part that ran. Otherwise FAIL and NOTHING TESTED exit 1, the same verdict as every
     // report of the file.
     if interrupted {
-        return Ok(Outcome::Exit(130));
+        return Ok(ExitOutcome::Exit(130));
     }
     Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
-        Outcome::Valid
+        ExitOutcome::Valid
     } else {
-        Outcome::Invalid
+        ExitOutcome::Invalid
     })
 }
 
 /// Runs the selected cases and writes the results file (and the HTML report and
 /// expected-failures list when asked for); returns what it wrote.
-pub fn execute(args: &RunArgs) -> Result<ResultsFile, String> {
+pub fn execute(args: &RunArgs) -> Result<ResultsFile> {
     execute_keeping(args, false).map(|(file, _)| file)
 }
 
@@ -76,20 +79,17 @@ pub struct Target {
 
 /// Reads the adapter (if any) and resolves the command, name and profiles `args` describe.
 /// `corpus_ids` are the case ids an adapter's skip and expected-failure lists may name.
-pub fn target(
-    args: &RunArgs,
-    corpus_ids: &std::collections::BTreeSet<String>,
-) -> Result<Target, String> {
+pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -> Result<Target> {
     let (adapter, adapter_digest) = match &args.adapter {
         None => (None, None),
         Some(path) => {
-            let (name, text, digest) = read_adapter(path)?;
+            let (name, text, digest) = crate::adapter_file::read_adapter(path)?;
             let mode = if args.persistent {
                 Mode::Persistent
             } else {
                 Mode::OneShot
             };
-            let adapter = checked_adapter(&name, &text, corpus_ids, mode)?;
+            let adapter = crate::adapter_file::checked_adapter(&name, &text, corpus_ids, mode)?;
             (Some(adapter), Some(digest))
         }
     };
@@ -100,7 +100,8 @@ pub fn target(
                 "--adapter names a command ({}) and another was given after -- ({}): give one",
                 a.command.join(" "),
                 args.command.join(" ")
-            ))
+            )
+            .into())
         }
         // The adapter's command runs every operation, GRP receivers and a persistent server
         // included; its templates only say what follows it.
@@ -115,7 +116,8 @@ pub fn target(
                     .as_ref()
                     .map(|n| format!(" ({n})"))
                     .unwrap_or_default()
-            ))
+            )
+            .into())
         }
         Some(a) => (
             args.command.clone(),
@@ -148,10 +150,7 @@ pub fn target(
 }
 
 /// As [`execute`]; with `keep_outputs`, also what each emitter case wrote (case id, bytes).
-pub fn execute_keeping(
-    args: &RunArgs,
-    keep_outputs: bool,
-) -> Result<(ResultsFile, Outputs), String> {
+pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFile, Outputs)> {
     // What ran, for the header: hashing the executable (agentconf itself, for the reference) and
     // the files its command names, and perhaps asking an interpreter its version, does not depend
     // on the corpus, so without an adapter (which is read against the corpus) it is worked out
@@ -178,11 +177,7 @@ pub fn execute_keeping(
         adapter_digest,
         name,
     } = target(args, &corpus_ids)?;
-    let grading = match args.grading {
-        GradingArg::Loose => Grading::Loose,
-        GradingArg::Strict => Grading::Strict,
-    };
-    let manifest = agentconf_corpus::writer::manifest(&corpus);
+    let grading = grading_of(args.grading);
     let selection = Selection {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
@@ -196,32 +191,6 @@ pub fn execute_keeping(
     if selected.is_empty() {
         return Err("no vector matches the --include/--exclude prefixes".into());
     }
-    let selected_vectors = {
-        let mut ids: Vec<&str> = selected.iter().map(|c| c.vector.id.as_str()).collect();
-        ids.dedup();
-        ids.len()
-    };
-    let mut header = Header {
-        format: FORMAT.into(),
-        suite_version: env!("CARGO_PKG_VERSION").into(),
-        corpus_digest: manifest.corpus_digest.clone(),
-        vector_count: selected_vectors,
-        case_count: Some(selected.len()),
-        implementation: match early_identity.map(std::thread::JoinHandle::join) {
-            Some(Ok(identity)) => identity,
-            // The thread only hashes files and runs `--version`; a panic there is a bug here.
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => ImplementationInfo::of(name, &imp.argv),
-        },
-        adapter_digest,
-        grading,
-        profiles: imp.profiles.clone(),
-        case_ids_sha256: Some(results::case_ids_sha256(
-            selected.iter().map(|c| c.id.as_str()),
-        )),
-        selection: Some(selection),
-        started_at: results::now_rfc3339(),
-    };
     // Before anything runs: every file the run will write can be written.
     for path in [
         Some(&args.out),
@@ -233,30 +202,34 @@ pub fn execute_keeping(
     {
         results::check_writable(path)?;
     }
+    let record = RunRecord {
+        suite_version: env!("CARGO_PKG_VERSION").into(),
+        corpus_digest: agentconf_corpus::writer::manifest(&corpus).corpus_digest,
+        selection,
+        implementation: match early_identity.map(std::thread::JoinHandle::join) {
+            Some(Ok(identity)) => identity,
+            // The thread only hashes files and runs `--version`; a panic there is a bug here.
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => ImplementationInfo::of(name, &imp.argv),
+        },
+        adapter_digest,
+        grading,
+        profiles: imp.profiles.clone(),
+        persistent: args.persistent,
+    };
     // From here on SIGINT or SIGTERM ends the implementation and still writes what ran.
     if let Err(e) = agentconf_harness::interrupt::install() {
-        to_stderr(&format!("agentconf: {e}\n"));
+        to_stderr(&format!("agentconf: cannot watch for interruption: {e}\n"));
     }
-    let started = Instant::now();
-    let ran = run_all(
+    let sealed = run_sealed(
         &imp,
         adapter.as_ref(),
         &selected,
-        grading,
         args,
         keep_outputs,
+        record,
     )?;
-    let (lines, restarts) = (ran.lines, ran.restarts);
-    header.implementation.declared = ran.declared;
-    let mut footer = footer(&lines, started.elapsed().as_millis() as u64);
-    footer.header_sha256 = Some(results::header_sha256(&header));
-    footer.interrupted = agentconf_harness::interrupt::interrupted();
-    footer.restarts = args.persistent.then_some(restarts);
-    let file = ResultsFile {
-        header,
-        results: lines,
-        footer: Some(footer),
-    };
+    let file = sealed.file;
     results::write_file(&args.out, &file)?;
     if let Some(path) = &args.emit_xfail {
         let failing: Vec<(String, String)> = file
@@ -273,46 +246,15 @@ pub fn execute_keeping(
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
-    Ok((file, ran.outputs))
+    Ok((file, sealed.outputs))
 }
 
-/// An adapter file's name for messages, its text (bounded, UTF-8) and the SHA-256 the results
-/// header records for it.
-pub fn read_adapter(path: &std::path::Path) -> Result<(String, String, String), String> {
-    let input = crate::input::open(path)?;
-    let bytes =
-        agentconf_json::read_limited(input.reader, agentconf_harness::adapter::MAX_ADAPTER_BYTES)
-            .map_err(|e| crate::input::read_error(&input.name, &e))?
-            .map_err(|e| format!("{}: {e}", input.name))?;
-    let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
-    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
-    Ok((input.name, text, digest))
-}
-
-/// An adapter file's text checked for a run in `mode`. Every mistake is named, each on a line
-/// of its own: all but the last on standard error now, the last as the error (so that a single
-/// mistake is one line, as every error is).
-pub fn checked_adapter(
-    name: &str,
-    text: &str,
-    corpus_ids: &std::collections::BTreeSet<String>,
-    mode: Mode,
-) -> Result<Adapter, String> {
-    Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
-        let all = errors.all();
-        let (last, earlier) = all.split_last().unwrap_or((errors.first(), &[]));
-        for e in earlier {
-            let line = agentconf_harness::report::terminal_safe(&format!("agentconf: {name}: {e}"));
-            to_stderr(&(line + "\n"));
-        }
-        match earlier.len() {
-            0 => format!("{name}: {last}"),
-            n => format!(
-                "{name}: {last} ({} mistakes, each on a line of its own)",
-                n + 1
-            ),
-        }
-    })
+/// The grading a run's arguments ask for.
+pub fn grading_of(arg: GradingArg) -> Grading {
+    match arg {
+        GradingArg::Loose => Grading::Loose,
+        GradingArg::Strict => Grading::Strict,
+    }
 }
 
 /// A name for a command: the file name of its last argument that names an existing file (the
@@ -328,7 +270,7 @@ fn name_of(argv: &[String]) -> String {
 }
 
 /// The command to run and the name to report.
-fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
+fn implementation(args: &RunArgs) -> Result<(Vec<String>, String)> {
     if !args.command.is_empty() {
         return Ok((args.command.clone(), name_of(&args.command)));
     }
@@ -346,7 +288,8 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String), String> {
 
 /// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
 /// order, with what the implementation declared, the restarts of persistent processes and (with
-/// `keep_outputs`) what emitters wrote.
+/// `keep_outputs`) what emitters wrote. Not sealed into a results file: for runs whose lines are
+/// material for something else (the matrix's cross runs).
 pub fn run_all(
     imp: &Implementation,
     adapter: Option<&Adapter>,
@@ -354,7 +297,57 @@ pub fn run_all(
     grading: Grading,
     args: &RunArgs,
     keep_outputs: bool,
-) -> Result<Ran, String> {
+) -> Result<Ran> {
+    let ran = with_backends(
+        imp,
+        adapter,
+        cases,
+        grading,
+        args,
+        keep_outputs,
+        |plan, start, progress| run_cases(plan, start, progress),
+    )?;
+    report_notes(imp, adapter, cases, ran.notes());
+    Ok(ran)
+}
+
+/// The whole run, sealed into its results file by the harness.
+fn run_sealed(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    cases: &[Case<'_>],
+    args: &RunArgs,
+    keep_outputs: bool,
+    record: RunRecord,
+) -> Result<SealedRun> {
+    let grading = record.grading;
+    let sealed = with_backends(
+        imp,
+        adapter,
+        cases,
+        grading,
+        args,
+        keep_outputs,
+        |plan, start, progress| agentconf_harness::run::run(plan, record, start, progress),
+    )?;
+    report_notes(imp, adapter, cases, sealed.notes);
+    Ok(sealed)
+}
+
+/// The plan and the backends a run's arguments ask for, handed to `go` with a progress bar.
+fn with_backends<T>(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    cases: &[Case<'_>],
+    grading: Grading,
+    args: &RunArgs,
+    keep_outputs: bool,
+    go: impl FnOnce(
+        &Plan<'_>,
+        &StartBackend<'_>,
+        &(dyn Fn(usize, usize) + Sync),
+    ) -> std::result::Result<T, RunError>,
+) -> Result<T> {
     let plan = Plan {
         cases,
         jobs: args
@@ -370,16 +363,14 @@ pub fn run_all(
             let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
             // A second signal ends the harness at once: this directory goes first.
             agentconf_harness::interrupt::register_work_dir(work.clone());
-            agentconf_harness::interrupt::register_work_dir(
-                agentconf_harness::session::state_root(),
-            );
+            agentconf_harness::interrupt::register_work_dir(agentconf_harness::dirs::state_root());
             work
         },
         // Only a command can be a broken wrapper; the reference in process is not one.
         stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
         keep_outputs,
     };
-    let start = || -> Result<Box<dyn Backend + '_>, String> {
+    let start = || -> std::result::Result<Box<dyn Backend + '_>, String> {
         if args.persistent {
             let mut config = PersistentConfig::new(imp.clone());
             config.validate_protocol = args.validate_protocol;
@@ -414,9 +405,20 @@ pub fn run_all(
             progress.set_message(format!("({unexpected} unexpected)"));
         }
     };
-    let ran = run_cases(&plan, &start, &on_progress)?;
-    if ran.broken_wrapper {
-        progress.finish_and_clear();
+    let out = go(&plan, &start, &on_progress);
+    progress.finish_and_clear();
+    Ok(out?)
+}
+
+/// What the user should hear about how a run went: a broken wrapper (with the smoke check),
+/// restarts of a persistent server, an early stop.
+fn report_notes(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    cases: &[Case<'_>],
+    notes: RunNotes,
+) {
+    if notes.broken_wrapper {
         to_stderr(&format!(
             "agentconf: the first {} cases all ended the same way; the run stopped there (give \
              --keep-going to run every case). The smoke check says what is wrong:\n\n{}\n",
@@ -424,16 +426,14 @@ pub fn run_all(
             super::smoke::check(imp, adapter, cases).0
         ));
     }
-    if ran.restarts > 0 {
+    if notes.restarts > 0 {
         to_stderr(&format!(
             "agentconf: the persistent implementation was restarted {} times (after crashes, \
              hangs or protocol errors, or because it exited between requests)\n",
-            ran.restarts
+            notes.restarts
         ));
     }
-    progress.finish_and_clear();
-    if ran.stopped_early && !ran.broken_wrapper {
+    if notes.stopped_early && !notes.broken_wrapper {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
     }
-    Ok(ran)
 }

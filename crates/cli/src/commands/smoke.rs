@@ -11,18 +11,19 @@ use agentconf_harness::runner::{run_case_with, Implementation};
 use agentconf_harness::session::work_root;
 use agentconf_harness::smoke::{self, Diagnosis};
 
-use super::{emit, Outcome};
+use super::{emit, ExitOutcome};
 use crate::args::SmokeArgs;
+use crate::error::Result;
 
-pub fn run(args: &SmokeArgs) -> Result<Outcome, String> {
+pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
     let corpus = agentconf_corpus::corpus();
     let cases: Vec<Case<'_>> = corpus.iter().flat_map(|v| v.cases()).collect();
     let adapter = match &args.adapter {
         None => None,
         Some(path) => {
-            let (name, text, _) = super::run::read_adapter(path)?;
+            let (name, text, _) = crate::adapter_file::read_adapter(path)?;
             let ids = cases.iter().map(|c| c.id.clone()).collect();
-            Some(super::run::checked_adapter(
+            Some(crate::adapter_file::checked_adapter(
                 &name,
                 &text,
                 &ids,
@@ -40,9 +41,9 @@ pub fn run(args: &SmokeArgs) -> Result<Outcome, String> {
     let (text, diagnosis) = check(&imp, adapter.as_ref(), &cases);
     emit(&text)?;
     Ok(if diagnosis == Diagnosis::Works {
-        Outcome::Valid
+        ExitOutcome::Valid
     } else {
-        Outcome::Invalid
+        ExitOutcome::Invalid
     })
 }
 

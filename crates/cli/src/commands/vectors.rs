@@ -11,16 +11,17 @@ use agentconf_contract::case::CASE_REVISION_SEPARATOR;
 use agentconf_contract::vector::{Suite, Vector};
 use agentconf_corpus::writer;
 
-use super::{emit, Outcome};
+use super::{emit, ExitOutcome};
 use crate::args::{Format, VectorsExportArgs, VectorsListArgs, VectorsShowArgs};
+use crate::error::Result;
 
-pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
+pub fn list(args: &VectorsListArgs) -> Result<ExitOutcome> {
     if let Some(r) = &args.revision {
         check_revision(r)?;
     }
     if let Some(rule) = &args.rule {
         if agentconf_rules::Rule::from_id(rule).is_none() {
-            return Err(format!("unknown rule id {rule:?} (see `agentconf rules`)"));
+            return Err(format!("unknown rule id {rule:?} (see `agentconf rules`)").into());
         }
     }
     let corpus = agentconf_corpus::corpus();
@@ -28,10 +29,9 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
     if let Some(s) = &args.suite {
         if !Suite::ALL.iter().any(|x| x.as_str() == s) {
             let names: Vec<&str> = Suite::ALL.iter().map(|x| x.as_str()).collect();
-            return Err(format!(
-                "unknown suite {s:?}: expected one of {}",
-                names.join(", ")
-            ));
+            return Err(
+                format!("unknown suite {s:?}: expected one of {}", names.join(", ")).into(),
+            );
         }
     }
     if let Some(f) = &args.family {
@@ -42,7 +42,8 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
             return Err(format!(
                 "unknown family {f:?}: expected one of {}",
                 families.join(", ")
-            ));
+            )
+            .into());
         }
     }
     let manifest = writer::manifest(&corpus);
@@ -120,10 +121,10 @@ pub fn list(args: &VectorsListArgs) -> Result<Outcome, String> {
         }
     };
     emit(&text)?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
+pub fn show(args: &VectorsShowArgs) -> Result<ExitOutcome> {
     let corpus = agentconf_corpus::corpus();
     // `<id>@<revision>` (a case id, as results files name it) shows the vector as a reader of that
     // revision sees it: that revision's expectation as the main one.
@@ -178,10 +179,10 @@ pub fn show(args: &VectorsShowArgs) -> Result<Outcome, String> {
                 .map_err(|e| format!("cannot write output: {e}"))?;
         }
     }
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
-pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
+pub fn export(args: &VectorsExportArgs) -> Result<ExitOutcome> {
     check_revision(&args.revision)?;
     let dir = &args.dir;
     if dir.exists() {
@@ -193,7 +194,8 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
             return Err(format!(
                 "{} exists and is not empty: nothing written (export never overwrites)",
                 dir.display()
-            ));
+            )
+            .into());
         }
     }
     // Each vector as a reader of that revision sees it: the expectation that holds there.
@@ -201,13 +203,14 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
         .iter()
         .filter_map(|v| v.for_revision(&args.revision))
         .collect();
-    let write = |rel: &str, bytes: &[u8]| -> Result<(), String> {
+    let write = |rel: &str, bytes: &[u8]| -> Result<()> {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()).into())
     };
     for (rel, contents) in writer::files(&subset) {
         write(&rel, contents.as_bytes())?;
@@ -240,7 +243,7 @@ pub fn export(args: &VectorsExportArgs) -> Result<Outcome, String> {
         display(dir),
         manifest.corpus_digest
     ))?;
-    Ok(Outcome::Valid)
+    Ok(ExitOutcome::Valid)
 }
 
 fn display(p: &Path) -> String {
@@ -249,7 +252,7 @@ fn display(p: &Path) -> String {
 
 /// A revision of either draft that the revisions table lists (the two drafts' numbers do not
 /// overlap, so a bare number names one revision).
-fn check_revision(r: &str) -> Result<(), String> {
+fn check_revision(r: &str) -> Result<()> {
     let known = agentconf_rules::Revisions::embedded().all_numbers();
     if known.contains(&r) {
         return Ok(());
@@ -257,5 +260,6 @@ fn check_revision(r: &str) -> Result<(), String> {
     Err(format!(
         "unknown revision {r:?}: expected one of {}",
         known.join(", ")
-    ))
+    )
+    .into())
 }

@@ -6,13 +6,14 @@ use std::path::Path;
 
 use agentconf_corpus::diff::{self, CorpusSnapshot};
 
-use super::{emit, Outcome};
+use super::{emit, ExitOutcome};
 use crate::args::{DiffFormat, VectorsDiffArgs};
+use crate::error::Result;
 
 /// The name that stands for the corpus embedded in the binary.
 const EMBEDDED: &str = "embedded";
 
-pub fn run(args: &VectorsDiffArgs) -> Result<Outcome, String> {
+pub fn run(args: &VectorsDiffArgs) -> Result<ExitOutcome> {
     let old = snapshot(&args.old)?;
     let new = match &args.new {
         Some(dir) => snapshot(dir)?,
@@ -31,17 +32,17 @@ pub fn run(args: &VectorsDiffArgs) -> Result<Outcome, String> {
     // Like `diff --exit-code`: a script (CI checking a pinned digest) asks whether anything
     // moved; without the option a difference is the answer, not a failure.
     Ok(if args.exit_code && !d.is_empty() {
-        Outcome::Invalid
+        ExitOutcome::Invalid
     } else {
-        Outcome::Valid
+        ExitOutcome::Valid
     })
 }
 
-fn snapshot(arg: &Path) -> Result<CorpusSnapshot, String> {
+fn snapshot(arg: &Path) -> Result<CorpusSnapshot> {
     if arg == Path::new(EMBEDDED) {
         return Ok(embedded());
     }
-    diff::load_dir(arg)
+    Ok(diff::load_dir(arg)?)
 }
 
 fn embedded() -> CorpusSnapshot {

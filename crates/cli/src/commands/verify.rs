@@ -7,12 +7,13 @@ use agentconf_aer1::workflow::verify_workflow_reader;
 use agentconf_aer1::Report;
 use agentconf_rules::Rule;
 
-use super::{emit, revision, Outcome, MAX_DOCUMENT_BYTES};
+use super::{emit, revision, ExitOutcome, MAX_DOCUMENT_BYTES};
 use crate::args::{Format, ReceiptArgs, TierArg, TimelineArgs, WorkflowArgs};
+use crate::error::Result;
 use crate::input::{open, read_error};
 use crate::render;
 
-pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
+pub fn receipt(args: &ReceiptArgs) -> Result<ExitOutcome> {
     let tier = match args.tier {
         TierArg::Core => Tier::Core,
         TierArg::Strict => Tier::Strict,
@@ -25,7 +26,7 @@ pub fn receipt(args: &ReceiptArgs) -> Result<Outcome, String> {
     show(&Report::Receipt(report), args.output.format, &input.name)
 }
 
-pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
+pub fn timeline(args: &TimelineArgs) -> Result<ExitOutcome> {
     let revision = revision(&args.revision)?;
     if args.commitment.is_some() {
         check_commitment_applies(&args.revision)?;
@@ -64,7 +65,7 @@ pub fn timeline(args: &TimelineArgs) -> Result<Outcome, String> {
 
 /// The external commitment exists in the revisions its rules (AER1-CM-*) apply to, as the rule
 /// catalogue says; elsewhere `--commitment` is a usage error, not a check to skip silently.
-fn check_commitment_applies(revision: &str) -> Result<(), String> {
+fn check_commitment_applies(revision: &str) -> Result<()> {
     if agentconf_aer1::commitment::exists_in(revision) {
         return Ok(());
     }
@@ -73,20 +74,21 @@ fn check_commitment_applies(revision: &str) -> Result<(), String> {
         "--commitment needs a revision the AER1-CM rules apply to ({}): revision {revision} has no \
          external commitment",
         revisions.join(", ")
-    ))
+    )
+    .into())
 }
 
-pub fn workflow(args: &WorkflowArgs) -> Result<Outcome, String> {
+pub fn workflow(args: &WorkflowArgs) -> Result<ExitOutcome> {
     let input = open(&args.file)?;
     let report = verify_workflow_reader(input.reader, MAX_DOCUMENT_BYTES)
         .map_err(|e| read_error(&input.name, &e))?;
     show(&Report::Workflow(report), args.output.format, &input.name)
 }
 
-fn show(report: &Report, format: Format, source: &str) -> Result<Outcome, String> {
+fn show(report: &Report, format: Format, source: &str) -> Result<ExitOutcome> {
     match format {
         Format::Json => emit(&(render::json(report)? + "\n"))?,
         Format::Text => emit(&render::text(report, source))?,
     }
-    Ok(Outcome::from_verdict(report.verdict()))
+    Ok(ExitOutcome::from_verdict(report.verdict()))
 }

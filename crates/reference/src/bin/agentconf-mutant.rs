@@ -1082,7 +1082,7 @@ fn result(m: Mutant, mut failures: Vec<Finding>, omitted: u64) -> Result<Outcome
     } else {
         omitted
     };
-    let verdict = Verdict::from_findings(&failures, omitted);
+    let verdict = agentconf_aer1::finding::verdict_of(&failures, omitted);
     let outcome = match verdict {
         Verdict::Valid => Outcome::Valid,
         Verdict::Invalid => Outcome::Invalid,

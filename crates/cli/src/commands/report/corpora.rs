@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::error::Result;
 use agentconf_contract::manifest::Manifest;
 use agentconf_corpus::reader::{self, MAX_MANIFEST_BYTES};
 use agentconf_corpus::writer::{self, MANIFEST};
@@ -35,11 +36,11 @@ pub struct Corpora {
 /// Each side's vector hashes. A directory given for a side is always read and held to that
 /// file's digest (a wrong one is an error naming both digests); the embedded corpus is built
 /// only when the two files' corpora differ, the only case the hashes are needed.
-pub fn of(old: &Side<'_>, new: &Side<'_>) -> Result<Corpora, String> {
+pub fn of(old: &Side<'_>, new: &Side<'_>) -> Result<Corpora> {
     let needed = old.file.header.corpus_digest != new.file.header.corpus_digest;
     let mut embedded: Option<(String, BTreeMap<String, String>)> = None;
     let mut unknown = Vec::new();
-    let mut hashes = |side: &Side<'_>| -> Result<Option<BTreeMap<String, String>>, String> {
+    let mut hashes = |side: &Side<'_>| -> Result<Option<BTreeMap<String, String>>> {
         let digest = &side.file.header.corpus_digest;
         if let Some(dir) = side.dir {
             return from_dir(dir, side).map(Some);
@@ -71,7 +72,7 @@ fn from_embedded() -> (String, BTreeMap<String, String>) {
 /// The hashes of the corpus under `dir`, which must be `side`'s. `read_dir` checks every file
 /// against the manifest and the manifest against its digest; the hashes are then the manifest's
 /// own (those of the files as written, whatever their formatting).
-fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>, String> {
+fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>> {
     let read = reader::read_dir(dir)?;
     let want = &side.file.header.corpus_digest;
     if &read.digest != want {
@@ -84,7 +85,8 @@ fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>, Str
             side.path.display(),
             // The file is untrusted: its digest is shown, not interpreted by the terminal.
             terminal_safe(want)
-        ));
+        )
+        .into());
     }
     let path = dir.join(MANIFEST);
     let file =
@@ -93,16 +95,13 @@ fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>, Str
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
     {
         Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(e) => return Err(format!("{}: {e}", path.display()).into()),
     };
     let manifest: Manifest =
         serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     // The manifest read again must be the one just checked (not replaced in between).
     if writer::corpus_digest(&manifest.vectors) != read.digest {
-        return Err(format!(
-            "{}: changed while it was being read",
-            path.display()
-        ));
+        return Err(format!("{}: changed while it was being read", path.display()).into());
     }
     Ok(manifest
         .vectors

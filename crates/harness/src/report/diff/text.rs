@@ -177,7 +177,10 @@ pub fn goalposts_phrase(g: &Goalposts, arrow: &str) -> String {
 /// A digest's first 12 characters: enough to tell two corpora apart on one line (both are
 /// printed in full above it).
 fn short(digest: &str) -> String {
-    clip(digest, 12)
+    match digest.char_indices().nth(12) {
+        Some((i, _)) => format!("{}…", &digest[..i]),
+        None => digest.to_string(),
+    }
 }
 
 fn differences(n: usize) -> String {

@@ -1,0 +1,48 @@
+//! Reading an adapter file (CONTRACT.md section 12) for `run`, `smoke` and `claim verify`: the
+//! bounded, UTF-8 text, its SHA-256 for the results header, and the checked adapter with every
+//! mistake named.
+
+use agentconf_harness::adapter::{Adapter, Mode};
+
+use crate::commands::to_stderr;
+use crate::error::Result;
+
+/// An adapter file's name for messages, its text (bounded, UTF-8) and the SHA-256 the results
+/// header records for it.
+pub fn read_adapter(path: &std::path::Path) -> Result<(String, String, String)> {
+    let input = crate::input::open(path)?;
+    let bytes =
+        agentconf_json::read_limited(input.reader, agentconf_harness::adapter::MAX_ADAPTER_BYTES)
+            .map_err(|e| crate::input::read_error(&input.name, &e))?
+            .map_err(|e| format!("{}: {e}", input.name))?;
+    let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
+    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
+    Ok((input.name, text, digest))
+}
+
+/// An adapter file's text checked for a run in `mode`. Every mistake is named, each on a line
+/// of its own: all but the last on standard error now, the last as the error (so that a single
+/// mistake is one line, as every error is).
+pub fn checked_adapter(
+    name: &str,
+    text: &str,
+    corpus_ids: &std::collections::BTreeSet<String>,
+    mode: Mode,
+) -> Result<Adapter> {
+    Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
+        let all = errors.all();
+        let (last, earlier) = all.split_last().unwrap_or((errors.first(), &[]));
+        for e in earlier {
+            let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
+            to_stderr(&(line + "\n"));
+        }
+        match earlier.len() {
+            0 => format!("{name}: {last}"),
+            n => format!(
+                "{name}: {last} ({} mistakes, each on a line of its own)",
+                n + 1
+            ),
+        }
+        .into()
+    })
+}

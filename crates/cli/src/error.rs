@@ -1,0 +1,93 @@
+//! The CLI's errors: every way a command can fail before it has a verdict to show, each ending in
+//! one line at the edge (`main`), exit 2. Typed where the failure has a shape a caller may act on
+//! (a file that cannot be read or written, a results file refused, a run that could not finish);
+//! a usage mistake is its sentence.
+
+use std::fmt;
+use std::io;
+
+use agentconf_harness::results::{Incomplete, ReadError, WriteError};
+use agentconf_harness::session::RunError;
+
+use crate::input::InputError;
+
+/// Every failure of a command.
+#[derive(Debug)]
+pub enum Error {
+    /// Standard output was closed by its reader (`… | head`): no message, as for any Unix tool
+    /// stopped by SIGPIPE; the exit code still says the output was cut.
+    OutputClosed,
+    /// Standard output could not be written (a full disk, say).
+    Output(io::Error),
+    /// A file argument could not be read.
+    Input(InputError),
+    /// A file could not be written.
+    Write(WriteError),
+    /// A file given as a results file is not one.
+    NotResults { name: String, error: ReadError },
+    /// A results file that is not whole: no report is drawn from it.
+    Incomplete { name: String, error: Incomplete },
+    /// The run could not finish.
+    Run(RunError),
+    /// Arguments that do not go together, or input a command refuses, in one sentence.
+    Usage(String),
+}
+
+impl Error {
+    /// Whether the error is the closed-output case, which prints nothing.
+    pub fn is_output_closed(&self) -> bool {
+        matches!(self, Error::OutputClosed)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::OutputClosed => f.write_str("standard output was closed by its reader"),
+            Error::Output(e) => write!(f, "cannot write output: {e}"),
+            Error::Input(e) => write!(f, "{e}"),
+            Error::Write(e) => write!(f, "{e}"),
+            Error::NotResults { name, error } => {
+                write!(f, "{name} is not a results file of agentconf run ({error})")
+            }
+            Error::Incomplete { name, error } => write!(f, "{name}: refused: {error}"),
+            Error::Run(e) => write!(f, "{e}"),
+            Error::Usage(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<String> for Error {
+    fn from(message: String) -> Error {
+        Error::Usage(message)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(message: &str) -> Error {
+        Error::Usage(message.to_string())
+    }
+}
+
+impl From<InputError> for Error {
+    fn from(e: InputError) -> Error {
+        Error::Input(e)
+    }
+}
+
+impl From<WriteError> for Error {
+    fn from(e: WriteError) -> Error {
+        Error::Write(e)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Error {
+        Error::Run(e)
+    }
+}
+
+/// What a command returns.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,197 @@
+//! Writing results files and reports: through a fresh temporary file beside the target and a
+//! rename, so a reader never sees half a file and nothing planted at the target is followed.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{Line, ResultsFile};
+
+/// A file that could not be written, and why.
+#[derive(Debug)]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub problem: WriteProblem,
+}
+
+/// Why a file could not be written.
+#[derive(Debug)]
+pub enum WriteProblem {
+    /// The target is a symbolic link (refused: it may point anywhere).
+    SymbolicLink,
+    /// The target exists and is not a regular file.
+    NotARegularFile,
+    /// No temporary name beside the target was free.
+    NoFreshName(Option<io::Error>),
+    Io(io::Error),
+}
+
+impl WriteError {
+    fn at(path: &Path, problem: WriteProblem) -> WriteError {
+        WriteError {
+            path: path.to_path_buf(),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot write {}: ", self.path.display())?;
+        match &self.problem {
+            WriteProblem::SymbolicLink => {
+                f.write_str("it is a symbolic link (refused: write to the file itself)")
+            }
+            WriteProblem::NotARegularFile => f.write_str("it exists and is not a regular file"),
+            WriteProblem::NoFreshName(e) => write!(
+                f,
+                "no fresh temporary name ({})",
+                e.as_ref().map(|e| e.to_string()).unwrap_or_default()
+            ),
+            WriteProblem::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes `file` to `path` through a temporary file and a rename, so a reader never sees half a
+/// results file.
+pub fn write_file(path: &Path, file: &ResultsFile) -> Result<(), WriteError> {
+    let mut text = String::new();
+    let mut push = |line: &Line| {
+        // Strings, numbers, options and sequences: serialisation cannot fail.
+        text.push_str(&serde_json::to_string(line).unwrap_or_default());
+        text.push('\n');
+    };
+    push(&Line::Header(file.header.clone()));
+    for r in &file.results {
+        push(&Line::Result(r.clone()));
+    }
+    if let Some(f) = &file.footer {
+        push(&Line::Footer(f.clone()));
+    }
+    write_atomically(path, text.as_bytes())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a report. The
+/// temporary file is created next to the target under a fresh name that must not exist yet
+/// (`O_EXCL`), so nothing already there — a symbolic link planted by the implementation under
+/// test, say — is followed or overwritten; a target that exists and is not a regular file is
+/// refused.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    use std::io::Write as _;
+    check_target(path)?;
+    let (mut file, tmp) = create_temp(path)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| WriteError::at(&tmp, WriteProblem::Io(e)));
+    drop(file);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        WriteError::at(path, WriteProblem::Io(e))
+    })
+}
+
+/// Checks, before anything runs, that `path` can be written as [`write_atomically`] will: the
+/// target is absent or a regular file, and its directory takes a new file. A run that could not
+/// write its results costs nothing this way.
+pub fn check_writable(path: &Path) -> Result<(), WriteError> {
+    check_target(path)?;
+    let (file, tmp) = create_temp(path)?;
+    drop(file);
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
+}
+
+/// The target must be absent or a regular file: not a symbolic link, directory or device.
+fn check_target(path: &Path) -> Result<(), WriteError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            Err(WriteError::at(path, WriteProblem::SymbolicLink))
+        }
+        Ok(m) if !m.is_file() => Err(WriteError::at(path, WriteProblem::NotARegularFile)),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(WriteError::at(path, WriteProblem::Io(e))),
+    }
+}
+
+/// A new file next to `path`, under a name no one else has (created with `O_EXCL`).
+fn create_temp(path: &Path) -> Result<(std::fs::File, PathBuf), WriteError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "results".into());
+    let mut last = None;
+    for _ in 0..16 {
+        let nonce = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let tmp = path.with_file_name(format!(
+            ".{name}.{}.{nonce:x}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(WriteError::at(path, WriteProblem::Io(e))),
+        }
+    }
+    Err(WriteError::at(path, WriteProblem::NoFreshName(last)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_refuse_links_and_non_files_and_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("agentconf-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("results.jsonl");
+        check_writable(&target).unwrap();
+        write_atomically(&target, b"one\n").unwrap();
+        write_atomically(&target, b"two\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"two\n");
+        // A link planted where the results go is refused, and what it points to is untouched.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let link = dir.join("link.jsonl");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(check_writable(&link)
+            .unwrap_err()
+            .to_string()
+            .contains("symbolic link"));
+        assert!(write_atomically(&link, b"x").is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert!(check_writable(&dir)
+            .unwrap_err()
+            .to_string()
+            .contains("not a regular file"));
+        assert!(check_writable(&dir.join("missing/results.jsonl")).is_err());
+        // Only the files written remain.
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link.jsonl", "results.jsonl", "victim"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
