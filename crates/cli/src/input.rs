@@ -1,15 +1,11 @@
-//! Opening FILE arguments: a path, or '-' for standard input.
-//!
-//! A path must name a regular file. A FIFO, socket or device is refused before anything is read
-//! from it: opening a FIFO for reading blocks until a writer appears, so a command handed one
-//! would hang forever. The check is made on the open file itself (opened without blocking), so a
-//! path swapped for a FIFO between a look and the open cannot slip through.
+//! Opening FILE arguments: a path, or '-' for standard input. A path must name a regular file: a
+//! FIFO, socket or device is refused, without blocking, before anything is read from it.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
+
+use agentconf_json::file::{open_regular, OpenError};
 
 /// A readable input and the name to use for it in messages.
 pub struct Input {
@@ -55,24 +51,7 @@ impl From<InputError> for String {
     }
 }
 
-/// What a file type is called in a message, when it is not a regular file.
-pub fn kind_of(t: &std::fs::FileType) -> Option<&'static str> {
-    if t.is_file() {
-        None
-    } else if t.is_dir() {
-        Some("a directory")
-    } else if t.is_fifo() {
-        Some("a FIFO (named pipe)")
-    } else if t.is_socket() {
-        Some("a socket")
-    } else if t.is_block_device() || t.is_char_device() {
-        Some("a device")
-    } else {
-        Some("not a regular file")
-    }
-}
-
-/// Opens `path`, or standard input for `-`, as [`open_regular`] does.
+/// Opens `path` (a regular file: see `agentconf_json::file`), or standard input for `-`.
 pub fn open(path: &Path) -> Result<Input, InputError> {
     if path.as_os_str() == "-" {
         return Ok(Input {
@@ -81,30 +60,17 @@ pub fn open(path: &Path) -> Result<Input, InputError> {
         });
     }
     let name = path.display().to_string();
-    let file = open_regular(path).map_err(|problem| InputError {
+    let file = open_regular(path).map_err(|e| InputError {
         name: name.clone(),
-        problem,
+        problem: match e {
+            OpenError::NotARegularFile(kind) => InputProblem::NotARegularFile(kind),
+            OpenError::Io(e) => InputProblem::Io(e),
+        },
     })?;
     Ok(Input {
         name,
         reader: Box::new(file),
     })
-}
-
-/// Opens a path that must be a regular file, without ever blocking on it: opened with
-/// `O_NONBLOCK` (which a FIFO honours and a regular file ignores), then its type checked on the
-/// open descriptor.
-pub fn open_regular(path: &Path) -> Result<File, InputProblem> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(InputProblem::Io)?;
-    let meta = file.metadata().map_err(InputProblem::Io)?;
-    match kind_of(&meta.file_type()) {
-        Some(kind) => Err(InputProblem::NotARegularFile(kind)),
-        None => Ok(file),
-    }
 }
 
 /// Describes a read failure of an input that was opened.

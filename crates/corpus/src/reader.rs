@@ -6,7 +6,6 @@
 //! The directory is untrusted: paths stay inside it, sizes are bounded, duplicate member names
 //! are refused, and every failure is an `Err` naming the file.
 
-use std::fs;
 use std::path::{Component, Path};
 
 use sha2::{Digest as _, Sha256};
@@ -112,13 +111,12 @@ fn read_text(path: &Path, limit: u64) -> Result<String, String> {
 /// A file's bytes: at most `limit` of them, and a regular file (not a directory or a device).
 /// `Err` names the file.
 pub(crate) fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let file = fs::File::open(path).map_err(|e| at(path, &format!("cannot open: {e}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| at(path, &format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(at(path, "not a regular file"));
-    }
+    let file = agentconf_json::file::open_regular(path).map_err(|e| match e {
+        agentconf_json::file::OpenError::NotARegularFile(kind) => {
+            at(path, &format!("{kind}, not a regular file"))
+        }
+        agentconf_json::file::OpenError::Io(e) => at(path, &format!("cannot open: {e}")),
+    })?;
     match agentconf_json::read_limited(file, limit) {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(e)) => Err(at(path, &e.to_string())),

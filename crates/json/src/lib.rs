@@ -6,6 +6,7 @@
 //! integers past 64 bits must not be rounded), and every failure is a typed [`JsonError`] that maps
 //! to a rule. Nothing here panics on any input.
 
+pub mod file;
 pub mod flat;
 pub mod hex;
 pub mod split;
