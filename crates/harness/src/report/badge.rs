@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::{totals, verdict, Level, Verdict};
+use super::view::View;
+use super::{Level, Verdict};
 use crate::grade::Grading;
-use crate::results::ResultsFile;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,11 +31,11 @@ pub fn badge_color(v: &Verdict) -> &'static str {
 /// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf aer1-timeline strict",
 /// "message":"CONFORMS 555/555","color":…}`. The label names the suites that have counted results,
 /// the grading and the claimed profiles; the total excludes unsupported and skipped cases.
-pub fn badge(file: &ResultsFile) -> String {
-    let t = totals(file);
-    let v = verdict(file);
+pub fn render(view: &View) -> String {
+    let t = &view.totals;
+    let v = &view.verdict;
     let mut suites: Vec<&str> = Vec::new();
-    for r in &file.results {
+    for r in view.results {
         let s = r.suite.as_str();
         if !suites.contains(&s) && r.status != crate::status::Status::Unsupported {
             suites.push(s);
@@ -48,18 +48,18 @@ pub fn badge(file: &ResultsFile) -> String {
         } else {
             suites.join("+")
         },
-        match file.header.grading {
+        match view.header.grading {
             Grading::Strict => "strict",
             Grading::Loose => "loose",
         }
     );
     // Profiles are GRP capabilities: named only where GRP cases were counted.
-    if !file.header.profiles.is_empty() && suites.contains(&"grp-admission") {
-        label.push_str(&format!(" +{}", file.header.profiles.join("+")));
+    if !view.header.profiles.is_empty() && suites.contains(&"grp-admission") {
+        label.push_str(&format!(" +{}", view.header.profiles.join("+")));
     }
     // Profiles come from the file: keep the label short whatever they say.
     let label = super::clip(&label, 80);
-    let counted = file
+    let counted = view
         .results
         .iter()
         .filter(|r| r.status.is_counted())
@@ -68,7 +68,7 @@ pub fn badge(file: &ResultsFile) -> String {
         schema_version: 1,
         label,
         message: format!("{} {}/{}", v.headline(), t.passed, counted),
-        color: badge_color(&v),
+        color: badge_color(v),
     };
     let mut s = serde_json::to_string(&e).unwrap_or_default();
     s.push('\n');

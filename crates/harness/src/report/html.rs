@@ -3,11 +3,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{
-    argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, rules_without_cases_phrase,
-    seconds, totals, unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
-};
-use crate::results::{ResultLine, ResultsFile};
+use super::page::{self, base_css, esc, level_class};
+use super::view::{Fact, View};
+use super::{clip, seconds, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
+use crate::results::ResultLine;
 
 /// How many unexpected results the overview lists before folding the rest.
 const UNEXPECTED_SHOWN: usize = 20;
@@ -19,22 +18,14 @@ const FAILS_SHOWN: usize = 6;
 /// simply absent); with it, filters by status, suite and id/rule text appear. Every string from
 /// the results file is HTML-escaped (`& < > " '`), control and bidirectional characters are
 /// shown as `\u{…}`, and nothing from the file reaches the script or a URL.
-pub fn html(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let t = totals(file);
-    let rows = per_rule(file);
-    let vectors = ordered(file);
-    let v = verdict(file);
+pub fn render(view: &View) -> String {
+    let h = view.header;
+    let t = &view.totals;
+    let rows = &view.rules;
+    let vectors = &view.lines;
+    let v = &view.verdict;
     let verdict = v.headline();
-    // The badge's colours: green only for CONFORMS, yellow for known failures, blue for
-    // partial, red for FAIL, grey for nothing tested.
-    let verdict_class = match v.level {
-        Level::Conforms => "ok",
-        Level::Fail => "fail",
-        Level::ConformsWithKnownFailures => "known",
-        Level::Partial => "partial",
-        Level::NothingTested => "none",
-    };
+    let verdict_class = level_class(v.level);
     // Anchors use positions, never ids from the file.
     let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
     for (i, r) in vectors.iter().enumerate() {
@@ -46,28 +37,32 @@ pub fn html(file: &ResultsFile) -> String {
         .map(|(i, r)| (r.rule.as_str(), i))
         .collect();
 
-    let mut o = String::with_capacity(64 * 1024 + file.results.len() * 1024);
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>agentconf: {} — {verdict} {}/{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        esc(&h.implementation.name),
-        t.passed,
-        t.total
+    let mut o = String::with_capacity(64 * 1024 + view.results.len() * 1024);
+    page::open(
+        &mut o,
+        &format!(
+            "agentconf: {} — {verdict} {}/{}",
+            esc(&h.implementation.name),
+            t.passed,
+            t.total
+        ),
+        CSS,
     );
 
     // Banner.
-    let _ = write!(
-        o,
-        "<header class=\"top {verdict_class}\"><div class=\"wrap\">\
-         <div class=\"brand\">agentconf conformance report</div>\
-         <h1>{} <span class=\"verdict {verdict_class}\">{verdict}</span></h1><p class=\"sub\">",
-        esc(&h.implementation.name)
+    page::banner(
+        &mut o,
+        verdict_class,
+        "agentconf conformance report",
+        &format!(
+            "{} <span class=\"verdict {verdict_class}\">{verdict}</span>",
+            esc(&h.implementation.name)
+        ),
     );
+    o.push_str("<p class=\"sub\">");
     let _ = write!(o, "{} of {} vectors passed", t.passed, t.total);
     if t.unexpected > 0 {
-        let _ = write!(o, " · {}", esc(&unexpected_phrase(&t)));
+        let _ = write!(o, " · {}", esc(&unexpected_phrase(t)));
     }
     if t.unsupported > 0 {
         let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
@@ -87,7 +82,8 @@ pub fn html(file: &ResultsFile) -> String {
         }
         o.push_str("</ul>");
     }
-    o.push_str("</div></header>\n<main class=\"wrap\">\n");
+    o.push_str(page::BANNER_END);
+    o.push_str("<main class=\"wrap\">\n");
 
     // Counters: false accepts first and largest.
     o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
@@ -145,70 +141,40 @@ pub fn html(file: &ResultsFile) -> String {
 
     // Facts.
     o.push_str("<section class=\"card facts\"><h2>Run</h2><dl>\n");
-    let mut fact = |k: &str, v: String| {
-        let _ = writeln!(o, "<dt>{k}</dt><dd>{v}</dd>");
-    };
-    fact("implementation", esc(&h.implementation.name));
-    fact(
-        "command",
-        format!("<code>{}</code>", esc(&argv_line(&h.implementation.argv))),
-    );
-    if let Some(d) = &h.implementation.executable_sha256 {
-        fact("executable sha256", format!("<code>{}</code>", esc(d)));
-    }
-    for f in &h.implementation.files {
-        fact(
-            "file sha256",
-            format!("<code>{}</code> {}", esc(&f.sha256), esc(&f.path)),
-        );
-    }
-    if let Some(v) = &h.implementation.interpreter_version {
-        fact("interpreter", esc(v));
-    }
-    if let Some(d) = &h.implementation.declared {
-        fact(
-            "declared",
-            format!("{} {} (its own words)", esc(&d.name), esc(&d.version)),
-        );
-    }
-    if let Some(d) = &h.adapter_digest {
-        fact("adapter sha256", format!("<code>{}</code>", esc(d)));
-    }
-    fact(
-        "corpus digest",
-        format!("<code>{}</code>", esc(&h.corpus_digest)),
-    );
-    fact("suite version", esc(&h.suite_version));
-    fact("grading", esc(&grading_name(h.grading)));
-    fact(
-        "profiles",
-        if h.profiles.is_empty() {
-            "none claimed".into()
-        } else {
-            esc(&h.profiles.join(", "))
-        },
-    );
-    fact("started", esc(&h.started_at));
-    match &file.footer {
-        Some(f) => fact(
-            "finished",
-            format!("{} ({})", esc(&f.finished_at), seconds(f.duration_ms)),
-        ),
-        None => fact(
-            "finished",
-            "never: no footer (the run was cut short)".into(),
-        ),
-    }
-    // A complete run writes one line per case; files from before cases count vectors.
-    let announced = h.case_count.unwrap_or(h.vector_count);
-    if t.vectors != announced {
-        fact(
-            "cases",
-            format!(
-                "{} of the {announced} the header announced have results",
-                t.vectors
+    for f in &view.facts {
+        let (k, v) = match f {
+            Fact::Implementation(name) => ("implementation", esc(name)),
+            Fact::Command(argv) => ("command", format!("<code>{}</code>", esc(argv))),
+            Fact::Executable(d) => ("executable sha256", format!("<code>{}</code>", esc(d))),
+            Fact::Declared { name, version } => (
+                "declared",
+                format!("{} {} (its own words)", esc(name), esc(version)),
             ),
-        );
+            Fact::File { sha256, path } => (
+                "file sha256",
+                format!("<code>{}</code> {}", esc(sha256), esc(path)),
+            ),
+            Fact::Interpreter(v) => ("interpreter", esc(v)),
+            Fact::Adapter(d) => ("adapter sha256", format!("<code>{}</code>", esc(d))),
+            Fact::CorpusDigest(d) => ("corpus digest", format!("<code>{}</code>", esc(d))),
+            Fact::SuiteVersion(s) => ("suite version", esc(s)),
+            Fact::Grading(g) => ("grading", esc(g)),
+            Fact::Profiles([]) => ("profiles", "none claimed".into()),
+            Fact::Profiles(p) => ("profiles", esc(&p.join(", "))),
+            Fact::Started(at) => ("started", esc(at)),
+            Fact::Finished(Some((at, ms))) => {
+                ("finished", format!("{} ({})", esc(at), seconds(*ms)))
+            }
+            Fact::Finished(None) => (
+                "finished",
+                "never: no footer (the run was cut short)".into(),
+            ),
+            Fact::Cases { results, announced } => (
+                "cases",
+                format!("{results} of the {announced} the header announced have results"),
+            ),
+        };
+        let _ = writeln!(o, "<dt>{k}</dt><dd>{v}</dd>");
     }
     let _ = writeln!(
         o,
@@ -273,7 +239,7 @@ pub fn html(file: &ResultsFile) -> String {
         .filter(|r| r.status == RuleStatus::Uncredited)
         .count();
     // Rules of the catalogue this file has no case for (a subset ran): said, not left out.
-    let absent = rules_without_cases_phrase(&rows);
+    let absent = view.rules_without_cases.as_deref();
     let _ = writeln!(
         o,
         "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
@@ -286,42 +252,33 @@ pub fn html(file: &ResultsFile) -> String {
         rows.len(),
         absent.map(|a| format!(" · {a}")).unwrap_or_default()
     );
-    let mut i = 0;
-    while i < rows.len() {
-        let draft = &rows[i].draft;
-        let end = rows[i..]
-            .iter()
-            .position(|r| &r.draft != draft)
-            .map_or(rows.len(), |p| i + p);
+    for draft in &view.drafts {
         let _ = write!(
             o,
             "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
              <th>Vectors passed</th><th>Status</th></tr></thead>\n",
-            esc(draft)
+            esc(&draft.draft)
         );
-        let mut section: Option<&str> = None;
-        for (k, row) in rows[i..end].iter().enumerate() {
-            if section != Some(row.section.as_str()) {
-                if section.is_some() {
-                    o.push_str("</tbody>\n");
-                }
-                section = Some(row.section.as_str());
-                let _ = writeln!(
-                    o,
-                    "<tbody><tr class=\"sec\"><th colspan=\"4\">Section {}</th></tr>",
-                    if row.section.is_empty() {
-                        "unknown".into()
-                    } else {
-                        esc(&row.section)
-                    }
-                );
+        for (k, (section, range)) in draft.sections.iter().enumerate() {
+            if k > 0 {
+                o.push_str("</tbody>\n");
             }
-            rule_row(&mut o, i + k, row, &vector_anchor);
+            let _ = writeln!(
+                o,
+                "<tbody><tr class=\"sec\"><th colspan=\"4\">Section {}</th></tr>",
+                if section.is_empty() {
+                    "unknown".into()
+                } else {
+                    esc(section)
+                }
+            );
+            for i in range.clone() {
+                rule_row(&mut o, i, &rows[i], &vector_anchor);
+            }
         }
         o.push_str("</tbody></table>\n");
-        i = end;
     }
-    let unpaired = super::uncredited(file);
+    let unpaired = &view.uncredited;
     if !unpaired.is_empty() {
         let _ = writeln!(
             o,
@@ -329,7 +286,7 @@ pub fn html(file: &ResultsFile) -> String {
              their rules</small></h3><ul class=\"uncredited\">",
             super::passed_cases(unpaired.len())
         );
-        for u in &unpaired {
+        for u in unpaired {
             match vector_anchor.get(u.id.as_str()) {
                 Some(i) => {
                     let _ = write!(o, "<li><a href=\"#v-{i}\"><code>{}</code></a>", esc(&u.id));
@@ -345,7 +302,7 @@ pub fn html(file: &ResultsFile) -> String {
     o.push_str("</section>\n");
 
     // Vectors.
-    let mut suites: Vec<&str> = file.results.iter().map(|r| r.suite.as_str()).collect();
+    let mut suites: Vec<&str> = view.results.iter().map(|r| r.suite.as_str()).collect();
     suites.sort_unstable();
     suites.dedup();
     let _ = write!(
@@ -554,47 +511,9 @@ fn bar(passed: usize, failed: usize, total: usize, wide: bool) -> String {
     )
 }
 
-/// Escapes `s` for HTML text and attribute values: `& < > " '` as entities; control characters
-/// other than line breaks and tabs, and bidirectional formatting characters, as visible `\u{…}`.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() || is_bidi_control(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const CSS: &str = r#"
-[hidden]{display:none!important}
-:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--kn:#f0b400;--pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-code,pre,.id,.chip,dd code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
-.wrap{max-width:1200px;margin:0 auto;padding:0 24px}
-header.top{color:#fff;background:#24292f;padding:20px 0 18px;border-bottom:6px solid var(--un)}
-header.top.fail{border-bottom-color:var(--fa)}header.top.ok{border-bottom-color:var(--ok)}
-.brand{font-size:12px;letter-spacing:.08em;text-transform:uppercase;opacity:.7}
-h1{margin:4px 0 2px;font-size:26px;font-weight:650;word-break:break-all}
-.sub{margin:0;opacity:.85}
-.verdict{display:inline-block;vertical-align:middle;margin-left:8px;padding:2px 12px;border-radius:999px;font-size:14px;font-weight:700;letter-spacing:.05em;background:var(--un)}
-.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}
-header.top.known{border-bottom-color:var(--kn)}.verdict.known{background:var(--kn);color:#1f2328}
-header.top.partial{border-bottom-color:var(--pa)}.verdict.partial{background:var(--pa)}
-ul.partial{margin:6px 0 0;padding-left:18px;opacity:.85}
-main.wrap{padding-top:24px;padding-bottom:40px}
-h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--mut);font-size:13px;margin-left:6px}
-h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
+const CSS: &str = concat!(
+    base_css!(),
+    r#"h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
 h4{margin:0 0 4px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--mut)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0}
 .counters{display:grid;grid-template-columns:minmax(220px,1fr) 3fr;gap:12px}
@@ -655,7 +574,8 @@ a{color:#0969da}
 @media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(2,1fr)}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}}
 body{overflow-wrap:anywhere}
 @media print{.filters{display:none}details.v{break-inside:avoid}}
-"#;
+"#
+);
 
 const JS: &str = r#"
 (function(){

@@ -2,15 +2,14 @@
 
 use serde::Serialize;
 
-use super::{
-    per_rule, totals, uncredited, unexpected, verdict, RuleRow, Totals, UncreditedCase, Verdict,
-};
+use super::view::View;
+use super::{RuleRow, Totals, UncreditedCase, Verdict};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
 /// The summary format version.
 pub const SUMMARY_FORMAT: &str = "agentconf-summary/1";
 
-/// Everything [`json`] writes, in its key order.
+/// Everything [`json`](super::json) writes, in its key order.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary<'a> {
     /// `agentconf-summary/1`.
@@ -30,25 +29,31 @@ pub struct Summary<'a> {
     pub uncredited: Vec<UncreditedCase>,
 }
 
+impl<'a> From<View<'a>> for Summary<'a> {
+    fn from(view: View<'a>) -> Summary<'a> {
+        Summary {
+            format: SUMMARY_FORMAT,
+            header: view.header,
+            footer: view.footer,
+            verdict: view.verdict,
+            totals: view.totals,
+            unexpected: view.unexpected,
+            rules: view.rules,
+            uncredited: view.uncredited,
+        }
+    }
+}
+
 /// The summary of `file`.
 pub fn summary(file: &ResultsFile) -> Summary<'_> {
-    Summary {
-        format: SUMMARY_FORMAT,
-        header: &file.header,
-        footer: file.footer.as_ref(),
-        verdict: verdict(file),
-        totals: totals(file),
-        unexpected: unexpected(file),
-        rules: per_rule(file),
-        uncredited: uncredited(file),
-    }
+    Summary::from(View::of(file))
 }
 
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
 /// `verdict`, `totals`, `unexpected`, `rules`, `uncredited`.
-pub fn json(file: &ResultsFile) -> String {
+pub fn render(view: &View) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
-    let mut s = serde_json::to_string_pretty(&summary(file))
+    let mut s = serde_json::to_string_pretty(&Summary::from(view.clone()))
         .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()));
     s.push('\n');
     s

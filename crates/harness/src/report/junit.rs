@@ -5,8 +5,8 @@ use std::time::Duration;
 use agentconf_contract::vector::Suite;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{grading_name, verdict, Credit};
-use crate::results::ResultsFile;
+use super::grading_name;
+use super::view::View;
 use crate::status::Status;
 
 /// JUnit XML: one `testsuite` per corpus suite that has results (in corpus order), one
@@ -14,13 +14,12 @@ use crate::status::Status;
 /// outcomes are `failure`s (message and type = the status; text = detail, then the captured
 /// stderr); unsupported vectors are `skipped`. quick-junit escapes the text and drops characters
 /// XML cannot carry.
-pub fn junit(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let v = verdict(file);
-    let credit = Credit::of(file);
+pub fn render(view: &View) -> String {
+    let h = view.header;
+    let v = &view.verdict;
     let mut report = Report::new("agentconf");
     for suite in Suite::ALL {
-        let mut lines: Vec<_> = file.results.iter().filter(|r| r.suite == suite).collect();
+        let mut lines: Vec<_> = view.results.iter().filter(|r| r.suite == suite).collect();
         if lines.is_empty() {
             continue;
         }
@@ -60,7 +59,7 @@ pub fn junit(file: &ResultsFile) -> String {
             };
             let mut tc = TestCase::new(r.id.as_str(), status);
             if r.status == Status::Pass {
-                if let Some(why) = credit.why_uncredited(r) {
+                if let Some(why) = view.why_uncredited(&r.id) {
                     tc.set_system_out(format!("uncredited: {why}"));
                 }
             }

@@ -2,11 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::{
-    clip, grading_name, is_bidi_control, per_rule, totals, uncredited, unexpected,
-    unexpected_phrase, verdict, Level, RuleStatus, DRAFTS_NOTE,
-};
-use crate::results::ResultsFile;
+use super::view::View;
+use super::{clip, is_bidi_control, unexpected_phrase, Level, RuleStatus, DRAFTS_NOTE};
 
 /// How many unexpected results are listed before "…and N more".
 pub const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
@@ -15,11 +12,11 @@ pub const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
 /// (false accepts first; the first 50), and the per-rule table folded in a `<details>` block.
 /// Strings from the file are escaped (HTML entities and Markdown punctuation) and kept to one
 /// line, so they can neither break a table nor inject markup.
-pub fn markdown(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let t = totals(file);
+pub fn render(view: &View) -> String {
+    let h = view.header;
+    let t = &view.totals;
     let mut out = String::new();
-    let v = verdict(file);
+    let v = &view.verdict;
     let icon = match v.level {
         Level::Conforms => "✅",
         Level::Fail => "❌",
@@ -34,7 +31,7 @@ pub fn markdown(file: &ResultsFile) -> String {
         t.total
     );
     if t.unexpected > 0 {
-        let _ = write!(out, "; {}", unexpected_phrase(&t));
+        let _ = write!(out, "; {}", unexpected_phrase(t));
     }
     if t.unsupported > 0 {
         let _ = write!(out, "; {} unsupported", t.unsupported);
@@ -46,13 +43,13 @@ pub fn markdown(file: &ResultsFile) -> String {
         "Corpus {} · suite {} · grading {}{}{}\n",
         md_code(&h.corpus_digest),
         md_code(&h.suite_version),
-        grading_name(h.grading),
+        super::grading_name(h.grading),
         if h.profiles.is_empty() {
             String::new()
         } else {
             format!(" · profiles {}", md(&h.profiles.join(", ")))
         },
-        if file.footer.is_none() {
+        if view.footer.is_none() {
             " · **the run was cut short (no footer)**"
         } else {
             ""
@@ -80,7 +77,7 @@ pub fn markdown(file: &ResultsFile) -> String {
         t.passed, t.total
     );
 
-    let bad = unexpected(file);
+    let bad = &view.unexpected;
     if !bad.is_empty() {
         let _ = writeln!(
             out,
@@ -106,58 +103,55 @@ pub fn markdown(file: &ResultsFile) -> String {
         }
     }
 
-    let rows = per_rule(file);
+    let rows = &view.rules;
     let failing = rows.iter().filter(|r| r.status == RuleStatus::Fail).count();
     let _ = writeln!(
         out,
         "\n<details><summary>Per-rule table: {} rules, {failing} failing</summary>\n",
         rows.len()
     );
-    let mut draft = None;
-    for row in &rows {
-        if draft != Some(&row.draft) {
-            draft = Some(&row.draft);
-            let _ = writeln!(
-                out,
-                "\n#### {}\n\n| section | rule | level | passed | status | rule text |\n\
-                 |---|---|---|---:|---|---|",
-                md(&row.draft)
-            );
-        }
-        let icon = match row.status {
-            RuleStatus::Pass => "✅ pass",
-            RuleStatus::KnownFailure => "⚠️ known failure",
-            RuleStatus::Fail => "❌ fail",
-            RuleStatus::Partial => "➖ partial",
-            RuleStatus::Untested => "➖ untested",
-            RuleStatus::Uncredited => "➖ uncredited",
-        };
-        let unsupported = if row.unsupported > 0 {
-            format!(" (+{} unsupported)", row.unsupported)
-        } else {
-            String::new()
-        };
+    for draft in &view.drafts {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {}/{}{unsupported} | {icon} | {} |",
-            md(&row.section),
-            md_code(&row.rule),
-            md(&row.level),
-            row.passed,
-            row.total,
-            md(&row.title)
+            "\n#### {}\n\n| section | rule | level | passed | status | rule text |\n\
+             |---|---|---|---:|---|---|",
+            md(&draft.draft)
         );
+        for row in &rows[draft.rows()] {
+            let icon = match row.status {
+                RuleStatus::Pass => "✅ pass",
+                RuleStatus::KnownFailure => "⚠️ known failure",
+                RuleStatus::Fail => "❌ fail",
+                RuleStatus::Partial => "➖ partial",
+                RuleStatus::Untested => "➖ untested",
+                RuleStatus::Uncredited => "➖ uncredited",
+            };
+            let unsupported = if row.unsupported > 0 {
+                format!(" (+{} unsupported)", row.unsupported)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {}/{}{unsupported} | {icon} | {} |",
+                md(&row.section),
+                md_code(&row.rule),
+                md(&row.level),
+                row.passed,
+                row.total,
+                md(&row.title)
+            );
+        }
     }
     let _ = writeln!(out, "\n</details>");
-    let unpaired = uncredited(file);
-    if !unpaired.is_empty() {
+    if !view.uncredited.is_empty() {
         let _ = writeln!(
             out,
             "\n<details><summary>Uncredited passes: {} without earning credit for their \
              rules</summary>\n",
-            super::passed_cases(unpaired.len())
+            super::passed_cases(view.uncredited.len())
         );
-        for u in &unpaired {
+        for u in &view.uncredited {
             let _ = writeln!(out, "- {}: {}", md_code(&u.id), md(&u.why));
         }
         let _ = writeln!(out, "\n</details>");

@@ -2,81 +2,57 @@
 
 use std::fmt::Write as _;
 
-use super::{
-    argv_line, clip, grading_name, per_rule, rules_without_cases_phrase, seconds, terminal_safe,
-    totals, uncredited, unexpected, unexpected_phrase, verdict, DRAFTS_NOTE,
-};
-use crate::results::ResultsFile;
+use super::view::{Fact, View};
+use super::{clip, seconds, terminal_safe, unexpected_phrase, DRAFTS_NOTE};
 
 /// The terminal summary: header facts, totals (false accepts first), the unexpected results
 /// (false accepts first), then the per-rule table. Every string from the file is shown with
 /// control characters escaped.
-pub fn text(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let t = totals(file);
+pub fn render(view: &View) -> String {
     let safe = |s: &str| terminal_safe(s);
     let mut out = String::new();
-    let v = verdict(file);
+    let v = &view.verdict;
     let _ = writeln!(out, "agentconf conformance report: {}", v.headline());
     for reason in &v.partial {
         let _ = writeln!(out, "  scope: {}", safe(reason));
     }
-    let mut fact = |k: &str, v: String| {
-        let _ = writeln!(out, "  {k:<15} {v}");
-    };
-    fact("implementation", safe(&h.implementation.name));
-    fact("command", safe(&argv_line(&h.implementation.argv)));
-    if let Some(d) = &h.implementation.executable_sha256 {
-        fact("executable", format!("sha256 {}", safe(d)));
-    }
-    if let Some(d) = &h.implementation.declared {
-        fact(
-            "declared",
-            format!("{} {} (its own words)", safe(&d.name), safe(&d.version)),
-        );
-    }
-    for f in &h.implementation.files {
-        fact(
-            "file",
-            format!("sha256 {} {}", safe(&f.sha256), safe(&f.path)),
-        );
-    }
-    if let Some(v) = &h.implementation.interpreter_version {
-        fact("interpreter", safe(v));
-    }
-    if let Some(d) = &h.adapter_digest {
-        fact("adapter", format!("sha256 {}", safe(d)));
-    }
-    fact("corpus digest", safe(&h.corpus_digest));
-    fact("suite version", safe(&h.suite_version));
-    fact("grading", grading_name(h.grading));
-    if !h.profiles.is_empty() {
-        fact("profiles", safe(&h.profiles.join(", ")));
-    }
-    fact("started", safe(&h.started_at));
-    match &file.footer {
-        Some(f) => fact(
-            "finished",
-            format!("{} (took {})", safe(&f.finished_at), seconds(f.duration_ms)),
-        ),
-        None => fact(
-            "finished",
-            "never: the file has no footer (the run was cut short)".into(),
-        ),
-    }
-    // A complete run writes one line per case; files from before cases count vectors.
-    let announced = h.case_count.unwrap_or(h.vector_count);
-    if t.vectors != announced {
-        fact(
-            "cases",
-            format!(
-                "{} of the {announced} the header announced have results",
-                t.vectors
+    for fact in &view.facts {
+        let (k, v) = match fact {
+            Fact::Implementation(name) => ("implementation", safe(name)),
+            Fact::Command(argv) => ("command", safe(argv)),
+            Fact::Executable(d) => ("executable", format!("sha256 {}", safe(d))),
+            Fact::Declared { name, version } => (
+                "declared",
+                format!("{} {} (its own words)", safe(name), safe(version)),
             ),
-        );
+            Fact::File { sha256, path } => {
+                ("file", format!("sha256 {} {}", safe(sha256), safe(path)))
+            }
+            Fact::Interpreter(v) => ("interpreter", safe(v)),
+            Fact::Adapter(d) => ("adapter", format!("sha256 {}", safe(d))),
+            Fact::CorpusDigest(d) => ("corpus digest", safe(d)),
+            Fact::SuiteVersion(s) => ("suite version", safe(s)),
+            Fact::Grading(g) => ("grading", g.clone()),
+            Fact::Profiles([]) => continue,
+            Fact::Profiles(p) => ("profiles", safe(&p.join(", "))),
+            Fact::Started(at) => ("started", safe(at)),
+            Fact::Finished(Some((at, ms))) => {
+                ("finished", format!("{} (took {})", safe(at), seconds(*ms)))
+            }
+            Fact::Finished(None) => (
+                "finished",
+                "never: the file has no footer (the run was cut short)".into(),
+            ),
+            Fact::Cases { results, announced } => (
+                "cases",
+                format!("{results} of the {announced} the header announced have results"),
+            ),
+        };
+        let _ = writeln!(out, "  {k:<15} {v}");
     }
     let _ = writeln!(out, "  {DRAFTS_NOTE}.");
 
+    let t = &view.totals;
     let _ = writeln!(
         out,
         "\nTotals: {}/{} passed{}{}",
@@ -88,7 +64,7 @@ pub fn text(file: &ResultsFile) -> String {
             String::new()
         },
         if t.unexpected > 0 {
-            format!("; {} unexpected: {}", t.unexpected, unexpected_phrase(&t))
+            format!("; {} unexpected: {}", t.unexpected, unexpected_phrase(t))
         } else {
             String::new()
         }
@@ -108,14 +84,13 @@ pub fn text(file: &ResultsFile) -> String {
         let _ = writeln!(out, "  {status:<15} {n:>5}{mark}");
     }
 
-    let bad = unexpected(file);
-    if !bad.is_empty() {
+    if !view.unexpected.is_empty() {
         let _ = writeln!(
             out,
             "\nUnexpected results ({}), false accepts first:",
-            bad.len()
+            view.unexpected.len()
         );
-        for r in bad {
+        for r in &view.unexpected {
             let _ = writeln!(out, "  {:<15} {}", r.status.name(), safe(&r.id));
             if !r.detail.is_empty() {
                 let _ = writeln!(out, "  {:<15} {}", "", safe(&clip(&r.detail, 300)));
@@ -127,14 +102,14 @@ pub fn text(file: &ResultsFile) -> String {
         }
     }
 
-    let rows = per_rule(file);
     let _ = writeln!(
         out,
         "\nRules ({}{}), by draft and section (a rejection counts only when its valid counterpart \
          was accepted, an acceptance only when an invalid counterpart was rejected; otherwise \
          `uncredited`):\n    {:<13} {:>7} {:<6} {:<24} rule text",
-        rows.len(),
-        rules_without_cases_phrase(&rows)
+        view.rules.len(),
+        view.rules_without_cases
+            .as_ref()
             .map(|p| format!("; {p}"))
             .unwrap_or_default(),
         "status",
@@ -142,47 +117,42 @@ pub fn text(file: &ResultsFile) -> String {
         "level",
         "rule"
     );
-    let (mut draft, mut section) = (None, None);
-    for row in &rows {
-        if draft != Some(&row.draft) {
-            draft = Some(&row.draft);
-            section = None;
-            let _ = writeln!(out, "{}", safe(&row.draft));
-        }
-        if section != Some(&row.section) {
-            section = Some(&row.section);
-            let name = if row.section.is_empty() {
+    for draft in &view.drafts {
+        let _ = writeln!(out, "{}", safe(&draft.draft));
+        for (section, rows) in &draft.sections {
+            let name = if section.is_empty() {
                 "(unknown section)".to_string()
             } else {
-                safe(&row.section)
+                safe(section)
             };
             let _ = writeln!(out, "  section {name}");
+            for row in &view.rules[rows.clone()] {
+                let count = format!("{}/{}", row.passed, row.total);
+                let unsupported = if row.unsupported > 0 {
+                    format!(" (+{} unsupported, not counted)", row.unsupported)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "    {:<13} {:>7} {:<6} {:<24} {}{}",
+                    row.status.as_str(),
+                    count,
+                    safe(&row.level),
+                    safe(&row.rule),
+                    safe(&row.title),
+                    unsupported
+                );
+            }
         }
-        let count = format!("{}/{}", row.passed, row.total);
-        let unsupported = if row.unsupported > 0 {
-            format!(" (+{} unsupported, not counted)", row.unsupported)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "    {:<13} {:>7} {:<6} {:<24} {}{}",
-            row.status.as_str(),
-            count,
-            safe(&row.level),
-            safe(&row.rule),
-            safe(&row.title),
-            unsupported
-        );
     }
-    let unpaired = uncredited(file);
-    if !unpaired.is_empty() {
+    if !view.uncredited.is_empty() {
         let _ = writeln!(
             out,
             "\nUncredited passes ({}): passed, but earned no credit for their rules:",
-            unpaired.len()
+            view.uncredited.len()
         );
-        for u in &unpaired {
+        for u in &view.uncredited {
             let _ = writeln!(out, "  {}: {}", safe(&u.id), safe(&u.why));
         }
     }

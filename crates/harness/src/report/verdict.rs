@@ -92,6 +92,21 @@ impl Verdict {
     }
 }
 
+impl Level {
+    /// The level a verdict's headline ([`Verdict::headline`]) names, as a matrix file records an
+    /// implementation's verdict; `None` for anything else.
+    pub fn from_headline(headline: &str) -> Option<Level> {
+        match headline {
+            "CONFORMS" => Some(Level::Conforms),
+            "PARTIAL" => Some(Level::Partial),
+            "FAIL" => Some(Level::Fail),
+            "NOTHING TESTED" => Some(Level::NothingTested),
+            h if h.starts_with("CONFORMS WITH ") => Some(Level::ConformsWithKnownFailures),
+            _ => None,
+        }
+    }
+}
+
 /// A level's place in the order, best first.
 fn rank(level: Level) -> u8 {
     match level {
@@ -239,6 +254,14 @@ mod tests {
         assert!(!of(Level::ConformsWithKnownFailures).at_least(Level::Conforms));
         assert!(!of(Level::Partial).at_least(Level::ConformsWithKnownFailures));
         assert!(!of(Level::NothingTested).at_least(Level::Fail));
+    }
+
+    #[test]
+    fn headlines_name_their_levels() {
+        for level in ALL {
+            assert_eq!(Level::from_headline(&of(level).headline()), Some(level));
+        }
+        assert_eq!(Level::from_headline("conforms"), None);
     }
 
     #[test]
