@@ -47,6 +47,8 @@ pub struct VectorResult {
     pub duration_ms: u64,
     /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
     pub failed_as: Option<Status>,
+    /// For an expected failure (`xfail`): the reason the adapter's list gives for it.
+    pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
     pub broken_rules: Vec<Rule>,
     /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
@@ -104,6 +106,7 @@ pub fn run_case_with(
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            xfail_reason: None,
             broken_rules,
             output,
         }
@@ -126,6 +129,7 @@ pub fn adapted(
         stderr: String::new(),
         duration_ms: 0,
         failed_as: None,
+        xfail_reason: None,
         broken_rules: Vec::new(),
         output: None,
     };
@@ -158,6 +162,7 @@ pub fn adapted(
             _ => {
                 r.detail = format!("expected failure ({reason}): {}", r.detail);
                 r.failed_as = Some(r.status);
+                r.xfail_reason = Some(reason.to_string());
                 r.status = Status::Xfail;
             }
         }

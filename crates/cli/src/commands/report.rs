@@ -27,10 +27,27 @@ pub fn load_whole(path: &Path) -> Result<ResultsFile, String> {
         Err(e) => return Err(format!("{}: {e}", input.name)),
     };
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
-    let file = results::parse(&text).map_err(|e| format!("{}: {e}", input.name))?;
+    let file = results::parse(&text).map_err(|e| parse_error(&input.name, &text, &e))?;
     // No report is drawn from a file that is not the one a run wrote.
     results::check(&file).map_err(|e| format!("{}: refused: {e}", input.name))?;
     Ok(file)
+}
+
+/// Why `text` could not be read as a results file: the parser's error (naming the line) for a
+/// file that starts with a results header, or, for anything else (a vector, a report, a
+/// manifest), that it is not a results file at all.
+fn parse_error(name: &str, text: &str, error: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let starts_with_header = serde_json::from_str::<serde_json::Value>(first)
+        .is_ok_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("header"));
+    if starts_with_header {
+        format!("{name}: {error}")
+    } else {
+        format!(
+            "{name}: not a results file: its first line is not the header line that `agentconf \
+             run` writes (give the file `agentconf run --out` wrote)"
+        )
+    }
 }
 
 /// Reads a results file, checks that it is whole, and holds it to its corpus (see
@@ -183,5 +200,34 @@ fn required(require: RequireLevel) -> (Level, &'static str, &'static str) {
             "CONFORMS WITH N KNOWN FAILURES",
         ),
         RequireLevel::Partial => (Level::Partial, "partial", "PARTIAL"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_error;
+
+    #[test]
+    fn a_file_that_is_not_a_results_file_is_called_so() {
+        for text in [
+            "[package]\nname = \"x\"\n",
+            "{\"format\":\"agentconf-manifest/1\"}\n",
+            "{\"type\":\"result\",\"id\":\"a\"}\n",
+            "",
+        ] {
+            let e = parse_error("x.jsonl", text, "line 1: expected value at line 1 column 1");
+            assert!(
+                e.starts_with("x.jsonl: not a results file: "),
+                "{text:?}: {e}"
+            );
+            assert!(!e.contains("line 1 column 1"), "{e}");
+        }
+        // A results file damaged further down keeps the parser's error, which names the line.
+        let e = parse_error(
+            "x.jsonl",
+            "{\"type\":\"header\"}\n{\"type\":\"result\"\n",
+            "line 2: EOF while parsing an object",
+        );
+        assert_eq!(e, "x.jsonl: line 2: EOF while parsing an object");
     }
 }

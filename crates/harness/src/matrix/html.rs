@@ -18,7 +18,12 @@ pub fn html(m: &Matrix) -> String {
     let disagreeing = m.cells.iter().filter(|c| !c.disagree.is_empty()).count();
     let state = if disagreeing == 0 { "ok" } else { "fail" };
     let mut o = String::with_capacity(32 * 1024);
-    page::open(&mut o, "agentconf interoperability matrix", CSS);
+    page::open(
+        &mut o,
+        "agentconf interoperability matrix",
+        page::NEUTRAL_PALETTE,
+        CSS,
+    );
     page::banner(&mut o, state, "agentconf", "Interoperability matrix");
     let _ = write!(
         o,
@@ -49,8 +54,10 @@ pub fn html(m: &Matrix) -> String {
         let v = Level::from_headline(&i.verdict).map_or("none", level_class);
         let _ = write!(
             o,
-            "<tr><th>{}</th><td><span class=\"verdict {v}\">{}</span></td><td class=\"n\">{}/{}</td>\
-             <td>{} / {} / {}</td><td>{}</td><td><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
+            "<tr><th>{}</th><td data-label=\"own verdict\"><span class=\"verdict {v}\">{}</span>\
+             </td><td class=\"n\" data-label=\"passed\">{}/{}</td><td data-label=\"artifacts \
+             emitted as expected / other / none\">{} / {} / {}</td><td data-label=\"verifies\">{}\
+             </td><td data-label=\"results\"><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
             esc(&i.name),
             esc(&i.verdict),
             i.passed,
@@ -147,8 +154,10 @@ pub fn html(m: &Matrix) -> String {
                 };
                 let _ = write!(
                     o,
-                    "<tr><td>{vector}</td><td>{}</td><td>{}</td>\
-                     <td class=\"fault {}\">{}</td><td class=\"d\">{}</td></tr>",
+                    "<tr><td>{vector}</td><td data-label=\"judge\">{}</td>\
+                     <td data-label=\"verifier\">{}</td><td class=\"fault {}\" \
+                     data-label=\"at fault\">{}</td><td class=\"d\" \
+                     data-label=\"verifier's answer\">{}</td></tr>",
                     judged_short(&p.judged),
                     esc(&p.verdict),
                     esc(&p.fault),
@@ -303,7 +312,7 @@ table.grid,table.pairs,table.rules{width:100%}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td .verdict{margin-left:0;padding:1px 10px;font-size:12px;color:#fff}
 details.cell:target summary h3,dt:target{background:#fff3bf;border-radius:4px}
-details.cell summary{cursor:pointer}details.cell summary h3{display:inline-block;margin:14px 0 6px}
+details.cell>summary{cursor:pointer;margin:14px 0 6px}details.cell summary h3{display:inline}
 tr.split th{box-shadow:inset 4px 0 0 var(--wr)}
 table.matrix th,table.matrix td{border:1px solid var(--line);text-align:center;min-width:120px}
 table.matrix tbody th{text-align:right;background:#f6f8fa}
@@ -323,5 +332,17 @@ dl.wrong dt{margin-top:12px;font-weight:600}dl.wrong dd{margin:4px 0 0 0}dl.wron
 dl.wrong pre{margin:0;padding:8px 10px;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-all;font-size:12px}
 table.rules tbody th small{font-weight:400;color:var(--mut)}
 a{color:#0969da}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}h1{font-size:22px}
+table.grid thead,table.pairs thead{display:none}
+table.grid,table.grid tbody,table.grid tr,table.grid th,table.grid td,table.pairs,table.pairs tbody,table.pairs tr,table.pairs td{display:block;width:auto}
+table.grid tr,table.pairs tr{padding:8px 0;border-bottom:1px solid var(--line)}
+table.grid th,table.grid td,table.pairs td{border:0;padding:2px 0;text-align:left}
+table.grid td::before,table.pairs td[data-label]::before{content:attr(data-label) ": ";color:var(--mut);font-size:12px}
+td.d{max-width:none}
+table.matrix th,table.matrix td{min-width:0;padding:6px 3px;font-size:11px}
+table.matrix th.corner{font-size:10px}
+table.rules th,table.rules td{padding:5px 3px;font-size:12px}
+table.rules tbody th small,table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}
+td.r{white-space:normal;font-size:11px}td.r small{display:block}table.rules tbody th code{word-break:normal;font-size:11.5px}}
 "#
 );

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::page::{self, base_css, esc, level_class};
-use super::view::{Fact, View};
-use super::{clip, seconds, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
+use super::view::{cases, counted, DraftGroup, Part, Sections, View};
+use super::{clip, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
 use crate::results::ResultLine;
 
 /// How many unexpected results the overview lists before folding the rest.
@@ -14,184 +14,244 @@ const UNEXPECTED_SHOWN: usize = 20;
 /// How many failing vectors a rule row links to.
 const FAILS_SHOWN: usize = 6;
 
-/// The page. Works without JavaScript (the per-vector detail is `<details>`; the filters are
+/// The page being written: the view, and the anchors of its cases and rules (positions, never
+/// ids from the file).
+struct Page<'v, 'a> {
+    view: &'v View<'a>,
+    case_anchor: HashMap<&'a str, usize>,
+    rule_anchor: HashMap<&'v str, usize>,
+    o: String,
+}
+
+/// The page. Works without JavaScript (the per-case detail is `<details>`; the filters are
 /// simply absent); with it, filters by status, suite and id/rule text appear. Every string from
 /// the results file is HTML-escaped (`& < > " '`), control and bidirectional characters are
-/// shown as `\u{…}`, and nothing from the file reaches the script or a URL.
+/// shown as `\u{…}`, and nothing from the file reaches the script or a URL. It opens with the
+/// verdict and its scope, then the per-suite summary, the unexpected results and the known
+/// failures with their reasons; a FAIL page has no green anywhere.
 pub fn render(view: &View) -> String {
-    let h = view.header;
-    let t = &view.totals;
-    let rows = &view.rules;
-    let vectors = &view.lines;
-    let v = &view.verdict;
-    let verdict = v.headline();
-    let verdict_class = level_class(v.level);
-    // Anchors use positions, never ids from the file.
-    let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
-    for (i, r) in vectors.iter().enumerate() {
-        vector_anchor.entry(r.id.as_str()).or_insert(i);
+    let mut case_anchor = HashMap::new();
+    for (i, r) in view.lines.iter().enumerate() {
+        case_anchor.entry(r.id.as_str()).or_insert(i);
     }
-    let rule_anchor: HashMap<&str, usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.rule.as_str(), i))
-        .collect();
-
-    let mut o = String::with_capacity(64 * 1024 + view.results.len() * 1024);
+    let mut p = Page {
+        view,
+        case_anchor,
+        rule_anchor: (view.rules.iter().enumerate())
+            .map(|(i, r)| (r.rule.as_str(), i))
+            .collect(),
+        o: String::with_capacity(64 * 1024 + view.results.len() * 1024),
+    };
+    let t = &view.totals;
     page::open(
-        &mut o,
+        &mut p.o,
         &format!(
-            "agentconf: {} — {verdict} {}/{}",
-            esc(&h.implementation.name),
+            "agentconf: {} — {} {}/{}",
+            esc(&view.header.implementation.name),
+            view.verdict.headline(),
             t.passed,
             t.total
         ),
+        page::palette(view.verdict.level),
         CSS,
     );
-
-    // Banner.
-    page::banner(
-        &mut o,
-        verdict_class,
-        "agentconf conformance report",
-        &format!(
-            "{} <span class=\"verdict {verdict_class}\">{verdict}</span>",
-            esc(&h.implementation.name)
-        ),
+    p.write_all();
+    p.cases();
+    let _ = write!(
+        p.o,
+        "<footer>Derived by agentconf from a results file ({}). All text from the file is \
+         shown escaped.</footer>\n</main>\n<script>{JS}</script>\n</body>\n</html>\n",
+        esc(&view.header.format)
     );
-    o.push_str("<p class=\"sub\">");
-    let _ = write!(o, "{} of {} vectors passed", t.passed, t.total);
-    if t.unexpected > 0 {
-        let _ = write!(o, " · {}", esc(&unexpected_phrase(t)));
+    p.o
+}
+
+impl Page<'_, '_> {
+    /// `<code>id</code>`, linked to the case's detail when the page lists it.
+    fn case_link(&self, id: &str) -> String {
+        match self.case_anchor.get(id) {
+            Some(i) => format!("<a href=\"#v-{i}\"><code>{}</code></a>", esc(id)),
+            None => format!("<code>{}</code>", esc(id)),
+        }
     }
-    if t.unsupported > 0 {
-        let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
+
+    /// One table per draft, a row group per section headed in words.
+    fn rule_tables(&mut self, drafts: &[DraftGroup]) {
+        for draft in drafts {
+            let _ = write!(
+                self.o,
+                "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
+                 <th>Cases passed</th><th>Status</th></tr></thead>\n",
+                esc(&draft.draft)
+            );
+            for section in &draft.sections {
+                let _ = writeln!(
+                    self.o,
+                    "<tbody><tr class=\"sec\"><th colspan=\"4\">{}</th></tr>",
+                    esc(&section.heading)
+                );
+                for i in &section.rows {
+                    rule_row(&mut self.o, *i, &self.view.rules[*i], &self.case_anchor);
+                }
+                self.o.push_str("</tbody>\n");
+            }
+            self.o.push_str("</table>\n");
+        }
     }
-    if t.count("xfail") > 0 {
+
+    /// Every case, graded ones first, most severe first, with filters.
+    fn cases(&mut self) {
+        let view = self.view;
+        let mut suites: Vec<&str> = view.results.iter().map(|r| r.suite.as_str()).collect();
+        suites.sort_unstable();
+        suites.dedup();
+        let o = &mut self.o;
         let _ = write!(
             o,
-            " · <strong>{} expected failures, each a failure of its rules</strong>",
-            t.count("xfail")
+            "<section class=\"card\" id=\"cases\"><h2>Cases <small>{} · most severe first, \
+             those not run last · click one for expected vs actual and captured stderr</small>\
+             </h2>\n<form class=\"filters\" id=\"filters\" hidden>\
+             <label>Status <select id=\"f-status\"><option value=\"\">all</option>\
+             <option value=\"unexpected\">unexpected only</option>",
+            view.totals.vectors
         );
-    }
-    o.push_str("</p>");
-    if !v.partial.is_empty() {
-        o.push_str("<ul class=\"partial\">");
-        for reason in &v.partial {
-            let _ = write!(o, "<li>scope: {}</li>", esc(reason));
-        }
-        o.push_str("</ul>");
-    }
-    o.push_str(page::BANNER_END);
-    o.push_str("<main class=\"wrap\">\n");
-
-    // Counters: false accepts first and largest.
-    o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
-    let fa = t.count("false-accept");
-    // False accepts the adapter lists as expected failures are false accepts still: counted
-    // here, and the tile is red, whatever the verdict.
-    let listed = t.listed_false_accepts;
-    let shown = fa + listed;
-    let _ = write!(
-        o,
-        "<a class=\"counter big s-false-accept{}\" href=\"#vectors\" data-filter=\"false-accept\">\
-         <span class=\"n\">{shown}</span><span class=\"l\">false accept{}</span>\
-         <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
-        // The reassuring green zero only where the verdict is CONFORMS: with expected failures,
-        // skips or a subset, "none accepted" would say more than the run shows.
-        if shown > 0 {
-            " hot"
-        } else if v.level == Level::Conforms {
-            " zero"
-        } else {
-            " plain"
-        },
-        if shown == 1 { "" } else { "s" },
-        if listed > 0 {
-            format!(
-                "accepted input the drafts require to be rejected ({listed} of them listed as \
-                 expected failures)"
-            )
-        } else if fa > 0 {
-            "accepted input the drafts require to be rejected".into()
-        } else if v.level == Level::Conforms {
-            "no input that must be rejected was accepted".into()
-        } else {
-            "none among the cases graded; the verdict above says what this does not cover".into()
-        }
-    );
-    for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
-        let _ = writeln!(
-            o,
-            "<a class=\"counter s-{status}{}\" href=\"#vectors\" data-filter=\"{status}\">\
-             <span class=\"n\">{n}</span><span class=\"l\">{status}</span></a>",
-            if *n == 0 { " zero" } else { "" },
-            status = esc(status)
-        );
-    }
-    let pct = percent(t.passed, t.total);
-    let _ = write!(
-        o,
-        "<div class=\"counter conf {verdict_class}\"><span class=\"n\">{pct}%</span>\
-         <span class=\"l\">{}/{} passed</span>{}</div>\n</div>\n</section>\n",
-        t.passed,
-        t.total,
-        bar(t.passed, t.total - t.passed, t.total, true)
-    );
-
-    // Facts.
-    o.push_str("<section class=\"card facts\"><h2>Run</h2><dl>\n");
-    for f in &view.facts {
-        let (k, v) = match f {
-            Fact::Implementation(name) => ("implementation", esc(name)),
-            Fact::Command(argv) => ("command", format!("<code>{}</code>", esc(argv))),
-            Fact::Executable(d) => ("executable sha256", format!("<code>{}</code>", esc(d))),
-            Fact::Declared { name, version } => (
-                "declared",
-                format!("{} {} (its own words)", esc(name), esc(version)),
-            ),
-            Fact::File { sha256, path } => (
-                "file sha256",
-                format!("<code>{}</code> {}", esc(sha256), esc(path)),
-            ),
-            Fact::Interpreter(v) => ("interpreter", esc(v)),
-            Fact::Adapter(d) => ("adapter sha256", format!("<code>{}</code>", esc(d))),
-            Fact::CorpusDigest(d) => ("corpus digest", format!("<code>{}</code>", esc(d))),
-            Fact::SuiteVersion(s) => ("suite version", esc(s)),
-            Fact::Grading(g) => ("grading", esc(g)),
-            Fact::Profiles([]) => ("profiles", "none claimed".into()),
-            Fact::Profiles(p) => ("profiles", esc(&p.join(", "))),
-            Fact::Started(at) => ("started", esc(at)),
-            Fact::Finished(Some((at, ms))) => {
-                ("finished", format!("{} ({})", esc(at), seconds(*ms)))
+        for (status, n) in &view.totals.by_status {
+            if *n > 0 {
+                let _ = write!(
+                    o,
+                    "<option value=\"{s}\">{s} ({n})</option>",
+                    s = esc(status)
+                );
             }
-            Fact::Finished(None) => (
-                "finished",
-                "never: no footer (the run was cut short)".into(),
-            ),
-            Fact::Cases { results, announced } => (
-                "cases",
-                format!("{results} of the {announced} the header announced have results"),
-            ),
-        };
-        let _ = writeln!(o, "<dt>{k}</dt><dd>{v}</dd>");
+        }
+        o.push_str(
+            "</select></label> <label>Suite <select id=\"f-suite\"><option value=\"\">all</option>",
+        );
+        for s in &suites {
+            let _ = write!(o, "<option value=\"{s}\">{s}</option>", s = esc(s));
+        }
+        o.push_str(
+            "</select></label> <label class=\"grow\">Search <input id=\"f-q\" type=\"search\" \
+             placeholder=\"case id or rule id\" autocomplete=\"off\"></label> \
+             <button type=\"button\" id=\"f-open\">expand shown</button> \
+             <button type=\"button\" id=\"f-close\">collapse all</button> \
+             <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
+        );
+        for (i, r) in view.lines.iter().enumerate() {
+            vector_row(o, i, r, &self.rule_anchor);
+        }
+        o.push_str(
+            "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No case matches the filters.</p>\
+             </section>\n",
+        );
     }
-    let _ = writeln!(
-        o,
-        "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
-         results: anyone can re-check this report with <code>agentconf claim verify RESULTS -- \
-         COMMAND</code>, which re-runs every case it records and lists each difference.</p>\
-         </section>",
-        esc(DRAFTS_NOTE)
-    );
+}
 
-    // Unexpected results, false accepts first.
-    let bad: Vec<(usize, &&ResultLine)> = vectors
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.status.is_unexpected())
-        .collect();
-    if !bad.is_empty() {
+impl Sections for Page<'_, '_> {
+    fn headline(&mut self) {
+        let view = self.view;
+        let (t, v) = (&view.totals, &view.verdict);
+        let class = level_class(v.level);
+        page::banner(
+            &mut self.o,
+            class,
+            "agentconf conformance report",
+            &format!(
+                "{} <span class=\"verdict {class}\">{}</span>",
+                esc(&view.header.implementation.name),
+                v.headline()
+            ),
+        );
+        let o = &mut self.o;
+        let _ = write!(
+            o,
+            "<p class=\"sub\">{} of {} cases passed",
+            t.passed, t.total
+        );
+        if t.unexpected > 0 {
+            let _ = write!(o, " · {}", esc(&unexpected_phrase(t)));
+        }
+        if t.unsupported > 0 {
+            let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
+        }
+        let known = view.known_failures.len();
+        if known > 0 {
+            let _ = write!(
+                o,
+                " · <a href=\"#known\">{}</a>",
+                counted(known, "known failure")
+            );
+        }
+        o.push_str("</p>");
+        if !v.partial.is_empty() {
+            o.push_str("<ul class=\"partial\">");
+            for reason in &v.partial {
+                let _ = write!(o, "<li>scope: {}</li>", esc(reason));
+            }
+            o.push_str("</ul>");
+        }
+        o.push_str(page::BANNER_END);
+        o.push_str("<main class=\"wrap\">\n");
+    }
+
+    /// The per-suite summary: the implementation's own suites in a table, the others folded.
+    fn suites(&mut self) {
+        let columns = self.view.suite_columns();
+        let (tested, untested) = self.view.suites_tested();
+        let o = &mut self.o;
+        o.push_str(
+            "<section class=\"card\" id=\"suites\"><h2>Suites <small>the implementation's own \
+             first · counted in cases</small></h2><table class=\"suites\"><thead><tr>\
+             <th>suite</th>",
+        );
+        for c in &columns {
+            let _ = write!(o, "<th>{}</th>", c.heading);
+        }
+        o.push_str("</tr></thead><tbody>\n");
+        for s in tested {
+            let _ = write!(o, "<tr><th><code>{}</code></th>", esc(s.suite.as_str()));
+            for c in &columns {
+                let n = (c.count)(s);
+                let hot = if n > 0 && c.alarm {
+                    " class=\"hot\""
+                } else {
+                    ""
+                };
+                let _ = write!(o, "<td{hot}>{n}</td>");
+            }
+            o.push_str("</tr>\n");
+        }
+        o.push_str("</tbody></table>\n");
+        if !untested.is_empty() {
+            let _ = write!(
+                o,
+                "<details class=\"more\"><summary>Not tested: {}, every case unsupported or \
+                 skipped</summary><ul class=\"untested\">",
+                counted(untested.len(), "suite")
+            );
+            for s in untested {
+                let _ = write!(
+                    o,
+                    "<li><code>{}</code> {}</li>",
+                    esc(s.suite.as_str()),
+                    cases(s.cases)
+                );
+            }
+            o.push_str("</ul></details>\n");
+        }
+        o.push_str("</section>\n");
+    }
+
+    /// Unexpected results, false accepts first.
+    fn unexpected(&mut self) {
+        let bad: Vec<(usize, &ResultLine)> = (self.view.lines.iter().enumerate())
+            .filter(|(_, r)| r.status.is_unexpected())
+            .map(|(i, r)| (i, *r))
+            .collect();
+        if bad.is_empty() {
+            return;
+        }
+        let o = &mut self.o;
         let _ = writeln!(
             o,
             "<section class=\"card\" id=\"unexpected\"><h2>Unexpected results \
@@ -224,132 +284,168 @@ pub fn render(view: &View) -> String {
         });
     }
 
-    // The per-rule table.
-    let failing = rows.iter().filter(|r| r.status == RuleStatus::Fail).count();
-    let known = rows
-        .iter()
-        .filter(|r| r.status == RuleStatus::KnownFailure)
-        .count();
-    let untested = rows
-        .iter()
-        .filter(|r| matches!(r.status, RuleStatus::Untested | RuleStatus::Partial))
-        .count();
-    let uncredited = rows
-        .iter()
-        .filter(|r| r.status == RuleStatus::Uncredited)
-        .count();
-    // Rules of the catalogue this file has no case for (a subset ran): said, not left out.
-    let absent = view.rules_without_cases.as_deref();
-    let _ = writeln!(
-        o,
-        "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
-         {known} with known failures · {untested} untested or partly tested · {uncredited} \
-         uncredited{}</small></h2><p class=\"note\">A rule passes only when every case of it \
-         passed and earned credit: a rejection counts only when the valid vector it was derived \
-         from was accepted, an acceptance only when a vector derived from it was rejected \
-         (paired credit), so accepting or rejecting everything earns no rule. A rule whose \
-         passes did not all earn credit is <em>uncredited</em>.</p>",
-        rows.len(),
-        absent.map(|a| format!(" · {a}")).unwrap_or_default()
-    );
-    for draft in &view.drafts {
-        let _ = write!(
-            o,
-            "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
-             <th>Vectors passed</th><th>Status</th></tr></thead>\n",
-            esc(&draft.draft)
+    /// The expected failures, each with how it failed and the adapter's reason.
+    fn known_failures(&mut self) {
+        let known = &self.view.known_failures;
+        if known.is_empty() {
+            return;
+        }
+        let mut o = format!(
+            "<section class=\"card\" id=\"known\"><h2>Known failures <small>{} · listed by the \
+             adapter · each still a failure of its rules</small></h2><ol class=\"known\">\n",
+            known.len()
         );
-        for (k, (section, range)) in draft.sections.iter().enumerate() {
-            if k > 0 {
-                o.push_str("</tbody>\n");
-            }
+        for k in known {
             let _ = writeln!(
                 o,
-                "<tbody><tr class=\"sec\"><th colspan=\"4\">Section {}</th></tr>",
-                if section.is_empty() {
-                    "unknown".into()
-                } else {
-                    esc(section)
-                }
+                "<li>{} {}<p class=\"reason\">{}</p></li>",
+                pill(k.failed_as.map_or("xfail", |s| s.name())),
+                self.case_link(&k.id),
+                esc(&k.reason)
             );
-            for i in range.clone() {
-                rule_row(&mut o, i, &rows[i], &vector_anchor);
-            }
         }
-        o.push_str("</tbody></table>\n");
+        o.push_str("</ol></section>\n");
+        self.o.push_str(&o);
     }
-    let unpaired = &view.uncredited;
-    if !unpaired.is_empty() {
+
+    /// The run's facts, in the view's words.
+    fn facts(&mut self) {
+        let o = &mut self.o;
+        o.push_str("<section class=\"card facts\" id=\"run\"><h2>Run</h2><dl>\n");
+        for f in &self.view.facts {
+            let value: String = (f.value.iter())
+                .map(|p| match p {
+                    Part::Text(s) => esc(s),
+                    Part::Code(s) => format!("<code>{}</code>", esc(s)),
+                })
+                .collect();
+            let _ = writeln!(o, "<dt>{}</dt><dd>{value}</dd>", f.label);
+        }
         let _ = writeln!(
             o,
-            "<h3 id=\"uncredited\">Uncredited passes <small>{} without earning credit for \
-             their rules</small></h3><ul class=\"uncredited\">",
-            super::passed_cases(unpaired.len())
+            "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
+             results: anyone can re-check this report with <code>agentconf claim verify RESULTS \
+             -- COMMAND</code>, which re-runs every case it records and lists each \
+             difference.</p></section>",
+            esc(DRAFTS_NOTE)
         );
-        for u in unpaired {
-            match vector_anchor.get(u.id.as_str()) {
-                Some(i) => {
-                    let _ = write!(o, "<li><a href=\"#v-{i}\"><code>{}</code></a>", esc(&u.id));
-                }
-                None => {
-                    let _ = write!(o, "<li><code>{}</code>", esc(&u.id));
-                }
-            }
-            let _ = writeln!(o, ": {}</li>", esc(&u.why));
-        }
-        o.push_str("</ul>\n");
     }
-    o.push_str("</section>\n");
 
-    // Vectors.
-    let mut suites: Vec<&str> = view.results.iter().map(|r| r.suite.as_str()).collect();
-    suites.sort_unstable();
-    suites.dedup();
-    let _ = write!(
-        o,
-        "<section class=\"card\" id=\"vectors\"><h2>Vectors <small>{} · most severe first · \
-         click one for expected vs actual and captured stderr</small></h2>\n\
-         <form class=\"filters\" id=\"filters\" hidden>\
-         <label>Status <select id=\"f-status\"><option value=\"\">all</option>\
-         <option value=\"unexpected\">unexpected only</option>",
-        t.vectors
-    );
-    for (status, n) in &t.by_status {
-        if *n > 0 {
-            let _ = write!(
+    /// Counters: false accepts first and largest; each filters the case list.
+    fn totals(&mut self) {
+        let (t, v) = (&self.view.totals, &self.view.verdict);
+        let o = &mut self.o;
+        o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
+        let fa = t.count("false-accept");
+        // False accepts the adapter lists as expected failures are false accepts still: counted
+        // here, and the tile is red, whatever the verdict.
+        let listed = t.listed_false_accepts;
+        let shown = fa + listed;
+        let _ = write!(
+            o,
+            "<a class=\"counter big s-false-accept{}\" href=\"#cases\" data-filter=\"false-accept\">\
+             <span class=\"n\">{shown}</span><span class=\"l\">false accept{}</span>\
+             <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
+            // The reassuring green zero only where the verdict is CONFORMS: with expected
+            // failures, skips or a subset, "none accepted" would say more than the run shows.
+            if shown > 0 {
+                " hot"
+            } else if v.level == Level::Conforms {
+                " zero"
+            } else {
+                " plain"
+            },
+            if shown == 1 { "" } else { "s" },
+            if listed > 0 {
+                format!(
+                    "accepted input the drafts require to be rejected ({listed} of them listed as \
+                     expected failures)"
+                )
+            } else if fa > 0 {
+                "accepted input the drafts require to be rejected".into()
+            } else if v.level == Level::Conforms {
+                "no input that must be rejected was accepted".into()
+            } else {
+                "none among the cases graded; the verdict above says what this does not cover"
+                    .into()
+            }
+        );
+        for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
+            let _ = writeln!(
                 o,
-                "<option value=\"{s}\">{s} ({n})</option>",
-                s = esc(status)
+                "<a class=\"counter s-{status}{}\" href=\"#cases\" data-filter=\"{status}\">\
+                 <span class=\"n\">{n}</span><span class=\"l\">{status}</span></a>",
+                if *n == 0 { " zero" } else { "" },
+                status = esc(status)
             );
         }
+        let _ = write!(
+            o,
+            "<div class=\"counter conf {}\"><span class=\"n\">{}%</span>\
+             <span class=\"l\">{}/{} cases passed</span>{}</div>\n</div>\n</section>\n",
+            level_class(v.level),
+            percent(t.passed, t.total),
+            t.passed,
+            t.total,
+            bar(t.passed, t.total - t.passed, t.total, true)
+        );
     }
-    o.push_str(
-        "</select></label> <label>Suite <select id=\"f-suite\"><option value=\"\">all</option>",
-    );
-    for s in &suites {
-        let _ = write!(o, "<option value=\"{s}\">{s}</option>", s = esc(s));
+
+    /// The per-rule table: the rules a case of which ran, by draft and section; the untested
+    /// ones folded after them. The card is closed by [`Sections::uncredited`].
+    fn rules(&mut self) {
+        let rows = &self.view.rules;
+        let count = |f: fn(RuleStatus) -> bool| rows.iter().filter(|r| f(r.status)).count();
+        let failing = count(|s| s == RuleStatus::Fail);
+        let known = count(|s| s == RuleStatus::KnownFailure);
+        let partial = count(|s| s == RuleStatus::Partial);
+        let uncredited = count(|s| s == RuleStatus::Uncredited);
+        let _ = writeln!(
+            self.o,
+            "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing \
+             · {known} with known failures · {partial} partly tested · {} untested · \
+             {uncredited} uncredited{}</small></h2><p class=\"note\">A rule passes only when \
+             every case of it passed and earned credit: a rejection counts only when the valid \
+             vector it was derived from was accepted, an acceptance only when a vector derived \
+             from it was rejected (paired credit), so accepting or rejecting everything earns no \
+             rule. A rule whose passes did not all earn credit is <em>uncredited</em>.</p>",
+            rows.len(),
+            self.view.untested_rules(),
+            (self.view.rules_without_cases.as_deref())
+                .map(|a| format!(" · {a}"))
+                .unwrap_or_default()
+        );
+        let view = self.view;
+        self.rule_tables(&view.drafts);
+        if !view.untested.is_empty() {
+            let _ = writeln!(
+                self.o,
+                "<details class=\"more untested\"><summary>Untested: {}, every case of theirs \
+                 unsupported or skipped</summary>",
+                counted(view.untested_rules(), "rule")
+            );
+            self.rule_tables(&view.untested);
+            self.o.push_str("</details>\n");
+        }
     }
-    o.push_str(
-        "</select></label> <label class=\"grow\">Search <input id=\"f-q\" type=\"search\" \
-         placeholder=\"vector id or rule id\" autocomplete=\"off\"></label> \
-         <button type=\"button\" id=\"f-open\">expand shown</button> \
-         <button type=\"button\" id=\"f-close\">collapse all</button> \
-         <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
-    );
-    for (i, r) in vectors.iter().enumerate() {
-        vector_row(&mut o, i, r, &rule_anchor);
+
+    /// The uncredited passes, at the end of the rules' card, which it closes.
+    fn uncredited(&mut self) {
+        let view = self.view;
+        if !view.uncredited.is_empty() {
+            let mut o = format!(
+                "<h3 id=\"uncredited\">Uncredited passes <small>{} without earning credit for \
+                 their rules</small></h3><ul class=\"uncredited\">\n",
+                super::passed_cases(view.uncredited.len())
+            );
+            for u in &view.uncredited {
+                let _ = writeln!(o, "<li>{}: {}</li>", self.case_link(&u.id), esc(&u.why));
+            }
+            o.push_str("</ul>\n");
+            self.o.push_str(&o);
+        }
+        self.o.push_str("</section>\n");
     }
-    o.push_str(
-        "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No vector matches the filters.</p>\
-         </section>\n",
-    );
-    let _ = write!(
-        o,
-        "<footer>Derived by agentconf from a results file ({}). All text from the file is \
-         shown escaped.</footer>\n</main>\n<script>{JS}</script>\n</body>\n</html>\n",
-        esc(&h.format)
-    );
-    o
 }
 
 fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap<&str, usize>) {
@@ -388,14 +484,9 @@ fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap
         bar(row.passed, failed, row.total, false),
         row.passed,
         row.total,
-        if row.unsupported > 0 {
-            format!(
-                "<span class=\"uns\">+{} unsupported</span>",
-                row.unsupported
-            )
-        } else {
-            String::new()
-        },
+        (row.unsupported_note())
+            .map(|n| format!("<span class=\"uns\">{n}</span>"))
+            .unwrap_or_default(),
         rule_pill(row.status)
     );
 }
@@ -555,7 +646,7 @@ code.rule{font-weight:650}
 .filters input{width:100%;min-width:160px}.filters button{cursor:pointer}
 .count{font-size:12.5px;color:var(--mut)}
 details.v{border:1px solid #eaeef2;border-left:4px solid var(--c,var(--un));border-radius:6px;margin:5px 0;background:#fff}
-details.v.s-pass{border-left-color:#b2f2bb}details.v.s-unsupported{border-left-color:#dee2e6}
+details.v.s-pass{border-left-color:var(--ok-line)}details.v.s-unsupported{border-left-color:#dee2e6}
 details.v>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:center;list-style:none}
 details.v>summary::-webkit-details-marker{display:none}
 details.v>summary::before{content:"\25B8";color:var(--mut);font-size:11px}details.v[open]>summary::before{content:"\25BE"}
@@ -563,7 +654,7 @@ details.v>summary:hover{background:#f6f8fa}
 summary .id{font-weight:600;word-break:break-all}summary .d{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12.5px}summary .ms{color:var(--mut);font-size:11.5px;white-space:nowrap}
 details.v .body{padding:4px 14px 12px 30px;border-top:1px solid #eaeef2}
 .cmp{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin:10px 0 6px}
-.cmp>div{background:#f6f8fa;border-radius:6px;padding:8px 12px}.cmp p{margin:4px 0}.cmp .act{background:#fff8f0}details.s-pass .cmp .act{background:#f0faf2}
+.cmp>div{background:#f6f8fa;border-radius:6px;padding:8px 12px}.cmp p{margin:4px 0}.cmp .act{background:#fff8f0}details.s-pass .cmp .act{background:var(--ok-bg)}
 .detail{white-space:pre-wrap;word-break:break-word}
 .meta{color:var(--mut);font-size:12.5px;margin:6px 0}
 .chip{display:inline-block;padding:0 6px;border-radius:4px;background:#eef1f4;color:#24292f;text-decoration:none;font-size:12px;margin:1px 0}a.chip:hover{background:#dde3ea}
@@ -571,7 +662,16 @@ pre{margin:4px 0 0;background:#1f2328;color:#e6edf3;padding:10px 12px;border-rad
 .empty{color:var(--mut);text-align:center;padding:12px}
 footer{color:var(--mut);font-size:12px;text-align:center;margin-top:24px}
 a{color:#0969da}
-@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(2,1fr)}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}}
+table.suites{border-collapse:collapse;font-variant-numeric:tabular-nums;overflow-wrap:normal}
+table.suites th,table.suites td{padding:5px 12px 5px 0;text-align:right;border-bottom:1px solid #eaeef2}table.suites td{white-space:nowrap}
+table.suites thead th{font-size:12px;color:var(--mut);font-weight:600;border-bottom:2px solid var(--line);vertical-align:bottom}
+table.suites tbody th{text-align:left;font-weight:600}table.suites th:first-child{text-align:left}
+table.suites td.hot{color:var(--fa);font-weight:700}
+ul.untested{margin:4px 0 0;padding-left:20px;color:var(--mut)}
+header.top a{color:#fff}
+details.more.untested{margin-top:14px}details.more.untested>summary{font-weight:600}
+ol.known{margin:0;padding-left:26px}ol.known li{margin:6px 0}p.reason{margin:2px 0 0;color:#424a53}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(3,1fr)}.small .counter.zero{display:none}.counter{min-height:0;padding:6px 10px}.counter .n{font-size:20px}.counter.big .n{font-size:40px}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}table.suites th,table.suites td{padding-right:6px;font-size:12.5px}table.suites thead th{font-size:11px}table.suites tbody th code{font-size:11.5px}h1{font-size:22px}}
 body{overflow-wrap:anywhere}
 @media print{.filters{display:none}details.v{break-inside:avoid}}
 "#

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::view::View;
+use super::view::{KnownFailure, SuiteSummary, View};
 use super::{RuleRow, Totals, UncreditedCase, Verdict};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
@@ -19,10 +19,14 @@ pub struct Summary<'a> {
     pub footer: Option<&'a Footer>,
     /// The verdict's level, known failures and the reasons it is partial.
     pub verdict: Verdict,
+    /// Per suite with results, the implementation's own suites (where a case ran) first.
+    pub suites: Vec<SuiteSummary>,
     /// Computed from the result lines.
     pub totals: Totals,
     /// The unexpected result lines, false accepts first.
     pub unexpected: Vec<&'a ResultLine>,
+    /// The expected failures, each with how it failed and the adapter's reason.
+    pub known_failures: Vec<KnownFailure>,
     /// The per-rule table.
     pub rules: Vec<RuleRow>,
     /// The passing cases that earned no credit for their rules, each with why.
@@ -36,8 +40,10 @@ impl<'a> From<View<'a>> for Summary<'a> {
             header: view.header,
             footer: view.footer,
             verdict: view.verdict,
+            suites: view.suites,
             totals: view.totals,
             unexpected: view.unexpected,
+            known_failures: view.known_failures,
             rules: view.rules,
             uncredited: view.uncredited,
         }
@@ -50,7 +56,7 @@ pub fn summary(file: &ResultsFile) -> Summary<'_> {
 }
 
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
-/// `verdict`, `totals`, `unexpected`, `rules`, `uncredited`.
+/// `verdict`, `suites`, `totals`, `unexpected`, `known_failures`, `rules`, `uncredited`.
 pub fn render(view: &View) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
     let mut s = serde_json::to_string_pretty(&Summary::from(view.clone()))

@@ -46,7 +46,7 @@ use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use crate::status::STATUSES;
 
-pub use badge::badge_color;
+pub use badge::{badge_color, BADGE_LABEL};
 pub use diff::{
     diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Diff,
     Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
@@ -152,6 +152,13 @@ pub struct RuleRow {
     pub known_failures: Vec<String>,
     /// Ids of the vectors that passed without earning credit (paired credit), not in `passed`.
     pub uncredited: Vec<String>,
+}
+
+impl RuleRow {
+    /// `+3 unsupported, not counted`, when some of the rule's cases were unsupported.
+    pub fn unsupported_note(&self) -> Option<String> {
+        (self.unsupported > 0).then(|| format!("+{} unsupported, not counted", self.unsupported))
+    }
 }
 
 /// Vector counts.

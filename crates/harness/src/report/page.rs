@@ -6,13 +6,12 @@ use std::fmt::Write as _;
 
 use super::{is_bidi_control, Level};
 
-/// The style both pages start with: the palette, the page, the banner and its verdict pill,
-/// cards' headings. A macro, so that each page's style sheet is one literal (`concat!`).
+/// The style both pages start with, after their palette: the page, the banner and its verdict
+/// pill, cards' headings. A macro, so that each page's style sheet is one literal (`concat!`).
 macro_rules! base_css {
     () => {
         r#"
 [hidden]{display:none!important}
-:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--kn:#f0b400;--pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 code,pre,.id,.chip,dd code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
@@ -34,14 +33,36 @@ h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--
 }
 pub(crate) use base_css;
 
+/// The colours every style sheet names through variables. Green (`--ok`, and the pale greens
+/// `--ok-line` and `--ok-bg`) says "passed".
+const PALETTE: &str = "\n:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;\
+    --pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--ok-line:#b2f2bb;--ok-bg:#f0faf2;--kn:#f0b400;\
+    --pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}";
+
+/// The palette of a FAIL page: its passes in greys, so that no green sits on a failing verdict.
+const PALETTE_NO_GREEN: &str = "\n:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;\
+    --to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#495057;--ok-line:#dee2e6;--ok-bg:#f6f8fa;\
+    --kn:#f0b400;--pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}";
+
+/// The palette of a page whose verdict is `level`: no green on a FAIL page.
+pub(crate) fn palette(level: Level) -> &'static str {
+    match level {
+        Level::Fail => PALETTE_NO_GREEN,
+        _ => PALETTE,
+    }
+}
+
+/// The palette of a page without a verdict (the matrix's).
+pub(crate) const NEUTRAL_PALETTE: &str = PALETTE;
+
 /// Writes everything up to and including `<body>`: the document's head with its title (already
-/// escaped) and its style sheet. No external resource is referenced.
-pub(crate) fn open(o: &mut String, title: &str, css: &str) {
+/// escaped) and its style sheet, `palette` first. No external resource is referenced.
+pub(crate) fn open(o: &mut String, title: &str, palette: &str, css: &str) {
     let _ = write!(
         o,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>{css}</style>\n</head>\n<body>\n"
+         <title>{title}</title>\n<style>{palette}{css}</style>\n</head>\n<body>\n"
     );
 }
 

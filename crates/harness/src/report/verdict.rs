@@ -35,9 +35,9 @@ pub struct Verdict {
     pub level: Level,
     /// Cases that failed as the adapter's expected-failure list says they would.
     pub known_failures: usize,
-    /// Why the verdict is not about the whole corpus under strict grading, and expected
-    /// failures a level other than CONFORMS WITH N KNOWN FAILURES does not name (empty for a
-    /// complete, clean run). Every format shows them as `scope:` lines.
+    /// Why the verdict is not about the whole corpus under strict grading (empty for a
+    /// complete run graded strictly). Every format shows them as `scope:` lines. Expected
+    /// failures are not among them: every format lists them, each with its reason.
     pub partial: Vec<String>,
 }
 
@@ -132,7 +132,7 @@ pub fn verdict(file: &ResultsFile) -> Verdict {
         .iter()
         .filter(|r| r.status.is_counted())
         .count();
-    let mut partial = partial_reasons(file);
+    let partial = partial_reasons(file);
     let level = if counted == 0 {
         Level::NothingTested
     } else if unexpected > 0 {
@@ -144,14 +144,6 @@ pub fn verdict(file: &ResultsFile) -> Verdict {
     } else {
         Level::Conforms
     };
-    // Only CONFORMS WITH N KNOWN FAILURES says them in its headline; elsewhere they would be
-    // hidden behind PARTIAL or FAIL.
-    if known_failures > 0 && level != Level::ConformsWithKnownFailures {
-        partial.push(format!(
-            "{known_failures} expected failure{} listed by the adapter, each a failure of its rules",
-            if known_failures == 1 { "" } else { "s" }
-        ));
-    }
     Verdict {
         level,
         known_failures,
