@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
+use agentconf_harness::report::ReportFormat;
 use agentconf_rules::draft_revisions::{AER1, GRP};
 use agentconf_rules::Revisions;
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A draft's newest revision in the revisions table: the default wherever a revision is asked.
@@ -101,7 +102,7 @@ pub enum Command {
     /// Check that an implementation's wrapper speaks the contract: a few trivial cases per
     /// operation and a one-screen diagnosis (exit 0 when it works, 1 when it does not).
     Smoke(SmokeArgs),
-    /// Render a results file (text, json, junit, markdown, html, badge), or compare two.
+    #[command(about = report_about())]
     Report(ReportArgs),
     /// Re-check a conformance claim: `claim verify RESULTS [-- COMMAND]` re-runs exactly the
     /// cases, grading, profiles and adapter RESULTS records through the implementation it
@@ -223,7 +224,7 @@ pub struct ReportArgs {
     #[arg(required = true, num_args = 1..=3)]
     pub files: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    #[arg(long, value_parser = report_formats(), default_value = "text")]
     pub format: ReportFormat,
     /// The corpus directory (a `vectors/` with its manifest.json) FILE was made against, when it
     /// is not the corpus this agentconf embeds. FILE is refused unless its corpus digest, cases
@@ -562,15 +563,21 @@ impl ProfileArg {
     }
 }
 
-/// The formats of `agentconf report`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    Text,
-    Json,
-    Junit,
-    Markdown,
-    Html,
-    Badge,
+/// `agentconf report`'s one line of help, listing the formats.
+fn report_about() -> String {
+    format!(
+        "Render a results file ({}), or compare two",
+        ReportFormat::names()
+    )
+}
+
+/// The values of `agentconf report --format`: every report format, each with what it is for.
+fn report_formats() -> impl TypedValueParser<Value = ReportFormat> {
+    let values = ReportFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.about()));
+    PossibleValuesParser::new(values).try_map(|name| {
+        // Only the listed names get here.
+        ReportFormat::from_name(&name).ok_or_else(|| format!("no report format is called {name}"))
+    })
 }
 
 /// The least verdict `agentconf report --require` accepts.

@@ -47,9 +47,7 @@ impl fmt::Display for Error {
             Error::Output(e) => write!(f, "cannot write output: {e}"),
             Error::Input(e) => write!(f, "{e}"),
             Error::Write(e) => write!(f, "{e}"),
-            Error::NotResults { name, error } => {
-                write!(f, "{name} is not a results file of agentconf run ({error})")
-            }
+            Error::NotResults { name, error } => write!(f, "{name}: {error}"),
             Error::Incomplete { name, error } => write!(f, "{name}: refused: {error}"),
             Error::Run(e) => write!(f, "{e}"),
             Error::Usage(message) => f.write_str(message),

@@ -18,6 +18,8 @@ pub struct VectorResult {
     pub duration_ms: u64,
     /// For an expected failure (`xfail`): how it failed (a false accept stays one, listed or not).
     pub failed_as: Option<Status>,
+    /// For an expected failure (`xfail`): the reason the adapter's list gives for it.
+    pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
     pub broken_rules: Vec<Rule>,
     /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the

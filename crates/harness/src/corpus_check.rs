@@ -187,6 +187,7 @@ fn metadata(line: usize, got: &ResultLine, want: &ResultLine) -> Result<(), Corp
         stderr: _,
         duration_ms: _,
         failed_as: _,
+        xfail_reason: _,
         broken_rules: _,
     } = got;
     let fields: [(&'static str, String, String); 8] = [

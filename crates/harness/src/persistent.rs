@@ -203,6 +203,7 @@ impl PersistentSession {
                 stderr: String::new(),
                 duration_ms: 0,
                 failed_as: None,
+                xfail_reason: None,
                 broken_rules: Vec::new(),
                 output: None,
             },
@@ -228,6 +229,7 @@ impl PersistentSession {
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            xfail_reason: None,
             broken_rules: Vec::new(),
             output: None,
         }

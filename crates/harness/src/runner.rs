@@ -85,6 +85,7 @@ pub fn run_case_with(
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
+            xfail_reason: None,
             broken_rules,
             output,
         }
@@ -107,6 +108,7 @@ pub fn adapted(
         stderr: String::new(),
         duration_ms: 0,
         failed_as: None,
+        xfail_reason: None,
         broken_rules: Vec::new(),
         output: None,
     };
@@ -139,6 +141,7 @@ pub fn adapted(
             _ => {
                 r.detail = format!("expected failure ({reason}): {}", r.detail);
                 r.failed_as = Some(r.status);
+                r.xfail_reason = Some(reason.to_string());
                 r.status = Status::Xfail;
             }
         }

@@ -77,6 +77,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
         failed_as: None,
+        xfail_reason: None,
         broken_rules,
         output,
     }

@@ -9,11 +9,11 @@ mod corpora;
 use std::path::Path;
 
 use agentconf_harness::corpus_check::{self, CorpusMismatch};
-use agentconf_harness::report::{self, Level};
+use agentconf_harness::report::{self, Level, View};
 use agentconf_harness::results::{self, ResultsFile};
 
 use super::{emit, to_stderr, ExitOutcome};
-use crate::args::{ReportArgs, ReportFormat, RequireLevel};
+use crate::args::{ReportArgs, RequireLevel};
 use crate::error::{Error, Result};
 use crate::input::{open, read_error};
 
@@ -74,11 +74,11 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
     let diff_corpora = args.old_corpus.is_some() || args.new_corpus.is_some();
     match files.as_slice() {
         // A format asked for and not given would be a silent surprise.
-        [diff, _, _] if diff.as_os_str() == "diff" && diff_format(args.format).is_none() => {
+        [diff, _, _] if diff.as_os_str() == "diff" && args.format.diff_renderer().is_none() => {
             Err(format!(
                 "agentconf report diff writes text, json or markdown only: --format {} is for \
                  one results file",
-                format_name(args.format)
+                args.format.name()
             )
             .into())
         }
@@ -132,7 +132,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
                     known.unknown.join(" DIR and ")
                 ));
             }
-            let render = diff_format(args.format).unwrap_or(report::diff_text);
+            let render = args.format.diff_renderer().unwrap_or(report::diff_text);
             emit(&render(&d))?;
             // Regressions fail the diff whatever their cause: one the corpus explains is still a
             // failure of the new run, listed as such.
@@ -150,18 +150,11 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
         .into()),
         [file] if file.as_os_str() != "diff" => {
             let file = load_checked(file, args.corpus.as_deref())?;
-            let text = match args.format {
-                ReportFormat::Text => report::text(&file),
-                ReportFormat::Json => report::json(&file),
-                ReportFormat::Junit => report::junit(&file),
-                ReportFormat::Markdown => report::markdown(&file),
-                ReportFormat::Html => report::html(&file),
-                ReportFormat::Badge => report::badge(&file),
-            };
-            emit(&text)?;
+            let view = View::of(&file);
+            emit(&args.format.render(&view))?;
             // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to); with
             // `--require`, so does any verdict below the level asked for.
-            let verdict = report::verdict(&file);
+            let verdict = &view.verdict;
             if args.exit_zero {
                 return Ok(ExitOutcome::Valid);
             }
@@ -186,28 +179,6 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
         _ => Err(
             "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),
         ),
-    }
-}
-
-/// The renderer of a diff in `format`, for the formats a diff has.
-fn diff_format(format: ReportFormat) -> Option<fn(&report::Diff) -> String> {
-    match format {
-        ReportFormat::Text => Some(report::diff_text),
-        ReportFormat::Json => Some(report::diff_json),
-        ReportFormat::Markdown => Some(report::diff_markdown),
-        ReportFormat::Junit | ReportFormat::Html | ReportFormat::Badge => None,
-    }
-}
-
-/// `--format`'s value as it is typed.
-fn format_name(format: ReportFormat) -> &'static str {
-    match format {
-        ReportFormat::Text => "text",
-        ReportFormat::Json => "json",
-        ReportFormat::Junit => "junit",
-        ReportFormat::Markdown => "markdown",
-        ReportFormat::Html => "html",
-        ReportFormat::Badge => "badge",
     }
 }
 

@@ -396,7 +396,7 @@ fn with_backends<T>(
     // CI output stay clean.
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} vectors {msg}")
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let on_progress = |done: usize, unexpected: usize| {

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::markdown::{faults, verifies};
 use super::{Cell, Judged, Kind, Matrix};
-use crate::report::html::esc;
-use crate::report::DRAFTS_NOTE;
+use crate::report::page::{self, base_css, esc, level_class};
+use crate::report::{Level, ReportFormat, DRAFTS_NOTE};
 
 /// A cell's list of disagreements longer than this starts folded.
 const FOLD_AFTER: usize = 6;
@@ -18,14 +18,17 @@ pub fn html(m: &Matrix) -> String {
     let disagreeing = m.cells.iter().filter(|c| !c.disagree.is_empty()).count();
     let state = if disagreeing == 0 { "ok" } else { "fail" };
     let mut o = String::with_capacity(32 * 1024);
+    page::open(
+        &mut o,
+        "agentconf interoperability matrix",
+        page::NEUTRAL_PALETTE,
+        CSS,
+    );
+    page::banner(&mut o, state, "agentconf", "Interoperability matrix");
     let _ = write!(
         o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>agentconf interoperability matrix</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
-         <header class=\"top {state}\"><div class=\"wrap\"><div class=\"brand\">agentconf</div>\
-         <h1>Interoperability matrix</h1><p class=\"sub\">{} implementations · {} of {} \
-         emitter × verifier pairs disagree · corpus <code>{}</code> · agentconf {}</p></div></header>\n\
+        "<p class=\"sub\">{} implementations · {} of {} emitter × verifier pairs disagree · \
+         corpus <code>{}</code> · agentconf {}</p>{}\
          <main class=\"wrap\">\n<p class=\"note\">{DRAFTS_NOTE}. A cell that agrees says the \
          verifier accepted what the emitter wrote for the corpus's emitter vectors and the judge \
          found each to be the expected artifact; it says nothing about either beyond those \
@@ -34,7 +37,8 @@ pub fn html(m: &Matrix) -> String {
         disagreeing,
         m.cells.iter().filter(|c| c.state() != "none").count(),
         esc(&m.corpus_digest),
-        esc(&m.suite_version)
+        esc(&m.suite_version),
+        page::BANNER_END,
     );
 
     // Implementations.
@@ -46,17 +50,14 @@ pub fn html(m: &Matrix) -> String {
          <th>verifies</th><th>results</th></tr></thead><tbody>"
     );
     for i in &m.implementations {
-        let v = match i.verdict.as_str() {
-            "CONFORMS" => "ok",
-            "FAIL" => "fail",
-            "PARTIAL" => "partial",
-            v if v.starts_with("CONFORMS WITH") => "known",
-            _ => "other",
-        };
+        // The same colours as the implementation's own report.
+        let v = Level::from_headline(&i.verdict).map_or("none", level_class);
         let _ = write!(
             o,
-            "<tr><th>{}</th><td><span class=\"v {v}\">{}</span></td><td class=\"n\">{}/{}</td>\
-             <td>{} / {} / {}</td><td>{}</td><td><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
+            "<tr><th>{}</th><td data-label=\"own verdict\"><span class=\"verdict {v}\">{}</span>\
+             </td><td class=\"n\" data-label=\"passed\">{}/{}</td><td data-label=\"artifacts \
+             emitted as expected / other / none\">{} / {} / {}</td><td data-label=\"verifies\">{}\
+             </td><td data-label=\"results\"><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
             esc(&i.name),
             esc(&i.verdict),
             i.passed,
@@ -153,8 +154,10 @@ pub fn html(m: &Matrix) -> String {
                 };
                 let _ = write!(
                     o,
-                    "<tr><td>{vector}</td><td>{}</td><td>{}</td>\
-                     <td class=\"fault {}\">{}</td><td class=\"d\">{}</td></tr>",
+                    "<tr><td>{vector}</td><td data-label=\"judge\">{}</td>\
+                     <td data-label=\"verifier\">{}</td><td class=\"fault {}\" \
+                     data-label=\"at fault\">{}</td><td class=\"d\" \
+                     data-label=\"verifier's answer\">{}</td></tr>",
                     judged_short(&p.judged),
                     esc(&p.verdict),
                     esc(&p.fault),
@@ -279,7 +282,11 @@ fn cell(o: &mut String, c: &Cell, k: usize) {
 
 /// The per-implementation HTML report's name beside its results file.
 pub fn report_name(results: &str) -> String {
-    format!("{}.html", results.strip_suffix(".jsonl").unwrap_or(results))
+    format!(
+        "{}.{}",
+        results.strip_suffix(".jsonl").unwrap_or(results),
+        ReportFormat::Html.extension()
+    )
 }
 
 fn status_class(status: &str) -> &'static str {
@@ -291,30 +298,21 @@ fn status_class(status: &str) -> &'static str {
     }
 }
 
-const CSS: &str = r#"
-:root{--ok:#2b8a3e;--fa:#c92a2a;--wr:#d97706;--un:#868e96;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
-.wrap{max-width:1200px;margin:0 auto;padding:0 24px}
-header.top{color:#fff;background:#24292f;padding:20px 0 18px;border-bottom:6px solid var(--un)}
-header.top.ok{border-bottom-color:var(--ok)}header.top.fail{border-bottom-color:var(--fa)}
+const CSS: &str = concat!(
+    base_css!(),
+    r#"code{word-break:break-all}
 header.top code{color:#fff;opacity:.85}
-.brand{font-size:12px;letter-spacing:.08em;text-transform:uppercase;opacity:.7}
-h1{margin:4px 0 2px;font-size:26px}.sub{margin:0;opacity:.85}
-main.wrap{padding-top:12px;padding-bottom:40px}
-h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:20px 0 6px}h3 small{font-weight:400;color:var(--mut)}
-.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0;overflow-x:auto}
+h3{font-size:15px;margin:20px 0 6px}h3 small{font-weight:400;color:var(--mut)}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0;overflow-x:auto}
 .note{color:var(--mut);font-size:13px;margin:8px 0}
 table{border-collapse:collapse}
 th,td{padding:7px 10px;border-bottom:1px solid #eaeef2;text-align:left;vertical-align:top}
 thead th{font-size:12px;color:var(--mut);font-weight:600;border-bottom:2px solid var(--line)}
 table.grid,table.pairs,table.rules{width:100%}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-.v{display:inline-block;padding:1px 10px;border-radius:999px;font-size:12px;font-weight:700;color:#fff;background:var(--un)}
-.v.ok{background:var(--ok)}.v.fail{background:var(--fa)}.v.partial{background:#1c7ed6}.v.known{background:#f0b400;color:#1f2328}
+td .verdict{margin-left:0;padding:1px 10px;font-size:12px;color:#fff}
 details.cell:target summary h3,dt:target{background:#fff3bf;border-radius:4px}
-details.cell summary{cursor:pointer}details.cell summary h3{display:inline-block;margin:14px 0 6px}
+details.cell>summary{cursor:pointer;margin:14px 0 6px}details.cell summary h3{display:inline}
 tr.split th{box-shadow:inset 4px 0 0 var(--wr)}
 table.matrix th,table.matrix td{border:1px solid var(--line);text-align:center;min-width:120px}
 table.matrix tbody th{text-align:right;background:#f6f8fa}
@@ -333,4 +331,18 @@ td.r.part{color:var(--wr)}td.r.untested{color:var(--un)}
 dl.wrong dt{margin-top:12px;font-weight:600}dl.wrong dd{margin:4px 0 0 0}dl.wrong p{margin:0 0 4px;color:var(--mut);font-size:12.5px;word-break:break-all}
 dl.wrong pre{margin:0;padding:8px 10px;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-all;font-size:12px}
 table.rules tbody th small{font-weight:400;color:var(--mut)}
-"#;
+a{color:#0969da}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}h1{font-size:22px}
+table.grid thead,table.pairs thead{display:none}
+table.grid,table.grid tbody,table.grid tr,table.grid th,table.grid td,table.pairs,table.pairs tbody,table.pairs tr,table.pairs td{display:block;width:auto}
+table.grid tr,table.pairs tr{padding:8px 0;border-bottom:1px solid var(--line)}
+table.grid th,table.grid td,table.pairs td{border:0;padding:2px 0;text-align:left}
+table.grid td::before,table.pairs td[data-label]::before{content:attr(data-label) ": ";color:var(--mut);font-size:12px}
+td.d{max-width:none}
+table.matrix th,table.matrix td{min-width:0;padding:6px 3px;font-size:11px}
+table.matrix th.corner{font-size:10px}
+table.rules th,table.rules td{padding:5px 3px;font-size:12px}
+table.rules tbody th small,table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}
+td.r{white-space:normal;font-size:11px}td.r small{display:block}table.rules tbody th code{word-break:normal;font-size:11.5px}}
+"#
+);

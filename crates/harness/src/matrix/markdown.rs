@@ -6,16 +6,17 @@ use super::{Cell, Judged, Kind, Matrix};
 use crate::report::markdown::{md, md_code};
 use crate::report::DRAFTS_NOTE;
 
-/// The page. Every string from the matrix file is escaped; anchors use positions, never names.
+/// The page. Every string from the matrix file is escaped with the report's Markdown escaping
+/// (`md`, `md_code`); anchors use positions, never names.
 pub fn markdown(m: &Matrix) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# agentconf interoperability matrix\n");
     let _ = writeln!(
         o,
-        "Corpus `{}`, agentconf {}. {DRAFTS_NOTE}. A cell that agrees says the verifier accepted \
+        "Corpus {}, agentconf {}. {DRAFTS_NOTE}. A cell that agrees says the verifier accepted \
          what the emitter wrote for the corpus's emitter vectors and the judge found each to be \
          the expected artifact; it is not a claim about either beyond those vectors.\n",
-        m.corpus_digest,
+        md_code(&m.corpus_digest),
         md(&m.suite_version)
     );
 
@@ -30,7 +31,7 @@ pub fn markdown(m: &Matrix) -> String {
             o,
             "| {} | {} | {}/{} | {} / {} / {} | {} | {} |",
             md(&i.name),
-            i.verdict,
+            md(&i.verdict),
             i.passed,
             i.total,
             i.emitted_expected,
@@ -108,8 +109,8 @@ pub fn markdown(m: &Matrix) -> String {
                     "| {} | {} | {} | {} | {} |",
                     md_code(&p.vector),
                     judged_short(&p.judged),
-                    p.verdict,
-                    p.fault,
+                    md(&p.verdict),
+                    md(&p.fault),
                     md(&crate::report::clip(&p.verifier_detail, 160)),
                 );
             }
@@ -155,7 +156,7 @@ pub fn markdown(m: &Matrix) -> String {
     for r in &m.rules {
         let _ = write!(o, "| {} | {} |", md_code(&r.rule), md(&r.level));
         for x in &r.results {
-            let _ = write!(o, " {} {}/{} |", x.status, x.passed, x.total);
+            let _ = write!(o, " {} {}/{} |", md(&x.status), x.passed, x.total);
         }
         let _ = writeln!(o);
     }

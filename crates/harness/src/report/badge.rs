@@ -1,11 +1,13 @@
-//! A shields.io endpoint badge, derived from the verdict: green only for CONFORMS, and a label
-//! that says what was tested.
+//! A shields.io endpoint badge, derived from the verdict: green only for CONFORMS, a short fixed
+//! label, and a message that says what was tested.
 
 use serde::Serialize;
 
-use super::{totals, verdict, Level, Verdict};
+use agentconf_contract::vector::Suite;
+
+use super::view::View;
+use super::{Level, Verdict};
 use crate::grade::Grading;
-use crate::results::ResultsFile;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -28,49 +30,53 @@ pub fn badge_color(v: &Verdict) -> &'static str {
     }
 }
 
-/// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf aer1-timeline strict",
-/// "message":"CONFORMS 555/555","color":…}`. The label names the suites that have counted results,
-/// the grading and the claimed profiles; the total excludes unsupported and skipped cases.
-pub fn badge(file: &ResultsFile) -> String {
-    let t = totals(file);
-    let v = verdict(file);
-    let mut suites: Vec<&str> = Vec::new();
-    for r in &file.results {
-        let s = r.suite.as_str();
-        if !suites.contains(&s) && r.status != crate::status::Status::Unsupported {
-            suites.push(s);
-        }
+/// The badge's label: short and the same for every run, so that a README's row of badges
+/// lines up; what the verdict covers is in the message.
+pub const BADGE_LABEL: &str = "agentconf";
+
+/// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf","message":"CONFORMS
+/// 663/663","color":…}`. The message is the verdict and the cases passed of those graded
+/// (unsupported and skipped ones excluded); when the verdict is not about the whole corpus under
+/// strict grading, it names its scope too: the suites where a case ran (`PARTIAL 189/189 ·
+/// aer1-timeline`, or `· 4 of 7 suites`), and `loose`.
+pub fn render(view: &View) -> String {
+    let t = &view.totals;
+    let v = &view.verdict;
+    let counted: usize = view.suites.iter().map(|s| s.ran).sum();
+    let mut message = format!("{} {}/{}", v.headline(), t.passed, counted);
+    if let Some(scope) = scope(view) {
+        message.push_str(" · ");
+        message.push_str(&scope);
     }
-    let mut label = format!(
-        "agentconf {} {}",
-        if suites.is_empty() {
-            "(no suite)".to_string()
-        } else {
-            suites.join("+")
-        },
-        match file.header.grading {
-            Grading::Strict => "strict",
-            Grading::Loose => "loose",
-        }
-    );
-    // Profiles are GRP capabilities: named only where GRP cases were counted.
-    if !file.header.profiles.is_empty() && suites.contains(&"grp-admission") {
-        label.push_str(&format!(" +{}", file.header.profiles.join("+")));
-    }
-    // Profiles come from the file: keep the label short whatever they say.
-    let label = super::clip(&label, 80);
-    let counted = file
-        .results
-        .iter()
-        .filter(|r| r.status.is_counted())
-        .count();
     let e = Endpoint {
         schema_version: 1,
-        label,
-        message: format!("{} {}/{}", v.headline(), t.passed, counted),
-        color: badge_color(&v),
+        label: BADGE_LABEL.into(),
+        message,
+        color: badge_color(v),
     };
     let mut s = serde_json::to_string(&e).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// What a verdict that is not about the whole corpus covers, in a few words; `None` when it is
+/// about the whole corpus, or about nothing.
+fn scope(view: &View) -> Option<String> {
+    if view.verdict.partial.is_empty() {
+        return None;
+    }
+    let ran: Vec<&str> = (view.suites.iter())
+        .filter(|s| s.tested())
+        .map(|s| s.suite.as_str())
+        .collect();
+    let mut words = match ran.as_slice() {
+        // NOTHING TESTED says it all.
+        [] => return None,
+        [_] | [_, _] => ran.join("+"),
+        many => format!("{} of {} suites", many.len(), Suite::ALL.len()),
+    };
+    if view.header.grading == Grading::Loose {
+        words.push_str(" loose");
+    }
+    Some(words)
 }

@@ -238,6 +238,7 @@ mod tests {
             stderr: String::new(),
             duration_ms: 0,
             failed_as: None,
+            xfail_reason: None,
             broken_rules: Vec::new(),
         }
     }

@@ -3,11 +3,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{
-    argv_line, clip, grading_name, is_bidi_control, ordered, per_rule, rules_without_cases_phrase,
-    seconds, totals, unexpected_phrase, verdict, Level, RuleRow, RuleStatus, DRAFTS_NOTE,
-};
-use crate::results::{ResultLine, ResultsFile};
+use super::page::{self, base_css, esc, level_class};
+use super::view::{cases, counted, DraftGroup, Part, Sections, View};
+use super::{clip, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
+use crate::results::ResultLine;
 
 /// How many unexpected results the overview lists before folding the rest.
 const UNEXPECTED_SHOWN: usize = 20;
@@ -15,217 +14,244 @@ const UNEXPECTED_SHOWN: usize = 20;
 /// How many failing vectors a rule row links to.
 const FAILS_SHOWN: usize = 6;
 
-/// The page. Works without JavaScript (the per-vector detail is `<details>`; the filters are
+/// The page being written: the view, and the anchors of its cases and rules (positions, never
+/// ids from the file).
+struct Page<'v, 'a> {
+    view: &'v View<'a>,
+    case_anchor: HashMap<&'a str, usize>,
+    rule_anchor: HashMap<&'v str, usize>,
+    o: String,
+}
+
+/// The page. Works without JavaScript (the per-case detail is `<details>`; the filters are
 /// simply absent); with it, filters by status, suite and id/rule text appear. Every string from
 /// the results file is HTML-escaped (`& < > " '`), control and bidirectional characters are
-/// shown as `\u{…}`, and nothing from the file reaches the script or a URL.
-pub fn html(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let t = totals(file);
-    let rows = per_rule(file);
-    let vectors = ordered(file);
-    let v = verdict(file);
-    let verdict = v.headline();
-    // The badge's colours: green only for CONFORMS, yellow for known failures, blue for
-    // partial, red for FAIL, grey for nothing tested.
-    let verdict_class = match v.level {
-        Level::Conforms => "ok",
-        Level::Fail => "fail",
-        Level::ConformsWithKnownFailures => "known",
-        Level::Partial => "partial",
-        Level::NothingTested => "none",
+/// shown as `\u{…}`, and nothing from the file reaches the script or a URL. It opens with the
+/// verdict and its scope, then the per-suite summary, the unexpected results and the known
+/// failures with their reasons; a FAIL page has no green anywhere.
+pub fn render(view: &View) -> String {
+    let mut case_anchor = HashMap::new();
+    for (i, r) in view.lines.iter().enumerate() {
+        case_anchor.entry(r.id.as_str()).or_insert(i);
+    }
+    let mut p = Page {
+        view,
+        case_anchor,
+        rule_anchor: (view.rules.iter().enumerate())
+            .map(|(i, r)| (r.rule.as_str(), i))
+            .collect(),
+        o: String::with_capacity(64 * 1024 + view.results.len() * 1024),
     };
-    // Anchors use positions, never ids from the file.
-    let mut vector_anchor: HashMap<&str, usize> = HashMap::new();
-    for (i, r) in vectors.iter().enumerate() {
-        vector_anchor.entry(r.id.as_str()).or_insert(i);
-    }
-    let rule_anchor: HashMap<&str, usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.rule.as_str(), i))
-        .collect();
-
-    let mut o = String::with_capacity(64 * 1024 + file.results.len() * 1024);
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>agentconf: {} — {verdict} {}/{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        esc(&h.implementation.name),
-        t.passed,
-        t.total
+    let t = &view.totals;
+    page::open(
+        &mut p.o,
+        &format!(
+            "agentconf: {} — {} {}/{}",
+            esc(&view.header.implementation.name),
+            view.verdict.headline(),
+            t.passed,
+            t.total
+        ),
+        page::palette(view.verdict.level),
+        CSS,
     );
-
-    // Banner.
+    p.write_all();
+    p.cases();
     let _ = write!(
-        o,
-        "<header class=\"top {verdict_class}\"><div class=\"wrap\">\
-         <div class=\"brand\">agentconf conformance report</div>\
-         <h1>{} <span class=\"verdict {verdict_class}\">{verdict}</span></h1><p class=\"sub\">",
-        esc(&h.implementation.name)
+        p.o,
+        "<footer>Derived by agentconf from a results file ({}). All text from the file is \
+         shown escaped.</footer>\n</main>\n<script>{JS}</script>\n</body>\n</html>\n",
+        esc(&view.header.format)
     );
-    let _ = write!(o, "{} of {} vectors passed", t.passed, t.total);
-    if t.unexpected > 0 {
-        let _ = write!(o, " · {}", esc(&unexpected_phrase(&t)));
+    p.o
+}
+
+impl Page<'_, '_> {
+    /// `<code>id</code>`, linked to the case's detail when the page lists it.
+    fn case_link(&self, id: &str) -> String {
+        match self.case_anchor.get(id) {
+            Some(i) => format!("<a href=\"#v-{i}\"><code>{}</code></a>", esc(id)),
+            None => format!("<code>{}</code>", esc(id)),
+        }
     }
-    if t.unsupported > 0 {
-        let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
+
+    /// One table per draft, a row group per section headed in words.
+    fn rule_tables(&mut self, drafts: &[DraftGroup]) {
+        for draft in drafts {
+            let _ = write!(
+                self.o,
+                "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
+                 <th>Cases passed</th><th>Status</th></tr></thead>\n",
+                esc(&draft.draft)
+            );
+            for section in &draft.sections {
+                let _ = writeln!(
+                    self.o,
+                    "<tbody><tr class=\"sec\"><th colspan=\"4\">{}</th></tr>",
+                    esc(&section.heading)
+                );
+                for i in &section.rows {
+                    rule_row(&mut self.o, *i, &self.view.rules[*i], &self.case_anchor);
+                }
+                self.o.push_str("</tbody>\n");
+            }
+            self.o.push_str("</table>\n");
+        }
     }
-    if t.count("xfail") > 0 {
+
+    /// Every case, graded ones first, most severe first, with filters.
+    fn cases(&mut self) {
+        let view = self.view;
+        let mut suites: Vec<&str> = view.results.iter().map(|r| r.suite.as_str()).collect();
+        suites.sort_unstable();
+        suites.dedup();
+        let o = &mut self.o;
         let _ = write!(
             o,
-            " · <strong>{} expected failures, each a failure of its rules</strong>",
-            t.count("xfail")
+            "<section class=\"card\" id=\"cases\"><h2>Cases <small>{} · most severe first, \
+             those not run last · click one for expected vs actual and captured stderr</small>\
+             </h2>\n<form class=\"filters\" id=\"filters\" hidden>\
+             <label>Status <select id=\"f-status\"><option value=\"\">all</option>\
+             <option value=\"unexpected\">unexpected only</option>",
+            view.totals.vectors
         );
-    }
-    o.push_str("</p>");
-    if !v.partial.is_empty() {
-        o.push_str("<ul class=\"partial\">");
-        for reason in &v.partial {
-            let _ = write!(o, "<li>scope: {}</li>", esc(reason));
+        for (status, n) in &view.totals.by_status {
+            if *n > 0 {
+                let _ = write!(
+                    o,
+                    "<option value=\"{s}\">{s} ({n})</option>",
+                    s = esc(status)
+                );
+            }
         }
-        o.push_str("</ul>");
-    }
-    o.push_str("</div></header>\n<main class=\"wrap\">\n");
-
-    // Counters: false accepts first and largest.
-    o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
-    let fa = t.count("false-accept");
-    // False accepts the adapter lists as expected failures are false accepts still: counted
-    // here, and the tile is red, whatever the verdict.
-    let listed = t.listed_false_accepts;
-    let shown = fa + listed;
-    let _ = write!(
-        o,
-        "<a class=\"counter big s-false-accept{}\" href=\"#vectors\" data-filter=\"false-accept\">\
-         <span class=\"n\">{shown}</span><span class=\"l\">false accept{}</span>\
-         <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
-        // The reassuring green zero only where the verdict is CONFORMS: with expected failures,
-        // skips or a subset, "none accepted" would say more than the run shows.
-        if shown > 0 {
-            " hot"
-        } else if v.level == Level::Conforms {
-            " zero"
-        } else {
-            " plain"
-        },
-        if shown == 1 { "" } else { "s" },
-        if listed > 0 {
-            format!(
-                "accepted input the drafts require to be rejected ({listed} of them listed as \
-                 expected failures)"
-            )
-        } else if fa > 0 {
-            "accepted input the drafts require to be rejected".into()
-        } else if v.level == Level::Conforms {
-            "no input that must be rejected was accepted".into()
-        } else {
-            "none among the cases graded; the verdict above says what this does not cover".into()
+        o.push_str(
+            "</select></label> <label>Suite <select id=\"f-suite\"><option value=\"\">all</option>",
+        );
+        for s in &suites {
+            let _ = write!(o, "<option value=\"{s}\">{s}</option>", s = esc(s));
         }
-    );
-    for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
-        let _ = writeln!(
-            o,
-            "<a class=\"counter s-{status}{}\" href=\"#vectors\" data-filter=\"{status}\">\
-             <span class=\"n\">{n}</span><span class=\"l\">{status}</span></a>",
-            if *n == 0 { " zero" } else { "" },
-            status = esc(status)
+        o.push_str(
+            "</select></label> <label class=\"grow\">Search <input id=\"f-q\" type=\"search\" \
+             placeholder=\"case id or rule id\" autocomplete=\"off\"></label> \
+             <button type=\"button\" id=\"f-open\">expand shown</button> \
+             <button type=\"button\" id=\"f-close\">collapse all</button> \
+             <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
+        );
+        for (i, r) in view.lines.iter().enumerate() {
+            vector_row(o, i, r, &self.rule_anchor);
+        }
+        o.push_str(
+            "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No case matches the filters.</p>\
+             </section>\n",
         );
     }
-    let pct = percent(t.passed, t.total);
-    let _ = write!(
-        o,
-        "<div class=\"counter conf {verdict_class}\"><span class=\"n\">{pct}%</span>\
-         <span class=\"l\">{}/{} passed</span>{}</div>\n</div>\n</section>\n",
-        t.passed,
-        t.total,
-        bar(t.passed, t.total - t.passed, t.total, true)
-    );
+}
 
-    // Facts.
-    o.push_str("<section class=\"card facts\"><h2>Run</h2><dl>\n");
-    let mut fact = |k: &str, v: String| {
-        let _ = writeln!(o, "<dt>{k}</dt><dd>{v}</dd>");
-    };
-    fact("implementation", esc(&h.implementation.name));
-    fact(
-        "command",
-        format!("<code>{}</code>", esc(&argv_line(&h.implementation.argv))),
-    );
-    if let Some(d) = &h.implementation.executable_sha256 {
-        fact("executable sha256", format!("<code>{}</code>", esc(d)));
-    }
-    for f in &h.implementation.files {
-        fact(
-            "file sha256",
-            format!("<code>{}</code> {}", esc(&f.sha256), esc(&f.path)),
-        );
-    }
-    if let Some(v) = &h.implementation.interpreter_version {
-        fact("interpreter", esc(v));
-    }
-    if let Some(d) = &h.implementation.declared {
-        fact(
-            "declared",
-            format!("{} {} (its own words)", esc(&d.name), esc(&d.version)),
-        );
-    }
-    if let Some(d) = &h.adapter_digest {
-        fact("adapter sha256", format!("<code>{}</code>", esc(d)));
-    }
-    fact(
-        "corpus digest",
-        format!("<code>{}</code>", esc(&h.corpus_digest)),
-    );
-    fact("suite version", esc(&h.suite_version));
-    fact("grading", esc(&grading_name(h.grading)));
-    fact(
-        "profiles",
-        if h.profiles.is_empty() {
-            "none claimed".into()
-        } else {
-            esc(&h.profiles.join(", "))
-        },
-    );
-    fact("started", esc(&h.started_at));
-    match &file.footer {
-        Some(f) => fact(
-            "finished",
-            format!("{} ({})", esc(&f.finished_at), seconds(f.duration_ms)),
-        ),
-        None => fact(
-            "finished",
-            "never: no footer (the run was cut short)".into(),
-        ),
-    }
-    // A complete run writes one line per case; files from before cases count vectors.
-    let announced = h.case_count.unwrap_or(h.vector_count);
-    if t.vectors != announced {
-        fact(
-            "cases",
-            format!(
-                "{} of the {announced} the header announced have results",
-                t.vectors
+impl Sections for Page<'_, '_> {
+    fn headline(&mut self) {
+        let view = self.view;
+        let (t, v) = (&view.totals, &view.verdict);
+        let class = level_class(v.level);
+        page::banner(
+            &mut self.o,
+            class,
+            "agentconf conformance report",
+            &format!(
+                "{} <span class=\"verdict {class}\">{}</span>",
+                esc(&view.header.implementation.name),
+                v.headline()
             ),
         );
+        let o = &mut self.o;
+        let _ = write!(
+            o,
+            "<p class=\"sub\">{} of {} cases passed",
+            t.passed, t.total
+        );
+        if t.unexpected > 0 {
+            let _ = write!(o, " · {}", esc(&unexpected_phrase(t)));
+        }
+        if t.unsupported > 0 {
+            let _ = write!(o, " · {} unsupported (not counted)", t.unsupported);
+        }
+        let known = view.known_failures.len();
+        if known > 0 {
+            let _ = write!(
+                o,
+                " · <a href=\"#known\">{}</a>",
+                counted(known, "known failure")
+            );
+        }
+        o.push_str("</p>");
+        if !v.partial.is_empty() {
+            o.push_str("<ul class=\"partial\">");
+            for reason in &v.partial {
+                let _ = write!(o, "<li>scope: {}</li>", esc(reason));
+            }
+            o.push_str("</ul>");
+        }
+        o.push_str(page::BANNER_END);
+        o.push_str("<main class=\"wrap\">\n");
     }
-    let _ = writeln!(
-        o,
-        "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
-         results: anyone can re-check this report with <code>agentconf claim verify RESULTS -- \
-         COMMAND</code>, which re-runs every case it records and lists each difference.</p>\
-         </section>",
-        esc(DRAFTS_NOTE)
-    );
 
-    // Unexpected results, false accepts first.
-    let bad: Vec<(usize, &&ResultLine)> = vectors
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.status.is_unexpected())
-        .collect();
-    if !bad.is_empty() {
+    /// The per-suite summary: the implementation's own suites in a table, the others folded.
+    fn suites(&mut self) {
+        let columns = self.view.suite_columns();
+        let (tested, untested) = self.view.suites_tested();
+        let o = &mut self.o;
+        o.push_str(
+            "<section class=\"card\" id=\"suites\"><h2>Suites <small>the implementation's own \
+             first · counted in cases</small></h2><table class=\"suites\"><thead><tr>\
+             <th>suite</th>",
+        );
+        for c in &columns {
+            let _ = write!(o, "<th>{}</th>", c.heading);
+        }
+        o.push_str("</tr></thead><tbody>\n");
+        for s in tested {
+            let _ = write!(o, "<tr><th><code>{}</code></th>", esc(s.suite.as_str()));
+            for c in &columns {
+                let n = (c.count)(s);
+                let hot = if n > 0 && c.alarm {
+                    " class=\"hot\""
+                } else {
+                    ""
+                };
+                let _ = write!(o, "<td{hot}>{n}</td>");
+            }
+            o.push_str("</tr>\n");
+        }
+        o.push_str("</tbody></table>\n");
+        if !untested.is_empty() {
+            let _ = write!(
+                o,
+                "<details class=\"more\"><summary>Not tested: {}, every case unsupported or \
+                 skipped</summary><ul class=\"untested\">",
+                counted(untested.len(), "suite")
+            );
+            for s in untested {
+                let _ = write!(
+                    o,
+                    "<li><code>{}</code> {}</li>",
+                    esc(s.suite.as_str()),
+                    cases(s.cases)
+                );
+            }
+            o.push_str("</ul></details>\n");
+        }
+        o.push_str("</section>\n");
+    }
+
+    /// Unexpected results, false accepts first.
+    fn unexpected(&mut self) {
+        let bad: Vec<(usize, &ResultLine)> = (self.view.lines.iter().enumerate())
+            .filter(|(_, r)| r.status.is_unexpected())
+            .map(|(i, r)| (i, *r))
+            .collect();
+        if bad.is_empty() {
+            return;
+        }
+        let o = &mut self.o;
         let _ = writeln!(
             o,
             "<section class=\"card\" id=\"unexpected\"><h2>Unexpected results \
@@ -258,141 +284,168 @@ pub fn html(file: &ResultsFile) -> String {
         });
     }
 
-    // The per-rule table.
-    let failing = rows.iter().filter(|r| r.status == RuleStatus::Fail).count();
-    let known = rows
-        .iter()
-        .filter(|r| r.status == RuleStatus::KnownFailure)
-        .count();
-    let untested = rows
-        .iter()
-        .filter(|r| matches!(r.status, RuleStatus::Untested | RuleStatus::Partial))
-        .count();
-    let uncredited = rows
-        .iter()
-        .filter(|r| r.status == RuleStatus::Uncredited)
-        .count();
-    // Rules of the catalogue this file has no case for (a subset ran): said, not left out.
-    let absent = rules_without_cases_phrase(&rows);
-    let _ = writeln!(
-        o,
-        "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing · \
-         {known} with known failures · {untested} untested or partly tested · {uncredited} \
-         uncredited{}</small></h2><p class=\"note\">A rule passes only when every case of it \
-         passed and earned credit: a rejection counts only when the valid vector it was derived \
-         from was accepted, an acceptance only when a vector derived from it was rejected \
-         (paired credit), so accepting or rejecting everything earns no rule. A rule whose \
-         passes did not all earn credit is <em>uncredited</em>.</p>",
-        rows.len(),
-        absent.map(|a| format!(" · {a}")).unwrap_or_default()
-    );
-    let mut i = 0;
-    while i < rows.len() {
-        let draft = &rows[i].draft;
-        let end = rows[i..]
-            .iter()
-            .position(|r| &r.draft != draft)
-            .map_or(rows.len(), |p| i + p);
-        let _ = write!(
-            o,
-            "<h3>{}</h3>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Level</th>\
-             <th>Vectors passed</th><th>Status</th></tr></thead>\n",
-            esc(draft)
-        );
-        let mut section: Option<&str> = None;
-        for (k, row) in rows[i..end].iter().enumerate() {
-            if section != Some(row.section.as_str()) {
-                if section.is_some() {
-                    o.push_str("</tbody>\n");
-                }
-                section = Some(row.section.as_str());
-                let _ = writeln!(
-                    o,
-                    "<tbody><tr class=\"sec\"><th colspan=\"4\">Section {}</th></tr>",
-                    if row.section.is_empty() {
-                        "unknown".into()
-                    } else {
-                        esc(&row.section)
-                    }
-                );
-            }
-            rule_row(&mut o, i + k, row, &vector_anchor);
+    /// The expected failures, each with how it failed and the adapter's reason.
+    fn known_failures(&mut self) {
+        let known = &self.view.known_failures;
+        if known.is_empty() {
+            return;
         }
-        o.push_str("</tbody></table>\n");
-        i = end;
-    }
-    let unpaired = super::uncredited(file);
-    if !unpaired.is_empty() {
-        let _ = writeln!(
-            o,
-            "<h3 id=\"uncredited\">Uncredited passes <small>{} without earning credit for \
-             their rules</small></h3><ul class=\"uncredited\">",
-            super::passed_cases(unpaired.len())
+        let mut o = format!(
+            "<section class=\"card\" id=\"known\"><h2>Known failures <small>{} · listed by the \
+             adapter · each still a failure of its rules</small></h2><ol class=\"known\">\n",
+            known.len()
         );
-        for u in &unpaired {
-            match vector_anchor.get(u.id.as_str()) {
-                Some(i) => {
-                    let _ = write!(o, "<li><a href=\"#v-{i}\"><code>{}</code></a>", esc(&u.id));
-                }
-                None => {
-                    let _ = write!(o, "<li><code>{}</code>", esc(&u.id));
-                }
-            }
-            let _ = writeln!(o, ": {}</li>", esc(&u.why));
-        }
-        o.push_str("</ul>\n");
-    }
-    o.push_str("</section>\n");
-
-    // Vectors.
-    let mut suites: Vec<&str> = file.results.iter().map(|r| r.suite.as_str()).collect();
-    suites.sort_unstable();
-    suites.dedup();
-    let _ = write!(
-        o,
-        "<section class=\"card\" id=\"vectors\"><h2>Vectors <small>{} · most severe first · \
-         click one for expected vs actual and captured stderr</small></h2>\n\
-         <form class=\"filters\" id=\"filters\" hidden>\
-         <label>Status <select id=\"f-status\"><option value=\"\">all</option>\
-         <option value=\"unexpected\">unexpected only</option>",
-        t.vectors
-    );
-    for (status, n) in &t.by_status {
-        if *n > 0 {
-            let _ = write!(
+        for k in known {
+            let _ = writeln!(
                 o,
-                "<option value=\"{s}\">{s} ({n})</option>",
-                s = esc(status)
+                "<li>{} {}<p class=\"reason\">{}</p></li>",
+                pill(k.failed_as.map_or("xfail", |s| s.name())),
+                self.case_link(&k.id),
+                esc(&k.reason)
             );
         }
+        o.push_str("</ol></section>\n");
+        self.o.push_str(&o);
     }
-    o.push_str(
-        "</select></label> <label>Suite <select id=\"f-suite\"><option value=\"\">all</option>",
-    );
-    for s in &suites {
-        let _ = write!(o, "<option value=\"{s}\">{s}</option>", s = esc(s));
+
+    /// The run's facts, in the view's words.
+    fn facts(&mut self) {
+        let o = &mut self.o;
+        o.push_str("<section class=\"card facts\" id=\"run\"><h2>Run</h2><dl>\n");
+        for f in &self.view.facts {
+            let value: String = (f.value.iter())
+                .map(|p| match p {
+                    Part::Text(s) => esc(s),
+                    Part::Code(s) => format!("<code>{}</code>", esc(s)),
+                })
+                .collect();
+            let _ = writeln!(o, "<dt>{}</dt><dd>{value}</dd>", f.label);
+        }
+        let _ = writeln!(
+            o,
+            "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
+             results: anyone can re-check this report with <code>agentconf claim verify RESULTS \
+             -- COMMAND</code>, which re-runs every case it records and lists each \
+             difference.</p></section>",
+            esc(DRAFTS_NOTE)
+        );
     }
-    o.push_str(
-        "</select></label> <label class=\"grow\">Search <input id=\"f-q\" type=\"search\" \
-         placeholder=\"vector id or rule id\" autocomplete=\"off\"></label> \
-         <button type=\"button\" id=\"f-open\">expand shown</button> \
-         <button type=\"button\" id=\"f-close\">collapse all</button> \
-         <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
-    );
-    for (i, r) in vectors.iter().enumerate() {
-        vector_row(&mut o, i, r, &rule_anchor);
+
+    /// Counters: false accepts first and largest; each filters the case list.
+    fn totals(&mut self) {
+        let (t, v) = (&self.view.totals, &self.view.verdict);
+        let o = &mut self.o;
+        o.push_str("<section class=\"counters\" aria-label=\"totals\">\n");
+        let fa = t.count("false-accept");
+        // False accepts the adapter lists as expected failures are false accepts still: counted
+        // here, and the tile is red, whatever the verdict.
+        let listed = t.listed_false_accepts;
+        let shown = fa + listed;
+        let _ = write!(
+            o,
+            "<a class=\"counter big s-false-accept{}\" href=\"#cases\" data-filter=\"false-accept\">\
+             <span class=\"n\">{shown}</span><span class=\"l\">false accept{}</span>\
+             <span class=\"h\">{}</span></a>\n<div class=\"small\">\n",
+            // The reassuring green zero only where the verdict is CONFORMS: with expected
+            // failures, skips or a subset, "none accepted" would say more than the run shows.
+            if shown > 0 {
+                " hot"
+            } else if v.level == Level::Conforms {
+                " zero"
+            } else {
+                " plain"
+            },
+            if shown == 1 { "" } else { "s" },
+            if listed > 0 {
+                format!(
+                    "accepted input the drafts require to be rejected ({listed} of them listed as \
+                     expected failures)"
+                )
+            } else if fa > 0 {
+                "accepted input the drafts require to be rejected".into()
+            } else if v.level == Level::Conforms {
+                "no input that must be rejected was accepted".into()
+            } else {
+                "none among the cases graded; the verdict above says what this does not cover"
+                    .into()
+            }
+        );
+        for (status, n) in t.by_status.iter().filter(|(s, _)| s != "false-accept") {
+            let _ = writeln!(
+                o,
+                "<a class=\"counter s-{status}{}\" href=\"#cases\" data-filter=\"{status}\">\
+                 <span class=\"n\">{n}</span><span class=\"l\">{status}</span></a>",
+                if *n == 0 { " zero" } else { "" },
+                status = esc(status)
+            );
+        }
+        let _ = write!(
+            o,
+            "<div class=\"counter conf {}\"><span class=\"n\">{}%</span>\
+             <span class=\"l\">{}/{} cases passed</span>{}</div>\n</div>\n</section>\n",
+            level_class(v.level),
+            percent(t.passed, t.total),
+            t.passed,
+            t.total,
+            bar(t.passed, t.total - t.passed, t.total, true)
+        );
     }
-    o.push_str(
-        "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No vector matches the filters.</p>\
-         </section>\n",
-    );
-    let _ = write!(
-        o,
-        "<footer>Derived by agentconf from a results file ({}). All text from the file is \
-         shown escaped.</footer>\n</main>\n<script>{JS}</script>\n</body>\n</html>\n",
-        esc(&h.format)
-    );
-    o
+
+    /// The per-rule table: the rules a case of which ran, by draft and section; the untested
+    /// ones folded after them. The card is closed by [`Sections::uncredited`].
+    fn rules(&mut self) {
+        let rows = &self.view.rules;
+        let count = |f: fn(RuleStatus) -> bool| rows.iter().filter(|r| f(r.status)).count();
+        let failing = count(|s| s == RuleStatus::Fail);
+        let known = count(|s| s == RuleStatus::KnownFailure);
+        let partial = count(|s| s == RuleStatus::Partial);
+        let uncredited = count(|s| s == RuleStatus::Uncredited);
+        let _ = writeln!(
+            self.o,
+            "<section class=\"card\" id=\"rules\"><h2>Rules <small>{} rules · {failing} failing \
+             · {known} with known failures · {partial} partly tested · {} untested · \
+             {uncredited} uncredited{}</small></h2><p class=\"note\">A rule passes only when \
+             every case of it passed and earned credit: a rejection counts only when the valid \
+             vector it was derived from was accepted, an acceptance only when a vector derived \
+             from it was rejected (paired credit), so accepting or rejecting everything earns no \
+             rule. A rule whose passes did not all earn credit is <em>uncredited</em>.</p>",
+            rows.len(),
+            self.view.untested_rules(),
+            (self.view.rules_without_cases.as_deref())
+                .map(|a| format!(" · {a}"))
+                .unwrap_or_default()
+        );
+        let view = self.view;
+        self.rule_tables(&view.drafts);
+        if !view.untested.is_empty() {
+            let _ = writeln!(
+                self.o,
+                "<details class=\"more untested\"><summary>Untested: {}, every case of theirs \
+                 unsupported or skipped</summary>",
+                counted(view.untested_rules(), "rule")
+            );
+            self.rule_tables(&view.untested);
+            self.o.push_str("</details>\n");
+        }
+    }
+
+    /// The uncredited passes, at the end of the rules' card, which it closes.
+    fn uncredited(&mut self) {
+        let view = self.view;
+        if !view.uncredited.is_empty() {
+            let mut o = format!(
+                "<h3 id=\"uncredited\">Uncredited passes <small>{} without earning credit for \
+                 their rules</small></h3><ul class=\"uncredited\">\n",
+                super::passed_cases(view.uncredited.len())
+            );
+            for u in &view.uncredited {
+                let _ = writeln!(o, "<li>{}: {}</li>", self.case_link(&u.id), esc(&u.why));
+            }
+            o.push_str("</ul>\n");
+            self.o.push_str(&o);
+        }
+        self.o.push_str("</section>\n");
+    }
 }
 
 fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap<&str, usize>) {
@@ -431,14 +484,9 @@ fn rule_row(o: &mut String, index: usize, row: &RuleRow, vector_anchor: &HashMap
         bar(row.passed, failed, row.total, false),
         row.passed,
         row.total,
-        if row.unsupported > 0 {
-            format!(
-                "<span class=\"uns\">+{} unsupported</span>",
-                row.unsupported
-            )
-        } else {
-            String::new()
-        },
+        (row.unsupported_note())
+            .map(|n| format!("<span class=\"uns\">{n}</span>"))
+            .unwrap_or_default(),
         rule_pill(row.status)
     );
 }
@@ -554,47 +602,9 @@ fn bar(passed: usize, failed: usize, total: usize, wide: bool) -> String {
     )
 }
 
-/// Escapes `s` for HTML text and attribute values: `& < > " '` as entities; control characters
-/// other than line breaks and tabs, and bidirectional formatting characters, as visible `\u{…}`.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() || is_bidi_control(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const CSS: &str = r#"
-[hidden]{display:none!important}
-:root{--fa:#c92a2a;--fr:#e8590c;--wr:#d97706;--cr:#862e9c;--to:#5f3dc4;--pe:#a61e4d;--un:#868e96;--ok:#2b8a3e;--kn:#f0b400;--pa:#1c7ed6;--bg:#f4f5f7;--fg:#1f2328;--mut:#656d76;--line:#d8dee4;--card:#fff}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-code,pre,.id,.chip,dd code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
-.wrap{max-width:1200px;margin:0 auto;padding:0 24px}
-header.top{color:#fff;background:#24292f;padding:20px 0 18px;border-bottom:6px solid var(--un)}
-header.top.fail{border-bottom-color:var(--fa)}header.top.ok{border-bottom-color:var(--ok)}
-.brand{font-size:12px;letter-spacing:.08em;text-transform:uppercase;opacity:.7}
-h1{margin:4px 0 2px;font-size:26px;font-weight:650;word-break:break-all}
-.sub{margin:0;opacity:.85}
-.verdict{display:inline-block;vertical-align:middle;margin-left:8px;padding:2px 12px;border-radius:999px;font-size:14px;font-weight:700;letter-spacing:.05em;background:var(--un)}
-.verdict.fail{background:var(--fa)}.verdict.ok{background:var(--ok)}
-header.top.known{border-bottom-color:var(--kn)}.verdict.known{background:var(--kn);color:#1f2328}
-header.top.partial{border-bottom-color:var(--pa)}.verdict.partial{background:var(--pa)}
-ul.partial{margin:6px 0 0;padding-left:18px;opacity:.85}
-main.wrap{padding-top:24px;padding-bottom:40px}
-h2{font-size:18px;margin:0 0 12px}h2 small,h1 small{font-weight:400;color:var(--mut);font-size:13px;margin-left:6px}
-h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
+const CSS: &str = concat!(
+    base_css!(),
+    r#"h3{font-size:15px;margin:18px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace}
 h4{margin:0 0 4px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--mut)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:16px 0}
 .counters{display:grid;grid-template-columns:minmax(220px,1fr) 3fr;gap:12px}
@@ -636,7 +646,7 @@ code.rule{font-weight:650}
 .filters input{width:100%;min-width:160px}.filters button{cursor:pointer}
 .count{font-size:12.5px;color:var(--mut)}
 details.v{border:1px solid #eaeef2;border-left:4px solid var(--c,var(--un));border-radius:6px;margin:5px 0;background:#fff}
-details.v.s-pass{border-left-color:#b2f2bb}details.v.s-unsupported{border-left-color:#dee2e6}
+details.v.s-pass{border-left-color:var(--ok-line)}details.v.s-unsupported{border-left-color:#dee2e6}
 details.v>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:center;list-style:none}
 details.v>summary::-webkit-details-marker{display:none}
 details.v>summary::before{content:"\25B8";color:var(--mut);font-size:11px}details.v[open]>summary::before{content:"\25BE"}
@@ -644,7 +654,7 @@ details.v>summary:hover{background:#f6f8fa}
 summary .id{font-weight:600;word-break:break-all}summary .d{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12.5px}summary .ms{color:var(--mut);font-size:11.5px;white-space:nowrap}
 details.v .body{padding:4px 14px 12px 30px;border-top:1px solid #eaeef2}
 .cmp{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin:10px 0 6px}
-.cmp>div{background:#f6f8fa;border-radius:6px;padding:8px 12px}.cmp p{margin:4px 0}.cmp .act{background:#fff8f0}details.s-pass .cmp .act{background:#f0faf2}
+.cmp>div{background:#f6f8fa;border-radius:6px;padding:8px 12px}.cmp p{margin:4px 0}.cmp .act{background:#fff8f0}details.s-pass .cmp .act{background:var(--ok-bg)}
 .detail{white-space:pre-wrap;word-break:break-word}
 .meta{color:var(--mut);font-size:12.5px;margin:6px 0}
 .chip{display:inline-block;padding:0 6px;border-radius:4px;background:#eef1f4;color:#24292f;text-decoration:none;font-size:12px;margin:1px 0}a.chip:hover{background:#dde3ea}
@@ -652,10 +662,20 @@ pre{margin:4px 0 0;background:#1f2328;color:#e6edf3;padding:10px 12px;border-rad
 .empty{color:var(--mut);text-align:center;padding:12px}
 footer{color:var(--mut);font-size:12px;text-align:center;margin-top:24px}
 a{color:#0969da}
-@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(2,1fr)}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}}
+table.suites{border-collapse:collapse;font-variant-numeric:tabular-nums;overflow-wrap:normal}
+table.suites th,table.suites td{padding:5px 12px 5px 0;text-align:right;border-bottom:1px solid #eaeef2}table.suites td{white-space:nowrap}
+table.suites thead th{font-size:12px;color:var(--mut);font-weight:600;border-bottom:2px solid var(--line);vertical-align:bottom}
+table.suites tbody th{text-align:left;font-weight:600}table.suites th:first-child{text-align:left}
+table.suites td.hot{color:var(--fa);font-weight:700}
+ul.untested{margin:4px 0 0;padding-left:20px;color:var(--mut)}
+header.top a{color:#fff}
+details.more.untested{margin-top:14px}details.more.untested>summary{font-weight:600}
+ol.known{margin:0;padding-left:26px}ol.known li{margin:6px 0}p.reason{margin:2px 0 0;color:#424a53}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(3,1fr)}.small .counter.zero{display:none}.counter{min-height:0;padding:6px 10px}.counter .n{font-size:20px}.counter.big .n{font-size:40px}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}table.suites th,table.suites td{padding-right:6px;font-size:12.5px}table.suites thead th{font-size:11px}table.suites tbody th code{font-size:11.5px}h1{font-size:22px}}
 body{overflow-wrap:anywhere}
 @media print{.filters{display:none}details.v{break-inside:avoid}}
-"#;
+"#
+);
 
 const JS: &str = r#"
 (function(){

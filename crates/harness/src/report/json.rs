@@ -2,15 +2,14 @@
 
 use serde::Serialize;
 
-use super::{
-    per_rule, totals, uncredited, unexpected, verdict, RuleRow, Totals, UncreditedCase, Verdict,
-};
+use super::view::{KnownFailure, SuiteSummary, View};
+use super::{RuleRow, Totals, UncreditedCase, Verdict};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
 /// The summary format version.
 pub const SUMMARY_FORMAT: &str = "agentconf-summary/1";
 
-/// Everything [`json`] writes, in its key order.
+/// Everything [`json`](super::json) writes, in its key order.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary<'a> {
     /// `agentconf-summary/1`.
@@ -20,35 +19,47 @@ pub struct Summary<'a> {
     pub footer: Option<&'a Footer>,
     /// The verdict's level, known failures and the reasons it is partial.
     pub verdict: Verdict,
+    /// Per suite with results, the implementation's own suites (where a case ran) first.
+    pub suites: Vec<SuiteSummary>,
     /// Computed from the result lines.
     pub totals: Totals,
     /// The unexpected result lines, false accepts first.
     pub unexpected: Vec<&'a ResultLine>,
+    /// The expected failures, each with how it failed and the adapter's reason.
+    pub known_failures: Vec<KnownFailure>,
     /// The per-rule table.
     pub rules: Vec<RuleRow>,
     /// The passing cases that earned no credit for their rules, each with why.
     pub uncredited: Vec<UncreditedCase>,
 }
 
-/// The summary of `file`.
-pub fn summary(file: &ResultsFile) -> Summary<'_> {
-    Summary {
-        format: SUMMARY_FORMAT,
-        header: &file.header,
-        footer: file.footer.as_ref(),
-        verdict: verdict(file),
-        totals: totals(file),
-        unexpected: unexpected(file),
-        rules: per_rule(file),
-        uncredited: uncredited(file),
+impl<'a> From<View<'a>> for Summary<'a> {
+    fn from(view: View<'a>) -> Summary<'a> {
+        Summary {
+            format: SUMMARY_FORMAT,
+            header: view.header,
+            footer: view.footer,
+            verdict: view.verdict,
+            suites: view.suites,
+            totals: view.totals,
+            unexpected: view.unexpected,
+            known_failures: view.known_failures,
+            rules: view.rules,
+            uncredited: view.uncredited,
+        }
     }
 }
 
+/// The summary of `file`.
+pub fn summary(file: &ResultsFile) -> Summary<'_> {
+    Summary::from(View::of(file))
+}
+
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
-/// `verdict`, `totals`, `unexpected`, `rules`, `uncredited`.
-pub fn json(file: &ResultsFile) -> String {
+/// `verdict`, `suites`, `totals`, `unexpected`, `known_failures`, `rules`, `uncredited`.
+pub fn render(view: &View) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
-    let mut s = serde_json::to_string_pretty(&summary(file))
+    let mut s = serde_json::to_string_pretty(&Summary::from(view.clone()))
         .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()));
     s.push('\n');
     s

@@ -2,28 +2,27 @@
 
 use std::time::Duration;
 
-use agentconf_contract::vector::Suite;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{grading_name, verdict, Credit};
-use crate::results::ResultsFile;
+use super::grading_name;
+use super::view::View;
 use crate::status::Status;
 
-/// JUnit XML: one `testsuite` per corpus suite that has results (in corpus order), one
-/// `testcase` per vector (name = id, classname = `suite/family`, sorted by id). Unexpected
-/// outcomes are `failure`s (message and type = the status; text = detail, then the captured
-/// stderr); unsupported vectors are `skipped`. quick-junit escapes the text and drops characters
-/// XML cannot carry.
-pub fn junit(file: &ResultsFile) -> String {
-    let h = &file.header;
-    let v = verdict(file);
-    let credit = Credit::of(file);
+/// JUnit XML: one `testsuite` per corpus suite that has results (the implementation's own
+/// suites first, as every format lists them), one `testcase` per case (name = id, classname =
+/// `suite/family`, sorted by id). Unexpected outcomes are `failure`s (message and type = the
+/// status; text = detail, then the captured stderr); unsupported, skipped and expected failures
+/// are `skipped` (an expected failure's text starts with the adapter's reason), counted in the
+/// suite's `skipped` attribute. Each suite's properties carry the per-suite summary. quick-junit
+/// escapes the text and drops characters XML cannot carry.
+pub fn render(view: &View) -> String {
+    let h = view.header;
+    let v = &view.verdict;
+    let columns = view.suite_columns();
     let mut report = Report::new("agentconf");
-    for suite in Suite::ALL {
-        let mut lines: Vec<_> = file.results.iter().filter(|r| r.suite == suite).collect();
-        if lines.is_empty() {
-            continue;
-        }
+    for summary in &view.suites {
+        let suite = summary.suite;
+        let mut lines: Vec<_> = view.results.iter().filter(|r| r.suite == suite).collect();
         lines.sort_by(|a, b| a.id.cmp(&b.id));
         let mut ts = TestSuite::new(suite.as_str());
         ts.add_property(("implementation", h.implementation.name.as_str()));
@@ -34,6 +33,13 @@ pub fn junit(file: &ResultsFile) -> String {
         ts.add_property(("verdict", v.headline().as_str()));
         for reason in &v.partial {
             ts.add_property(("scope", reason.as_str()));
+        }
+        // The per-suite summary, as every format gives it.
+        for c in &columns {
+            ts.add_property((
+                c.heading.replace(' ', "_").as_str(),
+                (c.count)(summary).to_string().as_str(),
+            ));
         }
         for r in lines {
             let name = r.status.name();
@@ -50,9 +56,14 @@ pub fn junit(file: &ResultsFile) -> String {
                 s.set_description(text);
                 s
             } else {
-                // Unsupported (and any other status that neither passes nor fails the run).
+                // Unsupported, skipped, or an expected failure (whose message gives the adapter's
+                // reason): none passes, none fails the run.
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(name).set_type(name);
+                match r.xfail_reason.as_deref() {
+                    Some(reason) => s.set_message(format!("{name}: {reason}")),
+                    None => s.set_message(name),
+                };
+                s.set_type(name);
                 if !r.detail.is_empty() {
                     s.set_description(r.detail.as_str());
                 }
@@ -60,7 +71,7 @@ pub fn junit(file: &ResultsFile) -> String {
             };
             let mut tc = TestCase::new(r.id.as_str(), status);
             if r.status == Status::Pass {
-                if let Some(why) = credit.why_uncredited(r) {
+                if let Some(why) = view.why_uncredited(&r.id) {
                     tc.set_system_out(format!("uncredited: {why}"));
                 }
             }
@@ -68,6 +79,10 @@ pub fn junit(file: &ResultsFile) -> String {
             tc.set_time(Duration::from_millis(r.duration_ms));
             ts.add_test_case(tc);
         }
+        // quick-junit counts skipped cases as `disabled`; CI tools read `skipped`.
+        let skipped = std::mem::take(&mut ts.disabled);
+        ts.extra
+            .insert("skipped".into(), skipped.to_string().into());
         report.add_test_suite(ts);
     }
     report

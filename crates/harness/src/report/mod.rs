@@ -1,8 +1,11 @@
 //! Reports derived from a results file: pure functions from a parsed [`ResultsFile`] to text, no
 //! I/O. Every format lists false accepts first — they are the security-relevant failure.
 //!
+//! A results file is read once into a [`View`] (the header's facts, the verdict and its scope,
+//! the totals, the unexpected results, the per-rule table grouped by draft and section, the
+//! uncredited passes); each [`ReportFormat`] renders the view and only formats it:
+//!
 //! - [`text`]: the terminal summary;
-//! - [`per_rule`]: the per-rule table (grouped by draft and section, quoting the rule's title);
 //! - [`json`] / [`summary`]: the same as one JSON object with a fixed key order;
 //! - [`junit`]: JUnit XML for CI, one testsuite per corpus suite;
 //! - [`markdown`]: for pull requests;
@@ -12,18 +15,24 @@
 //!   results files, regressions first, each difference with its cause (the implementation or
 //!   the corpus).
 //!
+//! [`per_rule`] computes the per-rule table; [`Credit`] decides which passes earn credit.
+//!
 //! Everything in a results file is untrusted (an implementation's stderr and messages end up in
-//! it): each format escapes what it embeds — HTML entities, Markdown punctuation, terminal control
-//! characters, XML through quick-junit.
+//! it): each format escapes what it embeds — HTML entities (`page::esc`, shared with the
+//! matrix's page), Markdown punctuation (`markdown::md`, shared with the matrix's Markdown),
+//! terminal control characters ([`terminal_safe`]), XML through quick-junit.
 
 mod badge;
 mod diff;
+mod format;
 pub(crate) mod html;
 mod json;
 mod junit;
 pub(crate) mod markdown;
+pub(crate) mod page;
 mod text;
 mod verdict;
+pub mod view;
 
 use std::collections::BTreeMap;
 
@@ -37,17 +46,45 @@ use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use crate::status::STATUSES;
 
-pub use badge::{badge, badge_color};
+pub use badge::{badge_color, BADGE_LABEL};
 pub use diff::{
     diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Diff,
     Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
 };
-pub use html::html;
-pub use json::{json, summary, Summary};
-pub use junit::junit;
-pub use markdown::markdown;
-pub use text::text;
+pub use format::ReportFormat;
+pub use json::{summary, Summary};
 pub use verdict::{verdict, Level, Verdict};
+pub use view::View;
+
+/// The terminal summary of `file` ([`ReportFormat::Text`]).
+pub fn text(file: &ResultsFile) -> String {
+    ReportFormat::Text.render(&View::of(file))
+}
+
+/// The summary of `file` as one JSON object ([`ReportFormat::Json`]).
+pub fn json(file: &ResultsFile) -> String {
+    ReportFormat::Json.render(&View::of(file))
+}
+
+/// JUnit XML of `file` ([`ReportFormat::Junit`]).
+pub fn junit(file: &ResultsFile) -> String {
+    ReportFormat::Junit.render(&View::of(file))
+}
+
+/// Markdown of `file` ([`ReportFormat::Markdown`]).
+pub fn markdown(file: &ResultsFile) -> String {
+    ReportFormat::Markdown.render(&View::of(file))
+}
+
+/// The self-contained HTML page of `file` ([`ReportFormat::Html`]).
+pub fn html(file: &ResultsFile) -> String {
+    ReportFormat::Html.render(&View::of(file))
+}
+
+/// The shields.io endpoint badge of `file` ([`ReportFormat::Badge`]).
+pub fn badge(file: &ResultsFile) -> String {
+    ReportFormat::Badge.render(&View::of(file))
+}
 
 /// What the header of every human-facing format says about the drafts.
 pub const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
@@ -115,6 +152,13 @@ pub struct RuleRow {
     pub known_failures: Vec<String>,
     /// Ids of the vectors that passed without earning credit (paired credit), not in `passed`.
     pub uncredited: Vec<String>,
+}
+
+impl RuleRow {
+    /// `+3 unsupported, not counted`, when some of the rule's cases were unsupported.
+    pub fn unsupported_note(&self) -> Option<String> {
+        (self.unsupported > 0).then(|| format!("+{} unsupported, not counted", self.unsupported))
+    }
 }
 
 /// Vector counts.

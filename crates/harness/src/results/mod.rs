@@ -117,6 +117,11 @@ pub struct ResultLine {
     /// listed as expected is still shown as one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_as: Option<Status>,
+    /// For an expected failure (`xfail`): the reason the adapter's list gives, which every
+    /// report shows beside it. Absent otherwise, and in files written before it was recorded
+    /// (the detail then starts with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output` (or an expected failure that failed so): the rules of the
     /// faults found in what it wrote, each once, whether the vector lists them or not. The
     /// per-rule table charges the case to these alone ([`crate::report::per_rule`]). Absent
@@ -134,6 +139,7 @@ impl ResultLine {
             stderr: r.stderr,
             duration_ms: r.duration_ms,
             failed_as: r.failed_as,
+            xfail_reason: r.xfail_reason,
             broken_rules: r.broken_rules.iter().map(|r| r.id().to_string()).collect(),
             ..ResultLine::describing(c)
         }
@@ -164,6 +170,7 @@ impl ResultLine {
             stderr: String::new(),
             duration_ms: 0,
             failed_as: None,
+            xfail_reason: None,
             broken_rules: Vec::new(),
         }
     }

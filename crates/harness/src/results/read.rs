@@ -15,6 +15,9 @@ pub struct ReadError {
 /// What is wrong with the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadProblem {
+    /// The first line is not a results header: the text is something else (a vector, a report,
+    /// a manifest, an empty file).
+    NotAResultsFile,
     /// Not one of the file's lines (serde's words).
     NotALine(String),
     SecondHeader,
@@ -25,10 +28,14 @@ pub enum ReadProblem {
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(n) = self.line {
+        if let (Some(n), false) = (self.line, self.problem == ReadProblem::NotAResultsFile) {
             write!(f, "line {n}: ")?;
         }
         match &self.problem {
+            ReadProblem::NotAResultsFile => f.write_str(
+                "not a results file: its first line is not the header line that `agentconf run` \
+                 writes (give the file `agentconf run --out` wrote)",
+            ),
             ReadProblem::NotALine(e) => write!(f, "{e}"),
             ReadProblem::SecondHeader => f.write_str("a second or misplaced header"),
             ReadProblem::ResultOutsideHeaderAndFooter => {
@@ -42,8 +49,21 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Reads a results file. Errors name the line.
+/// Whether `line` is a results header line: `{"type":"header",…}`, however damaged the rest.
+fn is_header_line(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("header"))
+}
+
+/// Reads a results file. Errors name the line; a text whose first line is no results header is
+/// called what it is, not a results file, instead of a parser's complaint about it.
 pub fn parse(text: &str) -> Result<ResultsFile, ReadError> {
+    if !text.lines().next().is_some_and(is_header_line) {
+        return Err(ReadError {
+            line: Some(1),
+            problem: ReadProblem::NotAResultsFile,
+        });
+    }
     let mut header = None;
     let mut results = Vec::new();
     let mut footer = None;
@@ -75,4 +95,27 @@ pub fn parse(text: &str) -> Result<ResultsFile, ReadError> {
         results,
         footer,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_that_is_not_a_results_file_is_called_so() {
+        for text in [
+            "[package]\nname = \"x\"\n",
+            "{\"format\":\"agentconf-manifest/1\"}\n",
+            "{\"type\":\"result\",\"id\":\"a\"}\n",
+            "",
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.problem, ReadProblem::NotAResultsFile, "{text:?}");
+            assert!(e.to_string().starts_with("not a results file: "), "{e}");
+        }
+        // A results file damaged further down keeps the parser's error, which names the line.
+        let e = parse("{\"type\":\"header\"}\n{\"type\":\"result\"\n").unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(matches!(e.problem, ReadProblem::NotALine(_)), "{e}");
+    }
 }
