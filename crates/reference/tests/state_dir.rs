@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 
-use agentconf_grp::store::{Admission, AdmissionStore, OpenError};
-use agentconf_reference::admit::{open_state, StateError, STATE_FILE};
+use agentconf_grp::store::{Admission, AdmissionStore, OpenError, OpenStoreError, StateDirError};
+use agentconf_reference::admit::{open_state, STATE_FILE};
 
 struct TempDir(PathBuf);
 
@@ -75,7 +75,7 @@ fn a_deleted_store_is_refused_and_not_recreated() {
     std::fs::remove_file(&path).unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::NoStore { entries, .. } if entries == &["notes.txt"]),
+        matches!(&err, OpenStoreError::StateDir(StateDirError::NoStore { entries, .. }) if entries == &["notes.txt"]),
         "{err:?}"
     );
     assert!(err.to_string().contains(STATE_FILE), "{err}");
@@ -95,7 +95,10 @@ fn a_store_deleted_with_its_wal_left_is_refused() {
     std::fs::remove_file(&path).unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::Store(OpenError::Deleted { .. })),
+        matches!(
+            &err,
+            OpenStoreError::StateDir(StateDirError::Store(OpenError::Deleted { .. }))
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("admitted.sqlite-wal"), "{err}");
@@ -111,7 +114,10 @@ fn a_damaged_store_is_refused() {
     std::fs::write(&path, b"").unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::Store(OpenError::Empty(_))),
+        matches!(
+            &err,
+            OpenStoreError::StateDir(StateDirError::Store(OpenError::Empty(_)))
+        ),
         "{err:?}"
     );
 }

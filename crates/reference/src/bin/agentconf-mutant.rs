@@ -45,7 +45,7 @@ use agentconf_grp::event::{parse_event, ChangeEvent, Identity, PublisherType};
 use agentconf_grp::jws::verify_event_signature;
 use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::{instant, SessionContext};
-use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore, StoreError};
+use agentconf_grp::store::{Admission, AdmissionStore, BoxedStore, MemoryStore, StoreError};
 use agentconf_json::split::{ArraySplitter, Piece, SplitError};
 use agentconf_json::{Node, Num};
 use agentconf_rules::Rule;
@@ -1130,7 +1130,7 @@ impl AdmissionStore for Shared<'_> {
 
 /// The reference's SQLite store with part of the key thrown away.
 struct Rekeyed {
-    inner: SqliteStore,
+    inner: BoxedStore,
     ignore_publisher: bool,
     ignore_session: bool,
 }
@@ -1449,7 +1449,7 @@ fn grp_op(m: Mutant, revision: &str, session: &str, state_dir: &str) -> Result<O
             files = Some(FileStore::open(dir, Recording::Atomic)?);
             Box::new(MemoryStore::new())
         }
-        _ => Box::new(sqlite()?),
+        _ => sqlite()?,
     };
     let store: &dyn AdmissionStore = match &files {
         Some(f) => f,

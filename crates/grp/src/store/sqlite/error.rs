@@ -1,0 +1,140 @@
+//! Why a SQLite store was not created or opened, each in words that name the file.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use super::checks::{INTEGRITY_CHECK, SCHEMA_VERSION};
+use crate::store::StoreError;
+
+/// Why a SQLite admission store was not created or opened. Each one fails closed: nothing is
+/// admitted, since a store that is not there whole may have lost pairs, and losing a pair
+/// silently re-arms its replay.
+#[derive(Debug)]
+pub enum OpenError {
+    /// [`SqliteStore::open`] found nothing at the path. Stores are created by an explicit act
+    /// ([`SqliteStore::create`]), never on first use, so a deleted store cannot come back empty.
+    Missing(PathBuf),
+    /// Nothing at the path, but the store's WAL, shared-memory or rollback journal is beside it:
+    /// what a deleted store leaves. Neither opened nor created over: SQLite would read the
+    /// leftover journal into a new file, and a new file would forget every pair.
+    Deleted {
+        path: PathBuf,
+        leftovers: Vec<PathBuf>,
+    },
+    /// [`SqliteStore::create`] found a file already there.
+    Exists(PathBuf),
+    /// The path names something other than a regular file.
+    NotAFile(PathBuf),
+    /// The file is there but empty: zeroed or truncated, never a creation in progress (a new
+    /// store appears whole).
+    Empty(PathBuf),
+    /// The file is not a whole admission store of this agentconf.
+    Refused { path: PathBuf, why: Refusal },
+    /// The file system failed while looking at, creating or linking the file.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// SQLite failed while creating the file or setting up the connection.
+    Sqlite { path: PathBuf, source: StoreError },
+}
+
+/// What is wrong with an existing file that is refused as a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A read SQLite could not do (`what`: "as a database", "its rows", ...), with its error.
+    Unreadable { what: &'static str, error: String },
+    /// Another kind of SQLite database (its `application_id`).
+    ForeignApplication(i64),
+    /// An admission store of another layout (its `user_version`).
+    SchemaVersion(i64),
+    /// The integrity check reported these problems.
+    Damaged(Vec<String>),
+    /// Its tables or triggers are not the ones this agentconf creates.
+    Schema,
+    /// A row's values do not match its check value.
+    RowCheck { publisher: String, event: String },
+    /// Fewer or more rows than the count kept beside them.
+    RowCount { rows: usize, recorded: i64 },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Unreadable { what, error } => write!(f, "it cannot be read {what} ({error})"),
+            Refusal::ForeignApplication(id) => write!(
+                f,
+                "it is not an agentconf admission store (application_id {id})"
+            ),
+            Refusal::SchemaVersion(v) => write!(
+                f,
+                "its schema version is {v}, this agentconf reads {SCHEMA_VERSION}"
+            ),
+            Refusal::Damaged(problems) => write!(
+                f,
+                "it is damaged ({INTEGRITY_CHECK}: {})",
+                problems.join("; ")
+            ),
+            Refusal::Schema => write!(
+                f,
+                "its tables and triggers are not those of an admission store"
+            ),
+            Refusal::RowCheck { publisher, event } => write!(
+                f,
+                "a row does not match its check value (pair {publisher:?} / {event:?})"
+            ),
+            Refusal::RowCount { rows, recorded } => write!(
+                f,
+                "it holds {rows} rows but recorded {recorded}: rows were lost"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "admission store: ")?;
+        match self {
+            OpenError::Missing(path) => write!(
+                f,
+                "there is no store at {}: a store is created explicitly (`agentconf grp init \
+                 sqlite:PATH`), never on first use, so that a deleted store cannot come back \
+                 empty and admit every replay again",
+                path.display()
+            ),
+            OpenError::Deleted { path, leftovers } => {
+                let names: Vec<String> =
+                    leftovers.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "there is no store at {}, but {} is there: the store was deleted, and a new \
+                     one would admit every replay again (remove what it left only if a new, \
+                     empty admission set is really meant)",
+                    path.display(),
+                    names.join(" and ")
+                )
+            }
+            OpenError::Exists(path) => write!(
+                f,
+                "{} already exists: a store is created only where there is none",
+                path.display()
+            ),
+            OpenError::NotAFile(path) => write!(f, "{} is not a regular file", path.display()),
+            OpenError::Empty(path) => write!(
+                f,
+                "{} exists but is empty: a zeroed or truncated store is refused, since starting \
+                 afresh would admit every replay again",
+                path.display()
+            ),
+            OpenError::Refused { path, why } => write!(
+                f,
+                "{} is refused: {why}; nothing is admitted from a store that may have lost pairs",
+                path.display()
+            ),
+            OpenError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            OpenError::Sqlite { path, source } => write!(f, "{}: {}", path.display(), source.0),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
