@@ -15,7 +15,7 @@ use std::fmt;
 use agentconf_rules::{Rule, RuleError};
 use serde::Serialize;
 
-use crate::event::{parse_event, ChangeEvent, EventError, PublisherType};
+use crate::event::{parse_event, ChangeEvent, EventError, Identity, PublisherType};
 use crate::jws::{verify_event_signature_decoded, DecodedKeys, SignatureError};
 use crate::session::{instant, Publisher, SessionContext};
 use crate::store::{Admission, AdmissionStore, StoreError};
@@ -231,6 +231,22 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
+impl Decision {
+    /// The rejection of a line whose pair, as far as it could be read, is `identity`.
+    pub fn rejected(identity: &Identity, error: &RejectError) -> Decision {
+        Decision {
+            event_id: identity.event_id.clone(),
+            publisher_id: identity.publisher_id.clone(),
+            outcome: Outcome::Rejected,
+            ale: Some(ALE_064),
+            rejection_reason: Some(error.reason()),
+            rule: Some(error.rule()),
+            member: error.member(),
+            message: Some(error.to_string()),
+        }
+    }
+}
+
 /// One step of the admission stage, after the event line is read as a change event. The
 /// reference walks them in [`Pipeline::reference`]'s order; another list (a step left out, two
 /// swapped) is another receiver, built without copying any check (the kill matrix's mutants are).
@@ -379,16 +395,7 @@ impl<S: AdmissionStore> Receiver<S> {
             return self.deliver_oversized(MAX_EVENT_BYTES);
         }
         let (identity, parsed) = parse_event(line);
-        let reject = |error: RejectError| Decision {
-            event_id: identity.event_id.clone(),
-            publisher_id: identity.publisher_id.clone(),
-            outcome: Outcome::Rejected,
-            ale: Some(ALE_064),
-            rejection_reason: Some(error.reason()),
-            rule: Some(error.rule()),
-            member: error.member(),
-            message: Some(error.to_string()),
-        };
+        let reject = |error: RejectError| Decision::rejected(&identity, &error);
         let event = match parsed {
             Ok(e) => e,
             Err(e) => return Ok(reject(RejectError::Event(e))),
@@ -428,16 +435,7 @@ impl<S: AdmissionStore> Receiver<S> {
         let error = RejectError::Event(EventError::Json(agentconf_json::JsonError::TooLarge {
             limit: limit as u64,
         }));
-        Ok(Decision {
-            event_id: None,
-            publisher_id: None,
-            outcome: Outcome::Rejected,
-            ale: Some(ALE_064),
-            rejection_reason: Some(error.reason()),
-            rule: Some(error.rule()),
-            member: None,
-            message: Some(error.to_string()),
-        })
+        Ok(Decision::rejected(&Identity::default(), &error))
     }
 
     /// The event's publisher as the session registered it, with its decoded keys.
