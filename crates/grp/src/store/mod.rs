@@ -11,6 +11,38 @@
 //! it exists and is whole ([`SqliteStore::open`]): a store that was deleted, zeroed or damaged
 //! is refused ([`OpenError`]), never replaced by an empty one, which would re-arm every replay.
 //!
+//! # What the SQLite store can and cannot detect
+//!
+//! Detected, and failed closed (nothing admitted; a receiver exits 2):
+//!
+//! - at open: no store (never made on first use); a store deleted with its journals or its
+//!   generation record left beside it; an empty or truncated file; a file of another kind or
+//!   layout; damage SQLite's `integrity_check` reports; a row whose values do not match its
+//!   check value; a row lost or added (the row count); a trigger changed;
+//! - while open, before each insert: the store file, its write-ahead log, its shared-memory index
+//!   or its generation record removed or replaced. That admission fails and nothing more is
+//!   admitted through the store;
+//! - at open, against the generation record beside the store (`STORE-generation`, which names the
+//!   store and counts every admission it recorded): admissions lost from the file (its log removed
+//!   while a receiver had it open, the receiver then killed), an older copy of the store put back,
+//!   another store (another session's, or a new empty one) put in its place.
+//!
+//! Not detected:
+//!
+//! - the store and its generation record replaced together by a copy of both, or the record
+//!   removed too (a store without one starts a new record from what it holds). Whoever can write
+//!   the directory can do this; only a count kept out of that writer's reach (another machine, a
+//!   hardware counter) could tell. A key kept beside the store would not help either: the same
+//!   writer reads it. So the row checks stay unkeyed: they catch damage, not a writer who
+//!   recomputes them;
+//! - admissions lost to a power loss within moments of being recorded: the record is not synced,
+//!   so it can be left behind the store (never ahead of it);
+//! - a file removed in the instant between the look before an insert and the insert: that
+//!   receiver goes on, but the record counts the admission, so its loss is refused at the next
+//!   open;
+//! - a store deleted together with everything beside it: a missing store is refused, but in the
+//!   contract's `STATE_DIR` that leaves an empty directory, the harness's sign for a fresh store.
+//!
 //! Backends: [`MemoryStore`] (`memory`), [`SqliteStore`] (`sqlite:PATH`, and the contract's
 //! receiver's store in its `STATE_DIR`, [`state_dir`]). A receiver gets its store from a spec
 //! through one opener ([`StoreSpec::open`], or [`open`] for a spec string), boxed

@@ -8,7 +8,10 @@ use super::{retry_while_busy, Refusal};
 /// The layout. SQLite keeps no checksums of its own, so damage that leaves the file well formed
 /// (a changed byte inside an event id, a flipped `handed_off`) would go unseen: every row carries
 /// `row_check`, SHA-256 over its four values, and `row_count` counts the rows (kept by triggers in
-/// the same transaction as the insert or delete). Opening a store verifies both.
+/// the same transaction as the insert or delete). Opening a store verifies both. `generation`
+/// holds the store's identity and counts every admission ever recorded (never decreased), which
+/// the record beside the store is compared with ([`super::generation`]); a new store gets its
+/// one row when it is made.
 pub(super) const SCHEMA: &str = "
 CREATE TABLE admitted (
     session_id   TEXT NOT NULL,
@@ -22,6 +25,9 @@ CREATE TABLE row_count (n INTEGER NOT NULL);
 INSERT INTO row_count (n) VALUES (0);
 CREATE TRIGGER count_insert AFTER INSERT ON admitted BEGIN UPDATE row_count SET n = n + 1; END;
 CREATE TRIGGER count_delete AFTER DELETE ON admitted BEGIN UPDATE row_count SET n = n - 1; END;
+CREATE TABLE generation (store_id TEXT NOT NULL, admissions INTEGER NOT NULL);
+CREATE TRIGGER generation_insert AFTER INSERT ON admitted
+    BEGIN UPDATE generation SET admissions = admissions + 1; END;
 ";
 
 /// A row's check value: SHA-256 over its values, each length-prefixed so no two rows share one.
@@ -41,8 +47,8 @@ pub fn row_check(session: &str, publisher: &str, event: &str, handed_off: bool) 
 /// The SQLite `application_id` of an agentconf admission store ("AGRP"): a file of any other
 /// kind is refused rather than written into.
 pub(super) const APPLICATION_ID: i32 = 0x4147_5250;
-/// The layout of the `admitted` table (`user_version`); a store of another layout is refused.
-pub(super) const SCHEMA_VERSION: i32 = 2;
+/// The layout (`user_version`); a store of another layout is refused. 3: the `generation` table.
+pub(super) const SCHEMA_VERSION: i32 = 3;
 /// The integrity check run on every open: the full one, see [`check_integrity`] for why.
 pub(super) const INTEGRITY_CHECK: &str = "integrity_check";
 

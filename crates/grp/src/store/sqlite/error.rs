@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::checks::{INTEGRITY_CHECK, SCHEMA_VERSION};
+use super::generation::RECORD_SUFFIX;
 use crate::store::StoreError;
 
 /// Why a SQLite admission store was not created or opened. Each one fails closed: nothing is
@@ -14,8 +15,8 @@ pub enum OpenError {
     /// [`SqliteStore::open`] found nothing at the path. Stores are created by an explicit act
     /// ([`SqliteStore::create`]), never on first use, so a deleted store cannot come back empty.
     Missing(PathBuf),
-    /// Nothing at the path, but the store's WAL, shared-memory or rollback journal is beside it:
-    /// what a deleted store leaves. Neither opened nor created over: SQLite would read the
+    /// Nothing at the path, but the store's WAL, shared-memory file, rollback journal or
+    /// generation record is beside it: what a deleted store leaves. Neither opened nor created over: SQLite would read the
     /// leftover journal into a new file, and a new file would forget every pair.
     Deleted {
         path: PathBuf,
@@ -56,6 +57,15 @@ pub enum Refusal {
     RowCheck { publisher: String, event: String },
     /// Fewer or more rows than the count kept beside them.
     RowCount { rows: usize, recorded: i64 },
+    /// Its `generation` table does not hold one row that counts at least its rows.
+    GenerationRow(String),
+    /// The generation record beside it cannot be read, made or written.
+    GenerationRecord(String),
+    /// The generation record beside it was written for another store: the file was swapped.
+    OtherStore { recorded: String, found: String },
+    /// It counts fewer admissions than the record beside it: admissions were lost (a journal
+    /// removed while the store was open, or an older copy put back).
+    LostAdmissions { recorded: u64, found: u64 },
 }
 
 impl fmt::Display for Refusal {
@@ -86,6 +96,19 @@ impl fmt::Display for Refusal {
             Refusal::RowCount { rows, recorded } => write!(
                 f,
                 "it holds {rows} rows but recorded {recorded}: rows were lost"
+            ),
+            Refusal::GenerationRow(what) => write!(f, "its generation is damaged ({what})"),
+            Refusal::GenerationRecord(why) => write!(
+                f,
+                "its generation record ({RECORD_SUFFIX} beside it) cannot be used: {why}"
+            ),
+            Refusal::OtherStore { recorded, found } => write!(
+                f,
+                "it is store {found}, but the generation record beside it ({RECORD_SUFFIX}) was                  written for store {recorded}: another store was put in its place (remove the                  record only if this store is really meant to be here)"
+            ),
+            Refusal::LostAdmissions { recorded, found } => write!(
+                f,
+                "it counts {found} admissions, but the generation record beside it                  ({RECORD_SUFFIX}) counted {recorded}: admissions were lost (its journal removed                  while it was open, or an older copy put back); remove the record only if going                  back to this copy is really meant, since every pair admitted since can then be                  replayed"
             ),
         }
     }

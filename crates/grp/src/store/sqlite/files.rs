@@ -6,12 +6,17 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::checks::{APPLICATION_ID, SCHEMA, SCHEMA_VERSION};
+use super::generation::{new_store_id, RECORD_SUFFIX};
 use super::OpenError;
 use crate::store::StoreError;
 
 /// The files SQLite keeps beside a database: after a crash, or while it is open, they hold
 /// committed pairs not yet in the main file.
 const JOURNAL_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// Everything a store keeps beside it: its journals and its generation record. Any of them
+/// without the store is what a deleted store left.
+const BESIDE_SUFFIXES: [&str; 4] = ["-wal", "-shm", "-journal", RECORD_SUFFIX];
 
 /// The start of the temporary name a store at `store` is made under (see [`create_whole`]).
 pub(super) fn creation_prefix(store: &std::ffi::OsStr) -> String {
@@ -30,10 +35,10 @@ fn is_present(path: &Path) -> Result<bool, OpenError> {
     }
 }
 
-/// The journal files beside `path` (whether or not `path` is there).
-fn journals(path: &Path) -> Result<Vec<PathBuf>, OpenError> {
+/// The files a store keeps beside `path` that are there (whether or not `path` is).
+fn beside(path: &Path) -> Result<Vec<PathBuf>, OpenError> {
     let mut found = Vec::new();
-    for suffix in JOURNAL_SUFFIXES {
+    for suffix in BESIDE_SUFFIXES {
         let journal = with_suffix(path, suffix);
         if is_present(&journal)? {
             found.push(journal);
@@ -44,20 +49,20 @@ fn journals(path: &Path) -> Result<Vec<PathBuf>, OpenError> {
 
 /// What is at a store's path when its file was not there.
 enum Absent {
-    /// No file and no journal.
+    /// No file, and nothing of a store beside it.
     Nothing,
-    /// Journals without the file: what a deleted store left.
+    /// Journals or a generation record without the file: what a deleted store left.
     Leftovers(Vec<PathBuf>),
     /// The file is there now, made by a creator started together with this one.
     Appeared,
 }
 
-/// A second look at `path` after its file was not there. A live store's journals appear only
-/// after its file was linked into place, so journals seen while the file is not there mean it
-/// was deleted, unless the file appeared meanwhile: looking for it again, after the journals,
-/// tells which.
+/// A second look at `path` after its file was not there. A live store's journals and record
+/// appear only after its file was linked into place, so any of them seen while the file is not
+/// there means it was deleted, unless the file appeared meanwhile: looking for it again, after
+/// them, tells which.
 fn look_again(path: &Path) -> Result<Absent, OpenError> {
-    let leftovers = journals(path)?;
+    let leftovers = beside(path)?;
     Ok(if leftovers.is_empty() {
         Absent::Nothing
     } else if is_present(path)? {
@@ -140,6 +145,10 @@ fn make_empty(tmp: &Path) -> Result<(), StoreError> {
     conn.pragma_update(None, "application_id", APPLICATION_ID)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     conn.execute_batch(SCHEMA)?;
+    conn.execute(
+        "INSERT INTO generation (store_id, admissions) VALUES (?1, 0)",
+        [new_store_id(tmp)],
+    )?;
     // WAL is a property of the file: set it while the file is ours alone.
     conn.pragma_update(None, "journal_mode", "WAL")?;
     // Closing the only connection checkpoints and removes the WAL, so the file is whole.

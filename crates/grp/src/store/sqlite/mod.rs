@@ -1,7 +1,9 @@
 //! The SQLite store (`sqlite:PATH`): durable, and shared by every receiver process that opens the
 //! same file. Its files beside it and its creation are in [`files`], what an open checks in
-//! [`checks`], why it refuses a file in [`error`].
+//! [`checks`], why it refuses a file in [`error`], the record kept beside it of what it counted in
+//! [`generation`], and the files looked at again before each insert in [`watch`].
 
+use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -13,11 +15,14 @@ use super::{Admission, AdmissionStore, Create, Opening, StoreError};
 mod checks;
 mod error;
 mod files;
+mod generation;
+mod watch;
 
 use checks::check_contents;
 pub use checks::row_check;
 pub use error::{OpenError, Refusal};
 use files::{check_absent, check_file, check_present, create_whole, creation_prefix};
+use watch::Watched;
 
 /// How far a committed admission is durable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +40,10 @@ pub enum Durability {
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     durability: Durability,
+    /// The generation record beside the store ([`generation`]), written after each admission.
+    record: Mutex<File>,
+    /// The files the connection writes through, looked at again at each admission ([`watch`]).
+    watched: Watched,
 }
 
 impl SqliteStore {
@@ -68,7 +77,8 @@ impl SqliteStore {
     /// every replay again. So only an existing file is opened, and only when it is a whole store
     /// of this kind: not empty, agentconf's application id and schema version, a clean
     /// integrity check, this layout's tables and triggers, every row matching its check value
-    /// and the row count. Anything else fails closed.
+    /// and the row count, and a generation record beside it that names this store and counts
+    /// no more admissions than it holds. Anything else fails closed.
     pub fn open_with(path: &Path, durability: Durability) -> Result<SqliteStore, OpenError> {
         check_present(path)?;
         check_file(path)?;
@@ -91,13 +101,23 @@ impl SqliteStore {
                 source,
             },
         )?;
-        check_contents(&conn).map_err(|why| OpenError::Refused {
+        let refused = |why| OpenError::Refused {
             path: path.to_path_buf(),
             why,
-        })?;
+        };
+        check_contents(&conn).map_err(refused)?;
+        let record = generation::check_and_open(&conn, path).map_err(refused)?;
+        // Taken now that the store was read: SQLite has its write-ahead log and index open.
+        let watched =
+            Watched::now(path, &generation::record_path(path)).map_err(|source| OpenError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             durability,
+            record: Mutex::new(record),
+            watched,
         })
     }
 
@@ -160,6 +180,11 @@ fn retry_while_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> Result<T, 
 
 impl AdmissionStore for SqliteStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        // Before the insert, so that an admission into a journal no other receiver reads is never
+        // made. A file removed in the moment between this look and the insert goes unseen here,
+        // but not lost: the generation record, written after the insert, counts an admission the
+        // store may then lose, and the store is refused at its next open.
+        self.watched.check()?;
         let conn = self.conn()?;
         // One statement, one implicit transaction: the unique key decides, atomically.
         let inserted = retry_while_busy(|| {
@@ -174,11 +199,15 @@ impl AdmissionStore for SqliteStore {
                 ],
             )
         })?;
-        Ok(if inserted == 1 {
-            Admission::Admitted
-        } else {
-            Admission::Duplicate
-        })
+        if inserted == 0 {
+            return Ok(Admission::Duplicate);
+        }
+        let mut record = self
+            .record
+            .lock()
+            .map_err(|_| StoreError("generation record poisoned by a panic".into()))?;
+        generation::record_admission(&conn, &mut record)?;
+        Ok(Admission::Admitted)
     }
 
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
