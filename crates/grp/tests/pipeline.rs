@@ -3,70 +3,31 @@
 //! each check still the reference's own.
 
 use agentconf_grp::admission::{Outcome, Pipeline, Receiver, Revision, Step};
-use agentconf_grp::event::PublisherType;
-use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
-use agentconf_grp::keys::derive_signing_key;
-use agentconf_grp::session::{Publisher, SessionContext};
 use agentconf_grp::store::MemoryStore;
-use ed25519_dalek::SigningKey;
-use serde_json::{json, Value};
+
+mod support;
+
+use support::{event, key, session, signed, NONCE};
 
 const PUBLISHER: &str = "ponyhouse.myauberge.jp";
-const NONCE: &str = "nonce-pipeline";
 
-fn key(label: &str) -> SigningKey {
-    derive_signing_key("grp/tests/pipeline", label)
-}
-
-fn session() -> SessionContext {
-    SessionContext {
-        session_id: "ses-pipeline".into(),
-        session_nonce: NONCE.into(),
-        clock: "2026-07-14T10:30:00Z".into(),
-        publishers: vec![Publisher {
-            publisher_id: PUBLISHER.into(),
-            publisher_type: PublisherType::WellKnown,
-            keys: vec![public_jwk("k1", &key("publisher").verifying_key())],
-            revoked: false,
-            not_before: None,
-            not_after: Some("2026-12-31T23:59:59Z".into()),
-            event_types: None,
-            publisher_name: None,
-        }],
-    }
-}
-
-/// An event line signed with `signer`, from `publisher`, carrying `nonce`.
-fn line(event_id: &str, publisher: &str, nonce: &str, signer: &SigningKey) -> Vec<u8> {
-    let Value::Object(mut e) = json!({
-        "event_id": event_id,
-        "publisher_id": publisher,
-        "publisher_type": "P-TYPE-3",
-        "session_nonce": nonce,
-        "event_timestamp": "2026-07-14T10:23:00Z",
-        "change_class": "RESOURCE_STATE",
-        "affected_component": "component-1",
-        "change_severity": "LOW",
-    }) else {
-        unreachable!("a JSON object literal")
-    };
-    let token = sign_event(&e, "k1", signer);
-    e.insert(SIGNATURE_MEMBER.into(), Value::String(token));
-    Value::Object(e).to_string().into_bytes()
+/// An event line of `publisher` carrying `nonce`, signed with `signer`'s key.
+fn line(event_id: &str, publisher: &str, nonce: &str, signer: &str) -> Vec<u8> {
+    signed(event(publisher, event_id, "LOW", nonce), &key(signer)).into_bytes()
 }
 
 fn genuine(event_id: &str) -> Vec<u8> {
-    line(event_id, PUBLISHER, NONCE, &key("publisher"))
+    line(event_id, PUBLISHER, NONCE, PUBLISHER)
 }
 
 fn forged(event_id: &str) -> Vec<u8> {
-    line(event_id, PUBLISHER, NONCE, &key("forger"))
+    line(event_id, PUBLISHER, NONCE, "forger")
 }
 
 /// The rejection reason of each line delivered in turn to a receiver walking `pipeline` (`None`
 /// for an admission).
 fn reasons(pipeline: Pipeline, lines: &[Vec<u8>]) -> Vec<Option<&'static str>> {
-    let receiver = Receiver::with_pipeline(session(), pipeline, MemoryStore::new());
+    let receiver = Receiver::with_pipeline(session(&[PUBLISHER]), pipeline, MemoryStore::new());
     lines
         .iter()
         .map(|l| {
@@ -137,7 +98,7 @@ fn swapped_steps_decide_in_their_new_order() {
         [None, Some("duplicate_event_id")]
     );
     // Forged, and for another session: whichever check comes first names it.
-    let both = [line("e3", PUBLISHER, "other-nonce", &key("forger"))];
+    let both = [line("e3", PUBLISHER, "other-nonce", "forger")];
     let nonce_first = Pipeline::reference(Revision::R01).swapped(Step::Signature, Step::Nonce);
     assert_eq!(
         reasons(Pipeline::reference(Revision::R01), &both),
@@ -172,7 +133,7 @@ fn the_admission_moved_first_records_what_is_then_rejected() {
 
 #[test]
 fn an_unregistered_publisher_is_rejected_by_the_first_step_that_reads_it() {
-    let stranger = [line("e1", "stranger.example", NONCE, &key("publisher"))];
+    let stranger = [line("e1", "stranger.example", NONCE, "stranger.example")];
     for pipeline in [
         Pipeline::reference(Revision::R01),
         Pipeline::reference(Revision::R01).without(Step::Publisher),

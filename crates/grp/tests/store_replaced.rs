@@ -9,29 +9,9 @@ use std::path::{Path, PathBuf};
 
 use agentconf_grp::store::{Admission, AdmissionStore, OpenError, Refusal, SqliteStore};
 
-struct TempDir(PathBuf);
+mod support;
 
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "agentconf-store-replaced-{}-{label}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use support::TempDir;
 
 fn beside(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}{suffix}", path.display()))

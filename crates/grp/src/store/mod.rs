@@ -107,46 +107,48 @@ pub trait AdmissionStore {
 /// copies of a `concurrent` step each deliver on their own).
 pub type BoxedStore = Box<dyn AdmissionStore + Send + Sync>;
 
-/// A boxed store is a store, so a receiver holds any backend the opener hands out.
-impl<S: AdmissionStore + ?Sized> AdmissionStore for Box<S> {
-    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        (**self).admit(session, publisher, event)
-    }
-    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
-        (**self).handed_off(session, publisher, event)
-    }
-    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
-        (**self).pending(session)
-    }
-    fn count(&self, session: &str) -> Result<u64, StoreError> {
-        (**self).count(session)
-    }
-    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
-        (**self).close_session(session)
-    }
-    fn is_durable(&self) -> bool {
-        (**self).is_durable()
-    }
+/// `AdmissionStore` for a pointer type, each call passed to the store it points to.
+macro_rules! store_through {
+    ($(#[$doc:meta])* $pointer:ty) => {
+        $(#[$doc])*
+        impl<S: AdmissionStore + ?Sized> AdmissionStore for $pointer {
+            fn admit(
+                &self,
+                session: &str,
+                publisher: &str,
+                event: &str,
+            ) -> Result<Admission, StoreError> {
+                (**self).admit(session, publisher, event)
+            }
+            fn handed_off(
+                &self,
+                session: &str,
+                publisher: &str,
+                event: &str,
+            ) -> Result<(), StoreError> {
+                (**self).handed_off(session, publisher, event)
+            }
+            fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+                (**self).pending(session)
+            }
+            fn count(&self, session: &str) -> Result<u64, StoreError> {
+                (**self).count(session)
+            }
+            fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+                (**self).close_session(session)
+            }
+            fn is_durable(&self) -> bool {
+                (**self).is_durable()
+            }
+        }
+    };
 }
 
-/// A borrowed store is a store, so several receivers can share one.
-impl<S: AdmissionStore + ?Sized> AdmissionStore for &S {
-    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        (**self).admit(session, publisher, event)
-    }
-    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
-        (**self).handed_off(session, publisher, event)
-    }
-    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
-        (**self).pending(session)
-    }
-    fn count(&self, session: &str) -> Result<u64, StoreError> {
-        (**self).count(session)
-    }
-    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
-        (**self).close_session(session)
-    }
-    fn is_durable(&self) -> bool {
-        (**self).is_durable()
-    }
-}
+store_through!(
+    /// A boxed store is a store, so a receiver holds any backend the opener hands out.
+    Box<S>
+);
+store_through!(
+    /// A borrowed store is a store, so several receivers can share one.
+    &S
+);

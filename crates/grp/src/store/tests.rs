@@ -219,6 +219,16 @@ fn boxed_and_borrowed_stores_are_stores() {
     assert_eq!(shared.count("s2").unwrap(), 1);
 }
 
+/// What `open` hands out is durable, and a store `open` hands out again remembers what the
+/// first admitted.
+fn remembers(open: impl Fn() -> BoxedStore) {
+    let store = open();
+    assert!(store.is_durable());
+    assert_eq!(store.admit("s", "p", "e").unwrap(), Admission::Admitted);
+    drop(store);
+    assert_eq!(open().admit("s", "p", "e").unwrap(), Admission::Duplicate);
+}
+
 #[test]
 fn the_opener_opens_each_backend() {
     let dir = scratch("opener");
@@ -229,24 +239,21 @@ fn the_opener_opens_each_backend() {
         matches!(missing, OpenStoreError::Sqlite(OpenError::Missing(_))),
         "{missing:?}"
     );
-    let created = Opening {
+    let if_absent = Opening {
+        create: Create::IfAbsent,
+        ..Opening::EXISTING
+    };
+    remembers(|| open(&spec, if_absent).unwrap());
+    let only = Opening {
         create: Create::Only,
         ..Opening::EXISTING
     };
-    let store = open(&spec, created).unwrap();
-    assert!(store.is_durable());
-    assert_eq!(store.admit("s", "p", "e").unwrap(), Admission::Admitted);
-    drop(store);
-    let again = open(&spec, Opening::EXISTING).unwrap();
-    assert_eq!(again.admit("s", "p", "e").unwrap(), Admission::Duplicate);
-    drop(again);
+    let exists = open(&spec, only).err().expect("refused");
+    assert!(
+        matches!(exists, OpenStoreError::Sqlite(OpenError::Exists(_))),
+        "{exists:?}"
+    );
     let state = StoreSpec::StateDir(dir.join("state"));
-    let store = state.open(Opening::RECEIVER).unwrap();
-    assert!(store.is_durable());
-    assert_eq!(store.admit("s", "p", "e").unwrap(), Admission::Admitted);
-    drop(store);
-    let again = state.open(Opening::RECEIVER).unwrap();
-    assert_eq!(again.admit("s", "p", "e").unwrap(), Admission::Duplicate);
-    drop(again);
+    remembers(|| state.open(Opening::RECEIVER).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
