@@ -12,17 +12,19 @@ use crate::store::StoreError;
 /// silently re-arms its replay.
 #[derive(Debug)]
 pub enum OpenError {
-    /// [`SqliteStore::open`] found nothing at the path. Stores are created by an explicit act
-    /// ([`SqliteStore::create`]), never on first use, so a deleted store cannot come back empty.
+    /// [`SqliteStore::open`](crate::store::SqliteStore::open) found nothing at the path. Stores
+    /// are created by an explicit act ([`SqliteStore::create`](crate::store::SqliteStore::create)),
+    /// never on first use, so a deleted store cannot come back empty.
     Missing(PathBuf),
     /// Nothing at the path, but the store's WAL, shared-memory file, rollback journal or
-    /// generation record is beside it: what a deleted store leaves. Neither opened nor created over: SQLite would read the
-    /// leftover journal into a new file, and a new file would forget every pair.
+    /// generation record is beside it: what a deleted store leaves. Neither opened nor created
+    /// over: SQLite would read the leftover journal into a new file, and a new file would forget
+    /// every pair.
     Deleted {
         path: PathBuf,
         leftovers: Vec<PathBuf>,
     },
-    /// [`SqliteStore::create`] found a file already there.
+    /// [`SqliteStore::create`](crate::store::SqliteStore::create) found a file already there.
     Exists(PathBuf),
     /// The path names something other than a regular file.
     NotAFile(PathBuf),
@@ -104,11 +106,17 @@ impl fmt::Display for Refusal {
             ),
             Refusal::OtherStore { recorded, found } => write!(
                 f,
-                "it is store {found}, but the generation record beside it ({RECORD_SUFFIX}) was                  written for store {recorded}: another store was put in its place (remove the                  record only if this store is really meant to be here)"
+                "it is store {found}, but the generation record beside it ({RECORD_SUFFIX}) was \
+                 written for store {recorded}: another store was put in its place (remove the \
+                 record only if this store is really meant to be here)"
             ),
             Refusal::LostAdmissions { recorded, found } => write!(
                 f,
-                "it counts {found} admissions, but the generation record beside it                  ({RECORD_SUFFIX}) counted {recorded}: admissions were lost (its journal removed                  while it was open, or an older copy put back); remove the record only if going                  back to this copy is really meant, since every pair admitted since can then be                  replayed"
+                "it counts {found} admissions, but the generation record beside it \
+                 ({RECORD_SUFFIX}) counted {recorded}: admissions were lost (its journal removed \
+                 while it was open, or an older copy put back); remove the record only if going \
+                 back to this copy is really meant, since every pair admitted since can then be \
+                 replayed"
             ),
         }
     }
