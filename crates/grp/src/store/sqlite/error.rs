@@ -4,7 +4,6 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::checks::{INTEGRITY_CHECK, SCHEMA_VERSION};
-use super::generation::RECORD_SUFFIX;
 use crate::store::StoreError;
 
 /// Why a SQLite admission store was not created or opened. Each one fails closed: nothing is
@@ -62,12 +61,20 @@ pub enum Refusal {
     /// Its `generation` table does not hold one row that counts at least its rows.
     GenerationRow(String),
     /// The generation record beside it cannot be read, made or written.
-    GenerationRecord(String),
+    GenerationRecord { record: PathBuf, why: String },
     /// The generation record beside it was written for another store: the file was swapped.
-    OtherStore { recorded: String, found: String },
+    OtherStore {
+        record: PathBuf,
+        recorded: String,
+        found: String,
+    },
     /// It counts fewer admissions than the record beside it: admissions were lost (a journal
     /// removed while the store was open, or an older copy put back).
-    LostAdmissions { recorded: u64, found: u64 },
+    LostAdmissions {
+        record: PathBuf,
+        recorded: u64,
+        found: u64,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -100,23 +107,33 @@ impl fmt::Display for Refusal {
                 "it holds {rows} rows but recorded {recorded}: rows were lost"
             ),
             Refusal::GenerationRow(what) => write!(f, "its generation is damaged ({what})"),
-            Refusal::GenerationRecord(why) => write!(
+            Refusal::GenerationRecord { record, why } => write!(
                 f,
-                "its generation record ({RECORD_SUFFIX} beside it) cannot be used: {why}"
+                "its generation record {} cannot be used: {why}",
+                record.display()
             ),
-            Refusal::OtherStore { recorded, found } => write!(
+            Refusal::OtherStore {
+                record,
+                recorded,
+                found,
+            } => write!(
                 f,
-                "it is store {found}, but the generation record beside it ({RECORD_SUFFIX}) was \
-                 written for store {recorded}: another store was put in its place (remove the \
-                 record only if this store is really meant to be here)"
+                "it is store {found}, but its generation record {} was written for store \
+                 {recorded}: another store was put in its place (remove the record only if this \
+                 store is really meant to be here)",
+                record.display()
             ),
-            Refusal::LostAdmissions { recorded, found } => write!(
+            Refusal::LostAdmissions {
+                record,
+                recorded,
+                found,
+            } => write!(
                 f,
-                "it counts {found} admissions, but the generation record beside it \
-                 ({RECORD_SUFFIX}) counted {recorded}: admissions were lost (its journal removed \
-                 while it was open, or an older copy put back); remove the record only if going \
-                 back to this copy is really meant, since every pair admitted since can then be \
-                 replayed"
+                "it counts {found} admissions, but its generation record {} counted {recorded}: \
+                 admissions were lost (its journal removed while it was open, or an older copy \
+                 put back); remove the record only if going back to this copy is really meant, \
+                 since every pair admitted since can then be replayed",
+                record.display()
             ),
         }
     }

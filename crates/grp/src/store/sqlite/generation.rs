@@ -157,9 +157,16 @@ fn of_whole_store(conn: &Connection) -> Result<Generation, Refusal> {
     Ok(held)
 }
 
+fn record_problem(record: &Path, why: String) -> Refusal {
+    Refusal::GenerationRecord {
+        record: record.to_path_buf(),
+        why,
+    }
+}
+
 /// The record at `record`, `None` when there is none.
 fn read_record(record: &Path) -> Result<Option<Generation>, Refusal> {
-    let problem = |why: String| Refusal::GenerationRecord(why);
+    let problem = |why: String| record_problem(record, why);
     let mut text = String::new();
     match File::open(record) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -203,48 +210,61 @@ fn under_write_lock<T>(
     result
 }
 
+/// The record of an open store, open for the writes after each admission.
+pub(super) struct Record {
+    path: PathBuf,
+    file: File,
+}
+
 /// Opening: the store and its record agree (the record made from the store where there is
 /// none), and the record is opened for the writes after each admission.
-pub(super) fn check_and_open(conn: &Connection, path: &Path) -> Result<File, Refusal> {
+pub(super) fn check_and_open(conn: &Connection, path: &Path) -> Result<Record, Refusal> {
     let record = record_path(path);
     under_write_lock(conn, || {
         let held = of_whole_store(conn)?;
         match read_record(&record)? {
-            None => create_record(&record, &held)
-                .map_err(|e| Refusal::GenerationRecord(e.to_string()))?,
+            None => {
+                create_record(&record, &held).map_err(|e| record_problem(&record, e.to_string()))?
+            }
             Some(recorded) if recorded.store_id != held.store_id => {
                 return Err(Refusal::OtherStore {
+                    record: record.clone(),
                     recorded: recorded.store_id,
                     found: held.store_id,
                 })
             }
             Some(recorded) if recorded.admissions > held.admissions => {
                 return Err(Refusal::LostAdmissions {
+                    record: record.clone(),
                     recorded: recorded.admissions,
                     found: held.admissions,
                 })
             }
             Some(_) => {}
         }
-        File::options()
+        let file = File::options()
             .read(true)
             .write(true)
             .open(&record)
-            .map_err(|e| Refusal::GenerationRecord(e.to_string()))
+            .map_err(|e| record_problem(&record, e.to_string()))?;
+        Ok(Record {
+            path: record.clone(),
+            file,
+        })
     })
 }
 
 /// After an admission committed: the record counts it (and whatever other receivers of the store
 /// committed meanwhile).
-pub(super) fn record_admission(conn: &Connection, record: &mut File) -> Result<(), StoreError> {
+pub(super) fn record_admission(conn: &Connection, record: &mut Record) -> Result<(), StoreError> {
     under_write_lock(conn, || {
         let held = of_store(conn)?;
-        record
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| record.write_all(held.text().as_bytes()))
-            .map_err(|e| Refusal::GenerationRecord(e.to_string()))
+        let file = &mut record.file;
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(held.text().as_bytes()))
+            .map_err(|e| record_problem(&record.path, e.to_string()))
     })
-    .map_err(|why| StoreError(format!("its generation record: {why}")))
+    .map_err(|why| StoreError(why.to_string()))
 }
 
 #[cfg(test)]

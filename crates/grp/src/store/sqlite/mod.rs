@@ -3,7 +3,6 @@
 //! [`checks`], why it refuses a file in [`error`], the record kept beside it of what it counted in
 //! [`generation`], and the files looked at again before each insert in [`watch`].
 
-use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -41,7 +40,7 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     durability: Durability,
     /// The generation record beside the store ([`generation`]), written after each admission.
-    record: Mutex<File>,
+    record: Mutex<generation::Record>,
     /// The files the connection writes through, looked at again at each admission ([`watch`]).
     watched: Watched,
 }
