@@ -42,8 +42,9 @@ pub(super) const RECORD_SUFFIX: &str = "-generation";
 /// The record's first line, naming its format.
 const HEADER: &str = "agentconf admission store generation 1\n";
 
-/// The largest record read: a record is one fixed length, far below this.
-const MAX_RECORD_BYTES: u64 = 1024;
+/// A record's length, always the same: the header, the 32-digit store id and the 20-digit count
+/// on their lines. A file is read no further than one byte past it.
+const RECORD_LEN: usize = HEADER.len() + "store ".len() + 32 + 1 + "admissions ".len() + 20 + 1;
 
 /// What the store and its record both hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,7 +173,7 @@ fn read_record(record: &Path) -> Result<Option<Generation>, Refusal> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(problem(e.to_string())),
         Ok(f) => f
-            .take(MAX_RECORD_BYTES)
+            .take(RECORD_LEN as u64 + 1)
             .read_to_string(&mut text)
             .map_err(|e| problem(e.to_string()))?,
     };
@@ -282,7 +283,8 @@ mod tests {
             admissions: u64::MAX,
             ..g.clone()
         };
-        assert_eq!(more.text().len(), g.text().len());
+        assert_eq!(more.text().len(), RECORD_LEN);
+        assert_eq!(g.text().len(), RECORD_LEN);
         let text = g.text();
         for bad in [
             String::new(),
