@@ -20,6 +20,7 @@ use crate::child::excerpt;
 use crate::grade::{grade_scenario, grade_verdict, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
+use crate::scenario::cluster::{store_address, NodeSetup};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
 
@@ -60,7 +61,7 @@ pub fn run_case_with(
         let mut output = None;
         let mut broken_rules = Vec::new();
         let (status, mut detail, stderr) = match c.vector.suite {
-            Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
+            Suite::GrpAdmission => run_scenario(imp, adapter, c, &dir, grading, &mut strays),
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
                 run_emit(
                     imp,
@@ -407,6 +408,7 @@ fn create_state_dir(state: &Path) -> std::io::Result<()> {
 
 fn run_scenario(
     imp: &Implementation,
+    adapter: Option<&Adapter>,
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
@@ -429,6 +431,8 @@ fn run_scenario(
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let state = crate::dirs::state_root().join(format!("{n}-{}", safe_name(&c.id)));
     let stderr = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut judge = Graded::new(v, grading);
+    let store_addr = store_address(adapter.and_then(|a| a.store_addr.as_deref()));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
@@ -444,9 +448,11 @@ fn run_scenario(
             left_descendants: std::rc::Rc::clone(&left_descendants),
             stderr: std::rc::Rc::clone(&stderr),
             started: 0,
+            nodes: NodeSetup::new(&c.id, store_addr),
         };
-        play(v, &mut receivers, &mut Graded::new(v, grading))
+        play(v, &mut receivers, &mut judge)
     })();
+    let played = judge.conclude(played);
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());

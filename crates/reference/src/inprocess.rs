@@ -119,7 +119,9 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
     // One directory per case: a vector runs once per revision, maybe on two workers at once.
     let dir = work.join(format!("inprocess-{name}-{revision}"));
     let mut receivers = ThreadReceivers::new(v, revision, &dir)?;
-    let result = play(v, &mut receivers, &mut Graded::new(v, grading));
+    let mut judge = Graded::new(v, grading);
+    let played = play(v, &mut receivers, &mut judge);
+    let result = judge.conclude(played);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
