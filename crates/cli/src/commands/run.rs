@@ -125,11 +125,12 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         ),
         None => implementation(args)?,
     };
-    // The reference claims both GRP capability profiles unless told otherwise.
+    // The reference claims every GRP capability profile unless told otherwise (in process its
+    // cluster nodes share one store).
     let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
         a.profiles.clone()
     } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
-        vec!["durable".to_string(), "atomic".to_string()]
+        ["durable", "atomic", "cluster"].map(String::from).to_vec()
     } else {
         args.profiles
             .iter()

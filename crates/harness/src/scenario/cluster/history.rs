@@ -292,7 +292,7 @@ fn check_decided(deliveries: &[Delivery], names: &[String]) -> Result<(), Anomal
         if decided {
             continue;
         }
-        if let Some(last) = of_pair().last() {
+        if let Some(last) = of_pair().next_back() {
             return Err(Anomaly::NotDecided {
                 pair: name.clone(),
                 last: last.to.clone(),

@@ -12,7 +12,6 @@ pub mod proxy;
 mod steps;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -176,7 +175,7 @@ pub(super) fn start_process_node(
     std::fs::create_dir_all(&state).map_err(|e| {
         (
             Status::Crash,
-            format!("cannot create {}: {e}", display(&state)),
+            format!("cannot create {}: {e}", state.display()),
         )
     })?;
     let env = receivers.nodes.env(node)?;
@@ -184,10 +183,6 @@ pub(super) fn start_process_node(
     // Nodes race (a node-race round hands every node its line before any answer is read).
     r.child.without_spin();
     Ok(r)
-}
-
-fn display(p: &Path) -> String {
-    p.display().to_string()
 }
 
 /// SIGSTOP to a receiver process's group, once it has taken the line last handed to it.
