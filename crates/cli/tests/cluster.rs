@@ -4,8 +4,6 @@
 //! pass; a deferral is never an admission; and without the store's address the partition step
 //! is not run while the others are.
 
-// Only its temporary directory is used here.
-#[allow(dead_code)]
 mod support;
 
 use std::collections::{BTreeSet, HashSet};
@@ -177,4 +175,62 @@ fn a_deferral_is_never_counted_as_an_admission() {
     );
     assert_eq!(r.status, Status::FalseReject, "{}", r.detail);
     assert!(r.detail.contains("deferred"), "{}", r.detail);
+}
+
+/// `agentconf run` with the reference in process (it claims `cluster`: its nodes share one
+/// store, and a node cut off defers): every cluster case passes, its results line carries the
+/// history (valid under the published schema), and the HTML report draws it as lanes.
+#[test]
+fn results_lines_carry_the_history_and_the_html_report_draws_lanes() {
+    let dir = TempDir::new("lanes");
+    let out = dir.path().join("results.jsonl");
+    let html = dir.path().join("report.html");
+    let run = support::run(&[
+        "run",
+        "--include",
+        "grp/admission/cluster/",
+        "--out",
+        out.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    // A subset of the corpus: nothing failed, but no claim of conformance.
+    assert_eq!(run.code, 0, "{}", run.both());
+    assert!(run.stdout.contains("PARTIAL"), "{}", run.both());
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../harness/schema/results.schema.json")).unwrap();
+    let schema = jsonschema::validator_for(&schema).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let results: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["type"] == "result")
+        .collect();
+    assert_eq!(results.len(), 5, "{text}");
+    for r in &results {
+        assert!(schema.is_valid(r), "{r}");
+        assert_eq!(r["status"], "pass", "{r}");
+        let history = r["history"].as_array().expect("a history");
+        let nodes: BTreeSet<&str> = history.iter().filter_map(|e| e["node"].as_str()).collect();
+        assert!(nodes.contains("n1") && nodes.contains("n2"), "{r}");
+    }
+    let partition = results
+        .iter()
+        .find(|r| r["id"] == PARTITION)
+        .expect("partition");
+    let decisions: Vec<&str> = partition["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["decision"].as_str())
+        .collect();
+    for what in ["cut", "deferred", "healed", "admitted"] {
+        assert!(decisions.contains(&what), "{what}: {decisions:?}");
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        page.matches("aria-label=\"history of the cluster steps\"")
+            .count(),
+        5
+    );
 }

@@ -60,8 +60,11 @@ pub fn run_case_with(
         let mut strays = Strays::None;
         let mut output = None;
         let mut broken_rules = Vec::new();
+        let mut history = Vec::new();
         let (status, mut detail, stderr) = match c.vector.suite {
-            Suite::GrpAdmission => run_scenario(imp, adapter, c, &dir, grading, &mut strays),
+            Suite::GrpAdmission => {
+                run_scenario(imp, adapter, c, &dir, grading, &mut strays, &mut history)
+            }
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
                 run_emit(
                     imp,
@@ -88,6 +91,7 @@ pub fn run_case_with(
             failed_as: None,
             xfail_reason: None,
             broken_rules,
+            history,
             output,
         }
     })
@@ -111,6 +115,7 @@ pub fn adapted(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
+        history: Vec::new(),
         output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
@@ -413,6 +418,7 @@ fn run_scenario(
     dir: &Path,
     grading: Grading,
     strays: &mut Strays,
+    history: &mut Vec<crate::scenario::cluster::history::Entry>,
 ) -> (Status, String, String) {
     let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
@@ -453,6 +459,7 @@ fn run_scenario(
         play(v, &mut receivers, &mut judge)
     })();
     let played = judge.conclude(played);
+    *history = std::mem::take(&mut judge.history);
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());

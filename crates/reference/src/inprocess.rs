@@ -22,6 +22,7 @@ use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::BoxedStore;
 use agentconf_harness::grade::{grade_scenario, grade_verdict, Failure, Grading};
 use agentconf_harness::runner::VectorResult;
+use agentconf_harness::scenario::cluster::history::Entry;
 use agentconf_harness::scenario::cluster::StoreLink;
 use agentconf_harness::scenario::{play, Graded, ReceiverLink, Receivers};
 use agentconf_harness::session::Backend;
@@ -48,8 +49,9 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let v = c.vector;
     let mut output = None;
     let mut broken_rules = Vec::new();
+    let mut history = Vec::new();
     let (status, detail) = match v.suite {
-        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
+        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading, &mut history)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => {
             let made = match v.input_bytes("steps") {
@@ -85,6 +87,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         failed_as: None,
         xfail_reason: None,
         broken_rules,
+        history,
         output,
     }
 }
@@ -117,7 +120,13 @@ fn one_shot(c: &Case<'_>) -> Result<Answer, String> {
 }
 
 /// Plays a GRP scenario against in-process receivers in a fresh directory under `work`.
-fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result<(), Failure> {
+fn scenario(
+    v: &Vector,
+    revision: &str,
+    work: &Path,
+    grading: Grading,
+    history: &mut Vec<Entry>,
+) -> Result<(), Failure> {
     let name: String =
         v.id.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -128,6 +137,7 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
     let mut judge = Graded::new(v, grading);
     let played = play(v, &mut receivers, &mut judge);
     let result = judge.conclude(played);
+    *history = std::mem::take(&mut judge.history);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }

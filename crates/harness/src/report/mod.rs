@@ -28,6 +28,7 @@ mod format;
 pub(crate) mod html;
 mod json;
 mod junit;
+mod lanes;
 pub(crate) mod markdown;
 pub(crate) mod page;
 mod text;

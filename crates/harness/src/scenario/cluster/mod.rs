@@ -25,8 +25,9 @@ use crate::status::Status;
 
 pub use steps::play_step;
 
-/// The most history entries a results line carries (the check always reads all of them).
-pub const MAX_HISTORY_ENTRIES: usize = 4096;
+/// The most history entries a results line carries: the first ones (the check always reads
+/// all of them). Bounded so the line stays well within the results reader's line limit.
+pub const MAX_HISTORY_ENTRIES: usize = 128;
 
 /// A node's link to the shared store, which the harness can cut and heal.
 pub trait StoreLink {
@@ -239,6 +240,22 @@ pub fn postgres_host_port(url: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The longest history a results line carries takes at most half of the longest line a
+    /// results file may have, leaving the rest for the case's metadata, detail and stderr.
+    #[test]
+    fn a_full_history_fits_a_results_line() {
+        let widest = Entry {
+            node: "n99".into(),
+            t_us: 10_000_000_000,
+            line: Some(99_999),
+            decision: What::Delivered,
+            reason: Some("publisher_registration_not_yet_valid".into()),
+        };
+        let full = vec![widest; MAX_HISTORY_ENTRIES];
+        let bytes = serde_json::to_string(&full).unwrap().len();
+        assert!(bytes <= crate::results::MAX_LINE_BYTES / 2, "{bytes} bytes");
+    }
 
     #[test]
     fn the_store_address_of_a_postgres_url() {
