@@ -314,6 +314,11 @@ pub fn play<R: Receivers>(
                     r.stop()?;
                 }
                 cluster::play_step(step, index, receivers, &session, &events, &mut cluster)?;
+                // Steps after it that are not cluster steps get a receiver on the scenario's
+                // state, as after a `concurrent` step.
+                if steps.get(index + 1).is_some_and(|next| !next.is_cluster()) {
+                    current = Some(receivers.start(&session)?);
+                }
             }
         }
     }
