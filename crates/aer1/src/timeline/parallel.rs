@@ -23,9 +23,8 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 
 use crate::digest::Revision;
-use crate::json::Limits;
 
-use super::fast::{self, Prepared, Scratch};
+use super::fast::{self, Picked, Prepared, Scratch};
 use super::{Chain, EntrySink, TimelineOptions};
 
 /// Entries in all the batches of the window together (each batch gets an equal share). The window
@@ -62,16 +61,33 @@ pub(super) fn worker_count(options: &TimelineOptions) -> usize {
     }
 }
 
-/// Entries copied out of the splitter, with their fast-path results once a worker has run.
+/// Entries copied out of the splitter, with what the fast path has of each.
 #[derive(Default)]
 struct Batch {
     bytes: Vec<u8>,
-    /// Each entry's end in `bytes` (it starts where the one before ends) and input offset.
-    ends: Vec<(usize, u64)>,
+    /// One per entry, in order.
+    slots: Vec<Slot>,
     /// The index of the first entry in the timeline.
     first_index: u64,
-    /// One per entry, filled by the worker.
-    prepared: Vec<Option<Prepared>>,
+}
+
+/// One entry of a batch.
+struct Slot {
+    /// Its end in the batch's bytes (it starts where the one before ends).
+    end: usize,
+    /// Its offset in the input.
+    offset: u64,
+    work: Work,
+}
+
+/// How far the fast path got with an entry.
+enum Work {
+    /// The flat reader did not read it, or the fast path declined it: the strict path's.
+    Strict,
+    /// Read by the flat reader while it was split; not yet through the fast path.
+    Picked(Picked),
+    /// Through the fast path (on a worker).
+    Prepared(Prepared),
 }
 
 impl Batch {
@@ -80,41 +96,48 @@ impl Batch {
     fn with_capacity(entries: usize, bytes: usize) -> Self {
         Batch {
             bytes: Vec::with_capacity(bytes),
-            ends: Vec::with_capacity(entries),
+            slots: Vec::with_capacity(entries),
             first_index: 0,
-            prepared: Vec::with_capacity(entries),
         }
     }
 
-    fn push(&mut self, bytes: &[u8], offset: u64) {
+    /// Copies an entry in, with the places of the members the fast path reads.
+    fn push(&mut self, bytes: &[u8], offset: u64, picked: Option<&Picked>) {
         self.bytes.extend_from_slice(bytes);
-        self.ends.push((self.bytes.len(), offset));
+        let work = picked.map_or(Work::Strict, |&picked| Work::Picked(picked));
+        self.slots.push(Slot {
+            end: self.bytes.len(),
+            offset,
+            work,
+        });
     }
 
-    /// Each entry's bytes and input offset, in order.
-    fn entries(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().map(|&(end, _)| end));
+    /// Each entry's bytes and slot, in order.
+    fn entries(&self) -> impl Iterator<Item = (&[u8], &Slot)> + '_ {
+        let starts = std::iter::once(0).chain(self.slots.iter().map(|slot| slot.end));
         starts
-            .zip(&self.ends)
-            .map(|(start, &(end, offset))| (self.bytes.get(start..end).unwrap_or(&[]), offset))
+            .zip(&self.slots)
+            .map(|(start, slot)| (self.bytes.get(start..slot.end).unwrap_or(&[]), slot))
     }
 
-    /// The worker's part: the fast path on every entry.
-    fn prepare_all(&mut self, revision: Revision, limits: &Limits, scratch: &mut Scratch) {
-        let mut prepared = mem::take(&mut self.prepared);
-        prepared.clear();
-        let mut index = self.first_index;
-        for (bytes, _) in self.entries() {
-            prepared.push(fast::prepare(bytes, index, revision, limits, scratch));
-            index = index.saturating_add(1);
+    /// The worker's part: the fast path on every entry the flat reader read.
+    fn prepare_all(&mut self, revision: Revision, scratch: &mut Scratch) {
+        let mut start = 0;
+        for (index, slot) in (self.first_index..).zip(&mut self.slots) {
+            let bytes = self.bytes.get(start..slot.end).unwrap_or(&[]);
+            start = slot.end;
+            if let Work::Picked(picked) = &slot.work {
+                slot.work = match fast::prepare(bytes, picked, index, revision, scratch) {
+                    Some(prepared) => Work::Prepared(prepared),
+                    None => Work::Strict,
+                };
+            }
         }
-        self.prepared = prepared;
     }
 
     fn clear(&mut self) {
         self.bytes.clear();
-        self.ends.clear();
-        self.prepared.clear();
+        self.slots.clear();
     }
 }
 
@@ -128,7 +151,6 @@ struct Worker {
 pub(super) struct Batches<'scope, 'env> {
     scope: &'scope Scope<'scope, 'env>,
     revision: Revision,
-    limits: Limits,
     threads: usize,
     /// Batches in flight per worker.
     per_worker: usize,
@@ -168,7 +190,6 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         Batches {
             scope,
             revision: options.revision,
-            limits: options.json_limits,
             threads,
             per_worker,
             batch_entries,
@@ -197,11 +218,11 @@ impl<'scope, 'env> Batches<'scope, 'env> {
             // Sends never block: the caller keeps at most `per_worker` batches per worker.
             let (jobs, jobs_rx) = sync_channel::<Batch>(self.per_worker);
             let (done_tx, done) = sync_channel::<Batch>(self.per_worker);
-            let (revision, limits) = (self.revision, self.limits);
+            let revision = self.revision;
             let started = std::thread::Builder::new().spawn_scoped(self.scope, move || {
                 let mut scratch = Scratch::default();
                 for mut batch in jobs_rx {
-                    batch.prepare_all(revision, &limits, &mut scratch);
+                    batch.prepare_all(revision, &mut scratch);
                     if done_tx.send(batch).is_err() {
                         break; // the caller stopped reading (an I/O error): nothing to do
                     }
@@ -222,7 +243,7 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     /// Sends the batch being filled to the next worker, first taking back the oldest batches
     /// while the window is full.
     fn submit(&mut self, chain: &mut Chain<'_>) {
-        if self.filling.ends.is_empty() {
+        if self.filling.slots.is_empty() {
             return;
         }
         if !self.spawned {
@@ -268,9 +289,12 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         let Ok(mut batch) = self.workers[w].done.recv() else {
             return;
         };
-        for (i, (bytes, offset)) in batch.entries().enumerate() {
-            let prepared = batch.prepared.get(i).and_then(Option::as_ref);
-            chain.entry(bytes, offset, prepared, None);
+        for (bytes, slot) in batch.entries() {
+            let prepared = match &slot.work {
+                Work::Prepared(prepared) => Some(prepared),
+                Work::Strict | Work::Picked(_) => None,
+            };
+            chain.entry(bytes, slot.offset, prepared, None);
         }
         batch.clear();
         self.recycle(batch);
@@ -278,8 +302,12 @@ impl<'scope, 'env> Batches<'scope, 'env> {
 
     /// Checks a batch's entries on this thread (fast path included) and empties it.
     fn check_here(&mut self, chain: &mut Chain<'_>, batch: &mut Batch) {
-        for (bytes, offset) in batch.entries() {
-            chain.entry_here(bytes, offset, None);
+        for (bytes, slot) in batch.entries() {
+            let picked = match &slot.work {
+                Work::Picked(picked) => Some(picked),
+                Work::Strict | Work::Prepared(_) => None,
+            };
+            chain.entry_here(bytes, slot.offset, picked, None);
         }
         batch.clear();
     }
@@ -299,22 +327,22 @@ impl<'scope, 'env> Batches<'scope, 'env> {
 }
 
 impl EntrySink for Batches<'_, '_> {
-    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64) {
+    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64, picked: Option<&Picked>) {
         if bytes.len() > self.inline_bytes {
             self.flush(chain);
-            chain.entry_here(bytes, offset, None);
+            chain.entry_here(bytes, offset, picked, None);
             self.next_index = self.next_index.saturating_add(1);
             return;
         }
         if self.filling.bytes.len().saturating_add(bytes.len()) > self.batch_bytes {
             self.submit(chain);
         }
-        if self.filling.ends.is_empty() {
+        if self.filling.slots.is_empty() {
             self.filling.first_index = self.next_index;
         }
-        self.filling.push(bytes, offset);
+        self.filling.push(bytes, offset, picked);
         self.next_index = self.next_index.saturating_add(1);
-        if self.filling.ends.len() >= self.batch_entries {
+        if self.filling.slots.len() >= self.batch_entries {
             self.submit(chain);
         }
     }
