@@ -170,17 +170,18 @@ impl FlatMember {
 /// Where each member of a flat object lies in its bytes, in document order (names unique): what
 /// [`scan_flat_shape`] found, before the text is checked to be UTF-8.
 ///
-/// A shape reused for the objects of one stream also remembers member names: objects of one
-/// stream usually have the same members in the same order, and a name found where the
-/// remembered object had it is recognised by one comparison, without a scan or a duplicate
-/// check. What is found is the same either way. [`FlatShape::names_id`] lets a caller reuse what
-/// it worked out from the names last time.
+/// A shape reused for the objects of one stream also remembers the last object's skeleton: the
+/// bytes between its values (braces, names, colons, commas, whitespace). Objects of one stream
+/// usually have the same members in the same order, written the same way, so the bytes between
+/// two values are recognised by one comparison, without a scan or a duplicate check, and only
+/// the values are read. What is found is the same either way. [`FlatShape::names_id`] lets a
+/// caller reuse what it worked out from the names last time.
 #[derive(Clone, Debug, Default)]
 pub struct FlatShape {
     members: [FlatMember; MAX_FLAT_MEMBERS],
     len: usize,
-    /// The names remembered, for the next object.
-    names: Names,
+    /// The skeleton remembered, for the next object.
+    skeleton: Skeleton,
     /// See [`FlatShape::names_id`].
     names_id: Option<u64>,
 }
@@ -191,10 +192,10 @@ impl FlatShape {
         self.members.get(..self.len).unwrap_or(&[])
     }
 
-    /// An identifier of the object's member names (in order), when it read them as the names
-    /// it remembers: two objects read with this shape that get the same identifier have the same
-    /// names in the same order. `None` when the names were not remembered (they take more than a
-    /// few hundred bytes) or nothing was read.
+    /// An identifier of the object's member names (in order): two objects read with this shape
+    /// that get the same identifier have the same names in the same order. `None` when the
+    /// object's skeleton was not remembered (it takes more than a few hundred bytes) or nothing
+    /// was read.
     pub fn names_id(&self) -> Option<u64> {
         self.names_id
     }
@@ -212,19 +213,6 @@ impl FlatShape {
             object.len += 1;
         }
         Some(object)
-    }
-
-    /// Adds a member whose name is known to differ from those before it; false when there is no
-    /// room.
-    fn push_distinct(&mut self, member: FlatMember) -> bool {
-        match self.members.get_mut(self.len) {
-            Some(slot) => {
-                *slot = member;
-                self.len += 1;
-                true
-            }
-            None => false,
-        }
     }
 
     /// Adds a member; false when its name is already present or there is no room.
@@ -246,28 +234,34 @@ impl FlatShape {
     }
 }
 
-/// Room for the member names a [`FlatShape`] remembers (the timeline entry's nine names take 83
-/// bytes).
-const NAMES_BYTES: usize = 256;
+/// Room for the skeleton a [`FlatShape`] remembers (a timeline entry's takes about 130 bytes).
+const SKELETON_BYTES: usize = 512;
 
-/// Member names (their text, between the quotes), one after the other.
+/// What lies between the values of an object: for each member, the bytes from the end of the
+/// value before it (or from the opening brace) to the start of its value, which hold its name;
+/// then the bytes from the last value to the closing brace.
 #[derive(Clone, Debug)]
-struct Names {
-    text: [u8; NAMES_BYTES],
-    /// Each name's end in `text` (it starts where the one before ends).
-    ends: [usize; MAX_FLAT_MEMBERS],
+struct Skeleton {
+    text: [u8; SKELETON_BYTES],
+    /// Each gap's end in `text` (it starts where the one before ends); the last is the closing
+    /// one.
+    ends: [usize; MAX_FLAT_MEMBERS + 1],
+    /// Where the name lies in each member's gap.
+    names: [Span; MAX_FLAT_MEMBERS],
+    /// Members (gaps but the closing one).
     len: usize,
-    /// Whether names are remembered at all (they may not have fitted).
+    /// Whether a skeleton is remembered at all (it may not have fitted).
     known: bool,
-    /// Counts the sets of names remembered: the identifier of the current one.
+    /// Counts the skeletons remembered: the identifier of the current one.
     generation: u64,
 }
 
-impl Default for Names {
+impl Default for Skeleton {
     fn default() -> Self {
-        Names {
-            text: [0; NAMES_BYTES],
-            ends: [0; MAX_FLAT_MEMBERS],
+        Skeleton {
+            text: [0; SKELETON_BYTES],
+            ends: [0; MAX_FLAT_MEMBERS + 1],
+            names: [Span::default(); MAX_FLAT_MEMBERS],
             len: 0,
             known: false,
             generation: 0,
@@ -275,10 +269,10 @@ impl Default for Names {
     }
 }
 
-impl Names {
-    /// Name `k`.
-    fn get(&self, k: usize) -> Option<&[u8]> {
-        if !self.known || k >= self.len {
+impl Skeleton {
+    /// Gap `k` (`len` is the closing one).
+    fn gap(&self, k: usize) -> Option<&[u8]> {
+        if !self.known || k > self.len {
             return None;
         }
         let start = match k {
@@ -288,28 +282,61 @@ impl Names {
         self.text.get(start..*self.ends.get(k)?)
     }
 
-    /// Remembers the names of `members`, found in `bytes`, as a new set; none when they do not
-    /// fit.
-    fn remember(&mut self, bytes: &[u8], members: &[FlatMember]) {
+    /// Remembers the skeleton of the object read from `bytes[open..close]` with `members`, as
+    /// a new one; none when it does not fit.
+    fn remember(&mut self, bytes: &[u8], open: usize, close: usize, members: &[FlatMember]) {
         self.generation = self.generation.wrapping_add(1);
-        self.len = 0;
         self.known = false;
+        self.len = 0;
+        let mut from = open;
         let mut end = 0;
-        for (slot, member) in self.ends.iter_mut().zip(members) {
-            let Some(name) = bytes.get(member.name.range()) else {
+        let gaps = members
+            .iter()
+            .map(|m| (from_value_start(m), Some(m)))
+            .chain(std::iter::once((close, None)));
+        for (k, (to, member)) in gaps.enumerate() {
+            let gap = bytes.get(from..to);
+            let room = gap.and_then(|gap| self.text.get_mut(end..end + gap.len()));
+            let (Some(gap), Some(room), Some(slot)) = (gap, room, self.ends.get_mut(k)) else {
                 return;
             };
-            let Some(room) = self.text.get_mut(end..end + name.len()) else {
-                return;
-            };
-            room.copy_from_slice(name);
-            end += name.len();
+            room.copy_from_slice(gap);
+            end += gap.len();
             *slot = end;
+            if let Some(member) = member {
+                let name = member.name.range();
+                let (Some(start), Some(name_slot)) =
+                    (name.start.checked_sub(from), self.names.get_mut(k))
+                else {
+                    return;
+                };
+                *name_slot = Span {
+                    start: start as u32,
+                    end: (start + name.len()) as u32,
+                };
+                from = value_end(member);
+            }
         }
-        if members.len() <= MAX_FLAT_MEMBERS {
-            self.len = members.len();
-            self.known = true;
-        }
+        self.len = members.len();
+        self.known = true;
+    }
+}
+
+/// Where a member's value starts (a string's at its opening quote).
+fn from_value_start(member: &FlatMember) -> usize {
+    let start = member.value.start as usize;
+    match member.kind {
+        FlatKind::Str => start.saturating_sub(1),
+        _ => start,
+    }
+}
+
+/// Where a member's value ends (a string's after its closing quote).
+fn value_end(member: &FlatMember) -> usize {
+    let end = member.value.end as usize;
+    match member.kind {
+        FlatKind::Str => end + 1,
+        _ => end,
     }
 }
 
@@ -391,77 +418,107 @@ impl Cursor<'_, '_> {
         }
     }
 
-    /// Reads the object into `shape`, recognising the names `shape` remembers while they come in
-    /// the remembered order (those are distinct, so need no duplicate check); remembers the names
-    /// read when they differ.
+    /// Reads the object into `shape`: along the skeleton `shape` remembers while the bytes
+    /// between values are the remembered ones (names there are distinct, so need no duplicate
+    /// check), then member by member; remembers the skeleton when it differs.
     fn object(&mut self, shape: &mut FlatShape) -> Option<()> {
         shape.names_id = None;
-        self.expect(b'{')?;
         self.skip_ws();
-        // Every name so far is the remembered one at its position.
-        let mut same = true;
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-        } else {
-            loop {
-                self.skip_ws();
-                let remembered = if same {
-                    self.remembered_name(&shape.names, shape.len)
-                } else {
-                    None
-                };
-                same = remembered.is_some();
-                let name = match remembered {
-                    Some(name) => name,
-                    None => self.string()?,
-                };
-                self.expect(b':')?;
-                self.skip_ws();
-                let (kind, value) = self.value()?;
-                let member = FlatMember { name, kind, value };
-                let added = if same {
-                    shape.push_distinct(member)
-                } else {
-                    shape.push(self.bytes, member)
-                };
-                if !added {
-                    return None;
-                }
-                self.skip_ws();
-                match self.peek()? {
-                    b',' => self.at += 1,
-                    b'}' => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
-            }
+        let open = self.at;
+        let whole = self.follow_skeleton(shape)?;
+        if !whole {
+            self.rest_of_object(shape)?;
         }
-        let names = &mut shape.names;
-        if !(same && names.known && shape.len == names.len) {
-            names.remember(self.bytes, shape.members.get(..shape.len).unwrap_or(&[]));
+        let skeleton = &mut shape.skeleton;
+        if !whole {
+            let members = shape.members.get(..shape.len).unwrap_or(&[]);
+            skeleton.remember(self.bytes, open, self.at, members);
         }
-        shape.names_id = names.known.then_some(names.generation);
+        shape.names_id = skeleton.known.then_some(skeleton.generation);
         Some(())
     }
 
-    /// Name `k` of `names` at the cursor, between quotes: the span of its text. The remembered
-    /// name holds no quote (it was read as a plain string), so a match reads nothing past the
-    /// string's closing quote, and finds what [`Self::string`] would.
-    fn remembered_name(&mut self, names: &Names, k: usize) -> Option<Span> {
-        let name = names.get(k)?;
-        let start = self.at.checked_add(1)?;
-        let end = start.checked_add(name.len())?;
-        let matches = self.peek() == Some(b'"')
-            && self.bytes.get(start..end)? == name
-            && self.bytes.get(end) == Some(&b'"')
-            && name.len() <= self.limits.max_string_bytes;
-        if !matches {
-            return None;
+    /// Reads members along the remembered skeleton while it matches: true when the whole object
+    /// was read so, false when it stopped (at the start of the object, or after a value) with
+    /// the members before in `shape`. `None` when a value is outside the subset.
+    fn follow_skeleton(&mut self, shape: &mut FlatShape) -> Option<bool> {
+        let FlatShape {
+            members,
+            len,
+            skeleton,
+            ..
+        } = shape;
+        *len = 0;
+        let mut k = 0;
+        while let Some(gap) = skeleton.gap(k) {
+            let end = self.at.checked_add(gap.len())?;
+            let matches = self
+                .bytes
+                .get(self.at..end)
+                .is_some_and(|b| swar::same(b, gap));
+            if !matches {
+                return Some(false);
+            }
+            let Some(name) = skeleton.names.get(k).filter(|_| k < skeleton.len) else {
+                self.at = end; // the closing gap: the object is complete
+                return Some(true);
+            };
+            if name.range().len() > self.limits.max_string_bytes {
+                return Some(false);
+            }
+            let name = Span::new(self.at + name.start as usize..self.at + name.end as usize)?;
+            self.at = end;
+            let (kind, value) = self.value()?;
+            // Remembered names are distinct, and these are the first members: no duplicate.
+            *members.get_mut(k)? = FlatMember { name, kind, value };
+            *len = k + 1;
+            k += 1;
         }
-        self.at = end + 1;
-        Span::new(start..end)
+        Some(false)
+    }
+
+    /// Reads the members after those in `shape`: from the start of the object when there are
+    /// none, else from right after the last one's value.
+    fn rest_of_object(&mut self, shape: &mut FlatShape) -> Option<()> {
+        if shape.len == 0 {
+            self.expect(b'{')?;
+            self.skip_ws();
+            if self.peek() == Some(b'}') {
+                self.at += 1;
+                return Some(());
+            }
+        } else if self.after_member()? {
+            return Some(());
+        }
+        loop {
+            self.skip_ws();
+            let name = self.string()?;
+            self.expect(b':')?;
+            self.skip_ws();
+            let (kind, value) = self.value()?;
+            if !shape.push(self.bytes, FlatMember { name, kind, value }) {
+                return None;
+            }
+            if self.after_member()? {
+                return Some(());
+            }
+        }
+    }
+
+    /// Reads what follows a member: true at the closing brace, false at a comma.
+    fn after_member(&mut self) -> Option<bool> {
+        self.skip_ws();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                Some(false)
+            }
+            b'}' => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
+        }
     }
 
     fn value(&mut self) -> Option<(FlatKind, Span)> {
@@ -479,7 +536,7 @@ impl Cursor<'_, '_> {
 
     fn literal(&mut self, word: &[u8], kind: FlatKind) -> Option<FlatKind> {
         let end = self.at.checked_add(word.len())?;
-        if self.bytes.get(self.at..end)? != word {
+        if !swar::same(self.bytes.get(self.at..end)?, word) {
             return None;
         }
         self.at = end;
@@ -665,16 +722,19 @@ mod tests {
             any::<bool>(),
             0usize..40,
             damage,
+            prop::sample::select(&[(":", ","), (":", ","), (" : ", ", "), (":", ",\n")][..]),
         )
-            .prop_map(|(names, value, long, cut, damage)| {
+            .prop_map(|(names, value, long, cut, damage, (colon, comma))| {
                 let mut names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
                 if long {
-                    names.push("n".repeat(300));
+                    names.push("n".repeat(600));
                 }
                 let value = ["\"v\"", "12", "true"][value];
-                let members: Vec<String> =
-                    names.iter().map(|n| format!("\"{n}\":{value}")).collect();
-                let mut text = format!("{{{}}}", members.join(",")).into_bytes();
+                let members: Vec<String> = names
+                    .iter()
+                    .map(|n| format!("\"{n}\"{colon}{value}"))
+                    .collect();
+                let mut text = format!("{{{}}}", members.join(comma)).into_bytes();
                 if let Some((at, byte)) = damage {
                     let at = at.index(text.len());
                     text[at] = byte;
@@ -693,14 +753,20 @@ mod tests {
         /// objects given the same names identifier have the same names in the same order.
         #[test]
         fn a_reused_shape_reads_what_a_fresh_one_does(
-            objects in prop::collection::vec(stream_object(), 1..12),
+            objects in prop::collection::vec((stream_object(), any::<bool>()), 1..12),
         ) {
             let mut reused = FlatShape::default();
             let mut seen: Vec<(u64, Vec<Vec<u8>>)> = Vec::new();
-            for text in &objects {
+            for (text, tight) in &objects {
+                // Now and then names longer than the string limit (the skeleton was remembered
+                // under another).
+                let limits = match tight {
+                    true => Limits { max_string_bytes: 8, ..Limits::DEFAULT },
+                    false => Limits::DEFAULT,
+                };
                 let mut fresh = FlatShape::default();
-                let expected = scan_flat_shape(text, 1, &Limits::DEFAULT, &mut fresh);
-                let got = scan_flat_shape(text, 1, &Limits::DEFAULT, &mut reused);
+                let expected = scan_flat_shape(text, 1, &limits, &mut fresh);
+                let got = scan_flat_shape(text, 1, &limits, &mut reused);
                 prop_assert_eq!(got, expected);
                 if got.is_none() {
                     prop_assert_eq!(reused.names_id(), None);
@@ -739,7 +805,7 @@ mod tests {
         assert_eq!(read(r#"{"a":1,"a":2}"#), None);
         assert_eq!(read(r#"{"b":3,"a":"z"}"#), other);
         // Names too long to remember are read all the same, without an identifier.
-        let long = format!(r#"{{"{}":1}}"#, "n".repeat(NAMES_BYTES + 1));
+        let long = format!(r#"{{"{}":1}}"#, "n".repeat(SKELETON_BYTES + 1));
         assert_eq!(read(&long), None);
         assert!(scan_flat_shape(long.as_bytes(), 1, &Limits::DEFAULT, &mut shape).is_some());
     }

@@ -56,6 +56,46 @@ pub(super) struct Prepared {
     pub prev_digest_value: Option<Hash32>,
     /// Where `job_id`'s text lies (revision 09 only: 06 does not judge it).
     pub job_id: Option<Span>,
+    /// A copy of `job_id`'s text when it is short (as job ids are): the chain compares it with
+    /// the first job without reading the entry's bytes again, which on the caller's thread, long
+    /// after it copied them, missed the cache for every entry.
+    pub job_id_copy: ShortCopy,
+}
+
+/// A copy of a short text (up to [`ShortCopy::ROOM`] bytes).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ShortCopy {
+    bytes: [u8; ShortCopy::ROOM],
+    /// The text's length; `None` when it did not fit (or there is none).
+    len: Option<u8>,
+}
+
+impl Default for ShortCopy {
+    fn default() -> Self {
+        ShortCopy {
+            bytes: [0; ShortCopy::ROOM],
+            len: None,
+        }
+    }
+}
+
+impl ShortCopy {
+    /// Room for a UUID and more.
+    const ROOM: usize = 48;
+
+    fn of(text: &str) -> Self {
+        let mut copy = ShortCopy::default();
+        if let Some(room) = copy.bytes.get_mut(..text.len()) {
+            room.copy_from_slice(text.as_bytes());
+            copy.len = u8::try_from(text.len()).ok();
+        }
+        copy
+    }
+
+    /// The text copied, if it fitted.
+    pub fn get(&self) -> Option<&[u8]> {
+        self.bytes.get(..usize::from(self.len?))
+    }
 }
 
 /// Entries sit inside the timeline array: one level of the nesting budget is used, as for the
@@ -285,6 +325,7 @@ fn prepare_09(
         prev_digest: span_of(places, b"prev_digest")?,
         prev_digest_value: lower_hex_digest(prev_digest),
         job_id: Some(span_of(places, b"job_id")?),
+        job_id_copy: ShortCopy::of(job_id),
     })
 }
 
@@ -312,6 +353,7 @@ fn prepare_06(
         prev_digest: span_of(places, b"prev_digest")?,
         prev_digest_value: lower_hex_digest(prev_digest),
         job_id: None,
+        job_id_copy: ShortCopy::default(),
     })
 }
 
@@ -355,11 +397,6 @@ pub(super) fn text_at(bytes: &[u8], span: Span) -> Option<&str> {
     std::str::from_utf8(bytes.get(span.range())?).ok()
 }
 
-/// The bytes at `span` of an entry's bytes.
-pub(super) fn bytes_at(bytes: &[u8], span: Span) -> &[u8] {
-    bytes.get(span.range()).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,10 +425,18 @@ mod tests {
     }
 
     #[test]
+    fn short_texts_are_copied_and_long_ones_are_not() {
+        let short = "j".repeat(ShortCopy::ROOM);
+        assert_eq!(ShortCopy::of(&short).get(), Some(short.as_bytes()));
+        assert_eq!(ShortCopy::of("").get(), Some(&b""[..]));
+        assert_eq!(ShortCopy::of(&format!("{short}j")).get(), None);
+        assert_eq!(ShortCopy::default().get(), None);
+    }
+
+    #[test]
     fn text_at_refuses_spans_outside_the_bytes() {
         let whole = br#"{"a":"xyz"}"#;
         assert_eq!(text_at(whole, Span { start: 6, end: 9 }), Some("xyz"));
         assert_eq!(text_at(whole, Span { start: 6, end: 99 }), None);
-        assert_eq!(bytes_at(whole, Span { start: 6, end: 99 }), b"");
     }
 }

@@ -490,7 +490,7 @@ impl<'o> Chain<'o> {
             digest_06: Some(prepared.digest_06),
             close: Some(close),
         };
-        if self.nothing_to_report(prepared, bytes, index, previous) {
+        if self.nothing_to_report(prepared, index, previous) {
             return Some(current);
         }
         // Something may be reported: the same checks as the strict path, on the members' text.
@@ -512,14 +512,13 @@ impl<'o> Chain<'o> {
         Some(current)
     }
 
-    /// Whether `apply`'s checks would neither report nor change anything, decided on bytes
-    /// (the common case, so that it costs a few comparisons): the job is the first job and the
-    /// commitment's, the link holds (or is unjudged), and under 09 the chain is already known not
-    /// to pass as a revision-06 chain.
+    /// Whether `apply`'s checks would neither report nor change anything, decided on what the
+    /// fast path computed (the common case, so that it costs a few comparisons and no read of
+    /// the entry's bytes): the job is the first job and the commitment's, the link holds (or is
+    /// unjudged), and under 09 the chain is already known not to pass as a revision-06 chain.
     fn nothing_to_report(
         &self,
         prepared: &fast::Prepared,
-        bytes: &[u8],
         index: u64,
         previous: Option<&Previous>,
     ) -> bool {
@@ -531,10 +530,9 @@ impl<'o> Chain<'o> {
                 .and_then(|p| p.digest)
                 .is_none_or(|d| prepared.prev_digest_value == Some(d)),
         };
-        match (self.options.revision, prepared.job_id) {
+        match (self.options.revision, prepared.job_id_copy.get()) {
             (Revision::R06, _) => link_holds,
             (Revision::R09, Some(job)) => {
-                let job = fast::bytes_at(bytes, job);
                 let first = self.first_job.as_deref().map(str::as_bytes);
                 let committed = self
                     .options

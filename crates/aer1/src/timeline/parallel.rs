@@ -1,15 +1,22 @@
 //! Digests on several cores, memory still bounded by a small window.
 //!
-//! The caller's thread splits the array and copies entries into batches (the batches of the
-//! window share [`WINDOW_ENTRIES`] entries and [`WINDOW_BYTES`] bytes). Full batches go
-//! round-robin to worker threads, which run the fast path ([`super::fast::prepare`]: strictness,
-//! member checks and both digests) on each entry. The caller's thread takes finished batches back
-//! in the order it sent them and runs every check that depends on order ([`super::Chain::entry`]:
-//! links, close position, job consistency, findings order, the cap on findings) entry by entry; an
-//! entry the fast path declined is read there by the strict reader, exactly as with one thread.
-//! So the report does not depend on threads or batch boundaries, and memory not on the number of
-//! entries: at most [`MAX_IN_FLIGHT`] batches in flight, plus the one being filled, exist
-//! at once, each allocated once at full size.
+//! The caller's thread splits the array (reading each flat entry in the same pass) and copies
+//! entries, with the places of the members the fast path reads, into batches (the batches of the
+//! window share [`WINDOW_ENTRIES`] entries and [`WINDOW_BYTES`] bytes). Full batches go to worker
+//! threads, which run the fast path ([`super::fast::prepare`]: UTF-8, member checks and both
+//! digests) on each entry. The caller's thread takes finished batches back in the order it sent
+//! them and runs every check that depends on order ([`super::Chain::entry`]: links, close
+//! position, job consistency, findings order, the cap on findings) entry by entry; an entry the
+//! fast path declined is read there by the strict reader, exactly as with one thread. So the
+//! report does not depend on threads or batch boundaries, and memory not on the number of
+//! entries: at most [`MAX_IN_FLIGHT`] batches in flight, plus the one being filled, exist at once,
+//! each allocated once at full size.
+//!
+//! Handing a batch to a sleeping thread costs a system call and a switch on both sides, so a batch
+//! goes preferably to a worker that is busy with one batch and has none waiting (it takes the new
+//! one up without sleeping), then to an idle one. When every worker has a batch waiting besides
+//! the one it works on ([`HELP_AT`]), the caller's thread prepares the batch itself: its own part
+//! is the smaller one, and the time it would otherwise spend waiting for a worker is used.
 //!
 //! An entry larger than a quarter of a batch's bytes is not copied: the batches before it are
 //! finished and it is checked on the caller's thread straight from the splitter's buffer, so a
@@ -19,7 +26,9 @@
 use std::collections::VecDeque;
 use std::mem;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::Scope;
 
 use crate::digest::Revision;
@@ -50,6 +59,9 @@ const MAX_IN_FLIGHT: usize = 8;
 /// More workers than this would wait on the caller's thread, which splits and copies every entry
 /// and runs the ordered checks.
 const MAX_WORKERS: usize = 8;
+/// A batch is prepared on the caller's thread when every worker has this many unfinished (one
+/// being worked on, one waiting), so that the workers stay busy while it does.
+const HELP_AT: usize = 2;
 
 /// How many digesting threads `options` asks for (0: one per available core).
 pub(super) fn worker_count(options: &TimelineOptions) -> usize {
@@ -145,6 +157,28 @@ impl Batch {
 struct Worker {
     jobs: SyncSender<Batch>,
     done: Receiver<Batch>,
+    /// Batches sent to it and not yet taken back.
+    outstanding: usize,
+    /// Batches sent to it.
+    sent: usize,
+    /// Batches it has finished (counted by the worker).
+    finished: Arc<AtomicUsize>,
+}
+
+impl Worker {
+    /// Batches sent to it that it has not finished: the one it works on and those waiting.
+    fn unfinished(&self) -> usize {
+        self.sent
+            .saturating_sub(self.finished.load(Ordering::Acquire))
+    }
+}
+
+/// A batch of the window, in order.
+enum InFlight {
+    /// With a worker (its index).
+    Sent(usize),
+    /// Prepared on the caller's thread, waiting for its turn.
+    Here(Batch),
 }
 
 /// The batching sink (see the module documentation).
@@ -164,8 +198,10 @@ pub(super) struct Batches<'scope, 'env> {
     /// Whether starting the workers was tried.
     spawned: bool,
     next_worker: usize,
-    /// The worker of each batch sent and not yet taken back, oldest first.
-    in_flight: VecDeque<usize>,
+    /// Every batch sent or prepared here and not yet checked, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// Buffers for batches prepared on the caller's thread.
+    scratch: Scratch,
     filling: Batch,
     /// Batches taken back, kept for their buffers.
     spare: Vec<Batch>,
@@ -199,6 +235,7 @@ impl<'scope, 'env> Batches<'scope, 'env> {
             spawned: false,
             next_worker: 0,
             in_flight: VecDeque::new(),
+            scratch: Scratch::default(),
             filling: Batch::with_capacity(batch_entries, batch_bytes),
             spare: Vec::new(),
             next_index: 0,
@@ -219,10 +256,13 @@ impl<'scope, 'env> Batches<'scope, 'env> {
             let (jobs, jobs_rx) = sync_channel::<Batch>(self.per_worker);
             let (done_tx, done) = sync_channel::<Batch>(self.per_worker);
             let revision = self.revision;
+            let finished = Arc::new(AtomicUsize::new(0));
+            let counter = Arc::clone(&finished);
             let started = std::thread::Builder::new().spawn_scoped(self.scope, move || {
                 let mut scratch = Scratch::default();
                 for mut batch in jobs_rx {
                     batch.prepare_all(revision, &mut scratch);
+                    counter.fetch_add(1, Ordering::Release);
                     if done_tx.send(batch).is_err() {
                         break; // the caller stopped reading (an I/O error): nothing to do
                     }
@@ -231,7 +271,13 @@ impl<'scope, 'env> Batches<'scope, 'env> {
             if started.is_err() {
                 break;
             }
-            self.workers.push(Worker { jobs, done });
+            self.workers.push(Worker {
+                jobs,
+                done,
+                outstanding: 0,
+                sent: 0,
+                finished,
+            });
         }
         self.threads = self.workers.len().max(1);
         while self.spare.len() + 1 < self.window() {
@@ -240,8 +286,9 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         }
     }
 
-    /// Sends the batch being filled to the next worker, first taking back the oldest batches
-    /// while the window is full.
+    /// Hands the batch being filled to a worker ([`Self::choose_worker`]) or prepares it here
+    /// (see the module documentation), first taking back the oldest batches while the window is
+    /// full.
     fn submit(&mut self, chain: &mut Chain<'_>) {
         if self.filling.slots.is_empty() {
             return;
@@ -263,11 +310,19 @@ impl<'scope, 'env> Batches<'scope, 'env> {
             .spare
             .pop()
             .unwrap_or_else(|| Batch::with_capacity(entries, bytes));
-        let batch = mem::replace(&mut self.filling, fresh);
-        let w = self.next_worker % self.workers.len();
-        self.next_worker = (w + 1) % self.workers.len();
+        let mut batch = mem::replace(&mut self.filling, fresh);
+        let w = self.choose_worker();
+        if self.workers[w].unfinished() >= HELP_AT {
+            batch.prepare_all(self.revision, &mut self.scratch);
+            self.in_flight.push_back(InFlight::Here(batch));
+            return;
+        }
         match self.workers[w].jobs.send(batch) {
-            Ok(()) => self.in_flight.push_back(w),
+            Ok(()) => {
+                self.workers[w].outstanding += 1;
+                self.workers[w].sent += 1;
+                self.in_flight.push_back(InFlight::Sent(w));
+            }
             // The worker is gone, which only a panic in it can cause; `thread::scope` re-raises
             // that panic when it ends, so no report is returned either way. Checking the batch
             // here keeps this thread's work consistent until then.
@@ -280,14 +335,41 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         }
     }
 
-    /// Takes back the oldest batch sent and checks its entries in order.
-    fn complete_oldest(&mut self, chain: &mut Chain<'_>) {
-        let Some(w) = self.in_flight.pop_front() else {
-            return;
+    /// The worker to send the next batch to, among those with room for one more: one that is
+    /// working and has nothing waiting (it takes the batch up when it is done, with no need to
+    /// be woken: waking a sleeping thread is a system call and a switch on both sides), else an
+    /// idle one, else the one with the fewest unfinished (the next in turn among equals).
+    fn choose_worker(&mut self) -> usize {
+        let n = self.workers.len();
+        let per_worker = self.per_worker;
+        let rank = |unfinished: usize| match unfinished {
+            1 => 0,
+            0 => 1,
+            more => more,
         };
-        // A failed receive means the worker panicked: `thread::scope` re-raises it (see `submit`).
-        let Ok(mut batch) = self.workers[w].done.recv() else {
-            return;
+        let w = (0..n)
+            .map(|k| (self.next_worker + k) % n)
+            .filter(|&w| self.workers[w].outstanding < per_worker)
+            .min_by_key(|&w| rank(self.workers[w].unfinished()))
+            .unwrap_or(self.next_worker % n);
+        self.next_worker = (w + 1) % n;
+        w
+    }
+
+    /// Takes back the oldest batch and checks its entries in order.
+    fn complete_oldest(&mut self, chain: &mut Chain<'_>) {
+        let mut batch = match self.in_flight.pop_front() {
+            None => return,
+            Some(InFlight::Here(batch)) => batch,
+            Some(InFlight::Sent(w)) => {
+                self.workers[w].outstanding -= 1;
+                // A failed receive means the worker panicked: `thread::scope` re-raises it (see
+                // `submit`).
+                let Ok(batch) = self.workers[w].done.recv() else {
+                    return;
+                };
+                batch
+            }
         };
         for (bytes, slot) in batch.entries() {
             let prepared = match &slot.work {
