@@ -358,39 +358,39 @@ fn prepare_06(
 }
 
 /// The 32 bytes `text` spells when it is exactly 64 lowercase hex digits, `None` otherwise: so
-/// `lower_hex_digest(t) == Some(d)` exactly when `hex::eq_lower(t, &d)`.
+/// `lower_hex_digest(t) == Some(d)` exactly when `hex::eq_lower(t, &d)`. Eight digits at a time
+/// (digests are random, so a branch per digit on digit-or-letter would mispredict half the time).
 fn lower_hex_digest(text: &str) -> Option<Hash32> {
     let text: &[u8; 64] = text.as_bytes().try_into().ok()?;
     let mut out = [0u8; 32];
-    // No branch per digit (digests are random, so a branch on digit or letter mispredicts half
-    // the time): a table lookup, and the high bits of the invalid marker gathered for the end.
-    let mut invalid = 0;
-    for (byte, pair) in out.iter_mut().zip(text.chunks_exact(2)) {
-        let (high, low) = (
-            HEX_VALUE[usize::from(pair[0])],
-            HEX_VALUE[usize::from(pair[1])],
-        );
-        invalid |= high | low;
-        *byte = high << 4 | low;
+    for (four, eight) in out.chunks_exact_mut(4).zip(text.chunks_exact(8)) {
+        let w = u64::from_le_bytes(eight.try_into().ok()?);
+        four.copy_from_slice(&hex_word(w)?);
     }
-    (invalid & 0xf0 == 0).then_some(out)
+    Some(out)
 }
 
-/// Each byte's value as a lowercase hex digit, or 0xff.
-static HEX_VALUE: [u8; 256] = {
-    let mut table = [0xff; 256];
-    let mut i = 0;
-    while i < 10 {
-        table[b'0' as usize + i] = i as u8;
-        i += 1;
+/// Eight lowercase hex digits (the first in the lowest byte) as the four bytes they spell.
+fn hex_word(w: u64) -> Option<[u8; 4]> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if w & HIGH != 0 {
+        return None;
     }
-    let mut i = 0;
-    while i < 6 {
-        table[b'a' as usize + i] = 10 + i as u8;
-        i += 1;
+    // With every byte below 0x80, adding 0x80 - c sets a byte's high bit exactly when the byte is
+    // at least c, and no carry crosses into the next byte.
+    let at_least = |c: u64| w.wrapping_add(ONES * (0x80 - c));
+    let digit = at_least(0x30) & !at_least(0x3a);
+    let letter = at_least(0x61) & !at_least(0x67);
+    if (digit | letter) & HIGH != HIGH {
+        return None;
     }
-    table
-};
+    // '0'..'9' are 0x30..0x39 and 'a'..'f' 0x61..0x66: the low four bits, plus 9 for letters.
+    let nibbles = (w & (ONES * 0x0f)) + 9 * ((w >> 6) & ONES);
+    // Each pair of digits (high nibble first) into the low byte of its 16 bits.
+    let pairs = ((nibbles & 0x00ff_00ff_00ff_00ff) << 4) | ((nibbles >> 8) & 0x00ff_00ff_00ff_00ff);
+    Some([0, 16, 32, 48].map(|shift| (pairs >> shift) as u8))
+}
 
 /// The text at `span` of an entry's bytes (a span [`prepare`] produced for these bytes).
 pub(super) fn text_at(bytes: &[u8], span: Span) -> Option<&str> {
@@ -400,6 +400,32 @@ pub(super) fn text_at(bytes: &[u8], span: Span) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_byte_is_a_digit_exactly_when_hex_says_so() {
+        // Each byte value at each of the 64 places, among valid digits: read exactly when it is a
+        // lowercase hex digit, and then to the value eq_lower compares with.
+        let base: Vec<u8> = b"0123456789abcdef"
+            .iter()
+            .cycle()
+            .take(64)
+            .copied()
+            .collect();
+        for place in 0..64 {
+            for byte in 0..=255u8 {
+                let mut text = base.clone();
+                text[place] = byte;
+                let Ok(text) = String::from_utf8(text) else {
+                    continue;
+                };
+                let lower_hex = byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte);
+                match lower_hex_digest(&text) {
+                    Some(d) => assert!(lower_hex && hex::eq_lower(&text, &d), "{text}"),
+                    None => assert!(!lower_hex, "{text}"),
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_digest_is_read_exactly_when_eq_lower_would_match_it() {
