@@ -6,12 +6,12 @@
 //! not just the first; stored links are never trusted, every digest is recomputed.
 //!
 //! Two things make this fast without changing any report. Most entries are plain flat objects:
-//! the `fast` module reads those in one pass without building a tree and runs every check that
-//! does not depend on other entries, declining (so that the strict reader reads the entry and
-//! reports) whenever anything would be reported or anything is unusual. And the `parallel` module
-//! runs that fast path on worker threads, batch by batch, while the checks that depend on order
-//! run on the caller's thread in entry order. `strict_only` turns both off; the tests compare the
-//! two.
+//! the splitter reads those with the flat reader while it finds where they end (one scan, no
+//! tree), and the `fast` module runs, on the members found, every check that does not depend on
+//! other entries, declining (so that the strict reader reads the entry and reports) whenever
+//! anything would be reported or anything is unusual. And the `parallel` module runs that fast
+//! path on worker threads, batch by batch, while the checks that depend on order run on the
+//! caller's thread in entry order. `strict_only` turns both off; the tests compare the two.
 
 mod error;
 mod fast;
