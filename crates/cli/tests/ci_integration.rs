@@ -137,7 +137,7 @@ fn fixtures() -> &'static Fixtures {
 fn report_require_exits_by_the_verdict_level() {
     let f = fixtures();
     // (file, its verdict, the exit with no --require, (level, exit) at the edges of the order:
-    // the rest follows from `Verdict::at_least`, unit-tested in the harness).
+    // the rest follows from `RunVerdict::at_least`, unit-tested in the harness).
     type Row = (
         &'static str,
         &'static str,

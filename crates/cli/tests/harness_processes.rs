@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Suite, Vector};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, Implementation, VectorResult};
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{run_case, Implementation, VectorResult};
 
 /// Generous: each case below needs well under a second once the deadline holds.
 const BOUND: Duration = Duration::from_secs(15);

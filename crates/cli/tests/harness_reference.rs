@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, Implementation};
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{run_case, Implementation};
 
 #[test]
 fn the_reference_passes_every_vector_through_the_contract() {

@@ -24,7 +24,7 @@ const SPIN: Duration = Duration::from_micros(50);
 
 /// Why no line came.
 #[derive(Debug)]
-pub enum LineFailure {
+pub(crate) enum LineFailure {
     /// Standard output ended, or the process exited (whatever still holds its output — an
     /// escaped process — is not read any further).
     Eof,
@@ -36,7 +36,7 @@ pub enum LineFailure {
 }
 
 /// One long-lived process.
-pub struct LongLived {
+pub(crate) struct LongLived {
     child: Child,
     /// Non-blocking, so that a process that stops reading cannot stall a write past its deadline.
     stdin: Option<ChildStdin>,
@@ -60,7 +60,7 @@ impl LongLived {
     /// cores keeps that core from the second racer and so serialises the race it means to
     /// provoke (measured: a look-up-then-insert receiver was never caught in 2,000 two-copy
     /// rounds with polling).
-    pub fn without_spin(&mut self) {
+    pub(crate) fn without_spin(&mut self) {
         self.stdout.spin = Duration::ZERO;
     }
 
@@ -155,7 +155,7 @@ impl LongLived {
     /// When the process exits, its group is killed and what it wrote is still read; a pipe that
     /// stays open after that (held by an escaped process) ends the reading at the deadline as
     /// [`LineFailure::Eof`], since the process itself ended in time.
-    pub fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
+    pub(crate) fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
         loop {
             let watch = self.exit_watch.as_ref().map(|w| w.as_raw_fd());
             match self.stdout.read_line(deadline, watch) {
@@ -175,21 +175,25 @@ impl LongLived {
     }
 
     /// Writes one request and reads one response line within `timeout`.
-    pub fn request(&mut self, line: &[u8], timeout: Duration) -> Result<Vec<u8>, LineFailure> {
+    pub(crate) fn request(
+        &mut self,
+        line: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, LineFailure> {
         let deadline = Instant::now() + timeout;
         self.send(line, deadline).map_err(LineFailure::Io)?;
         self.read_line(deadline)
     }
 
     /// Closes its standard input: the end of its requests.
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         drop(self.stdin.take());
     }
 
     /// How it ended, if it has exited (without waiting). The exit is noticed before the process
     /// is reaped, so its process group is killed while the group id is still its own: anything
     /// it left behind goes with it.
-    pub fn exited(&mut self) -> Option<ExitStatus> {
+    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
         if self.status.is_some() {
             return self.status;
         }
@@ -217,7 +221,7 @@ impl LongLived {
     }
 
     /// Waits until `deadline` for it to exit by itself.
-    pub fn wait_exit(&mut self, deadline: Instant) -> Option<ExitStatus> {
+    pub(crate) fn wait_exit(&mut self, deadline: Instant) -> Option<ExitStatus> {
         loop {
             if let Some(s) = self.exited() {
                 return Some(s);
@@ -237,14 +241,14 @@ impl LongLived {
 
     /// Whether it exited while descendants still held its output (they were killed with its
     /// process group then).
-    pub fn left_descendants(&self) -> bool {
+    pub(crate) fn left_descendants(&self) -> bool {
         self.left_descendants
     }
 
     /// How many bytes written to its standard input are still unread, where the system can tell
     /// (Linux counts a pipe's contents with FIONREAD). After the process is gone this says
     /// whether it read the last request before it went.
-    pub fn unread_input(&self) -> Option<usize> {
+    pub(crate) fn unread_input(&self) -> Option<usize> {
         let fd = self.stdin.as_ref()?.as_raw_fd();
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
@@ -259,13 +263,13 @@ impl LongLived {
     }
 
     /// The standard error collected since the last call.
-    pub fn take_stderr(&self) -> Vec<u8> {
+    pub(crate) fn take_stderr(&self) -> Vec<u8> {
         self.stderr.take()
     }
 
     /// After the process is gone: its remaining standard error, waiting up to `wait` for the
     /// capture to reach the stream's end.
-    pub fn finish_stderr(&self, wait: Duration) -> Vec<u8> {
+    pub(crate) fn finish_stderr(&self, wait: Duration) -> Vec<u8> {
         self.stderr.wait_end(wait);
         self.take_stderr()
     }
@@ -302,7 +306,7 @@ impl Drop for LongLived {
 }
 
 /// How a process ended, in words.
-pub fn describe_status(s: ExitStatus) -> String {
+pub(crate) fn describe_status(s: ExitStatus) -> String {
     match (s.code(), s.signal()) {
         (Some(code), _) => format!("exit status {code}"),
         (None, Some(sig)) => format!("killed by signal {sig}"),
@@ -489,7 +493,7 @@ impl BackgroundCapture {
 }
 
 /// The first bytes of captured output as text, for reports.
-pub fn excerpt(bytes: &[u8]) -> String {
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
 }
 

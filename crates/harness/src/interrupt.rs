@@ -75,7 +75,7 @@ fn on_signal(signal: i32) {
 }
 
 /// Records a live implementation process group.
-pub fn register_group(pgid: i32) {
+pub(crate) fn register_group(pgid: i32) {
     if pgid <= 0 {
         return;
     }
@@ -94,7 +94,7 @@ pub fn register_group(pgid: i32) {
 }
 
 /// Forgets a process group once it has been reaped.
-pub fn unregister_group(pgid: i32) {
+pub(crate) fn unregister_group(pgid: i32) {
     if pgid <= 0 {
         return;
     }

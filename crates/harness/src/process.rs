@@ -20,7 +20,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
 /// How to run one process.
 #[derive(Clone, Debug)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Program and arguments.
     pub argv: Vec<String>,
     /// Bytes written to standard input (then it is closed).
@@ -32,20 +32,20 @@ pub struct RunSpec {
 
 /// A captured stream: the first `capture_limit` bytes and the total length seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Captured {
+pub(crate) struct Captured {
     pub bytes: Vec<u8>,
     pub total: u64,
 }
 
 impl Captured {
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.total > self.bytes.len() as u64
     }
 }
 
 /// How a process ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// Exited with this code.
     Exited(i32),
     /// Killed by this signal (not by us).
@@ -68,7 +68,7 @@ impl Ending {
 /// (it is the main process's exit that the contract grades); the result's detail says what the
 /// harness found, because the contract asks that nothing outlive the implementation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Strays {
+pub(crate) enum Strays {
     /// Nothing held its output when it exited. Anything else left in its process group was
     /// killed with the group, unremarked.
     #[default]
@@ -84,7 +84,7 @@ pub enum Strays {
 
 impl Strays {
     /// A clause for a result's detail, when there is something to say.
-    pub fn note(self) -> Option<&'static str> {
+    pub(crate) fn note(self) -> Option<&'static str> {
         match self {
             Strays::None => None,
             Strays::Killed => Some(
@@ -102,11 +102,10 @@ impl Strays {
 
 /// What one run produced.
 #[derive(Clone, Debug)]
-pub struct RunOutput {
+pub(crate) struct RunOutput {
     pub ending: Ending,
     pub stdout: Captured,
     pub stderr: Captured,
-    pub duration: Duration,
     /// What it left behind when it exited (always [`Strays::None`] on a timeout, where the whole
     /// group is killed anyway).
     pub strays: Strays,
@@ -257,7 +256,6 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         ending,
         stdout: out.captured,
         stderr: err.captured,
-        duration: started.elapsed(),
         strays,
     })
 }

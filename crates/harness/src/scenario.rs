@@ -298,7 +298,7 @@ fn count_admitted(
 /// Receivers as processes: `IMPL grp-admit REVISION SESSION STATE_DIR`, the inputs in `dir`,
 /// the state in `dir/state`. One deadline holds for the whole scenario: every write, decision and
 /// exit of every receiver must come before it, however many steps there are.
-pub struct ProcessReceivers<'a> {
+pub(crate) struct ProcessReceivers<'a> {
     pub argv: &'a [String],
     pub revision: &'a str,
     /// Where the vector's inputs were written.
@@ -359,7 +359,7 @@ impl Receivers for ProcessReceivers<'_> {
 }
 
 /// A receiver process: events to its stdin, decisions from its stdout, line by line.
-pub struct ProcessReceiver {
+pub(crate) struct ProcessReceiver {
     child: LongLived,
     deadline: Instant,
     timeout: Duration,

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentconf_harness::grade::Grading;
 use agentconf_harness::matrix::{self, Crossed, Matrix};
 use agentconf_harness::results::{write_atomically, ResultLine, ResultsFile};
+use agentconf_harness::Grading;
 
 use super::run::{execute_keeping, run_all, target};
 use super::{emit, to_stderr, ExitOutcome};

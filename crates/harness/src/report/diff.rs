@@ -98,7 +98,7 @@ impl Diff {
     }
 
     /// How many differences have a cause of `origin`.
-    pub fn count_origin(&self, origin: Origin) -> usize {
+    pub(crate) fn count_origin(&self, origin: Origin) -> usize {
         self.by_cause
             .iter()
             .filter(|(c, _)| c.origin() == origin)

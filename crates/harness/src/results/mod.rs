@@ -147,7 +147,7 @@ impl ResultLine {
     /// suite, family, rules, level, expectation, expected rules, derivation), and an outcome not
     /// yet known (`skip`, no detail). What a results file is checked against
     /// ([`crate::corpus_check`]).
-    pub fn describing(c: &Case<'_>) -> ResultLine {
+    pub(crate) fn describing(c: &Case<'_>) -> ResultLine {
         let v = c.vector;
         ResultLine {
             id: c.id.clone(),
