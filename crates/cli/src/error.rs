@@ -7,6 +7,7 @@ use std::fmt;
 use std::io;
 
 use agentconf_harness::results::{Incomplete, ReadError, WriteError};
+use agentconf_harness::run::WriteFailure;
 use agentconf_harness::session::RunError;
 
 use crate::input::InputError;
@@ -29,6 +30,12 @@ pub enum Error {
     Incomplete { name: String, error: Incomplete },
     /// The run could not finish.
     Run(RunError),
+    /// The run's results file could not be written as it went (a full disk, say): the run
+    /// stopped there; the table of what was graded was printed, and the lines written are kept.
+    ResultsNotWritten {
+        target: std::path::PathBuf,
+        failure: WriteFailure,
+    },
     /// Arguments that do not go together, or input a command refuses, in one sentence.
     Usage(String),
 }
@@ -50,6 +57,20 @@ impl fmt::Display for Error {
             Error::NotResults { name, error } => write!(f, "{name}: {error}"),
             Error::Incomplete { name, error } => write!(f, "{name}: refused: {error}"),
             Error::Run(e) => write!(f, "{e}"),
+            Error::ResultsNotWritten { target, failure } => {
+                write!(
+                    f,
+                    "{}: the run stopped there, after {} result lines were written, and the \
+                     table above is what was graded; {} is not written",
+                    failure.error,
+                    failure.lines_written,
+                    target.display()
+                )?;
+                match &failure.partial {
+                    Some(p) => write!(f, " (the lines written are kept in {})", p.display()),
+                    None => Ok(()),
+                }
+            }
             Error::Usage(message) => f.write_str(message),
         }
     }

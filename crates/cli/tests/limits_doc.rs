@@ -80,8 +80,15 @@ fn the_readme_table_matches_the_constants() {
             size(agentconf_harness::adapter::MAX_ADAPTER_BYTES),
         ),
         (
-            "results file",
-            size(agentconf_harness::results::MAX_RESULTS_BYTES),
+            "results file line",
+            size(agentconf_harness::results::MAX_LINE_BYTES as u64),
+        ),
+        (
+            "results file lines",
+            format!(
+                "the corpus's cases ({} for",
+                grouped(agentconf_harness::results::MAX_CASES_WITHOUT_CORPUS as u64)
+            ),
         ),
     ];
     let text = readme();

@@ -20,7 +20,10 @@ pub const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 /// The largest vector file read (today's largest is under 2 MiB).
 pub const MAX_VECTOR_BYTES: u64 = 64 << 20;
 
-/// A corpus read from a directory: its vectors sorted by id, and its digest.
+/// A corpus read from a directory: its vectors sorted by id, and its digest. Each vector's input
+/// files were checked (their file's SHA-256 against the manifest) but their content is not kept:
+/// what a results file is held to is the vectors' metadata, and a corpus of large vectors must not
+/// be held whole in memory.
 #[derive(Debug)]
 pub struct ReadCorpus {
     pub vectors: Vec<Vector>,
@@ -52,7 +55,9 @@ pub fn read_dir(dir: &Path) -> Result<ReadCorpus, String> {
             ),
         ));
     }
-    let mut vectors = Vec::with_capacity(manifest.vectors.len());
+    // Every listed path and size before any vector is read: a directory that cannot be the
+    // corpus is refused before it costs anything.
+    let mut paths = Vec::with_capacity(manifest.vectors.len());
     for entry in &manifest.vectors {
         let relative = Path::new(&entry.path);
         // Only plain names below `dir`: no absolute path, no `..`, no `.`.
@@ -66,6 +71,23 @@ pub fn read_dir(dir: &Path) -> Result<ReadCorpus, String> {
             ));
         }
         let path = dir.join(relative);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() > MAX_VECTOR_BYTES => {
+                return Err(at(
+                    &path,
+                    &format!(
+                        "{} bytes, more than the {MAX_VECTOR_BYTES} a vector file may have",
+                        m.len()
+                    ),
+                ))
+            }
+            Ok(_) => {}
+            Err(e) => return Err(at(&path, &format!("cannot read: {e}"))),
+        }
+        paths.push(path);
+    }
+    let mut vectors = Vec::with_capacity(manifest.vectors.len());
+    for (entry, path) in manifest.vectors.iter().zip(paths) {
         let text = read_text(&path, MAX_VECTOR_BYTES)?;
         let sha256 = agentconf_aer1::hex::lower(&Sha256::digest(text.as_bytes()));
         if sha256 != entry.sha256 {
@@ -77,12 +99,16 @@ pub fn read_dir(dir: &Path) -> Result<ReadCorpus, String> {
                 ),
             ));
         }
-        let vector: Vector = parse_strict(&text).map_err(|e| at(&path, &e))?;
+        let mut vector: Vector = parse_strict(&text).map_err(|e| at(&path, &e))?;
+        drop(text);
         if vector.id != entry.id {
             return Err(at(
                 &path,
                 &format!("it holds {:?}; the manifest says {:?}", vector.id, entry.id),
             ));
+        }
+        for input in &mut vector.inputs {
+            input.content = String::new();
         }
         vectors.push(vector);
     }

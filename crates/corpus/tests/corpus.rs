@@ -503,3 +503,42 @@ fn the_changelog_describes_the_current_corpus() {
         "vectors/CHANGELOG.md does not chain back to the empty corpus"
     );
 }
+
+/// An emitter's output is bounded by `EMIT_OUTPUT_LIMIT` (so a runaway emitter costs the harness
+/// a bounded amount of memory per worker), which must leave room for every artifact the emitter
+/// vectors ask for: each expected artifact, as the judge writes it, is at most a quarter of it.
+#[test]
+fn the_emitter_output_bound_fits_every_expected_artifact() {
+    use agentconf_contract::emit::TimelineSteps;
+    use agentconf_contract::vector::Suite;
+    let limit = agentconf_harness::runner::EMIT_OUTPUT_LIMIT;
+    let mut largest = (0, String::new());
+    for v in corpus() {
+        let size = match v.suite {
+            Suite::Aer1EmitTimeline => {
+                let steps = TimelineSteps::parse(&v.input_bytes("steps").unwrap()).unwrap();
+                let (entries, _) = agentconf_harness::emitted::expected_timeline(&steps);
+                serde_json::to_vec(&entries).unwrap().len()
+            }
+            // The receipt carries the payload in base64 (4/3 of it) beside META's members; a
+            // commitment is four members over a timeline the vector gives.
+            Suite::Aer1EmitReceipt => {
+                v.input_bytes("payload").unwrap().len() * 4 / 3
+                    + v.input_bytes("meta").unwrap().len()
+                    + 256
+            }
+            Suite::Aer1EmitCommitment => 512,
+            _ => continue,
+        };
+        if size > largest.0 {
+            largest = (size, v.id.clone());
+        }
+    }
+    assert!(
+        largest.0 * 4 <= limit,
+        "{} asks for an artifact of {} bytes: more than a quarter of the {limit}-byte bound",
+        largest.1,
+        largest.0
+    );
+    assert!(largest.0 > 1 << 20, "the largest artifact is {largest:?}");
+}

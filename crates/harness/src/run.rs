@@ -4,13 +4,18 @@
 //! interrupted and how often a persistent server restarted. The judge's guarantees about its own
 //! file live here, not in a front end: `claim verify` and every report check what this writes.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Instant;
+
+use agentconf_contract::protocol::Named;
 
 use crate::grade::Grading;
 use crate::interrupt;
 use crate::results::{
-    case_ids_sha256, footer, header_sha256, now_rfc3339, Header, ImplementationInfo, ResultsFile,
-    Selection, FORMAT,
+    case_ids_sha256, footer, header_sha256, now_rfc3339, Header, ImplementationInfo, Line,
+    ResultLine, ResultsFile, ResultsWriter, Selection, WriteError, FORMAT,
 };
 use crate::session::{run_cases, Outputs, Plan, RunError, RunNotes, StartBackend};
 
@@ -38,15 +43,31 @@ pub struct SealedRun {
     pub file: ResultsFile,
     pub outputs: Outputs,
     pub notes: RunNotes,
+    /// The results file could not be written as the run went (a full disk, say): the run stopped
+    /// there, and what was written is kept.
+    pub write_failure: Option<WriteFailure>,
 }
 
-/// Runs `plan` with backends from `start` and seals the results file. `progress(done,
-/// unexpected)` is called after each case.
+/// A results file that could not be written whole.
+#[derive(Debug)]
+pub struct WriteFailure {
+    pub error: WriteError,
+    /// The temporary file holding the lines written before the failure (no footer), when any.
+    pub partial: Option<PathBuf>,
+    /// Result lines on disk in it.
+    pub lines_written: usize,
+}
+
+/// Runs `plan` with backends from `start` and seals the results file: written to `out` as the
+/// run goes (header with the first settled case, each line as soon as every case before it is
+/// settled, footer at the end), and returned whole. `progress(done, unexpected)` is called after
+/// each case.
 pub fn run(
     plan: &Plan<'_>,
     record: RunRecord,
     start: &StartBackend<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
+    out: Option<ResultsWriter>,
 ) -> Result<SealedRun, RunError> {
     let vector_count = {
         let mut ids: Vec<&str> = plan.cases.iter().map(|c| c.vector.id.as_str()).collect();
@@ -55,7 +76,7 @@ pub fn run(
     };
     // Processes run only for a command (the reference in process has none).
     let containment = (!record.implementation.argv.is_empty()).then(crate::process::containment);
-    let mut header = Header {
+    let header = Header {
         format: FORMAT.into(),
         suite_version: record.suite_version,
         corpus_digest: record.corpus_digest,
@@ -73,13 +94,46 @@ pub fn run(
     // What a run killed with SIGKILL left behind, its own clean-up never having run.
     crate::dirs::remove_stale();
     let started = Instant::now();
-    let ran = run_cases(plan, start, progress)?;
+    let writing = Mutex::new(Writing {
+        out,
+        header: Some(header),
+        written_header: None,
+        next: 0,
+        pending: BTreeMap::new(),
+        lines_written: 0,
+        failure: None,
+    });
+    let sink = |i: usize, line: Option<&ResultLine>, declared: Option<Named>| match writing.lock() {
+        Ok(mut w) => w.settle(i, line, declared),
+        Err(_) => false,
+    };
+    let plan = Plan {
+        cases: plan.cases,
+        jobs: plan.jobs,
+        max_fail: plan.max_fail,
+        work: plan.work.clone(),
+        stop_on_identical_crashes: plan.stop_on_identical_crashes,
+        keep_outputs: plan.keep_outputs,
+        sink: Some(&sink),
+    };
+    let ran = run_cases(&plan, start, progress)?;
     let notes = ran.notes();
-    header.implementation.declared = ran.declared;
+    let mut w = writing.into_inner().map_err(|_| RunError::WorkerPanicked)?;
+    // The header as written with the first line (what its implementation declared), else as
+    // the run ends.
+    let header = match &w.written_header {
+        Some(h) => h.clone(),
+        None => {
+            let mut h = w.header.take().ok_or(RunError::WorkerPanicked)?;
+            h.implementation.declared = ran.declared.clone();
+            h
+        }
+    };
     let mut footer = footer(&ran.lines, started.elapsed().as_millis() as u64);
     footer.header_sha256 = Some(header_sha256(&header));
     footer.interrupted = interrupt::interrupted();
     footer.restarts = record.persistent.then_some(ran.restarts);
+    let write_failure = w.finish(&header, &footer);
     Ok(SealedRun {
         file: ResultsFile {
             header,
@@ -88,5 +142,100 @@ pub fn run(
         },
         outputs: ran.outputs,
         notes,
+        write_failure,
     })
+}
+
+/// The results file as the run writes it.
+struct Writing {
+    out: Option<ResultsWriter>,
+    /// The header until it is written.
+    header: Option<Header>,
+    /// The header once written, with what the implementation declared.
+    written_header: Option<Header>,
+    /// The first case not yet written (or left out).
+    next: usize,
+    /// Settled cases waiting for those before them: `None` for one left out.
+    pending: BTreeMap<usize, Option<ResultLine>>,
+    lines_written: usize,
+    failure: Option<WriteError>,
+}
+
+impl Writing {
+    /// Case `i` settled: writes every line now in order. `false` once the file cannot be
+    /// written, which stops the run.
+    fn settle(&mut self, i: usize, line: Option<&ResultLine>, declared: Option<Named>) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        if self.out.is_none() {
+            return true;
+        }
+        if let Some(mut h) = self.header.take() {
+            h.implementation.declared = declared;
+            if let Err(e) = self.write(&Line::Header(h.clone())) {
+                self.failure = Some(e);
+                return false;
+            }
+            self.written_header = Some(h);
+        }
+        self.pending.insert(i, line.cloned());
+        while let Some(settled) = self.pending.remove(&self.next) {
+            self.next += 1;
+            if let Some(line) = settled {
+                if let Err(e) = self.write(&Line::Result(line)) {
+                    self.failure = Some(e);
+                    return false;
+                }
+                self.lines_written += 1;
+            }
+        }
+        true
+    }
+
+    fn write(&mut self, line: &Line) -> Result<(), WriteError> {
+        match &mut self.out {
+            Some(out) => out.line(line),
+            None => Ok(()),
+        }
+    }
+
+    /// The end of the run: the header if no case wrote it, the lines still waiting (cases after
+    /// one that never ran), the footer, and the rename; or, after a failure, the partial file
+    /// kept.
+    fn finish(mut self, header: &Header, footer: &crate::results::Footer) -> Option<WriteFailure> {
+        let mut out = self.out.take()?;
+        let mut result = Ok(());
+        if self.failure.is_none() {
+            if self.written_header.is_none() {
+                result = out.line(&Line::Header(header.clone()));
+            }
+            for line in std::mem::take(&mut self.pending).into_values().flatten() {
+                if result.is_err() {
+                    break;
+                }
+                result = out.line(&Line::Result(line));
+                self.lines_written += usize::from(result.is_ok());
+            }
+            if result.is_ok() {
+                result = out.line(&Line::Footer(footer.clone()));
+            }
+            if result.is_ok() {
+                return out.finish().err().map(|error| WriteFailure {
+                    error,
+                    partial: None,
+                    lines_written: self.lines_written,
+                });
+            }
+        }
+        let error = match (self.failure.take(), result) {
+            (Some(e), _) | (None, Err(e)) => e,
+            (None, Ok(())) => return None,
+        };
+        Some(WriteFailure {
+            error,
+            partial: Some(out.keep_partial()),
+            lines_written: self.lines_written,
+        })
+    }
 }

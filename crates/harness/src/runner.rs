@@ -280,8 +280,11 @@ fn invoke(
     })
 }
 
-/// The most an emitter may write: a 10,000-step timeline is a few MiB.
-const EMIT_OUTPUT_LIMIT: usize = 256 << 20;
+/// The most an emitter may write for one vector: at least four times the largest artifact any
+/// emitter vector asks for (a 10,000-step timeline, about 3 MiB; a test in the corpus holds the
+/// two together), so pretty-printing and extra members fit, and a runaway emitter costs the
+/// harness at most this much memory per worker. More is `wrong-output`, with the size.
+pub const EMIT_OUTPUT_LIMIT: usize = 16 << 20;
 
 /// An emitter's case: its standard output graded against what the draft's construction gives
 /// for the vector's input (a timeline of its steps, or a commitment of its timeline); what it
@@ -295,7 +298,7 @@ fn run_emit(
     output: &mut Option<Vec<u8>>,
     broken_rules: &mut Vec<Rule>,
 ) -> (Status, String, String) {
-    let limit = imp.capture_limit.max(EMIT_OUTPUT_LIMIT);
+    let limit = EMIT_OUTPUT_LIMIT;
     let Invoked {
         out, exit, stderr, ..
     } = match invoke(imp, adapter, c, dir, limit, strays) {
@@ -307,10 +310,12 @@ fn run_emit(
         ExitMeaning::Reject => crate::emitted::grade_emitted(c, false, &[]),
         _ if out.stdout.truncated() => {
             return (
-                Status::ProtocolError,
+                Status::WrongOutput,
                 format!(
-                    "standard output is over the harness's {limit}-byte limit for an emitted \
-                     timeline"
+                    "the output is over {limit} bytes ({} in all), the most an emitted artifact \
+                     may take: at least four times the largest artifact any emitter vector asks \
+                     for",
+                    out.stdout.total
                 ),
                 stderr,
             )

@@ -94,7 +94,15 @@ pub struct Plan<'a> {
     /// Keep what emitters wrote ([`VectorResult::output`]) in [`Ran::outputs`]: the
     /// interoperability matrix hands it to every verifier.
     pub keep_outputs: bool,
+    /// Told of every case as it is settled (its index, its line unless it was left out past the
+    /// fail-fast limit, and what the implementation that ran it declared of itself), so the
+    /// results file can be written as the run goes; `false` stops the run (the file could not be
+    /// written).
+    pub sink: Option<&'a Sink<'a>>,
 }
+
+/// Where settled cases go while a run goes on ([`Plan::sink`]).
+pub type Sink<'a> = dyn Fn(usize, Option<&ResultLine>, Option<Named>) -> bool + Sync + 'a;
 
 /// What a run produced.
 pub struct Ran {
@@ -225,6 +233,12 @@ pub fn run_cases<'a>(
                         // unexpected result is past the limit and is not kept, so the file holds
                         // exactly the limit (the case counts as not run).
                         if plan.max_fail.is_some_and(|m| unexpected > m) {
+                            if plan
+                                .sink
+                                .is_some_and(|sink| !sink(i, None, backend.declared()))
+                            {
+                                stop.store(true, Ordering::Relaxed);
+                            }
                             continue;
                         }
                     }
@@ -234,8 +248,15 @@ pub fn run_cases<'a>(
                     {
                         outputs[i] = Some(bytes);
                     }
+                    let line = ResultLine::new(c, r);
+                    if plan
+                        .sink
+                        .is_some_and(|sink| !sink(i, Some(&line), backend.declared()))
+                    {
+                        stop.store(true, Ordering::Relaxed);
+                    }
                     if let Ok(mut slots) = slots.lock() {
-                        slots[i] = Some(ResultLine::new(c, r));
+                        slots[i] = Some(line);
                     }
                 }
                 if let (Some(d), Ok(mut slot)) = (backend.declared(), declared.lock()) {

@@ -16,9 +16,10 @@ use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, Ru
 use crate::error::Result;
 
 pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
-    let claim = super::report::load_whole(&args.results)?;
-    let name = args.results.display().to_string();
     let corpus = agentconf_corpus::corpus();
+    let cases = corpus.iter().map(|v| v.cases().len()).sum();
+    let claim = super::report::load_whole(&args.results, cases)?;
+    let name = args.results.display().to_string();
     held_to_the_embedded_corpus(&claim, &corpus, &name)?;
     let corpus_ids: BTreeSet<String> = corpus
         .iter()

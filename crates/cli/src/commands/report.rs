@@ -15,20 +15,15 @@ use agentconf_harness::results::{self, ResultsFile};
 use super::{emit, to_stderr, ExitOutcome};
 use crate::args::{ReportArgs, RequireLevel};
 use crate::error::{Error, Result};
-use crate::input::{open, read_error};
+use crate::input::open;
 
-/// Reads a results file and checks that it is whole (see `results::check`): what `report diff`
-/// needs, since the two files of a diff may come from different corpora.
-pub fn load_whole(path: &Path) -> Result<ResultsFile> {
+/// Reads a results file as a stream of bounded lines, at most `max_cases` results (the corpus's
+/// case count, or [`results::MAX_CASES_WITHOUT_CORPUS`] for `report diff`, whose two files may
+/// come from different corpora), and checks that it is whole (see `results::check`).
+pub fn load_whole(path: &Path, max_cases: usize) -> Result<ResultsFile> {
     let input = open(path)?;
-    let bytes = match agentconf_json::read_limited(input.reader, results::MAX_RESULTS_BYTES)
-        .map_err(|e| read_error(&input.name, &e))?
-    {
-        Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", input.name).into()),
-    };
-    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
-    let file = results::parse(&text).map_err(|error| Error::NotResults {
+    let reader = std::io::BufReader::with_capacity(1 << 16, input.reader);
+    let file = results::read(reader, max_cases).map_err(|error| Error::NotResults {
         name: input.name.clone(),
         error,
     })?;
@@ -44,7 +39,6 @@ pub fn load_whole(path: &Path) -> Result<ResultsFile> {
 /// `corpus_check`): the embedded one, or the corpus directory `corpus` when given. A verdict is
 /// drawn only from a file that passes both.
 pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
-    let file = load_whole(path)?;
     let (vectors, digest) = match corpus {
         Some(dir) => {
             let read = agentconf_corpus::reader::read_dir(dir)?;
@@ -56,6 +50,8 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
             (vectors, digest)
         }
     };
+    let cases = vectors.iter().map(|v| v.cases().len()).sum();
+    let file = load_whole(path, cases)?;
     corpus_check::check(&file, &vectors, &digest).map_err(|e| {
         let hint = match (&e, corpus) {
             (CorpusMismatch::OtherCorpus { .. }, None) => {
@@ -91,7 +87,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
             Err("agentconf report diff exits by its regressions: --require is for one file".into())
         }
         [diff, old, new] if diff.as_os_str() == "diff" => {
-            let (old_file, new_file) = (load_whole(old)?, load_whole(new)?);
+            let (old_file, new_file) = (
+                load_whole(old, results::MAX_CASES_WITHOUT_CORPUS)?,
+                load_whole(new, results::MAX_CASES_WITHOUT_CORPUS)?,
+            );
             let side = |role, flag, path, file, dir| corpora::Side {
                 role,
                 flag,

@@ -22,7 +22,7 @@ use agentconf_reference::inprocess::InProcess;
 
 use super::{emit, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, RunArgs};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
     let file = execute(args)?;
@@ -191,14 +191,13 @@ pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFil
     if selected.is_empty() {
         return Err("no vector matches the --include/--exclude prefixes".into());
     }
-    // Before anything runs: every file the run will write can be written.
-    for path in [
-        Some(&args.out),
-        args.html.as_ref(),
-        args.emit_xfail.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
+    // Before anything runs: every file the run will write can be written, the results file is
+    // this run's alone (a second run writing it is refused now, not after both ran), and its
+    // disk has room for it.
+    let out = results::ResultsWriter::create(&args.out, selected.len())?;
+    for path in [args.html.as_ref(), args.emit_xfail.as_ref()]
+        .into_iter()
+        .flatten()
     {
         results::check_writable(path)?;
     }
@@ -217,10 +216,12 @@ pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFil
         profiles: imp.profiles.clone(),
         persistent: args.persistent,
     };
-    // From here on SIGINT or SIGTERM ends the implementation and still writes what ran.
+    // From here on SIGINT or SIGTERM ends the implementation and still writes what ran; a
+    // second signal ends the harness at once, and the results file's temporary goes with it.
     if let Err(e) = agentconf_harness::interrupt::install() {
         to_stderr(&format!("agentconf: cannot watch for interruption: {e}\n"));
     }
+    agentconf_harness::interrupt::register_work_dir(out.temporary().to_path_buf());
     let sealed = run_sealed(
         &imp,
         adapter.as_ref(),
@@ -228,9 +229,18 @@ pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFil
         args,
         keep_outputs,
         record,
+        out,
     )?;
     let file = sealed.file;
-    results::write_file(&args.out, &file)?;
+    if let Some(failure) = sealed.write_failure {
+        // What was graded is not lost: the table goes to standard output, the lines written so
+        // far stay in the temporary file, and the error says where.
+        emit(&agentconf_harness::report::text(&file))?;
+        return Err(Error::ResultsNotWritten {
+            target: args.out.clone(),
+            failure,
+        });
+    }
     if let Some(path) = &args.emit_xfail {
         let failing: Vec<(String, String)> = file
             .results
@@ -319,6 +329,7 @@ fn run_sealed(
     args: &RunArgs,
     keep_outputs: bool,
     record: RunRecord,
+    out: results::ResultsWriter,
 ) -> Result<SealedRun> {
     let grading = record.grading;
     let sealed = with_backends(
@@ -328,7 +339,9 @@ fn run_sealed(
         grading,
         args,
         keep_outputs,
-        |plan, start, progress| agentconf_harness::run::run(plan, record, start, progress),
+        |plan, start, progress| {
+            agentconf_harness::run::run(plan, record, start, progress, Some(out))
+        },
     )?;
     report_notes(imp, adapter, cases, sealed.notes);
     Ok(sealed)
@@ -369,6 +382,8 @@ fn with_backends<T>(
         // Only a command can be a broken wrapper; the reference in process is not one.
         stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
         keep_outputs,
+        // The harness's run sets its own, which writes the results file as the run goes.
+        sink: None,
     };
     let start = || -> std::result::Result<Box<dyn Backend + '_>, String> {
         if args.persistent {

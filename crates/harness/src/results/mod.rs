@@ -25,16 +25,14 @@ use crate::status::Status;
 
 pub use check::{check, Incomplete};
 pub use digest::{case_ids_sha256, footer, header_sha256, results_sha256};
-pub use read::{parse, ReadError, ReadProblem};
+pub use read::{parse, read, ReadError, ReadProblem, MAX_CASES_WITHOUT_CORPUS, MAX_LINE_BYTES};
 pub use time::now_rfc3339;
-pub use write::{check_writable, write_atomically, write_file, WriteError, WriteProblem};
+pub use write::{
+    check_writable, write_atomically, write_file, ResultsWriter, WriteError, WriteProblem,
+};
 
 /// The results-file format version.
 pub const FORMAT: &str = "agentconf-results/1";
-
-/// The largest results file `agentconf report` reads: one line per vector, a few hundred bytes
-/// each, so 1 GiB is millions of vectors.
-pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
 
 pub use crate::identity::{FileDigest, ImplementationInfo};
 

@@ -24,6 +24,13 @@ pub enum WriteProblem {
     NotARegularFile,
     /// No temporary name beside the target was free.
     NoFreshName(Option<io::Error>),
+    /// Another run is writing the same file now (it holds the lock beside it).
+    InUse,
+    /// Less free space where the file goes than the run needs.
+    NoSpace {
+        needed: u64,
+        free: u64,
+    },
     Io(io::Error),
 }
 
@@ -49,9 +56,175 @@ impl fmt::Display for WriteError {
                 "no fresh temporary name ({})",
                 e.as_ref().map(|e| e.to_string()).unwrap_or_default()
             ),
+            WriteProblem::InUse => f.write_str(
+                "another agentconf run is writing it now (refused at once, before running: two \
+                 runs writing one file would lose one run's results)",
+            ),
+            WriteProblem::NoSpace { needed, free } => write!(
+                f,
+                "{free} bytes free where it goes, and the run needs about {needed} (refused \
+                 before running)"
+            ),
             WriteProblem::Io(e) => write!(f, "{e}"),
         }
     }
+}
+
+/// The results file of a run being written: the target's lock held for the whole run, every
+/// line appended to a temporary file beside it as soon as its case is settled (so a disk that
+/// fills up stops the run with what was graded already on disk), and a rename at the end, so a
+/// reader never sees half a file.
+pub struct ResultsWriter {
+    target: PathBuf,
+    tmp: PathBuf,
+    out: io::BufWriter<std::fs::File>,
+    /// Held until the writer is done with; a second run on the same target fails to take it.
+    _lock: TargetLock,
+    finished: bool,
+}
+
+/// About what one line of a results file takes on disk, generously: the free space a run asks
+/// for is this per case.
+const BYTES_PER_LINE: u64 = 2048;
+
+impl ResultsWriter {
+    /// Starts writing `target` for a run of `cases` cases: the target must be writable as
+    /// [`write_atomically`] writes, no other run may be writing it, and the disk must have room
+    /// for about `cases` lines. All of that is checked here, before anything runs.
+    pub fn create(target: &Path, cases: usize) -> Result<ResultsWriter, WriteError> {
+        check_target(target)?;
+        let lock = TargetLock::take(target)?;
+        check_space(target, BYTES_PER_LINE * (cases as u64 + 2))?;
+        let (file, tmp) = create_temp(target)?;
+        Ok(ResultsWriter {
+            target: target.to_path_buf(),
+            tmp,
+            out: io::BufWriter::new(file),
+            _lock: lock,
+            finished: false,
+        })
+    }
+
+    /// The temporary file the lines go to until [`ResultsWriter::finish`].
+    pub fn temporary(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Appends one line, on disk when this returns.
+    pub fn line(&mut self, line: &Line) -> Result<(), WriteError> {
+        use std::io::Write as _;
+        // Strings, numbers, options and sequences: serialisation cannot fail.
+        let text = serde_json::to_string(line).unwrap_or_default();
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"))
+            .and_then(|()| self.out.flush())
+            .map_err(|e| WriteError::at(&self.tmp, WriteProblem::Io(e)))
+    }
+
+    /// The file whole: synced, and renamed over the target.
+    pub fn finish(mut self) -> Result<(), WriteError> {
+        use std::io::Write as _;
+        self.out
+            .flush()
+            .and_then(|()| self.out.get_ref().sync_all())
+            .map_err(|e| WriteError::at(&self.tmp, WriteProblem::Io(e)))?;
+        std::fs::rename(&self.tmp, &self.target)
+            .map_err(|e| WriteError::at(&self.target, WriteProblem::Io(e)))?;
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Gives up on the target and keeps what was written in the temporary file (a run stopped by
+    /// a full disk): its path.
+    pub fn keep_partial(mut self) -> PathBuf {
+        use std::io::Write as _;
+        let _ = self.out.flush();
+        self.finished = true;
+        self.tmp.clone()
+    }
+}
+
+impl Drop for ResultsWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// An exclusive `flock` on a lock file beside the target (`.NAME.lock`), taken without waiting
+/// and removed when released.
+struct TargetLock {
+    path: PathBuf,
+    _file: std::fs::File,
+}
+
+impl TargetLock {
+    fn take(target: &Path) -> Result<TargetLock, WriteError> {
+        use std::os::unix::io::AsRawFd as _;
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "results".into());
+        let path = target.with_file_name(format!(".{name}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| WriteError::at(target, WriteProblem::Io(e)))?;
+        // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
+        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if locked != 0 {
+            let e = io::Error::last_os_error();
+            return Err(WriteError::at(
+                target,
+                if e.kind() == io::ErrorKind::WouldBlock {
+                    WriteProblem::InUse
+                } else {
+                    WriteProblem::Io(e)
+                },
+            ));
+        }
+        Ok(TargetLock { path, _file: file })
+    }
+}
+
+impl Drop for TargetLock {
+    fn drop(&mut self) {
+        // Removed while still held: a run that opened it meanwhile fails to lock it, and one
+        // that opens it later creates a new one.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// `Err` when the file system holding `target` has less than `needed` bytes free for this user.
+fn check_space(target: &Path, needed: u64) -> Result<(), WriteError> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(c_dir) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: statvfs(3) fills the zeroed struct it is given for a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c_dir.as_ptr(), &mut st) } != 0 {
+        // Unknown: the writes themselves will say.
+        return Ok(());
+    }
+    #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+    let free = st.f_bavail as u64 * st.f_frsize as u64;
+    if free < needed {
+        return Err(WriteError::at(
+            target,
+            WriteProblem::NoSpace { needed, free },
+        ));
+    }
+    Ok(())
 }
 
 impl std::error::Error for WriteError {}

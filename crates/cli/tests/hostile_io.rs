@@ -1,0 +1,208 @@
+//! Files and disks that fight back: a FIFO handed to any command that reads a file is refused at
+//! once (it would otherwise block forever waiting for a writer), two runs writing one results
+//! file cannot both believe they succeeded, and a disk that fills up mid-run stops the run with
+//! what was graded printed and kept.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentconf");
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("agentconf-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn mkfifo(path: &str) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+}
+
+/// Runs `agentconf ARGS` with a deadline: a command blocked on a FIFO is killed and reported.
+fn run_within(args: &[&str], deadline: Duration) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agentconf starts");
+    let until = Instant::now() + deadline;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "agentconf {args:?} still ran after {deadline:?} (blocked?): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every command that reads a file refuses a FIFO in its place, in one line, exit 2, at once.
+#[test]
+fn a_fifo_is_refused_by_every_command_that_reads_a_file() {
+    let s = Scratch::new("fifo");
+    let fifo = s.path("fifo");
+    mkfifo(&fifo);
+    let timeline = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../aer1/testdata/v07-valid-5.json"
+    );
+    // A corpus directory whose manifest is a FIFO.
+    let corpus = s.path("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    mkfifo(&format!("{corpus}/manifest.json"));
+    let results = s.path("r.jsonl");
+    let made = run_within(
+        &["run", "--include", "aer1/workflow/valid", "--out", &results],
+        Duration::from_secs(120),
+    );
+    assert_eq!(made.status.code(), Some(0));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["verify", "receipt", &fifo],
+        vec!["verify", "timeline", &fifo],
+        vec!["verify", "timeline", timeline, "--commitment", &fifo],
+        vec!["verify", "workflow", &fifo],
+        vec!["digest", &fifo],
+        vec!["report", &fifo],
+        vec!["report", "diff", &fifo, &results],
+        vec!["claim", "verify", &fifo],
+        vec!["run", "--adapter", &fifo, "--out", &results],
+        vec!["grp", "admit", &fifo],
+        vec!["vectors", "diff", &corpus],
+        vec!["report", &results, "--corpus", &corpus],
+    ];
+    for args in cases {
+        let out = run_within(&args, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("FIFO"), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+/// Two runs writing one results file: the second is refused at once, before it runs anything,
+/// and the first's file is whole.
+#[test]
+fn a_second_run_on_the_same_results_file_is_refused_before_running() {
+    let s = Scratch::new("lock");
+    let out = s.path("results.jsonl");
+    let marker = s.path("second-ran");
+    // A slow implementation holds the first run (and its lock) long enough.
+    let slow = s.path("slow.sh");
+    std::fs::write(&slow, format!("sleep 1\nexec {BIN} impl \"$@\"\n")).unwrap();
+    let first = Command::new(BIN)
+        .args([
+            "run",
+            "--jobs",
+            "1",
+            "--include",
+            "aer1/workflow/valid/one-step",
+        ])
+        .args(["--out", &out, "--", "sh", &slow])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first run holds the file (its lock beside it).
+    let lock = Path::new(&s.0).join(".results.jsonl.lock");
+    let until = Instant::now() + Duration::from_secs(60);
+    while !lock.exists() {
+        assert!(Instant::now() < until, "the first run never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second_impl = s.path("second.sh");
+    std::fs::write(
+        &second_impl,
+        format!("touch {marker}\nexec {BIN} impl \"$@\"\n"),
+    )
+    .unwrap();
+    let second = run_within(
+        &["run", "--out", &out, "--", "sh", &second_impl],
+        Duration::from_secs(60),
+    );
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("another agentconf run is writing it"),
+        "{stderr}"
+    );
+    assert!(
+        !Path::new(&marker).exists(),
+        "the second run started its implementation"
+    );
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0));
+    let report = run_within(&["report", &out], Duration::from_secs(60));
+    assert_eq!(
+        report.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    assert!(!lock.exists(), "the lock file is left behind");
+}
+
+/// A disk that fills up during the run (here, a file size limit the writes meet): the run stops
+/// there, prints the table of what was graded, keeps the lines written, and exits 2 saying so.
+#[test]
+fn a_full_disk_stops_the_run_and_keeps_what_was_graded() {
+    let s = Scratch::new("full");
+    let out = s.path("results.jsonl");
+    // SIGXFSZ ignored (inherited through exec), so an over-limit write fails with EFBIG, as a
+    // full disk fails with ENOSPC. `ulimit -f` counts 512-byte blocks here: 10 KiB.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 20; exec {BIN} run --jobs 1 --include aer1/workflow/ --out {out}"
+    );
+    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stdout.contains("Rules"),
+        "the table of what was graded: {stdout}"
+    );
+    assert!(stderr.contains("the run stopped there"), "{stderr}");
+    assert!(
+        !Path::new(&out).exists(),
+        "a partial file took the results file's name"
+    );
+    let kept = stderr
+        .split("the lines written are kept in ")
+        .nth(1)
+        .and_then(|r| r.trim_end().strip_suffix(')'))
+        .expect("the kept file is named");
+    let text = std::fs::read_to_string(kept).unwrap();
+    assert!(
+        text.lines().count() > 10,
+        "{} lines kept",
+        text.lines().count()
+    );
+    assert!(text.starts_with("{\"type\":\"header\""));
+}
