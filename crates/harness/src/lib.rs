@@ -56,6 +56,9 @@ pub use status::Status;
 
 // The contract's limits and defaults a caller states or documents.
 pub use process::{DEFAULT_CAPTURE_BYTES, DEFAULT_TIMEOUT_SECS};
+
+// How implementations are contained, chosen once per process (the results header records it).
+pub use process::{containment, Containment, CONTAINMENT_VAR};
 pub use scenario::MAX_DECISION_LINE_BYTES;
 
 // Playing one GRP scenario in process (the reference's in-process receivers, the corpus's self

@@ -234,6 +234,7 @@ fn file(fixed: bool) -> ResultsFile {
             adapter_digest: None,
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
+            containment: None,
             case_ids_sha256: None,
             selection: Some(Selection {
                 include: Vec::new(),

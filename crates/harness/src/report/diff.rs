@@ -262,6 +262,7 @@ mod tests {
                 adapter_digest: None,
                 grading: Grading::Strict,
                 profiles: Vec::new(),
+                containment: None,
                 selection: Some(Selection {
                     include: include.iter().map(|s| s.to_string()).collect(),
                     exclude: Vec::new(),
