@@ -14,9 +14,7 @@ use std::time::Duration;
 
 use agentconf_contract::vector::Vector;
 use agentconf_harness::adapter::Adapter;
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, run_case_with, Implementation, VectorResult};
-use agentconf_harness::status::Status;
+use agentconf_harness::{run_case, run_case_with, Grading, Implementation, Status, VectorResult};
 use support::TempDir;
 
 const NODE_RACE: &str = "grp/admission/cluster/node-race-3-nodes-30-rounds";

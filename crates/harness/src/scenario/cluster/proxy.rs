@@ -2,8 +2,7 @@
 //! so one node's link can be cut, healed or slowed while the others' work.
 //!
 //! Std threads only: a listener thread per proxy, and two forwarding threads per open
-//! connection. `cut` closes every open connection and closes each new one at once until `heal`;
-//! `delay` holds every chunk forwarded, in either direction, that long.
+//! connection. `cut` closes every open connection and closes each new one at once until `heal`.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -26,7 +25,6 @@ pub struct Proxy {
 struct Shared {
     target: String,
     cut: AtomicBool,
-    delay_us: AtomicU64,
     stopping: AtomicBool,
     /// Both ends of every open connection, by number, to close them on `cut`.
     open: Mutex<BTreeMap<u64, (TcpStream, TcpStream)>>,
@@ -63,7 +61,6 @@ impl Proxy {
         let shared = Arc::new(Shared {
             target: target.to_string(),
             cut: AtomicBool::new(false),
-            delay_us: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
             open: Mutex::new(BTreeMap::new()),
             next: AtomicU64::new(0),
@@ -92,12 +89,6 @@ impl Proxy {
 
     pub fn heal(&self) {
         self.shared.cut.store(false, Ordering::SeqCst);
-    }
-
-    /// Holds every forwarded chunk `by` (zero: none).
-    pub fn delay(&self, by: Duration) {
-        let us = u64::try_from(by.as_micros()).unwrap_or(u64::MAX);
-        self.shared.delay_us.store(us, Ordering::SeqCst);
     }
 }
 
@@ -170,10 +161,6 @@ fn pump(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
-        let delay = shared.delay_us.load(Ordering::SeqCst);
-        if delay > 0 {
-            std::thread::sleep(Duration::from_micros(delay));
-        }
         if shared.cut.load(Ordering::SeqCst) || to.write_all(&buf[..n]).is_err() {
             return;
         }
@@ -237,15 +224,6 @@ mod tests {
             round_trip(&mut again, b"back").as_deref(),
             Some(&b"back"[..])
         );
-    }
-
-    #[test]
-    fn a_delayed_link_still_carries_every_byte() {
-        let proxy = Proxy::start(&echo_store().to_string()).unwrap();
-        proxy.delay(Duration::from_millis(1));
-        let mut s = TcpStream::connect(proxy.addr()).unwrap();
-        let bytes: Vec<u8> = (0..=255).collect();
-        assert_eq!(round_trip(&mut s, &bytes), Some(bytes));
     }
 
     #[test]

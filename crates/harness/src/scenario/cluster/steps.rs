@@ -97,7 +97,10 @@ impl<R: Receivers> Play<'_, R> {
 
     fn send(&mut self, node: &mut Node<R::Receiver>, line: usize) -> Result<(), Failure> {
         let bytes = self.bytes(line)?;
-        running(node)?.send(bytes)?;
+        let link = running(node)?;
+        // A line it wrote beyond its last decision is charged to the step that decision was for.
+        link.no_surplus()?;
+        link.send(bytes)?;
         self.cluster
             .record(&node.name, Some(line), What::Delivered, None);
         Ok(())
@@ -120,6 +123,7 @@ impl<R: Receivers> Play<'_, R> {
             },
             None => link.decision()?,
         };
+        link.answered(self.index);
         let bytes = self.bytes(line)?;
         grade_identity(self.index, bytes, &d)?;
         grade_ale(self.index, &d)?;
