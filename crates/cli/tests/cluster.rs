@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use agentconf_contract::vector::Vector;
 use agentconf_harness::adapter::Adapter;
-use agentconf_harness::{run_case, run_case_with, Grading, Implementation, Status, VectorResult};
+use agentconf_harness::{
+    run_case, run_case_with, Grading, HistoryWhat, Implementation, Status, VectorResult,
+};
 use support::TempDir;
 
 const NODE_RACE: &str = "grp/admission/cluster/node-race-3-nodes-30-rounds";
@@ -53,6 +55,16 @@ fn a_receiver_that_keeps_its_admitted_set_per_node_fails_node_race_and_failover(
     for id in [NODE_RACE, FAILOVER_AFTER] {
         let r = run(&per_node, None, id, &work);
         assert_eq!(r.status, Status::FalseAccept, "{id}: {}", r.detail);
+        // The history that shows it goes on the results line.
+        assert!(
+            r.history
+                .iter()
+                .filter(|e| e.decision == HistoryWhat::Admitted)
+                .count()
+                >= 2,
+            "{id}: {:?}",
+            r.history
+        );
         // The minimal anomaly: the first pair, both admissions, each with node and time.
         assert!(
             r.detail.contains("admitted by node n1 at ")

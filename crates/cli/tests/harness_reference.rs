@@ -1227,7 +1227,13 @@ fn run_in_persistent_mode() {
         .sum();
     assert_eq!(file.results.len(), cases);
     assert_eq!(file.header.case_count, Some(cases));
-    assert!(file.results.iter().all(|r| r.status == Status::Pass));
+    // Without a store they share (`AGENTCONF_GRP_STORE`) the reference's processes do not claim
+    // `cluster`: those cases are unsupported, and every other case passes.
+    let claims_cluster = std::env::var_os("AGENTCONF_GRP_STORE").is_some();
+    assert!(file.results.iter().all(|r| r.status == Status::Pass
+        || (!claims_cluster
+            && r.status == Status::Unsupported
+            && r.id.starts_with("grp/admission/cluster/"))));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -327,7 +327,11 @@ pub fn play<R: Receivers>(
                 if let Some(r) = current.take() {
                     r.stop()?;
                 }
-                cluster::play_step(step, index, receivers, &session, &events, &mut cluster)?;
+                let played =
+                    cluster::play_step(step, index, receivers, &session, &events, &mut cluster);
+                // The history so far goes on the results line even when the step failed.
+                judge.history(cluster.history());
+                played?;
                 // Steps after it that are not cluster steps get a receiver on the scenario's
                 // state, as after a `concurrent` step.
                 if steps.get(index + 1).is_some_and(|next| !next.is_cluster()) {

@@ -73,6 +73,11 @@ impl Cluster {
         });
     }
 
+    /// Everything recorded so far.
+    pub fn history(&self) -> &[Entry] {
+        &self.history
+    }
+
     /// Hands the judge the history and the steps not run, then checks the whole history:
     /// `events` are the scenario's event lines (their pairs name the anomaly).
     pub fn finish(self, events: &[&[u8]], judge: &mut dyn Judge) -> Result<(), Failure> {
