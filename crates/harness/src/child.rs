@@ -66,7 +66,7 @@ impl LongLived {
 
     /// Starts `argv` (program first). `Err` when it cannot be started (an empty or wrong
     /// command).
-    pub fn spawn(
+    pub(crate) fn spawn(
         argv: &[String],
         max_line_bytes: usize,
         stderr_limit: usize,
@@ -122,7 +122,7 @@ impl LongLived {
     /// Writes `bytes` to its standard input, waiting for room until `deadline`. A process that
     /// no longer reads its input gives `BrokenPipe`; one that does not read it in time,
     /// `TimedOut`.
-    pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    pub(crate) fn send(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
@@ -177,7 +177,7 @@ impl LongLived {
 
     /// A line it has written already, without waiting: one read with the last and still
     /// unread, or one waiting in the pipe now. A line being written (no newline yet) is not one.
-    pub fn ready_line(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn ready_line(&mut self) -> Option<Vec<u8>> {
         self.stdout.ready_line()
     }
 
@@ -283,7 +283,7 @@ impl LongLived {
 
     /// Waits up to `grace` for it to exit on its own, then kills its process group. Returns how
     /// it ended and the standard error not yet taken.
-    pub fn end(mut self, grace: Duration) -> (String, Vec<u8>) {
+    pub(crate) fn end(mut self, grace: Duration) -> (String, Vec<u8>) {
         let status = self.wait_exit(Instant::now() + grace);
         self.kill();
         let how = match status {
@@ -296,7 +296,7 @@ impl LongLived {
 
     /// Kills everything it runs as (its namespace, or its process group) and reaps it (a
     /// process that already exited had that done then).
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if self.exited().is_none() {
             self.child.kill();
             self.status = self.child.reap().ok();
