@@ -67,7 +67,7 @@ impl LongLived {
     /// As [`LongLived::spawn`], with `env` added to the process's environment. It goes through
     /// `env(1)`, which replaces itself with the program (same process, same group), so every
     /// receiver is still started by the one spawning path.
-    pub fn spawn_with_env(
+    pub(crate) fn spawn_with_env(
         argv: &[String],
         env: &[(String, String)],
         max_line_bytes: usize,
@@ -84,7 +84,7 @@ impl LongLived {
 
     /// Sends `signal` to its process group (SIGSTOP, SIGCONT), unless it was already reaped
     /// (its pid may be reused then).
-    pub fn signal_group(&mut self, signal: libc::c_int) {
+    pub(crate) fn signal_group(&mut self, signal: libc::c_int) {
         if self.status.is_none() {
             let pid = self.child.id() as libc::pid_t;
             // SAFETY: kill(2) with a negative pid signals that process group; no memory is
@@ -97,7 +97,7 @@ impl LongLived {
 
     /// Starts `argv` (program first). `Err` when it cannot be started (an empty or wrong
     /// command).
-    pub fn spawn(
+    pub(crate) fn spawn(
         argv: &[String],
         max_line_bytes: usize,
         stderr_limit: usize,
@@ -153,7 +153,7 @@ impl LongLived {
     /// Writes `bytes` to its standard input, waiting for room until `deadline`. A process that
     /// no longer reads its input gives `BrokenPipe`; one that does not read it in time,
     /// `TimedOut`.
-    pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    pub(crate) fn send(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
@@ -208,7 +208,7 @@ impl LongLived {
 
     /// A line it has written already, without waiting: one read with the last and still
     /// unread, or one waiting in the pipe now. A line being written (no newline yet) is not one.
-    pub fn ready_line(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn ready_line(&mut self) -> Option<Vec<u8>> {
         self.stdout.ready_line()
     }
 
@@ -314,7 +314,7 @@ impl LongLived {
 
     /// Waits up to `grace` for it to exit on its own, then kills its process group. Returns how
     /// it ended and the standard error not yet taken.
-    pub fn end(mut self, grace: Duration) -> (String, Vec<u8>) {
+    pub(crate) fn end(mut self, grace: Duration) -> (String, Vec<u8>) {
         let status = self.wait_exit(Instant::now() + grace);
         self.kill();
         let how = match status {
@@ -327,7 +327,7 @@ impl LongLived {
 
     /// Kills everything it runs as (its namespace, or its process group) and reaps it (a
     /// process that already exited had that done then).
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if self.exited().is_none() {
             self.child.kill();
             self.status = self.child.reap().ok();

@@ -47,7 +47,7 @@ const PER_PROCESS_PREFIXES: [&str; 3] =
 /// its name ends in a process id, the process is gone, and it belongs to this user; one whose
 /// process still runs (or whose id a live process has taken since) is left alone. Returns what
 /// was removed.
-pub fn remove_stale() -> Vec<PathBuf> {
+pub(crate) fn remove_stale() -> Vec<PathBuf> {
     // Every root a run may have used (the memory-backed one may differ from run to run).
     let mut roots: Vec<PathBuf> = memory_backed().chain([std::env::temp_dir()]).collect();
     roots.dedup();

@@ -156,7 +156,7 @@ pub fn digest_hex(bytes: &[u8]) -> String {
 }
 
 /// The first entry's `prev_digest`: 64 `0` characters.
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// Why an emitter's digest of an entry differs from the draft's.
 #[derive(Clone, Debug, PartialEq, Eq)]

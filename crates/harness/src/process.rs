@@ -64,7 +64,7 @@ pub(crate) enum Ending {
 
 impl Ending {
     /// The exit code, when it exited normally.
-    pub fn code(&self) -> Option<i32> {
+    pub(crate) fn code(&self) -> Option<i32> {
         match self {
             Ending::Exited(c) => Some(*c),
             _ => None,

@@ -8,7 +8,7 @@
 //! receivers only start, take lines, give decisions and stop. The `cluster` profile's steps are
 //! played in [`cluster`].
 
-pub mod cluster;
+pub(crate) mod cluster;
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
@@ -430,7 +430,7 @@ pub(crate) struct ProcessReceivers<'a> {
     /// How many receivers were started so far (names them in `stderr`).
     pub started: usize,
     /// What cluster nodes are started with.
-    pub nodes: NodeSetup,
+    pub(crate) nodes: NodeSetup,
 }
 
 impl Receivers for ProcessReceivers<'_> {

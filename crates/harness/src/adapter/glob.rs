@@ -3,7 +3,7 @@
 //! `<id>@06` included — and nothing in another family. There is no other special character.
 
 /// Whether `glob` matches the case id `id`.
-pub fn matches(glob: &str, id: &str) -> bool {
+pub(crate) fn matches(glob: &str, id: &str) -> bool {
     let (mut g, mut i) = (glob.split('/'), id.split('/'));
     loop {
         match (g.next(), i.next()) {

@@ -48,7 +48,7 @@ impl Placeholder {
         })
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Placeholder::Receipt => "{receipt}",
             Placeholder::Tier => "{tier}",
@@ -69,7 +69,7 @@ impl Placeholder {
 
     /// The argument of the call this placeholder passes on: `{id_tier}` is `{tier}` under its
     /// old name.
-    pub(crate) fn argument(self) -> Placeholder {
+    pub fn argument(self) -> Placeholder {
         match self {
             Placeholder::IdTier => Placeholder::Tier,
             p => p,
@@ -78,7 +78,7 @@ impl Placeholder {
 
     /// The placeholders of an operation: the arguments of its contract call (`{id_tier}`, an
     /// old name, is accepted where `{tier}` is but not listed).
-    pub fn of(operation: Operation) -> &'static [Placeholder] {
+    pub(crate) fn of(operation: Operation) -> &'static [Placeholder] {
         match operation {
             Operation::Aer1Receipt => &[Placeholder::Receipt, Placeholder::Tier],
             Operation::Aer1Timeline => &[
@@ -95,7 +95,7 @@ impl Placeholder {
         }
     }
 
-    pub fn names(list: &[Placeholder]) -> String {
+    pub(crate) fn names(list: &[Placeholder]) -> String {
         if list.is_empty() {
             return "none".into();
         }
@@ -127,7 +127,7 @@ impl Placeholder {
 
 /// A piece of one argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Segment {
+pub enum Segment {
     Text(String),
     Value(Placeholder),
 }
@@ -135,7 +135,7 @@ pub(crate) enum Segment {
 /// One argument as written: `{` + a name of letters, digits and `_` + `}` is a placeholder;
 /// any other brace is text. `Err` carries the name, as written, of a placeholder that is not
 /// among `allowed`.
-pub(crate) fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
+pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
     let mut out = Vec::new();
     let mut literal = String::new();
     let mut rest = text;
@@ -184,7 +184,7 @@ impl Template {
     }
 
     /// Whether the template writes `p` under exactly this name (`{id_tier}` and not `{tier}`).
-    pub(crate) fn writes(&self, p: Placeholder) -> bool {
+    pub fn writes(&self, p: Placeholder) -> bool {
         self.arguments
             .iter()
             .flatten()

@@ -21,7 +21,7 @@ use serde_json::Value;
 mod fault;
 mod receipt;
 
-pub use fault::{EmitFault, EmitGrade};
+pub(crate) use fault::{EmitFault, EmitGrade};
 pub use receipt::compare as compare_receipt;
 
 pub(crate) use fault::shown;

@@ -36,7 +36,7 @@ struct Written {
 }
 
 /// Grades a receipt producer's standard output for case `c` (an `aer1-emit-receipt` vector).
-pub fn grade(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
+pub(crate) fn grade(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let (Some(payload), Some(meta)) = (v.input_bytes("payload"), v.input_bytes("meta")) else {
         return EmitGrade::of(Status::Crash, "the vector lacks its payload or meta input");

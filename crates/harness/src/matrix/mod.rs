@@ -40,7 +40,7 @@ pub use markdown::markdown;
 pub const FORMAT: &str = "agentconf-matrix/2";
 
 /// The id prefix of the derived cases that carry an emitted artifact to a verifier.
-pub(crate) const CROSS_PREFIX: &str = "matrix/";
+pub const CROSS_PREFIX: &str = "matrix/";
 
 /// The matrix file: what every report of the matrix is rendered from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

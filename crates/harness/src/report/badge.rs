@@ -39,7 +39,7 @@ pub const BADGE_LABEL: &str = "agentconf";
 /// (unsupported and skipped ones excluded); when the verdict is not about the whole corpus under
 /// strict grading, it names its scope too: the suites where a case ran (`PARTIAL 189/189 ·
 /// aer1-timeline`, or `· 4 of 7 suites`), and `loose`.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     let t = &view.totals;
     let v = &view.verdict;
     let counted: usize = view.suites.iter().map(|s| s.ran).sum();

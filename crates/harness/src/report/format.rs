@@ -45,7 +45,7 @@ impl ReportFormat {
     }
 
     /// The extension of a file holding a report in this format (without the dot).
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             ReportFormat::Text => "txt",
             ReportFormat::Json | ReportFormat::Badge => "json",

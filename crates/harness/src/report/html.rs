@@ -29,7 +29,7 @@ struct Page<'v, 'a> {
 /// shown as `\u{…}`, and nothing from the file reaches the script or a URL. It opens with the
 /// verdict and its scope, then the per-suite summary, the unexpected results and the known
 /// failures with their reasons; a FAIL page has no green anywhere.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     let mut case_anchor = HashMap::new();
     for (i, r) in view.lines.iter().enumerate() {
         case_anchor.entry(r.id.as_str()).or_insert(i);

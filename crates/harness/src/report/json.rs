@@ -57,7 +57,7 @@ pub fn summary(file: &ResultsFile) -> Summary<'_> {
 
 /// The summary as pretty-printed JSON with a fixed key order: `format`, `header`, `footer`,
 /// `verdict`, `suites`, `totals`, `unexpected`, `known_failures`, `rules`, `uncredited`.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     // Only strings, numbers, booleans, options and sequences: serialisation cannot fail.
     let mut s = serde_json::to_string_pretty(&Summary::from(view.clone()))
         .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()));

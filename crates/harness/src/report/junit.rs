@@ -15,7 +15,7 @@ use crate::status::Status;
 /// are `skipped` (an expected failure's text starts with the adapter's reason), counted in the
 /// suite's `skipped` attribute. Each suite's properties carry the per-suite summary. quick-junit
 /// escapes the text and drops characters XML cannot carry.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     let h = view.header;
     let v = &view.verdict;
     let columns = view.suite_columns();

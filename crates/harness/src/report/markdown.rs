@@ -14,7 +14,7 @@ pub(crate) const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
 /// per-rule table folded in a `<details>` block (the untested rules folded again). Strings from
 /// the file are escaped (HTML entities and Markdown punctuation) and kept to one line, so they
 /// can neither break a table nor inject markup. Green only where the verdict is not FAIL.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     let mut markdown = Markdown {
         view,
         out: String::new(),

@@ -25,15 +25,15 @@
 mod badge;
 mod diff;
 mod format;
-pub(crate) mod html;
+pub mod html;
 mod json;
 mod junit;
 mod lanes;
-pub(crate) mod markdown;
+pub mod markdown;
 pub(crate) mod page;
 mod text;
 mod verdict;
-pub mod view;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 
@@ -113,7 +113,7 @@ pub enum RuleStatus {
 }
 
 impl RuleStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RuleStatus::Pass => "pass",
             RuleStatus::KnownFailure => "known-failure",
@@ -182,7 +182,7 @@ pub struct Totals {
 
 impl Totals {
     /// The count for a status name (`false-accept`, …).
-    pub fn count(&self, status: &str) -> usize {
+    pub(crate) fn count(&self, status: &str) -> usize {
         self.by_status
             .iter()
             .find(|(s, _)| s == status)

@@ -13,7 +13,7 @@ const INDENT: usize = 4;
 /// own suites first), the unexpected results and the known failures with their reasons, the
 /// header's facts, the totals (false accepts first), then the per-rule table with the untested
 /// rules folded last. Every string from the file is shown with control characters escaped.
-pub fn render(view: &View) -> String {
+pub(crate) fn render(view: &View) -> String {
     let mut text = Text {
         view,
         out: String::new(),

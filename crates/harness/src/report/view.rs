@@ -29,7 +29,7 @@ pub enum Part<'a> {
 
 impl Part<'_> {
     /// The piece's characters, whichever way it is shown.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Part::Text(s) | Part::Code(s) => s,
         }
@@ -272,12 +272,12 @@ pub(crate) trait Sections {
 }
 
 /// `1 case`, `3 cases`.
-pub fn cases(n: usize) -> String {
+pub(crate) fn cases(n: usize) -> String {
     counted(n, "case")
 }
 
 /// `1 rule`, `3 rules`: a count and a noun that takes an `s`.
-pub fn counted(n: usize, noun: &str) -> String {
+pub(crate) fn counted(n: usize, noun: &str) -> String {
     match n {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),

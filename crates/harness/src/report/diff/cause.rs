@@ -71,7 +71,7 @@ pub enum Origin {
 }
 
 impl Cause {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Cause::Implementation => "implementation",
             Cause::Expectation => "expectation",
@@ -111,7 +111,7 @@ pub struct Expected {
 }
 
 impl Expected {
-    pub fn of(line: &ResultLine) -> Expected {
+    pub(crate) fn of(line: &ResultLine) -> Expected {
         Expected {
             revision: line.revision.clone(),
             expectation: line.expectation,

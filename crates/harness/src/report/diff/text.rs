@@ -33,7 +33,7 @@ pub fn diff_text(d: &Diff) -> String {
 
 /// The counts a diff opens with, in two parts: the regressions ("2 regressions"), then the rest
 /// ("1 fix, 0 other changes, 3 new, 0 removed, 40 unchanged"); Markdown sets the first in bold.
-pub fn counts(d: &Diff) -> (String, String) {
+pub(crate) fn counts(d: &Diff) -> (String, String) {
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let regressions = count(d.regressions.len(), "regression", "regressions");
@@ -50,7 +50,7 @@ pub fn counts(d: &Diff) -> (String, String) {
 
 /// Which implementation ran on which corpus: an `old: …` and a `new: …` line (no final newline),
 /// each starting with `bullet`, every string from the files passed through `escape`.
-pub fn runs(d: &Diff, bullet: &str, escape: impl Fn(&str) -> String) -> String {
+pub(crate) fn runs(d: &Diff, bullet: &str, escape: impl Fn(&str) -> String) -> String {
     let mut out = format!(
         "{bullet}old: {} on corpus {}\n{bullet}new: {} on corpus {}",
         escape(&d.old_implementation),

@@ -74,9 +74,9 @@ pub struct Entry {
 
 /// Where and when something happened, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct At {
-    pub node: String,
-    pub t_us: u64,
+pub(crate) struct At {
+    pub(crate) node: String,
+    pub(crate) t_us: u64,
 }
 
 impl fmt::Display for At {
@@ -94,7 +94,7 @@ impl fmt::Display for At {
 /// publisher, event) across all nodes, and every pair delivered to a live, connected node
 /// eventually decided".
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Anomaly {
+pub(crate) enum Anomaly {
     /// Two admissions of one pair (the first such pair, by the time of its second admission).
     AdmittedTwice { pair: String, first: At, second: At },
     /// An admission by a node whose link to the shared store was cut.
@@ -117,7 +117,7 @@ pub enum Anomaly {
 impl Anomaly {
     /// The status a scenario with this anomaly fails with: an extra admission is a false
     /// accept, a missing one a false reject.
-    pub fn status(&self) -> Status {
+    pub(crate) fn status(&self) -> Status {
         match self {
             Anomaly::AdmittedTwice { .. } | Anomaly::AdmittedWhileCut { .. } => Status::FalseAccept,
             Anomaly::Rejected { .. }
@@ -167,7 +167,7 @@ struct Delivery {
 /// Checks the whole `history`. `pairs[line]` names the pair line `line` carries (lines that
 /// carry the same `(publisher_id, event_id)` have equal names, e.g. `event e7 of publisher p`);
 /// a line without a name is its own pair.
-pub fn check(history: &[Entry], pairs: &[String]) -> Result<(), Anomaly> {
+pub(crate) fn check(history: &[Entry], pairs: &[String]) -> Result<(), Anomaly> {
     let name = |line: usize| {
         pairs
             .get(line)

@@ -8,7 +8,7 @@
 //! the others work.
 
 pub mod history;
-pub mod proxy;
+pub(crate) mod proxy;
 mod steps;
 
 use std::collections::BTreeMap;
@@ -23,11 +23,11 @@ use super::{Judge, ProcessReceiver, ProcessReceivers};
 use crate::grade::Failure;
 use crate::status::Status;
 
-pub use steps::play_step;
+pub(crate) use steps::play_step;
 
 /// The most history entries a results line carries: the first ones (the check always reads
 /// all of them). Bounded so the line stays well within the results reader's line limit.
-pub const MAX_HISTORY_ENTRIES: usize = 128;
+pub(crate) const MAX_HISTORY_ENTRIES: usize = 128;
 
 /// A node's link to the shared store, which the harness can cut and heal.
 pub trait StoreLink {
@@ -45,7 +45,7 @@ impl StoreLink for Proxy {
 }
 
 /// What a scenario's cluster steps recorded.
-pub struct Cluster {
+pub(crate) struct Cluster {
     began: Instant,
     history: Vec<Entry>,
     /// The steps not run, each with why.
@@ -74,13 +74,13 @@ impl Cluster {
     }
 
     /// Everything recorded so far.
-    pub fn history(&self) -> &[Entry] {
+    pub(crate) fn history(&self) -> &[Entry] {
         &self.history
     }
 
     /// Hands the judge the history and the steps not run, then checks the whole history:
     /// `events` are the scenario's event lines (their pairs name the anomaly).
-    pub fn finish(self, events: &[&[u8]], judge: &mut dyn Judge) -> Result<(), Failure> {
+    pub(crate) fn finish(self, events: &[&[u8]], judge: &mut dyn Judge) -> Result<(), Failure> {
         for (step, why) in &self.not_run {
             judge.not_run(*step, why);
         }
@@ -94,7 +94,7 @@ impl Cluster {
 
 /// The name of the pair each line carries: `event E of publisher P` (lines with the same
 /// members share it), or `line N` for one without both.
-pub fn pair_names(events: &[&[u8]]) -> Vec<String> {
+pub(crate) fn pair_names(events: &[&[u8]]) -> Vec<String> {
     events
         .iter()
         .enumerate()
@@ -110,7 +110,7 @@ pub fn pair_names(events: &[&[u8]]) -> Vec<String> {
 
 /// What receiver processes of a cluster step are started with, beyond the contract's call.
 #[derive(Default)]
-pub struct NodeSetup {
+pub(crate) struct NodeSetup {
     /// `AGENTCONF_CLUSTER`: unique to the scenario run.
     token: String,
     /// The address of the implementation's shared store (CONTRACT.md 12.5), if it names one.
@@ -121,7 +121,7 @@ pub struct NodeSetup {
 
 impl NodeSetup {
     /// For one run of the case `case_id`; `store_addr` is the store's address, if known.
-    pub fn new(case_id: &str, store_addr: Option<String>) -> NodeSetup {
+    pub(crate) fn new(case_id: &str, store_addr: Option<String>) -> NodeSetup {
         NodeSetup {
             token: cluster_token(case_id),
             store_addr,
@@ -130,7 +130,7 @@ impl NodeSetup {
     }
 
     /// Node `node`'s link, once its proxy was started.
-    pub fn link(&self, node: &str) -> Option<&dyn StoreLink> {
+    pub(crate) fn link(&self, node: &str) -> Option<&dyn StoreLink> {
         self.proxies.get(node).map(|p| p as &dyn StoreLink)
     }
 
@@ -206,7 +206,7 @@ pub(super) fn resume(r: &mut ProcessReceiver) {
 /// The address of the store an implementation's nodes share: the adapter's `[grp] store_addr`,
 /// else the host and port of `AGENTCONF_GRP_STORE` (the reference's
 /// `postgres://USER@HOST:PORT/DB`), else none (partition steps are then not run).
-pub fn store_address(from_adapter: Option<&str>) -> Option<String> {
+pub(crate) fn store_address(from_adapter: Option<&str>) -> Option<String> {
     from_adapter.map(str::to_string).or_else(|| {
         std::env::var("AGENTCONF_GRP_STORE")
             .ok()
@@ -215,7 +215,7 @@ pub fn store_address(from_adapter: Option<&str>) -> Option<String> {
 }
 
 /// `HOST:PORT` of a `postgres://` or `postgresql://` URL (port 5432 when it names none).
-pub fn postgres_host_port(url: &str) -> Option<String> {
+pub(crate) fn postgres_host_port(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     if !matches!(scheme, "postgres" | "postgresql") {
         return None;

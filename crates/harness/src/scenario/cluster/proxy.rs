@@ -16,7 +16,7 @@ use std::time::Duration;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One proxy: listens on `127.0.0.1`, forwards to the store's address.
-pub struct Proxy {
+pub(crate) struct Proxy {
     addr: SocketAddr,
     shared: Arc<Shared>,
     listener: Option<JoinHandle<()>>,
@@ -55,7 +55,7 @@ impl Shared {
 
 impl Proxy {
     /// Starts a proxy to `target` (`host:port`) on a free port of `127.0.0.1`.
-    pub fn start(target: &str) -> io::Result<Proxy> {
+    pub(crate) fn start(target: &str) -> io::Result<Proxy> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
@@ -77,17 +77,17 @@ impl Proxy {
     }
 
     /// The address a node is handed (`AGENTCONF_STORE_ADDR`).
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Closes every open connection, and every new one at once, until [`Proxy::heal`].
-    pub fn cut(&self) {
+    pub(crate) fn cut(&self) {
         self.shared.cut.store(true, Ordering::SeqCst);
         self.shared.close_all();
     }
 
-    pub fn heal(&self) {
+    pub(crate) fn heal(&self) {
         self.shared.cut.store(false, Ordering::SeqCst);
     }
 }

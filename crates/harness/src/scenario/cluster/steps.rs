@@ -34,7 +34,7 @@ struct Node<L> {
 }
 
 /// Plays cluster step `step` (number `index`); `events` are the scenario's lines.
-pub fn play_step<R: Receivers>(
+pub(crate) fn play_step<R: Receivers>(
     step: &Step,
     index: usize,
     receivers: &mut R,
