@@ -130,7 +130,7 @@ pub struct RunArgs {
     /// rejection of an invalid vector passes.
     #[arg(long, value_enum, default_value_t = GradingArg::Strict)]
     pub grading: GradingArg,
-    /// A capability profile the implementation claims (durable, atomic); repeatable.
+    /// A capability profile the implementation claims (durable, atomic, cluster); repeatable.
     #[arg(long = "profile", value_enum)]
     pub profiles: Vec<ProfileArg>,
     /// Run only vectors whose id starts with this prefix; repeatable.
@@ -552,6 +552,7 @@ pub enum GradingArg {
 pub enum ProfileArg {
     Durable,
     Atomic,
+    Cluster,
 }
 
 impl ProfileArg {
@@ -559,6 +560,7 @@ impl ProfileArg {
         match self {
             ProfileArg::Durable => "durable",
             ProfileArg::Atomic => "atomic",
+            ProfileArg::Cluster => "cluster",
         }
     }
 }

@@ -5,6 +5,44 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::vector::Outcome;
 
+/// What a receiver says of one line: an [`Outcome`], or `deferred` ("cannot decide now": its
+/// admission state could not be consulted, CONTRACT.md 5.2). A deferral is never an admission;
+/// under the `cluster` profile the harness hands the line again once the fault is over, and
+/// anywhere else it is a wrong decision. Vectors expect outcomes only, never a deferral.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionOutcome {
+    Admitted,
+    Rejected,
+    Deferred,
+}
+
+impl DecisionOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionOutcome::Admitted => "admitted",
+            DecisionOutcome::Rejected => "rejected",
+            DecisionOutcome::Deferred => "deferred",
+        }
+    }
+
+    /// The outcome it is, `None` for a deferral.
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            DecisionOutcome::Admitted => Some(Outcome::Admitted),
+            DecisionOutcome::Rejected => Some(Outcome::Rejected),
+            DecisionOutcome::Deferred => None,
+        }
+    }
+}
+
+/// A decision compared with an expected outcome: a deferral equals neither.
+impl PartialEq<Outcome> for DecisionOutcome {
+    fn eq(&self, other: &Outcome) -> bool {
+        self.outcome() == Some(*other)
+    }
+}
+
 /// One decision as a receiver wrote it. Members beyond these are allowed and ignored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionLine {
@@ -12,8 +50,8 @@ pub struct DecisionLine {
     pub event_id: Option<String>,
     #[serde(default)]
     pub publisher_id: Option<String>,
-    pub outcome: Outcome,
-    /// `ALE-064` for rejections, null for admissions.
+    pub outcome: DecisionOutcome,
+    /// `ALE-064` for rejections, null for admissions and deferrals.
     #[serde(default)]
     pub ale: Option<String>,
     /// For rejections: the ALE-064 `rejection_reason`.
@@ -209,6 +247,12 @@ mod tests {
                 .outcome,
             Outcome::Admitted
         );
+        let deferred = DecisionLine::parse(
+            r#"{"event_id":"e","publisher_id":"p","outcome":"deferred","ale":null,"rejection_reason":null,"rule":null}"#,
+        )
+        .unwrap();
+        assert_eq!(deferred.outcome, DecisionOutcome::Deferred);
+        assert!(deferred.outcome != Outcome::Admitted && deferred.outcome != Outcome::Rejected);
         assert!(DecisionLine::parse(r#"{"outcome":"maybe"}"#).is_err());
         assert!(DecisionLine::parse("not json").is_err());
     }

@@ -235,6 +235,47 @@ pub enum Step {
     /// `event`, then start a new receiver on the same state (no clean stop: nothing is flushed
     /// at exit).
     Crash { event: usize, at: CrashPoint },
+    /// `cluster`: stop the running receiver and start `nodes` receiver nodes, each on its own
+    /// state (CONTRACT.md 7); deliver line `warmup` to each in turn, then, round by round, hand
+    /// each line of `rounds` to every node at once and read every decision.
+    #[serde(rename = "node-race")]
+    NodeRace {
+        #[schemars(range(min = 2))]
+        nodes: usize,
+        warmup: usize,
+        #[schemars(length(min = 1))]
+        rounds: Vec<usize>,
+    },
+    /// `cluster`: start nodes A and B; hand line `event` to A and SIGKILL A's process group at
+    /// `at`; then hand the line to B.
+    Failover { event: usize, at: CrashPoint },
+    /// `cluster`: start nodes A and B; hand line `event` to A and SIGSTOP A once it has read
+    /// the line; hand the line to B and read its decision (or wait a while for it); SIGCONT A
+    /// and read A's decision.
+    Pause { event: usize },
+    /// `cluster`: start nodes A and B; cut A's link to the shared store; hand the lines
+    /// `to_cut` to A and `to_other` to B, alternately; heal the link and hand every one of
+    /// those lines to A again. Needs the store's address (CONTRACT.md 12.5): without it the
+    /// step is not run.
+    Partition {
+        #[schemars(length(min = 1))]
+        to_cut: Vec<usize>,
+        to_other: Vec<usize>,
+    },
+}
+
+impl Step {
+    /// Whether it is one of the `cluster` profile's steps, played on receiver nodes with their
+    /// own state.
+    pub fn is_cluster(&self) -> bool {
+        matches!(
+            self,
+            Step::NodeRace { .. }
+                | Step::Failover { .. }
+                | Step::Pause { .. }
+                | Step::Partition { .. }
+        )
+    }
 }
 
 /// Where a `crash` step kills the receiver.
@@ -429,10 +470,10 @@ pub struct Vector {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     #[schemars(with = "Derivation")]
     pub derivation: Option<Derivation>,
-    /// GRP: capability profiles the scenario needs (`durable`, `atomic`); an implementation that
-    /// does not claim them reports the vector as unsupported, not failed.
+    /// GRP: capability profiles the scenario needs (`durable`, `atomic`, `cluster`); an
+    /// implementation that does not claim them reports the vector as unsupported, not failed.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    #[schemars(extend("items" = {"enum": ["durable", "atomic"]}, "uniqueItems" = true))]
+    #[schemars(extend("items" = {"enum": ["durable", "atomic", "cluster"]}, "uniqueItems" = true))]
     pub requires: Vec<String>,
     /// GRP: the steps to run (part of the inputs).
     #[serde(skip_serializing_if = "Option::is_none", default)]

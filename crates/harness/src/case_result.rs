@@ -4,6 +4,7 @@
 use agentconf_rules::Rule;
 use serde::Serialize;
 
+use crate::scenario::cluster::history::Entry;
 use crate::status::Status;
 
 /// What happened with one case (a vector under one revision).
@@ -22,6 +23,8 @@ pub struct VectorResult {
     pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
     pub broken_rules: Vec<Rule>,
+    /// For a GRP case with cluster steps: its history (bounded), for the results line.
+    pub history: Vec<Entry>,
     /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
     /// interoperability matrix, which hands it to every verifier. Never part of a results file.
     #[serde(skip)]

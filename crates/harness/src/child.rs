@@ -64,6 +64,37 @@ impl LongLived {
         self.stdout.spin = Duration::ZERO;
     }
 
+    /// As [`LongLived::spawn`], with `env` added to the process's environment. It goes through
+    /// `env(1)`, which replaces itself with the program (same process, same group), so every
+    /// receiver is still started by the one spawning path.
+    pub(crate) fn spawn_with_env(
+        argv: &[String],
+        env: &[(String, String)],
+        max_line_bytes: usize,
+        stderr_limit: usize,
+    ) -> io::Result<LongLived> {
+        if env.is_empty() {
+            return LongLived::spawn(argv, max_line_bytes, stderr_limit);
+        }
+        let mut with = vec!["env".to_string()];
+        with.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        with.extend(argv.iter().cloned());
+        LongLived::spawn(&with, max_line_bytes, stderr_limit)
+    }
+
+    /// Sends `signal` to its process group (SIGSTOP, SIGCONT), unless it was already reaped
+    /// (its pid may be reused then).
+    pub(crate) fn signal_group(&mut self, signal: libc::c_int) {
+        if self.status.is_none() {
+            let pid = self.child.id() as libc::pid_t;
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+            // involved, and the group is ours until the child is reaped.
+            unsafe {
+                libc::kill(-pid, signal);
+            }
+        }
+    }
+
     /// Starts `argv` (program first). `Err` when it cannot be started (an empty or wrong
     /// command).
     pub(crate) fn spawn(

@@ -3,7 +3,7 @@
 //! decision ([`grade_decision`]).
 
 use agentconf_contract::case::Case;
-use agentconf_contract::decision::{DecisionLine, LineIdentity};
+use agentconf_contract::decision::{DecisionLine, DecisionOutcome, LineIdentity};
 use agentconf_contract::result::rule_list;
 use agentconf_contract::vector::{Expectation, ExpectedDecision, Outcome};
 use agentconf_rules::Rule;
@@ -152,18 +152,20 @@ pub(crate) fn grade_redelivery(
     d: &DecisionLine,
     grading: Grading,
 ) -> Result<(), Failure> {
+    // A deferral decides nothing, under any grading.
     let fine = d.outcome == Outcome::Admitted
-        || grading == Grading::Loose
-        || d.rejection_reason.as_deref() == Some("duplicate_event_id");
+        || (d.outcome == Outcome::Rejected
+            && (grading == Grading::Loose
+                || d.rejection_reason.as_deref() == Some("duplicate_event_id")));
     if fine {
         Ok(())
     } else {
         Err((
             Status::FalseReject,
             format!(
-                "step {index}: handed again after the crash, the line was rejected as {}; \
-                 expected admitted, or duplicate_event_id if the first copy was recorded",
-                json_text(&d.rejection_reason)
+                "step {index}: handed again after the crash, the line was {}; expected \
+                 admitted, or rejected as duplicate_event_id if the first copy was recorded",
+                said(d)
             ),
         ))
     }
@@ -179,24 +181,23 @@ pub(crate) fn grade_decision(
     expectation: Expectation,
     grading: Grading,
 ) -> Result<(), Failure> {
-    // The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064"
-    // for a rejection and null for an admission.
-    let ale_ok = match d.outcome {
-        Outcome::Admitted => d.ale.is_none(),
-        Outcome::Rejected => d.ale.as_deref() == Some("ALE-064"),
-    };
-    if !ale_ok {
+    grade_ale(index, d)?;
+    // Outside the `cluster` profile nothing re-delivers a deferred line: "cannot decide now"
+    // is a wrong decision there (never an admission, and never the rejection expected).
+    let Some(outcome) = d.outcome.outcome() else {
+        let status = match e.outcome {
+            Outcome::Admitted => Status::FalseReject,
+            Outcome::Rejected => Status::WrongReason,
+        };
         return Err((
-            Status::ProtocolError,
+            status,
             format!(
-                "step {index}: {} with ale {}; the contract asks \"ALE-064\" for a rejection and \
-                 null for an admission",
-                d.outcome.as_str(),
-                json_text(&d.ale)
+                "step {index}: deferred (cannot decide now), expected {}",
+                e.outcome.as_str()
             ),
         ));
-    }
-    match (e.outcome, d.outcome) {
+    };
+    match (e.outcome, outcome) {
         (Outcome::Admitted, Outcome::Admitted) => Ok(()),
         (Outcome::Rejected, Outcome::Admitted) if expectation == Expectation::Acceptable => Ok(()),
         (Outcome::Admitted, Outcome::Rejected) => Err((
@@ -238,6 +239,35 @@ pub(crate) fn grade_decision(
                 ))
             }
         }
+    }
+}
+
+/// The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064" for a
+/// rejection and null for an admission or a deferral.
+pub fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
+    let ale_ok = match d.outcome {
+        DecisionOutcome::Admitted | DecisionOutcome::Deferred => d.ale.is_none(),
+        DecisionOutcome::Rejected => d.ale.as_deref() == Some("ALE-064"),
+    };
+    if ale_ok {
+        return Ok(());
+    }
+    Err((
+        Status::ProtocolError,
+        format!(
+            "step {index}: {} with ale {}; the contract asks \"ALE-064\" for a rejection and \
+             null for an admission or a deferral",
+            d.outcome.as_str(),
+            json_text(&d.ale)
+        ),
+    ))
+}
+
+/// What a decision said, for messages: `admitted`, `deferred`, `rejected as "x"`.
+pub fn said(d: &DecisionLine) -> String {
+    match d.outcome {
+        DecisionOutcome::Rejected => format!("rejected as {}", json_text(&d.rejection_reason)),
+        other => other.as_str().to_string(),
     }
 }
 
@@ -419,5 +449,51 @@ mod tests {
             Some(Status::FalseReject)
         );
         assert!(grade_redelivery(0, &other, Grading::Loose).is_ok());
+    }
+
+    /// "Cannot decide now" is never an admission: outside the cluster steps it is a wrong
+    /// decision whatever was expected, never a protocol error, and it never passes as a
+    /// re-delivery's answer, even under loose grading.
+    #[test]
+    fn a_deferral_is_a_wrong_decision_and_never_an_admission() {
+        let deferred: DecisionLine = serde_json::from_value(serde_json::json!({
+            "event_id": "e", "publisher_id": "p", "outcome": "deferred", "ale": null,
+            "rejection_reason": null, "rule": null
+        }))
+        .unwrap();
+        let admit = ExpectedDecision {
+            outcome: Outcome::Admitted,
+            rejection_reason: None,
+            reason_named_by_draft: None,
+            rule: None,
+            ..expected_rejection()
+        };
+        for grading in [Grading::Strict, Grading::Loose] {
+            let graded = |e: &ExpectedDecision, x: Expectation| {
+                grade_decision(1, &deferred, e, x, grading)
+                    .err()
+                    .map(|f| f.0)
+            };
+            assert_eq!(
+                graded(&admit, Expectation::Valid),
+                Some(Status::FalseReject)
+            );
+            assert_eq!(
+                graded(&expected_rejection(), Expectation::Acceptable),
+                Some(Status::WrongReason)
+            );
+            assert_eq!(
+                grade_redelivery(0, &deferred, grading).err().map(|f| f.0),
+                Some(Status::FalseReject)
+            );
+        }
+        let with_ale = DecisionLine {
+            ale: Some("ALE-064".into()),
+            ..deferred
+        };
+        assert_eq!(
+            grade_ale(1, &with_ale).err().map(|f| f.0),
+            Some(Status::ProtocolError)
+        );
     }
 }

@@ -65,6 +65,11 @@ pub use scenario::MAX_DECISION_LINE_BYTES;
 // test).
 pub use scenario::{play, Graded, Judge, ReceiverLink, Receivers};
 
+// The cluster profile: a node's link to the shared store (the reference's in-process nodes have
+// one), and the history of a cluster case (its results line's `history`).
+pub use scenario::cluster::history::{Entry as HistoryEntry, What as HistoryWhat};
+pub use scenario::cluster::StoreLink;
+
 // Persistent mode's exchange, for the reference's server and its tests.
 pub use persistent::{
     grade_run_answer, read_run_response, read_start_response, PersistentConfig, PersistentSession,

@@ -205,6 +205,7 @@ impl PersistentSession {
                 failed_as: None,
                 xfail_reason: None,
                 broken_rules: Vec::new(),
+                history: Vec::new(),
                 output: None,
             },
         };
@@ -231,6 +232,7 @@ impl PersistentSession {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
+            history: Vec::new(),
             output: None,
         }
     }

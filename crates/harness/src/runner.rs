@@ -20,6 +20,7 @@ use crate::child::excerpt;
 use crate::grade::{grade_scenario, grade_verdict, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
+use crate::scenario::cluster::{store_address, NodeSetup};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
 
@@ -59,8 +60,11 @@ pub fn run_case_with(
         let mut strays = Strays::None;
         let mut output = None;
         let mut broken_rules = Vec::new();
+        let mut history = Vec::new();
         let (status, mut detail, stderr) = match c.vector.suite {
-            Suite::GrpAdmission => run_scenario(imp, c, &dir, grading, &mut strays),
+            Suite::GrpAdmission => {
+                run_scenario(imp, adapter, c, &dir, grading, &mut strays, &mut history)
+            }
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
                 run_emit(
                     imp,
@@ -87,6 +91,7 @@ pub fn run_case_with(
             failed_as: None,
             xfail_reason: None,
             broken_rules,
+            history,
             output,
         }
     })
@@ -110,6 +115,7 @@ pub(crate) fn adapted(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
+        history: Vec::new(),
         output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
@@ -407,10 +413,12 @@ fn create_state_dir(state: &Path) -> std::io::Result<()> {
 
 fn run_scenario(
     imp: &Implementation,
+    adapter: Option<&Adapter>,
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
     strays: &mut Strays,
+    history: &mut Vec<crate::scenario::cluster::history::Entry>,
 ) -> (Status, String, String) {
     let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
@@ -429,6 +437,8 @@ fn run_scenario(
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let state = crate::dirs::state_root().join(format!("{n}-{}", safe_name(&c.id)));
     let stderr = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut judge = Graded::new(v, grading);
+    let store_addr = store_address(adapter.and_then(|a| a.store_addr.as_deref()));
     let played = (|| {
         let crash = |e: std::io::Error| (Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
@@ -444,9 +454,12 @@ fn run_scenario(
             left_descendants: std::rc::Rc::clone(&left_descendants),
             stderr: std::rc::Rc::clone(&stderr),
             started: 0,
+            nodes: NodeSetup::new(&c.id, store_addr),
         };
-        play(v, &mut receivers, &mut Graded::new(v, grading))
+        play(v, &mut receivers, &mut judge)
     })();
+    let played = judge.conclude(played);
+    *history = std::mem::take(&mut judge.history);
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());

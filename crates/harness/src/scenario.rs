@@ -5,7 +5,10 @@
 //! comparison).
 //!
 //! Adding a step kind is a change to [`agentconf_contract::vector::Step`] and to [`play`] alone;
-//! receivers only start, take lines, give decisions and stop.
+//! receivers only start, take lines, give decisions and stop. The `cluster` profile's steps are
+//! played in [`cluster`].
+
+pub(crate) mod cluster;
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
@@ -17,6 +20,8 @@ use agentconf_contract::decision::{DecisionLine, Outcome};
 use agentconf_contract::exit::EXIT_UNSUPPORTED;
 use agentconf_contract::vector::{CrashPoint, Expectation, ExpectedDecision, Step, Vector};
 
+use self::cluster::history::Entry;
+use self::cluster::{Cluster, NodeSetup, StoreLink};
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
 use crate::grade::{grade_decision, grade_identity, grade_redelivery, Failure, Grading};
 use crate::status::Status;
@@ -39,6 +44,18 @@ pub trait Receivers {
         copies: usize,
     ) -> Result<Vec<Self::Receiver>, Failure> {
         (0..copies).map(|_| self.start(session)).collect()
+    }
+
+    /// Starts receiver node `node` (`n1`, `n2`, …) of a cluster step: a process on its own
+    /// state, with the node's environment. In process, nodes share the one store.
+    fn start_node(&mut self, session: &str, _node: &str) -> Result<Self::Receiver, Failure> {
+        self.start(session)
+    }
+
+    /// Node `node`'s link to the shared store, once the node was started, when the harness
+    /// holds one: without it a `partition` step is not run.
+    fn store_link(&mut self, _node: &str) -> Option<&dyn StoreLink> {
+        None
     }
 }
 
@@ -66,6 +83,23 @@ pub trait ReceiverLink {
     fn no_surplus(&mut self) -> Result<(), Failure> {
         Ok(())
     }
+
+    /// Its decision for the next line, if it comes by `by` (cluster steps wait a bounded time
+    /// while another node is paused). In process it always comes.
+    fn decision_by(&mut self, _by: Instant) -> Result<Option<DecisionLine>, Failure> {
+        self.decision().map(Some)
+    }
+
+    /// Stops it (SIGSTOP to a process's group) once it has taken the line last handed to it.
+    /// In process nothing runs between two calls, so there is nothing to stop.
+    fn pause(&mut self) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    /// Lets a paused receiver go on (SIGCONT).
+    fn resume(&mut self) -> Result<(), Failure> {
+        Ok(())
+    }
 }
 
 /// Who judges each decision.
@@ -90,6 +124,12 @@ pub trait Judge {
     fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
         grade_redelivery(step, got, Grading::Strict)
     }
+
+    /// The history of the scenario's cluster steps, before it is checked.
+    fn history(&mut self, _history: &[Entry]) {}
+
+    /// A step that was not run, and why.
+    fn not_run(&mut self, _step: usize, _why: &str) {}
 }
 
 /// The harness's grading of decisions: strict or loose, as [`grade_decision`] says, for a vector
@@ -97,6 +137,10 @@ pub trait Judge {
 pub struct Graded {
     pub grading: Grading,
     pub expectation: Expectation,
+    /// The cluster steps' history (bounded), for the results line.
+    pub history: Vec<Entry>,
+    /// The steps not run, with why.
+    pub not_run: Vec<(usize, String)>,
 }
 
 impl Graded {
@@ -104,7 +148,26 @@ impl Graded {
         Graded {
             grading,
             expectation: v.expectation,
+            history: Vec::new(),
+            not_run: Vec::new(),
         }
+    }
+
+    /// The scenario's end: a scenario that passed with a step not run is unsupported, not
+    /// passed (what was not run was not tested), and its detail names the step and why.
+    pub fn conclude(&self, played: Result<(), Failure>) -> Result<(), Failure> {
+        played?;
+        let Some((_, why)) = self.not_run.first() else {
+            return Ok(());
+        };
+        let steps: Vec<String> = self.not_run.iter().map(|(s, _)| s.to_string()).collect();
+        Err((
+            Status::Unsupported,
+            format!(
+                "step {} not run: {why}; the steps run passed",
+                steps.join(", ")
+            ),
+        ))
     }
 }
 
@@ -123,6 +186,15 @@ impl Judge for Graded {
 
     fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
         grade_redelivery(step, got, self.grading)
+    }
+
+    fn history(&mut self, history: &[Entry]) {
+        let kept = history.len().min(cluster::MAX_HISTORY_ENTRIES);
+        self.history = history[..kept].to_vec();
+    }
+
+    fn not_run(&mut self, step: usize, why: &str) {
+        self.not_run.push((step, why.to_string()));
     }
 }
 
@@ -157,7 +229,12 @@ pub fn play<R: Receivers>(
             .copied()
             .ok_or_else(|| crash(format!("no event {n}")))
     };
-    let mut current = Some(receivers.start(&session)?);
+    // A scenario that opens with cluster steps starts its nodes there.
+    let mut current = match steps.first() {
+        Some(first) if first.is_cluster() => None,
+        _ => Some(receivers.start(&session)?),
+    };
+    let mut cluster = Cluster::default();
     for (index, step) in steps.iter().enumerate() {
         let expected = v.expected_decisions.iter().find(|e| e.step == index);
         let running = |current: &mut Option<R::Receiver>| {
@@ -243,12 +320,30 @@ pub fn play<R: Receivers>(
                 }
                 current = Some(fresh);
             }
+            Step::NodeRace { .. }
+            | Step::Failover { .. }
+            | Step::Pause { .. }
+            | Step::Partition { .. } => {
+                if let Some(r) = current.take() {
+                    r.stop()?;
+                }
+                let played =
+                    cluster::play_step(step, index, receivers, &session, &events, &mut cluster);
+                // The history so far goes on the results line even when the step failed.
+                judge.history(cluster.history());
+                played?;
+                // Steps after it that are not cluster steps get a receiver on the scenario's
+                // state, as after a `concurrent` step.
+                if steps.get(index + 1).is_some_and(|next| !next.is_cluster()) {
+                    current = Some(receivers.start(&session)?);
+                }
+            }
         }
     }
     if let Some(r) = current.take() {
         r.stop()?;
     }
-    Ok(())
+    cluster.finish(&events, judge)
 }
 
 /// Hands `line` to `r` and reads its decision, whose identity members must match the line.
@@ -334,6 +429,8 @@ pub(crate) struct ProcessReceivers<'a> {
     pub stderr: Rc<RefCell<Vec<u8>>>,
     /// How many receivers were started so far (names them in `stderr`).
     pub started: usize,
+    /// What cluster nodes are started with.
+    pub(crate) nodes: NodeSetup,
 }
 
 impl Receivers for ProcessReceivers<'_> {
@@ -354,15 +451,37 @@ impl Receivers for ProcessReceivers<'_> {
     }
 
     fn start(&mut self, session: &str) -> Result<ProcessReceiver, Failure> {
+        let state = self.state.clone();
+        self.spawn(session, &state, &[])
+    }
+
+    fn start_node(&mut self, session: &str, node: &str) -> Result<ProcessReceiver, Failure> {
+        cluster::start_process_node(self, session, node)
+    }
+
+    fn store_link(&mut self, node: &str) -> Option<&dyn StoreLink> {
+        self.nodes.link(node)
+    }
+}
+
+impl ProcessReceivers<'_> {
+    /// Starts a receiver on `state` with `env` added to its environment.
+    fn spawn(
+        &mut self,
+        session: &str,
+        state: &Path,
+        env: &[(String, String)],
+    ) -> Result<ProcessReceiver, Failure> {
         let call = Call::GrpAdmit {
             revision: self.revision.to_string(),
             session: self.dir.join(session).display().to_string(),
-            state_dir: self.state.display().to_string(),
+            state_dir: state.display().to_string(),
         };
         let mut argv = self.argv.to_vec();
         argv.extend(call.argv());
-        let child = LongLived::spawn(&argv, MAX_DECISION_LINE_BYTES, self.capture_limit)
-            .map_err(|e| (Status::Crash, format!("cannot start the receiver: {e}")))?;
+        let child =
+            LongLived::spawn_with_env(&argv, env, MAX_DECISION_LINE_BYTES, self.capture_limit)
+                .map_err(|e| (Status::Crash, format!("cannot start the receiver: {e}")))?;
         self.started += 1;
         Ok(ProcessReceiver {
             child,
@@ -472,7 +591,14 @@ impl ReceiverLink for ProcessReceiver {
     }
 
     fn decision(&mut self) -> Result<DecisionLine, Failure> {
-        let line = match self.child.read_line(self.deadline) {
+        match self.decision_by(self.deadline)? {
+            Some(d) => Ok(d),
+            None => Err(self.out_of_time("no decision came")),
+        }
+    }
+
+    fn decision_by(&mut self, by: Instant) -> Result<Option<DecisionLine>, Failure> {
+        let line = match self.child.read_line(by.min(self.deadline)) {
             Ok(line) => line,
             Err(LineFailure::TooLong) => {
                 return Err((
@@ -480,6 +606,7 @@ impl ReceiverLink for ProcessReceiver {
                     format!("a decision line is longer than {MAX_DECISION_LINE_BYTES} bytes"),
                 ))
             }
+            Err(LineFailure::Timeout) if by < self.deadline => return Ok(None),
             Err(LineFailure::Timeout) => return Err(self.out_of_time("no decision came")),
             // Its output ended: it exited (89 = unsupported) or died.
             Err(LineFailure::Eof | LineFailure::Io(_)) => {
@@ -497,7 +624,18 @@ impl ReceiverLink for ProcessReceiver {
                 "a decision line is not UTF-8".to_string(),
             )
         })?;
-        DecisionLine::parse(&text).map_err(|e| (Status::ProtocolError, e.to_string()))
+        DecisionLine::parse(&text)
+            .map(Some)
+            .map_err(|e| (Status::ProtocolError, e.to_string()))
+    }
+
+    fn pause(&mut self) -> Result<(), Failure> {
+        cluster::pause(self)
+    }
+
+    fn resume(&mut self) -> Result<(), Failure> {
+        cluster::resume(self);
+        Ok(())
     }
 
     fn stop(mut self) -> Result<(), Failure> {

@@ -1,15 +1,20 @@
 //! The reference as a backend of the harness, called as a library: the same grading as every
 //! other backend, with no spawns and no files for AER-1 cases. GRP receivers share one SQLite
 //! store per scenario, so `restart` reopens the store; they deliver on the caller's thread, except
-//! the copies of a `concurrent` step, which get a thread each and race for real.
+//! the copies of a `concurrent` step, which get a thread each and race for real. The nodes of a
+//! `cluster` step share that store too, each through a link the player can cut: a node cut off
+//! answers `deferred`, as the reference does when its store cannot be reached.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver as Channel, Sender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use agentconf_contract::case::Case;
-use agentconf_contract::decision::DecisionLine;
+use agentconf_contract::decision::{DecisionLine, DecisionOutcome, LineIdentity};
 use agentconf_contract::result::Verdict;
 use agentconf_contract::vector::{CrashPoint, Suite, Vector};
 use agentconf_grp::admission::{Receiver, Revision};
@@ -19,7 +24,7 @@ use agentconf_harness::Backend;
 use agentconf_harness::Status;
 use agentconf_harness::VectorResult;
 use agentconf_harness::{grade_scenario, grade_verdict, Failure, Grading};
-use agentconf_harness::{play, Graded, ReceiverLink, Receivers};
+use agentconf_harness::{play, Graded, HistoryEntry, ReceiverLink, Receivers, StoreLink};
 
 use crate::dispatch::{answer, Answer};
 use crate::emit::{emit_commitment, emit_receipt, emit_timeline};
@@ -42,8 +47,9 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let v = c.vector;
     let mut output = None;
     let mut broken_rules = Vec::new();
+    let mut history = Vec::new();
     let (status, detail) = match v.suite {
-        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading)),
+        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading, &mut history)),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => {
             let made = match v.input_bytes("steps") {
@@ -79,6 +85,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         failed_as: None,
         xfail_reason: None,
         broken_rules,
+        history,
         output,
     }
 }
@@ -111,7 +118,13 @@ fn one_shot(c: &Case<'_>) -> Result<Answer, String> {
 }
 
 /// Plays a GRP scenario against in-process receivers in a fresh directory under `work`.
-fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result<(), Failure> {
+fn scenario(
+    v: &Vector,
+    revision: &str,
+    work: &Path,
+    grading: Grading,
+    history: &mut Vec<HistoryEntry>,
+) -> Result<(), Failure> {
     let name: String =
         v.id.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -119,7 +132,10 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Result
     // One directory per case: a vector runs once per revision, maybe on two workers at once.
     let dir = work.join(format!("inprocess-{name}-{revision}"));
     let mut receivers = ThreadReceivers::new(v, revision, &dir)?;
-    let result = play(v, &mut receivers, &mut Graded::new(v, grading));
+    let mut judge = Graded::new(v, grading);
+    let played = play(v, &mut receivers, &mut judge);
+    let result = judge.conclude(played);
+    *history = std::mem::take(&mut judge.history);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -131,6 +147,22 @@ pub struct ThreadReceivers<'v> {
     /// Their `STATE_DIR`: emptied here, so the first receiver creates the store in it, as a
     /// receiver process does in the empty directory the harness gives it.
     dir: PathBuf,
+    /// Each cluster node's link to the store, by node name.
+    links: BTreeMap<String, NodeLink>,
+}
+
+/// A cluster node's link to the shared store: while it is cut the node cannot consult its
+/// admission state.
+#[derive(Clone, Default)]
+pub struct NodeLink(Arc<AtomicBool>);
+
+impl StoreLink for NodeLink {
+    fn cut(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    fn heal(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 impl<'v> ThreadReceivers<'v> {
@@ -145,6 +177,7 @@ impl<'v> ThreadReceivers<'v> {
             vector: v,
             revision,
             dir: dir.to_path_buf(),
+            links: BTreeMap::new(),
         })
     }
 }
@@ -171,7 +204,22 @@ impl Receivers for ThreadReceivers<'_> {
         Ok(ThreadReceiver::Direct {
             receiver: Box::new(self.receiver(session)?),
             pending: Vec::new(),
+            link: None,
         })
+    }
+
+    /// A node on the caller's thread, on the one store, through the node's link.
+    fn start_node(&mut self, session: &str, node: &str) -> Result<ThreadReceiver, Failure> {
+        let link = self.links.entry(node.to_string()).or_default().clone();
+        Ok(ThreadReceiver::Direct {
+            receiver: Box::new(self.receiver(session)?),
+            pending: Vec::new(),
+            link: Some(link),
+        })
+    }
+
+    fn store_link(&mut self, node: &str) -> Option<&dyn StoreLink> {
+        self.links.get(node).map(|l| l as &dyn StoreLink)
     }
 
     /// Copies of a `concurrent` step each on their own thread, so they race for the store.
@@ -194,6 +242,8 @@ pub enum ThreadReceiver {
         /// the threaded variant.
         receiver: Box<Receiver<BoxedStore>>,
         pending: Vec<Vec<u8>>,
+        /// A cluster node's link to the store.
+        link: Option<NodeLink>,
     },
     /// A thread that delivers each line as soon as it is handed over.
     Threaded {
@@ -208,6 +258,21 @@ fn decided(receiver: &Receiver<BoxedStore>, line: &[u8]) -> Result<DecisionLine,
     let d = receiver.deliver(line).map_err(|e| e.to_string())?;
     let value = serde_json::to_value(&d).map_err(|e| e.to_string())?;
     serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+/// "Cannot decide now" for `line`: its store is out of reach.
+fn deferred(line: &[u8]) -> DecisionLine {
+    let id = LineIdentity::of(line);
+    DecisionLine {
+        event_id: id.event_id.flatten(),
+        publisher_id: id.publisher_id.flatten(),
+        outcome: DecisionOutcome::Deferred,
+        ale: None,
+        rejection_reason: None,
+        rule: None,
+        member: None,
+        message: Some("the admission store cannot be reached".into()),
+    }
 }
 
 impl ThreadReceiver {
@@ -245,11 +310,18 @@ impl ReceiverLink for ThreadReceiver {
 
     fn decision(&mut self) -> Result<DecisionLine, Failure> {
         match self {
-            ThreadReceiver::Direct { receiver, pending } => {
+            ThreadReceiver::Direct {
+                receiver,
+                pending,
+                link,
+            } => {
                 if pending.is_empty() {
                     return Err((Status::Crash, "no event line was handed over".into()));
                 }
                 let line = pending.remove(0);
+                if link.as_ref().is_some_and(|l| l.0.load(Ordering::SeqCst)) {
+                    return Ok(deferred(&line));
+                }
                 decided(receiver, &line).map_err(|e| (Status::Crash, e))
             }
             ThreadReceiver::Threaded { decisions, .. } => match decisions.recv() {
@@ -285,7 +357,9 @@ impl ThreadReceiver {
     /// cannot be killed; the process receivers are, with SIGKILL.)
     fn abandon(&mut self) {
         match self {
-            ThreadReceiver::Direct { receiver, pending } => {
+            ThreadReceiver::Direct {
+                receiver, pending, ..
+            } => {
                 for line in pending.drain(..) {
                     let _ = receiver.deliver(&line);
                 }

@@ -156,6 +156,7 @@ fn rerun_args(
         .map(|p| match p.as_str() {
             "durable" => Ok(ProfileArg::Durable),
             "atomic" => Ok(ProfileArg::Atomic),
+            "cluster" => Ok(ProfileArg::Cluster),
             other => Err(format!("{name} claims an unknown profile {other:?}").into()),
         })
         .collect::<Result<Vec<_>>>()?;

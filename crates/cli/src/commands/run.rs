@@ -125,11 +125,11 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         ),
         None => implementation(args)?,
     };
-    // The reference claims both GRP capability profiles unless told otherwise.
+    // The reference claims the GRP capability profiles it has unless told otherwise.
     let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
         a.profiles.clone()
     } else if args.command.is_empty() && adapter.is_none() && args.profiles.is_empty() {
-        vec!["durable".to_string(), "atomic".to_string()]
+        reference_profiles(argv.is_empty())
     } else {
         args.profiles
             .iter()
@@ -277,6 +277,18 @@ fn name_of(argv: &[String]) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .or_else(|| argv.first().cloned())
         .unwrap_or_default()
+}
+
+/// The reference's own claims: `durable` and `atomic`, and `cluster` in process (its nodes share
+/// one store) or when its processes are given a shared store (`AGENTCONF_GRP_STORE`): without
+/// one each node process keeps its admitted set in its own STATE_DIR, which the cluster vectors
+/// fail, as they must.
+fn reference_profiles(in_process: bool) -> Vec<String> {
+    let mut profiles = vec!["durable".to_string(), "atomic".to_string()];
+    if in_process || std::env::var_os("AGENTCONF_GRP_STORE").is_some() {
+        profiles.push("cluster".to_string());
+    }
+    profiles
 }
 
 /// The command to run and the name to report.

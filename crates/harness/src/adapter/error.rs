@@ -175,6 +175,8 @@ pub enum Problem {
     /// An error map scoped to something that is not an AER-1 operation.
     NotAnErrorMapOperation(String),
     UnknownProfile(String),
+    /// `[grp] store_addr` that is not `HOST:PORT`.
+    StoreAddress(String),
     /// A vector id that was renamed; `now` is its new name.
     RetiredId {
         key: &'static str,
@@ -406,8 +408,14 @@ impl fmt::Display for Problem {
             ),
             Problem::UnknownProfile(p) => write!(
                 f,
-                "unknown profile \"{}\"; the profiles are durable, atomic",
+                "unknown profile \"{}\"; the profiles are durable, atomic, cluster",
                 shown(p)
+            ),
+            Problem::StoreAddress(a) => write!(
+                f,
+                "store_addr \"{}\" is not HOST:PORT (the address of the store the receiver's \
+                 cluster nodes share)",
+                shown(a)
             ),
             Problem::RetiredId { key, id, now } => write!(
                 f,

@@ -51,6 +51,8 @@ pub struct Adapter {
     pub command: Vec<String>,
     /// The GRP capability profiles the tool claims.
     pub profiles: Vec<String>,
+    /// `[grp] store_addr`: `HOST:PORT` of the store its cluster nodes share.
+    pub store_addr: Option<String>,
     /// Substrings of standard error that mean the tool crashed, whatever its exit status.
     pub crash_on_stderr: Vec<String>,
     operations: Vec<(Operation, OperationSpec)>,

@@ -43,6 +43,15 @@ struct File {
     skip: Vec<Spanned<ListedTable>>,
     #[serde(default)]
     xfail: Vec<Spanned<ListedTable>>,
+    grp: Option<GrpTable>,
+}
+
+/// `[grp]`: what the harness needs to know of a GRP receiver beyond its operation.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrpTable {
+    /// `HOST:PORT` of the store the receiver's cluster nodes share (CONTRACT.md 12.5).
+    store_addr: Option<Text>,
 }
 
 #[derive(Deserialize)]
@@ -142,6 +151,9 @@ pub(super) fn parse(
     let mut mistakes = Mistakes::default();
 
     let profiles = profiles(&file.profiles, &lines, &mut mistakes);
+    let store_addr = (file.grp.as_ref())
+        .and_then(|g| g.store_addr.as_ref())
+        .and_then(|a| store_addr(a, &lines, &mut mistakes));
     let crash_on_stderr = crash_patterns(&file.crash_on_stderr, &lines, &mut mistakes);
     let mut operations = Vec::new();
     for (name, table) in &file.operations {
@@ -183,6 +195,7 @@ pub(super) fn parse(
         name: file.name,
         command: file.command,
         profiles,
+        store_addr,
         crash_on_stderr,
         operations,
         exit_codes,
@@ -196,13 +209,27 @@ pub(super) fn parse(
 fn profiles(list: &[Text], lines: &Lines<'_>, mistakes: &mut Mistakes) -> Vec<String> {
     let mut out = Vec::new();
     for p in list {
-        if matches!(p.get_ref().as_str(), "durable" | "atomic") {
+        if matches!(p.get_ref().as_str(), "durable" | "atomic" | "cluster") {
             out.push(p.get_ref().clone());
         } else {
             mistakes.add(lines.of(p), Problem::UnknownProfile(p.get_ref().clone()));
         }
     }
     out
+}
+
+/// `HOST:PORT`, the port a number: the address the harness's proxies forward to.
+fn store_addr(addr: &Text, lines: &Lines<'_>, mistakes: &mut Mistakes) -> Option<String> {
+    let text = addr.get_ref();
+    let well_formed = text
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+    if well_formed {
+        Some(text.clone())
+    } else {
+        mistakes.add(lines.of(addr), Problem::StoreAddress(text.clone()));
+        None
+    }
 }
 
 fn crash_patterns(list: &[Text], lines: &Lines<'_>, mistakes: &mut Mistakes) -> Vec<String> {

@@ -198,6 +198,9 @@ fn mistakes_name_their_line() {
         ("[operations.aer1-timeline]\nargv = [\"{timeline}\"]", 2, |p| {
             matches!(p, Problem::MissingValue { placeholder: Placeholder::Revision, .. })
         }),
+        ("profiles = [\"cluster\"]\n[grp]\nstore_addr = \"db\"", 3, |p| {
+            matches!(p, Problem::StoreAddress(a) if a == "db")
+        }),
         (
             "[operations.aer1-timeline]\nargv = [\"{timeline}\"]\nrevisions = [\"06\", \"09\"]",
             2,
@@ -638,4 +641,15 @@ fn every_mistake_is_reported_in_one_pass() {
     // In persistent mode the one-shot parts are listed with them.
     let persistent = Adapter::parse_for(text, &known(), Mode::Persistent).unwrap_err();
     assert_eq!(persistent.all().len(), expected.len() + 4, "{persistent}");
+}
+
+/// `cluster` is a profile, and `[grp] store_addr` the address its nodes' proxies forward to.
+#[test]
+fn a_cluster_receiver_names_its_store() {
+    let text = "profiles = [\"cluster\"]\n[grp]\nstore_addr = \"127.0.0.1:5432\"\n";
+    let a = Adapter::parse(text, &BTreeSet::new()).expect("adapter");
+    assert_eq!(a.profiles, ["cluster"]);
+    assert_eq!(a.store_addr.as_deref(), Some("127.0.0.1:5432"));
+    let none = Adapter::parse("profiles = [\"cluster\"]\n", &BTreeSet::new()).expect("adapter");
+    assert_eq!(none.store_addr, None);
 }

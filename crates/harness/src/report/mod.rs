@@ -28,6 +28,7 @@ mod format;
 pub mod html;
 mod json;
 mod junit;
+mod lanes;
 pub mod markdown;
 pub(crate) mod page;
 mod text;

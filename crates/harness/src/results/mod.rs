@@ -132,6 +132,10 @@ pub struct ResultLine {
     /// of its vector, as it was then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_rules: Vec<String>,
+    /// For a GRP case with cluster steps: what each node was handed and decided, and the faults
+    /// made, in order (bounded). Absent otherwise, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<crate::scenario::cluster::history::Entry>,
 }
 
 impl ResultLine {
@@ -144,6 +148,7 @@ impl ResultLine {
             failed_as: r.failed_as,
             xfail_reason: r.xfail_reason,
             broken_rules: r.broken_rules.iter().map(|r| r.id().to_string()).collect(),
+            history: r.history,
             ..ResultLine::describing(c)
         }
     }
@@ -175,6 +180,7 @@ impl ResultLine {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
+            history: Vec::new(),
         }
     }
 }
