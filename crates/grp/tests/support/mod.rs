@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+pub mod postgres;
+
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::derive_signing_key;

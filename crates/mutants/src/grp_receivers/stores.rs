@@ -110,14 +110,14 @@ impl FileStore {
     ) -> Result<bool, StoreError> {
         self.path(session, publisher, event)
             .try_exists()
-            .map_err(|e| StoreError(e.to_string()))
+            .map_err(|e| StoreError::new(e.to_string()))
     }
 }
 
 impl AdmissionStore for FileStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
         let path = self.path(session, publisher, event);
-        let err = |e: io::Error| StoreError(format!("{}: {e}", path.display()));
+        let err = |e: io::Error| StoreError::new(format!("{}: {e}", path.display()));
         if self.recording == Recording::Atomic {
             return match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(_) => Ok(Admission::Admitted),
@@ -153,7 +153,7 @@ impl AdmissionStore for FileStore {
         Ok(Vec::new())
     }
     fn count(&self, _: &str) -> Result<u64, StoreError> {
-        let entries = fs::read_dir(&self.dir).map_err(|e| StoreError(e.to_string()))?;
+        let entries = fs::read_dir(&self.dir).map_err(|e| StoreError::new(e.to_string()))?;
         Ok(entries.count() as u64)
     }
     fn close_session(&self, _: &str) -> Result<u64, StoreError> {
@@ -199,10 +199,7 @@ impl FlushAtExit {
 
 impl AdmissionStore for FlushAtExit {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        let mut pairs = self
-            .pairs
-            .lock()
-            .map_err(|_| StoreError("poisoned".into()))?;
+        let mut pairs = self.pairs.lock().map_err(|_| StoreError::new("poisoned"))?;
         Ok(if pairs.insert(Self::key(session, publisher, event)) {
             Admission::Admitted
         } else {
@@ -213,10 +210,7 @@ impl AdmissionStore for FlushAtExit {
         Ok(())
     }
     fn pending(&self, _: &str) -> Result<Vec<(String, String)>, StoreError> {
-        let pairs = self
-            .pairs
-            .lock()
-            .map_err(|_| StoreError("poisoned".into()))?;
+        let pairs = self.pairs.lock().map_err(|_| StoreError::new("poisoned"))?;
         Ok(pairs.iter().map(|k| (k.clone(), String::new())).collect())
     }
     fn count(&self, _: &str) -> Result<u64, StoreError> {
