@@ -252,12 +252,12 @@ impl Decision {
 }
 
 impl Decision {
-    /// The decision for an event that passed every check but whose admission could not be
-    /// decided because the store was unreachable (`error`).
-    pub fn deferred(event: &ChangeEvent, error: &StoreError) -> Decision {
+    /// The decision for an event (its pair `identity`) that passed every check but whose
+    /// admission could not be decided because the store was unreachable (`error`).
+    pub fn deferred(identity: &Identity, error: &StoreError) -> Decision {
         Decision {
-            event_id: Some(event.event_id.clone()),
-            publisher_id: Some(event.publisher_id.clone()),
+            event_id: identity.event_id.clone(),
+            publisher_id: identity.publisher_id.clone(),
             outcome: Outcome::Deferred,
             ale: None,
             rejection_reason: None,
@@ -431,7 +431,7 @@ impl<S: AdmissionStore> Receiver<S> {
                 Ok(Ok(Passed::Checked)) => {}
                 Ok(Ok(Passed::Recorded)) => recorded = true,
                 Ok(Err(e)) => return Ok(reject(e)),
-                Err(e) if e.is_unreachable() => return Ok(Decision::deferred(&event, &e)),
+                Err(e) if e.is_unreachable() => return Ok(Decision::deferred(&identity, &e)),
                 Err(e) => return Err(e),
             }
         }

@@ -55,10 +55,26 @@ impl AdmissionStore for Rekeyed {
     }
 }
 
-/// The window between look-up and insert of the non-atomic store, on a process's first
+/// The window between look-up and insert of the non-atomic stores, on a process's first
 /// admission (when concurrent copies race) and afterwards.
 const RACE_WINDOW_FIRST: Duration = Duration::from_millis(100);
 const RACE_WINDOW_LATER: Duration = Duration::from_millis(1);
+
+/// Waits out the race window: [`RACE_WINDOW_FIRST`] the first time (`first` is then cleared),
+/// [`RACE_WINDOW_LATER`] after.
+pub fn widen(first: &AtomicBool) {
+    std::thread::sleep(if first.swap(false, Ordering::Relaxed) {
+        RACE_WINDOW_FIRST
+    } else {
+        RACE_WINDOW_LATER
+    });
+}
+
+/// A store whose pairs can be looked up without recording one (the mutants that decide on a
+/// look-up).
+pub trait PairLookup: AdmissionStore {
+    fn contains(&self, session: &str, publisher: &str, event: &str) -> Result<bool, StoreError>;
+}
 
 /// How a [`FileStore`] records a pair.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -101,13 +117,10 @@ impl FileStore {
         );
         self.dir.join(hex::lower(&sha256(key.as_bytes())))
     }
+}
 
-    pub fn contains(
-        &self,
-        session: &str,
-        publisher: &str,
-        event: &str,
-    ) -> Result<bool, StoreError> {
+impl PairLookup for FileStore {
+    fn contains(&self, session: &str, publisher: &str, event: &str) -> Result<bool, StoreError> {
         self.path(session, publisher, event)
             .try_exists()
             .map_err(|e| StoreError::new(e.to_string()))
@@ -130,11 +143,7 @@ impl AdmissionStore for FileStore {
             return Ok(Admission::Duplicate);
         }
         if self.recording == Recording::Widened {
-            std::thread::sleep(if self.first.swap(false, Ordering::Relaxed) {
-                RACE_WINDOW_FIRST
-            } else {
-                RACE_WINDOW_LATER
-            });
+            widen(&self.first);
         }
         if self.recording == Recording::Racy {
             let temp = path.with_extension(format!("tmp-{}", std::process::id()));
