@@ -187,10 +187,6 @@ fn racing_nodes_admit_once_unless_the_insert_comes_apart() {
             admissions.iter().all(|&n| n >= 1),
             "{mutant}: {admissions:?}"
         );
-        assert_eq!(
-            admissions.contains(&2),
-            twice,
-            "{mutant}: {admissions:?}"
-        );
+        assert_eq!(admissions.contains(&2), twice, "{mutant}: {admissions:?}");
     }
 }
