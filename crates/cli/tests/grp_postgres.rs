@@ -15,20 +15,12 @@ use std::process::{Command, Stdio};
 
 use agentconf_corpus::grp::common::{session_json, Fixture, P3_ID};
 use agentconf_grp::event::PublisherType;
-use agentconf_grp::store::TestServer;
 use serde_json::Value;
 
-/// The server's URL; `None` (after one loud line) when there is none and none is required.
-fn server(test: &str) -> Option<String> {
-    match TestServer::from_env() {
-        TestServer::At(url) => Some(url),
-        TestServer::Skip(why) => {
-            eprintln!("SKIPPED {test}: {why}");
-            None
-        }
-        TestServer::Missing(why) => panic!("{test}: {why}"),
-    }
-}
+#[path = "../../grp/tests/support/postgres_server.rs"]
+mod postgres_server;
+
+use postgres_server::{as_node, server, unique};
 
 /// A scenario: its directory (removed on drop), session file, signed events and cluster token.
 struct Cluster {
@@ -41,11 +33,7 @@ struct Cluster {
 
 impl Cluster {
     fn new(label: &str, url: String) -> Cluster {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let token = format!("{label}-{}-{nanos}", std::process::id());
+        let token = unique(label);
         let dir = std::env::temp_dir().join(format!("agentconf-grp-postgres-{token}"));
         std::fs::create_dir_all(&dir).unwrap();
         let fixture = Fixture::new("grp-postgres");
@@ -74,16 +62,10 @@ impl Cluster {
         let mut command = Command::new(env!("CARGO_BIN_EXE_agentconf"));
         command
             .args(args)
-            .env("AGENTCONF_GRP_STORE", &self.url)
-            .env("AGENTCONF_CLUSTER", &self.token)
-            .env("AGENTCONF_NODE", node)
-            .env_remove("AGENTCONF_STORE_ADDR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if let Some(addr) = addr {
-            command.env("AGENTCONF_STORE_ADDR", addr);
-        }
+        as_node(&mut command, &self.url, &self.token, node, addr);
         let mut child = command.spawn().expect("run agentconf");
         let mut input = child.stdin.take().unwrap();
         input

@@ -14,7 +14,8 @@ use agentconf_grp::store::{
 
 mod support;
 
-use support::postgres::{address, in_schema, run_sql, server, unique, Proxy};
+use support::postgres::{address, in_schema, run_sql, Proxy};
+use support::postgres_server::{server, unique};
 
 /// Opens a store at `url` for cluster `cluster`, reached at `addr` when given.
 fn store_at(

@@ -24,7 +24,7 @@ use crate::Outcome;
 mod cluster;
 mod stores;
 
-use cluster::{shared_store, LocalFallback, LookupThenInsert};
+use cluster::{shared_store, Defect, Misused};
 use stores::{widen, FileStore, FlushAtExit, PairLookup, Recording, Rekeyed};
 
 /// One deliberate defect of a receiver.
@@ -302,13 +302,15 @@ impl MutantStore {
             return Ok(None);
         };
         Ok(Some(match m {
-            GrpMutant::LookupThenInsert => MutantStore::Any(Box::new(LookupThenInsert {
+            GrpMutant::LookupThenInsert => MutantStore::Any(Box::new(Misused {
                 shared,
-                first: AtomicBool::new(true),
+                defect: Defect::LookupThenInsert {
+                    first: AtomicBool::new(true),
+                },
             })),
-            GrpMutant::LocalFallback => MutantStore::Any(Box::new(LocalFallback {
+            GrpMutant::LocalFallback => MutantStore::Any(Box::new(Misused {
                 shared,
-                local: local()?,
+                defect: Defect::LocalFallback { local: local()? },
             })),
             _ => MutantStore::Lookup(Box::new(shared)),
         }))

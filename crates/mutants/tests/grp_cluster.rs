@@ -9,8 +9,12 @@ use std::process::{Child, Command, Stdio};
 
 use agentconf_corpus::grp::common::{session_json, Fixture, P3_ID};
 use agentconf_grp::event::PublisherType;
-use agentconf_grp::store::TestServer;
 use serde_json::Value;
+
+#[path = "../../grp/tests/support/postgres_server.rs"]
+mod postgres_server;
+
+use postgres_server::{as_node, server, unique};
 
 /// One scenario's session, events, directory (removed on drop) and cluster token.
 struct Cluster {
@@ -22,19 +26,8 @@ struct Cluster {
 
 impl Cluster {
     fn new(test: &str, label: &str) -> Option<Cluster> {
-        let url = match TestServer::from_env() {
-            TestServer::At(url) => url,
-            TestServer::Skip(why) => {
-                eprintln!("SKIPPED {test}: {why}");
-                return None;
-            }
-            TestServer::Missing(why) => panic!("{test}: {why}"),
-        };
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let token = format!("mutant-{label}-{}-{nanos}", std::process::id());
+        let url = server(test)?;
+        let token = unique(&format!("mutant-{label}"));
         let dir = std::env::temp_dir().join(format!("agentconf-{token}"));
         std::fs::create_dir_all(&dir).unwrap();
         let fixture = Fixture::new("grp-cluster-mutants");
@@ -61,16 +54,10 @@ impl Cluster {
             .args([mutant, "grp-admit", "01"])
             .arg(self.dir.join("session.json"))
             .arg(self.dir.join(node))
-            .env("AGENTCONF_GRP_STORE", &self.url)
-            .env("AGENTCONF_CLUSTER", &self.token)
-            .env("AGENTCONF_NODE", node)
-            .env_remove("AGENTCONF_STORE_ADDR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        if let Some(addr) = addr {
-            command.env("AGENTCONF_STORE_ADDR", addr);
-        }
+        as_node(&mut command, &self.url, &self.token, node, addr);
         command.spawn().expect("run agentconf-mutant")
     }
 

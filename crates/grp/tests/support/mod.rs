@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 pub mod postgres;
+pub mod postgres_server;
 
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};

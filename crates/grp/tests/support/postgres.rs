@@ -5,30 +5,6 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use agentconf_grp::store::TestServer;
-
-/// The server's URL; `None` (after one loud line) when there is none and none is required.
-pub fn server(test: &str) -> Option<String> {
-    match TestServer::from_env() {
-        TestServer::At(url) => Some(url),
-        TestServer::Skip(why) => {
-            eprintln!("SKIPPED {test}: {why}");
-            None
-        }
-        TestServer::Missing(why) => panic!("{test}: {why}"),
-    }
-}
-
-/// A token no other test run uses (a cluster token, a schema name).
-pub fn unique(label: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{label}_{}_{nanos}", std::process::id())
-}
 
 /// `url` with its tables in the schema `schema` (created here), apart from every other test's.
 pub fn in_schema(url: &str, schema: &str) -> String {

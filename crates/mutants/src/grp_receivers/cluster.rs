@@ -28,67 +28,53 @@ impl PairLookup for PostgresStore {
     }
 }
 
-/// The shared store, a pair looked up and then inserted as if there were no unique key: the
-/// decision is the look-up's, whatever the insert finds. Two nodes that look the same pair up
-/// before either inserts it both admit it. The window between look-up and insert is widened as
-/// the file store's is (`stores::widen`), so that copies delivered at once to two nodes fall in it.
-pub struct LookupThenInsert {
+/// The shared store with one of two defects in how a pair is admitted; the rest (pending
+/// hand-offs, counts, closing a session) is the shared store's.
+pub struct Misused {
     pub shared: PostgresStore,
-    pub first: AtomicBool,
+    pub defect: Defect,
 }
 
-impl AdmissionStore for LookupThenInsert {
-    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        if self.shared.contains(session, publisher, event)? {
-            return Ok(Admission::Duplicate);
-        }
-        widen(&self.first);
-        // The defect: the insert's own answer (a duplicate, when another node got there first)
-        // is not read.
-        self.shared.admit(session, publisher, event)?;
-        Ok(Admission::Admitted)
-    }
-    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
-        self.shared.handed_off(session, publisher, event)
-    }
-    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
-        self.shared.pending(session)
-    }
-    fn count(&self, session: &str) -> Result<u64, StoreError> {
-        self.shared.count(session)
-    }
-    fn close_session(&self, session: &str) -> Result<u64, StoreError> {
-        self.shared.close_session(session)
-    }
-    fn is_durable(&self) -> bool {
-        true
-    }
+/// How a [`Misused`] store admits.
+pub enum Defect {
+    /// A pair looked up and then inserted as if there were no unique key: the decision is the
+    /// look-up's, whatever the insert finds. Two nodes that look the same pair up before either
+    /// inserts it both admit it. The window between look-up and insert is widened as the file
+    /// store's is (`stores::widen`), so that copies delivered at once to two nodes fall in it.
+    LookupThenInsert { first: AtomicBool },
+    /// The node's own SQLite store in its `STATE_DIR` for when the database cannot be reached: a
+    /// cut link admits against this node's pairs alone, so a copy another node admitted (or this
+    /// node admits again after healing) is admitted twice.
+    LocalFallback { local: BoxedStore },
 }
 
-/// The shared store, and the node's own SQLite store in its `STATE_DIR` for when the database
-/// cannot be reached: a cut link admits against this node's pairs alone, so a copy another node
-/// admitted (or this node admits again after healing) is admitted twice.
-pub struct LocalFallback {
-    pub shared: PostgresStore,
-    pub local: BoxedStore,
-}
-
-impl LocalFallback {
-    /// `op` on the shared store, or on the local one when the shared one is unreachable.
+impl Misused {
+    /// `op` on the shared store, or (local fallback) on the local one when the shared one is
+    /// unreachable.
     fn either<T>(
         &self,
         op: impl Fn(&dyn AdmissionStore) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        match op(&self.shared) {
-            Err(e) if e.is_unreachable() => op(self.local.as_ref()),
-            done => done,
+        match (op(&self.shared), &self.defect) {
+            (Err(e), Defect::LocalFallback { local }) if e.is_unreachable() => op(local.as_ref()),
+            (done, _) => done,
         }
     }
 }
 
-impl AdmissionStore for LocalFallback {
+impl AdmissionStore for Misused {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        self.either(|store| store.admit(session, publisher, event))
+        let Defect::LookupThenInsert { first } = &self.defect else {
+            return self.either(|store| store.admit(session, publisher, event));
+        };
+        if self.shared.contains(session, publisher, event)? {
+            return Ok(Admission::Duplicate);
+        }
+        widen(first);
+        // The defect: the insert's own answer (a duplicate, when another node got there first)
+        // is not read.
+        self.shared.admit(session, publisher, event)?;
+        Ok(Admission::Admitted)
     }
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
         self.either(|store| store.handed_off(session, publisher, event))
