@@ -212,8 +212,10 @@ fn an_unreachable_store_defers_and_admits_nothing() {
     proxy.heal();
     assert_eq!(node.admit("s", "p", "e").unwrap(), Admission::Duplicate);
     assert_eq!(node.admit("s", "p", "e2").unwrap(), Admission::Admitted);
-    // Stalled: the round trip is bounded, then the same.
+    // Stalled: the statement on the live connection is bounded, and so is the new connection
+    // the next call makes; then the same.
     proxy.stall();
+    assert!(node.admit("s", "p", "e3").unwrap_err().is_unreachable());
     assert!(node.admit("s", "p", "e3").unwrap_err().is_unreachable());
     proxy.heal();
     assert_eq!(node.admit("s", "p", "e3").unwrap(), Admission::Admitted);

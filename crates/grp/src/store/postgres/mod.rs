@@ -33,9 +33,10 @@ pub use target::{ClusterEnv, PostgresTarget, TargetError};
 /// The schema version this build reads and creates (`agentconf_grp_schema`).
 pub const SCHEMA_VERSION: i32 = 1;
 
-/// The longest any one database round trip (connecting, or one statement) may take before the
-/// store is taken as unreachable: short enough that a cut link gives `deferred` well inside a
-/// harness's deadline, long enough for a loaded server.
+/// The longest any one database round trip (connecting with its setup and schema check, or one
+/// statement) may take before the store is taken as unreachable: short enough that a cut link
+/// gives `deferred` well inside a harness's deadline (at most two limits per line: a connection,
+/// then the admission), long enough for a loaded server.
 pub const ROUND_TRIP_LIMIT: Duration = Duration::from_secs(3);
 
 /// The tables, created together under an advisory lock so that nodes starting at once on an
@@ -190,9 +191,14 @@ impl PostgresStore {
             .create
             .lock()
             .map_err(|_| database("poisoned by a panic".into()))?;
+        // The whole setup within the one limit too, not one limit per round trip of it.
         let client = link
             .runtime
-            .block_on(self.open_connection(*create))
+            .block_on(async {
+                tokio::time::timeout(ROUND_TRIP_LIMIT, self.open_connection(*create))
+                    .await
+                    .unwrap_or(Err(Opened::TimedOut))
+            })
             .map_err(|e| self.open_error(e))?;
         // The schema is there now: a later connection that finds none finds it removed.
         *create = Create::Never;
