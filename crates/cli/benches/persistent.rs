@@ -27,11 +27,11 @@ use std::time::{Duration, Instant};
 use agentconf_contract::call::Call;
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Suite, Vector};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::materialize::write_inputs;
-use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
-use agentconf_harness::runner::{run_case, Implementation};
-use agentconf_harness::status::Status;
+use agentconf_harness::write_inputs;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{run_case, Implementation};
+use agentconf_harness::{PersistentConfig, PersistentSession};
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -117,7 +117,7 @@ fn main() {
     let reference = Implementation {
         argv: vec![env!("CARGO_BIN_EXE_agentconf").into(), "impl".into()],
         timeout: Duration::from_secs(30),
-        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+        capture_limit: agentconf_harness::DEFAULT_CAPTURE_BYTES,
         profiles: vec![],
     };
     let calls: Vec<Vec<String>> = prepared

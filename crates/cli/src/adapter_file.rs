@@ -4,8 +4,7 @@
 
 use agentconf_harness::adapter::{Adapter, Mode};
 
-use crate::commands::to_stderr;
-use crate::error::Result;
+use crate::error::{to_stderr, Result};
 
 /// An adapter file's name for messages, its text (bounded, UTF-8) and the SHA-256 the results
 /// header records for it.

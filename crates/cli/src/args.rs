@@ -143,7 +143,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds (the implementation's whole process group is killed).
-    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+    #[arg(long, default_value_t = agentconf_harness::DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Stop at the first unexpected result.
@@ -200,7 +200,7 @@ pub struct MatrixArgs {
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds.
-    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+    #[arg(long, default_value_t = agentconf_harness::DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
 }
@@ -634,7 +634,7 @@ pub struct ClaimVerifyArgs {
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds.
-    #[arg(long, default_value_t = agentconf_harness::process::DEFAULT_TIMEOUT_SECS,
+    #[arg(long, default_value_t = agentconf_harness::DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Where to write the new results file.

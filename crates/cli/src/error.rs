@@ -4,11 +4,11 @@
 //! a usage mistake is its sentence.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Write};
 
 use agentconf_harness::results::{Incomplete, ReadError, WriteError};
-use agentconf_harness::run::WriteFailure;
-use agentconf_harness::session::RunError;
+use agentconf_harness::RunError;
+use agentconf_harness::WriteFailure;
 
 use crate::input::InputError;
 
@@ -110,3 +110,9 @@ impl From<RunError> for Error {
 
 /// What a command returns.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Writes a message to standard error. A closed or full standard error is ignored: the exit code
+/// still says what happened, and `eprintln!` would panic instead.
+pub fn to_stderr(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}

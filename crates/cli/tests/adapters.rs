@@ -8,7 +8,7 @@ use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agentconf_harness::results::{parse, ResultLine, ResultsFile};
-use agentconf_harness::status::Status;
+use agentconf_harness::Status;
 
 /// A directory per test, removed on drop.
 struct Scratch {

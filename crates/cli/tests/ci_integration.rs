@@ -137,7 +137,7 @@ fn fixtures() -> &'static Fixtures {
 fn report_require_exits_by_the_verdict_level() {
     let f = fixtures();
     // (file, its verdict, the exit with no --require, (level, exit) at the edges of the order:
-    // the rest follows from `Verdict::at_least`, unit-tested in the harness).
+    // the rest follows from `RunVerdict::at_least`, unit-tested in the harness).
     type Row = (
         &'static str,
         &'static str,
@@ -387,7 +387,8 @@ fn ci_step_on_a_failing_implementation_writes_everything_and_fails() {
 /// A run interrupted midway (here by the implementation itself, which sends SIGINT to agentconf,
 /// its parent, at its fifth call: as Ctrl-C or a CI timeout would) is published, but the step
 /// exits 130, with or without exit-zero: its PARTIAL would otherwise pass the default
-/// `require: partial` with most of the corpus never run.
+/// `require: partial` with most of the corpus never run. (In a PID namespace of its own an
+/// implementation cannot see agentconf, so this one runs in a process group only.)
 #[test]
 fn ci_step_fails_an_interrupted_run_and_publishes_it() {
     let dir = temp_dir("step-interrupted");
@@ -412,6 +413,7 @@ fn ci_step_fails_an_interrupted_run_and_publishes_it() {
                 ("AGENTCONF_COMMAND", command.as_str()),
                 ("AGENTCONF_ARGS", "--include aer1/timeline/ --jobs 1"),
                 ("AGENTCONF_EXIT_ZERO", exit_zero),
+                ("AGENTCONF_CONTAINMENT", "process-group"),
             ],
         );
         let context = format!("exit-zero {exit_zero}");

@@ -1066,3 +1066,101 @@ fn a_receiver_started_after_the_journal_was_removed_admits_nothing_twice() {
     assert_admitted(&third.send(&events[100]), "evt-100");
     third.finish();
 }
+
+// ---------------------------------------------------------------------------------------------
+// h. What the harness makes of a receiver's extra lines and early exits
+// ---------------------------------------------------------------------------------------------
+
+/// Deliver event 0 (admitted), then deliver it again (rejected as a duplicate).
+const TWO_DELIVERIES: &str = "grp/admission/duplicate-event/exact-redelivery-p-type-3";
+
+/// Runs `TWO_DELIVERIES` through a receiver script (`#!/bin/sh` and `body`, which gets the
+/// contract's arguments `grp-admit REVISION SESSION STATE_DIR`) `rounds` times, strictly
+/// graded; every result.
+fn run_receiver(label: &str, body: &str, rounds: usize) -> Vec<agentconf_harness::VectorResult> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new(label);
+    let script = dir.path().join("receiver.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).expect("write receiver");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let corpus = agentconf_corpus::corpus();
+    let v = corpus
+        .iter()
+        .find(|v| v.id == TWO_DELIVERIES)
+        .expect("the vector");
+    let imp = agentconf_harness::Implementation {
+        argv: vec![script.display().to_string()],
+        timeout: Duration::from_secs(30),
+        capture_limit: 4096,
+        profiles: Vec::new(),
+    };
+    (0..rounds)
+        .map(|_| {
+            agentconf_harness::run_case(
+                &imp,
+                &v.main_case(),
+                &dir.path().join("work"),
+                agentconf_harness::Grading::Strict,
+            )
+        })
+        .collect()
+}
+
+/// The reference's receiver (`agentconf impl`), for a script to wrap.
+fn reference_receiver() -> String {
+    format!("'{}' impl \"$@\"", env!("CARGO_BIN_EXE_agentconf"))
+}
+
+#[test]
+fn a_second_decision_line_is_charged_to_the_step_that_caused_it() {
+    use agentconf_harness::Status;
+    // The reference's receiver with every decision written twice (one write). Before, the copy
+    // of step 0's "admitted" was read as step 1's decision: a false accept charged to step 1.
+    let twice = format!(
+        "{} | while IFS= read -r line; do printf '%s\\n%s\\n' \"$line\" \"$line\"; done",
+        reference_receiver()
+    );
+    for r in run_receiver("twice", &twice, 5) {
+        assert_eq!(r.status, Status::ProtocolError, "{}", r.detail);
+        assert!(
+            r.detail
+                .starts_with("step 0: the receiver wrote a line no event asked for after its"),
+            "{}",
+            r.detail
+        );
+    }
+    // The same receiver answering once passes: the vector and the wrapping are sound.
+    let once = run_receiver("once", &reference_receiver(), 1);
+    assert_eq!(once[0].status, Status::Pass, "{}", once[0].detail);
+}
+
+#[test]
+fn a_receiver_that_exits_early_is_a_crash_every_time() {
+    use agentconf_harness::Status;
+    // One that answers the first line and then exits 0 (its input cut after one line), one that
+    // exits 0 at once, and one that exits 3 after its first answer: before, the exits 0 were
+    // protocol errors and the exit 3 a crash, and where the harness first noticed an exit (a
+    // write, a read, the end of the input) decided between them. Now an exit before the input
+    // ended is a crash, whatever its status (CONTRACT 3.2).
+    let cases = [
+        (
+            "first-then-0",
+            format!("head -n 1 | {}", reference_receiver()),
+        ),
+        ("at-once-0", "exit 0".to_string()),
+        (
+            "first-then-3",
+            format!("head -n 1 | {}; exit 3", reference_receiver()),
+        ),
+    ];
+    for (label, body) in cases {
+        for r in run_receiver(label, &body, 10) {
+            assert_eq!(r.status, Status::Crash, "{label}: {}", r.detail);
+            assert!(
+                r.detail.contains("before its input ended"),
+                "{label}: {}",
+                r.detail
+            );
+        }
+    }
+}

@@ -1,7 +1,13 @@
 //! How the harness contains an implementation's processes (crates/contract/CONTRACT.md 3.3):
-//! one deadline per case that holds after the main process exits, the process group killed when
-//! it exits, escaped (`setsid`) processes no longer read, one deadline for a whole GRP scenario,
-//! and a receiver that exits 89 at once graded unsupported every time.
+//! one deadline per case that holds after the main process exits, everything it started killed
+//! when it exits (in a PID namespace of its own, `setsid` and daemons too; with process groups
+//! only, escaped processes no longer read), nothing left behind by a harness killed with SIGKILL
+//! (and its directories removed by the next run), no controlling terminal, one deadline for a
+//! whole GRP scenario, a receiver that exits 89 at once graded unsupported every time, and the
+//! matrix's exit status when interrupted or when an implementation gives no verdict at all.
+//!
+//! Where the system refuses PID namespaces, the tests of what only a namespace contains say in
+//! one line that they skipped and why.
 //!
 //! The implementations are small shell scripts written to a temporary directory. Every sleeper
 //! they start carries a marker argument (`sleep 61.3x`), so the test can look in /proc for any
@@ -15,9 +21,10 @@ use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Suite, Vector};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, Implementation, VectorResult};
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{containment, CONTAINMENT_VAR};
+use agentconf_harness::{run_case, Implementation, VectorResult};
 
 /// Generous: each case below needs well under a second once the deadline holds.
 const BOUND: Duration = Duration::from_secs(15);
@@ -73,11 +80,30 @@ fn sleepers(marker: &str) -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Whether every `sleep MARKER` is gone within 10 s (a killed process takes a moment to leave
-/// the process table).
+/// Whether every `sleep MARKER` is gone within [`BOUND`] (a killed process takes a moment to
+/// leave the process table).
 fn all_gone(marker: &str) -> bool {
-    let until = Instant::now() + Duration::from_secs(10);
-    while !sleepers(marker).is_empty() {
+    within_bound(|| sleepers(marker).is_empty())
+}
+
+/// Whether `done` holds within [`BOUND`] (looked at every 20 ms).
+fn within_bound(done: impl Fn() -> bool) -> bool {
+    holds_within(BOUND, done)
+}
+
+/// How long a test waits for what it started to be running: a busy machine may take long to
+/// start a run, and nothing is graded on how long (the wait ends as soon as it runs).
+const START_BOUND: Duration = Duration::from_secs(120);
+
+/// Whether `done` (something started is running) holds within [`START_BOUND`].
+fn started(done: impl Fn() -> bool) -> bool {
+    holds_within(START_BOUND, done)
+}
+
+/// Whether `done` holds within `limit` (looked at every 20 ms).
+fn holds_within(limit: Duration, done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + limit;
+    while !done() {
         if Instant::now() >= until {
             return false;
         }
@@ -97,11 +123,11 @@ fn kill_sleepers(marker: &str) {
 
 /// Script lines that start `sleep MARKER` in a new session (`setsid`), holding the script's
 /// standard streams, and wait until it is in that session: exiting before would let the group
-/// kill catch it before it escaped.
+/// kill catch it before it escaped. The flag it waits for is made afresh for each call.
 fn escape(dir: &TempDir, marker: &str) -> String {
     let flag = dir.path().join(format!("escaped-{marker}"));
     format!(
-        "setsid sh -c ': > \"$0\"; exec sleep {marker}' '{f}' &\n\
+        "rm -f '{f}'\nsetsid sh -c ': > \"$0\"; exec sleep {marker}' '{f}' &\n\
          while [ ! -e '{f}' ]; do sleep 0.01; done",
         f = flag.display()
     )
@@ -127,6 +153,28 @@ fn timed(imp: &Implementation, c: &Case<'_>, work: &Path) -> (VectorResult, Dura
     (r, started.elapsed())
 }
 
+/// Runs `agentconf run` (timeout 2 s, one worker, `env` added) with `script` over the cases of
+/// `aer1/timeline/valid/example-1…`, writing `out`; it must succeed. How long it took.
+fn run_example_1(script: &str, out: &Path, env: &[(&str, &str)]) -> Duration {
+    let started = Instant::now();
+    let run = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .envs(env.iter().copied())
+        .args(["run", "--timeout", "2", "--jobs", "1"])
+        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(out)
+        .arg("--")
+        .arg(script)
+        .output()
+        .expect("run agentconf");
+    let elapsed = started.elapsed();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    elapsed
+}
+
 #[test]
 fn a_child_holding_stdout_does_not_hold_the_run() {
     // The issue's reproduction through `agentconf run`: a background sleeper inherits stdout and
@@ -136,29 +184,13 @@ fn a_child_holding_stdout_does_not_hold_the_run() {
     let dir = TempDir::new("hold");
     let script = dir.script("d.sh", "sleep 61.31 & exit 0");
     let out = dir.path().join("r.jsonl");
-    let started = Instant::now();
-    let run = Command::new(env!("CARGO_BIN_EXE_agentconf"))
-        .args(["run", "--timeout", "2", "--jobs", "1"])
-        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
-        .arg(&out)
-        .arg("--")
-        .arg(&script)
-        .output()
-        .expect("run agentconf");
-    let elapsed = started.elapsed();
+    let elapsed = run_example_1(&script, &out, &[]);
     let gone = all_gone("61.31");
     kill_sleepers("61.31");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     assert!(elapsed < BOUND, "the run took {elapsed:?}");
     assert!(gone, "a sleeper outlived the run");
-    let text = std::fs::read_to_string(&out).expect("results file");
-    let results: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+    let results: Vec<serde_json::Value> = lines_of(&out)
+        .into_iter()
         .filter(|l| l["type"] == "result")
         .collect();
     assert!(!results.is_empty());
@@ -172,35 +204,376 @@ fn a_child_holding_stdout_does_not_hold_the_run() {
     }
 }
 
+/// Script lines that start `sleep MARKER` as a daemon does (a double fork: its parent exits at
+/// once; a new session; its output let go), and wait until it runs.
+fn daemon(dir: &TempDir, marker: &str) -> String {
+    let flag = dir.path().join(format!("daemon-{marker}"));
+    format!(
+        "rm -f '{f}'\n(setsid sh -c ': > \"$0\"; exec sleep {marker}' '{f}' </dev/null >/dev/null 2>&1 &)\n\
+         while [ ! -e '{f}' ]; do sleep 0.01; done",
+        f = flag.display()
+    )
+}
+
+/// Whether implementations run in a PID namespace here; if not, says in one line that `test`
+/// skipped and why.
+fn namespaces_or_skip(test: &str) -> bool {
+    let c = containment();
+    if !c.is_namespace() {
+        eprintln!(
+            "skipped: {test}: implementations run with containment {} here (this system refuses \
+             PID namespaces, or {CONTAINMENT_VAR} asks for process groups)",
+            c.as_str()
+        );
+    }
+    c.is_namespace()
+}
+
+/// The results file's lines, parsed.
+fn lines_of(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("results file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
 #[test]
-fn an_escaped_child_is_not_read_past_the_deadline() {
-    // A `setsid` child cannot be killed by group. It holds stdout, so before the fix the case
-    // lasted as long as it did; now reading stops at the deadline and the exit stands.
-    let dir = TempDir::new("setsid");
+fn a_setsid_grandchild_and_a_daemon_are_gone_after_the_case() {
+    if !namespaces_or_skip("a_setsid_grandchild_and_a_daemon_are_gone_after_the_case") {
+        return;
+    }
+    // Both leave the process group: before namespaces, every case left them running (the
+    // issue counted 6 to 13 per run). Now they go with the implementation's namespace, before
+    // the harness sees its exit.
+    let dir = TempDir::new("setsid-ns");
     let corpus = agentconf_corpus::corpus();
     let c = vector(&corpus, "aer1/timeline/valid/example-1").main_case();
-    let script = dir.script("s.sh", &format!("{}\nexit 0", escape(&dir, "61.32")));
-    let imp = implementation(vec![script], Duration::from_secs(2), &[]);
+    let script = dir.script(
+        "s.sh",
+        &format!(
+            "{}\n{}\nexit 0",
+            escape(&dir, "61.37"),
+            daemon(&dir, "61.38")
+        ),
+    );
+    let imp = implementation(vec![script], Duration::from_secs(20), &[]);
     let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
-    let escaped = sleepers("61.32");
-    kill_sleepers("61.32");
+    let left = [sleepers("61.37"), sleepers("61.38")].concat();
+    kill_sleepers("61.37");
+    kill_sleepers("61.38");
     assert_eq!(r.status, Status::Pass, "{}", r.detail);
     assert!(
-        r.detail.contains("outside its process group") && r.detail.contains("deadline"),
+        r.detail.contains("descendants still running were killed"),
         "{}",
         r.detail
     );
     assert!(elapsed < BOUND, "took {elapsed:?}");
+    assert!(left.is_empty(), "still running after the case: {left:?}");
+}
+
+#[test]
+fn with_process_groups_an_escaped_child_is_not_read_past_the_deadline() {
+    // Asked for process groups only, a `setsid` child cannot be killed by group. It holds
+    // stdout, so before the fix the case lasted as long as it did; now reading stops at the
+    // deadline and the exit stands. The header says which containment was in force.
+    let dir = TempDir::new("setsid");
+    let script = dir.script("s.sh", &format!("{}\nexit 0", escape(&dir, "61.32")));
+    let out = dir.path().join("r.jsonl");
+    let elapsed = run_example_1(&script, &out, &[(CONTAINMENT_VAR, "process-group")]);
+    let escaped = sleepers("61.32");
+    kill_sleepers("61.32");
+    let lines = lines_of(&out);
+    assert_eq!(lines[0]["containment"], "process-group", "{}", lines[0]);
+    for r in lines.iter().filter(|l| l["type"] == "result") {
+        assert_eq!(r["status"], "pass", "{r}");
+        let detail = r["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("outside its process group") && detail.contains("deadline"),
+            "{detail}"
+        );
+    }
+    assert!(elapsed < BOUND, "took {elapsed:?}");
     assert!(!escaped.is_empty(), "the setsid sleeper was not running");
 
-    // The issue's own script races the group kill (the main may exit before `setsid` ran): it
-    // escapes or is killed, and either way the case ends in time with the main's verdict.
+    // The issue's own script races the kill (the main may exit before `setsid` ran): whatever
+    // the containment, the case ends in time with the main's verdict.
+    let corpus = agentconf_corpus::corpus();
+    let c = vector(&corpus, "aer1/timeline/valid/example-1").main_case();
     let script = dir.script("s2.sh", "setsid sleep 61.33 & exit 0");
     let imp = implementation(vec![script], Duration::from_secs(2), &[]);
     let (r, elapsed) = timed(&imp, &c, &dir.path().join("work"));
     kill_sleepers("61.33");
     assert_eq!(r.status, Status::Pass, "{}", r.detail);
     assert!(elapsed < BOUND, "took {elapsed:?}");
+}
+
+/// The state directory a run of `agentconf` with process id `pid` keeps GRP receivers' state in.
+fn state_dir(pid: u32) -> PathBuf {
+    std::env::temp_dir().join(format!("agentconf-grp-state-{pid}"))
+}
+
+#[test]
+fn a_killed_harness_leaves_no_implementation_behind_and_the_next_run_cleans_up() {
+    // A GRP receiver that never answers, with a helper in a session of its own. SIGKILL cannot
+    // be caught: before PR_SET_PDEATHSIG the receiver was orphaned and hung on (5 of 5), and
+    // the run's work and state directories stayed for good.
+    let dir = TempDir::new("sigkill");
+    let script = dir.script("r.sh", "setsid sleep 61.47 &\nexec sleep 61.46");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--jobs", "1", "--timeout", "120", "--include"])
+        .arg("grp/admission/duplicate-event/exact-redelivery-p-type-3")
+        .arg("--out")
+        .arg(dir.path().join("r.jsonl"))
+        .arg("--")
+        .arg(&script)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start agentconf");
+    let pid = child.id();
+    let running = started(|| !sleepers("61.46").is_empty() && !sleepers("61.47").is_empty());
+    // What the run made, while it runs: its work directory and its receivers' state directory.
+    let made: Vec<PathBuf> = work_dirs(pid)
+        .into_iter()
+        .chain([state_dir(pid)])
+        .filter(|d| d.exists())
+        .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    // The receiver itself dies with the harness whatever the containment (PR_SET_PDEATHSIG);
+    // its setsid helper only where the namespace goes with it.
+    let receiver_gone = all_gone("61.46");
+    let helper_gone = all_gone("61.47");
+    kill_sleepers("61.46");
+    kill_sleepers("61.47");
+    assert!(running, "the receiver and its helper never ran");
+    assert!(receiver_gone, "the receiver outlived the killed harness");
+    if namespaces_or_skip("a killed harness's receiver's setsid helper") {
+        assert!(
+            helper_gone,
+            "the receiver's setsid helper outlived the killed harness"
+        );
+    }
+    assert_eq!(made.len(), 2, "the run's directories: {made:?}");
+    // Any next run removes them (here the reference in process, one case).
+    let next = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(dir.path().join("next.jsonl"))
+        .output()
+        .expect("run agentconf");
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    // (Another test's run, at the same time, may have been first: any next run does it.)
+    for d in &made {
+        assert!(!d.exists(), "{} outlived the next run", d.display());
+    }
+}
+
+/// A pseudo-terminal: the master (to read what reached the terminal), the slave's path, and the
+/// slave held open so that the terminal is not hung up between the sessions run in it.
+struct Pty {
+    master: std::fs::File,
+    slave: PathBuf,
+    _held: std::fs::File,
+}
+
+impl Pty {
+    fn open() -> Option<Pty> {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        // SAFETY: posix_openpt returns a new descriptor or -1; the calls after it act on it.
+        unsafe {
+            let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+            if fd < 0 {
+                return None;
+            }
+            let master = std::fs::File::from_raw_fd(fd);
+            if libc::grantpt(fd) != 0 || libc::unlockpt(fd) != 0 {
+                return None;
+            }
+            let mut name = [0 as libc::c_char; 128];
+            if libc::ptsname_r(fd, name.as_mut_ptr(), name.len()) != 0 {
+                return None;
+            }
+            let slave: PathBuf = std::ffi::CStr::from_ptr(name.as_ptr())
+                .to_str()
+                .ok()?
+                .into();
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+            let held = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NOCTTY)
+                .open(&slave)
+                .ok()?;
+            Some(Pty {
+                master,
+                slave,
+                _held: held,
+            })
+        }
+    }
+
+    /// Runs `command` in a session whose controlling terminal is this one, and waits for it.
+    fn run_in(&self, command: &mut Command) -> std::process::Output {
+        use std::os::unix::process::CommandExt;
+        let slave = std::ffi::CString::new(self.slave.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                libc::setsid();
+                let fd = libc::open(slave.as_ptr(), libc::O_RDWR);
+                if fd < 0 || libc::ioctl(fd, libc::TIOCSCTTY, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(fd);
+                Ok(())
+            });
+        }
+        command.output().expect("run under the terminal")
+    }
+
+    /// What was written to the terminal so far.
+    fn written(&mut self) -> String {
+        use std::io::Read;
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = self.master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    }
+}
+
+#[test]
+fn an_implementation_cannot_reach_the_terminal() {
+    // The harness runs in a terminal; the implementation writes to /dev/tty. Before, that reached
+    // the user's terminal (and a read from it would have taken their keystrokes). Now it has no
+    // controlling terminal: /dev/tty cannot be opened, and it answers "valid" only then.
+    let Some(mut pty) = Pty::open() else {
+        eprintln!("skipped: an_implementation_cannot_reach_the_terminal: no pseudo-terminal here");
+        return;
+    };
+    let dir = TempDir::new("tty");
+    let script = dir.script(
+        "tty.sh",
+        "if (printf 'REACHED-THE-TERMINAL\\n' > /dev/tty) 2>/dev/null; then exit 1; fi\nexit 0",
+    );
+    // The same script run directly in that terminal reaches it: the test can tell.
+    let direct = pty.run_in(&mut Command::new(&script));
+    assert_eq!(direct.status.code(), Some(1), "{direct:?}");
+    assert!(pty.written().contains("REACHED-THE-TERMINAL"));
+    let out = dir.path().join("r.jsonl");
+    let run = pty.run_in(
+        Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args([
+                "run",
+                "--jobs",
+                "1",
+                "--include",
+                "aer1/timeline/valid/example-1",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .arg("--")
+            .arg(&script),
+    );
+    let written = pty.written();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!written.contains("REACHED-THE-TERMINAL"), "{written:?}");
+    for r in lines_of(&out).iter().filter(|l| l["type"] == "result") {
+        assert_eq!(r["status"], "pass", "{r}");
+    }
+}
+
+/// Starts `agentconf matrix` over one vector with `member` (NAME=COMMAND) besides the
+/// reference, writing into `dir`'s subdirectory named after the member.
+fn matrix(dir: &TempDir, member: &str, extra: &[&str]) -> Command {
+    let name = member.split_once('=').map_or(member, |(name, _)| name);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentconf"));
+    command
+        .args(["matrix", "--out"])
+        .arg(dir.path().join(name))
+        .args(["--include", "aer1/timeline/valid/example-1"])
+        .args(extra)
+        .arg(member)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    command
+}
+
+#[test]
+fn an_interrupted_matrix_exits_130() {
+    // Before, one SIGINT gave exit 2 (5 of 5), as a usage error would.
+    let dir = TempDir::new("matrix-interrupt");
+    let slow = dir.script("slow.sh", "exec sleep 61.51");
+    let mut child = matrix(&dir, &format!("slow={slow}"), &[])
+        .spawn()
+        .expect("start agentconf matrix");
+    if !started(|| !sleepers("61.51").is_empty()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the slow member never ran");
+    }
+    // SAFETY: kill(2) of our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let code = ended_after_interruption(&mut child);
+    let stderr = child
+        .wait_with_output()
+        .map(|o| o.stderr)
+        .unwrap_or_default();
+    assert_eq!(code, Some(130), "{}", String::from_utf8_lossy(&stderr));
+    assert!(all_gone("61.51"));
+    assert!(!dir.path().join("slow/matrix.json").exists());
+}
+
+#[test]
+fn a_matrix_member_that_gives_no_verdict_at_all_fails_the_matrix() {
+    // Crashing, hanging or printing garbage on every case: before, exit 0 (the grid shows no
+    // verdict and blames nobody). Declining every case (89) still passes, as the README says.
+    let dir = TempDir::new("matrix-silent");
+    // Side by side, each into its own directory: the test takes as long as the slowest.
+    let started: Vec<_> = [
+        ("crashes", "exit 3", 1),
+        ("garbage", "echo garbage; exit 0", 1),
+        ("hangs", "exec sleep 61.52", 1),
+        ("declines", "exit 89", 0),
+    ]
+    .into_iter()
+    .map(|(name, body, want)| {
+        let script = dir.script(&format!("{name}.sh"), body);
+        let child = matrix(&dir, &format!("{name}={script}"), &["--timeout", "1"])
+            .spawn()
+            .expect("start agentconf matrix");
+        (name, child, want)
+    })
+    .collect();
+    for (name, child, want) in started {
+        let out = child.wait_with_output().expect("run agentconf matrix");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(want), "{name}: {stderr}");
+        if want != 0 {
+            assert!(
+                stderr.contains(&format!("{name} gave no verdict at all")),
+                "{name}: {stderr}"
+            );
+        }
+    }
+    assert!(all_gone("61.52"));
 }
 
 #[test]
@@ -376,10 +749,7 @@ fn interrupt_run(
         .spawn()
         .expect("start agentconf");
     // Wait until the slow calls are running.
-    let until = Instant::now() + BOUND;
-    while sleepers(marker).len() < 2 && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    started(|| sleepers(marker).len() >= 2);
     assert!(!sleepers(marker).is_empty(), "the slow calls never started");
     let signalled = Instant::now();
     for _ in 0..signals {
@@ -390,18 +760,23 @@ fn interrupt_run(
         assert!(sent.success());
         std::thread::sleep(Duration::from_millis(100));
     }
+    let code = ended_after_interruption(&mut child);
+    (code, signalled.elapsed(), child.id())
+}
+
+/// The exit code of `child`, interrupted just now: it must end within [`BOUND`].
+fn ended_after_interruption(child: &mut std::process::Child) -> Option<i32> {
     let until = Instant::now() + BOUND;
-    let code = loop {
+    loop {
         if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
+            return status.code();
         }
         if Instant::now() > until {
             let _ = child.kill();
             panic!("agentconf did not end within {BOUND:?} of the interruption");
         }
         std::thread::sleep(Duration::from_millis(20));
-    };
-    (code, signalled.elapsed(), child.id())
+    }
 }
 
 /// SIGINT mid-run: the implementation's processes are ended, the cases that finished are written

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, Implementation};
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{run_case, Implementation};
 
 #[test]
 fn the_reference_passes_every_vector_through_the_contract() {
@@ -215,9 +215,9 @@ fn grp_receivers_with_hostile_output() {
 }
 
 /// The stream's protocol errors (CONTRACT 5.1, 5.2) are caught around an otherwise correct
-/// receiver, whatever the grading: a line after the last decision, a clean exit before the input
-/// ended (a missing decision), a wrong `event_id`; and receivers' standard error reaches the
-/// result, each under its receiver's number.
+/// receiver, whatever the grading: a line after the last decision, a wrong `event_id`; a clean
+/// exit before the input ended (a missing decision) is a crash (CONTRACT 3.2); and receivers'
+/// standard error reaches the result, each under its receiver's number.
 #[test]
 fn grp_stream_protocol_errors_are_caught() {
     let corpus = agentconf_corpus::corpus();
@@ -252,11 +252,6 @@ fn grp_stream_protocol_errors_are_caught() {
             "no event asked for",
         ),
         (
-            two,
-            format!("IFS= read -r line; printf '%s\\n' \"$line\" | {reference}; exit 0"),
-            "exited 0",
-        ),
-        (
             one,
             format!("{reference} | sed -u 's/\"event_id\":\"[^\"]*\"/\"event_id\":\"other\"/'"),
             "event_id \"other\"",
@@ -268,6 +263,12 @@ fn grp_stream_protocol_errors_are_caught() {
             assert_eq!(r.status, Status::ProtocolError, "{script}: {}", r.detail);
             assert!(r.detail.contains(says), "{script}: {}", r.detail);
         }
+    }
+    let early = format!("IFS= read -r line; printf '%s\\n' \"$line\" | {reference}; exit 0");
+    for grading in [Grading::Strict, Grading::Loose] {
+        let r = run_case(&with(early.clone()), &two.main_case(), &work, grading);
+        assert_eq!(r.status, Status::Crash, "{early}: {}", r.detail);
+        assert!(r.detail.contains("exit status 0"), "{early}: {}", r.detail);
     }
     let noisy = format!("echo diagnostic-from-$$ >&2; {reference}");
     let r = run_case(&with(noisy), &restart.main_case(), &work, Grading::Strict);

@@ -61,19 +61,19 @@ fn the_readme_table_matches_the_constants() {
         ),
         (
             "implementation output",
-            size(agentconf_harness::process::DEFAULT_CAPTURE_BYTES as u64),
+            size(agentconf_harness::DEFAULT_CAPTURE_BYTES as u64),
         ),
         (
             "time per vector",
-            format!("{} s", agentconf_harness::process::DEFAULT_TIMEOUT_SECS),
+            format!("{} s", agentconf_harness::DEFAULT_TIMEOUT_SECS),
         ),
         (
             "persistent response line",
-            size(agentconf_harness::persistent::MAX_RESPONSE_LINE_BYTES as u64),
+            size(agentconf_harness::MAX_RESPONSE_LINE_BYTES as u64),
         ),
         (
             "GRP decision line",
-            size(agentconf_harness::scenario::MAX_DECISION_LINE_BYTES as u64),
+            size(agentconf_harness::MAX_DECISION_LINE_BYTES as u64),
         ),
         (
             "adapter file",

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentconf_contract::vector::{Expectation, Suite, Vector};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
-use agentconf_harness::runner::Implementation;
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Implementation;
+use agentconf_harness::Status;
+use agentconf_harness::{PersistentConfig, PersistentSession};
 
 fn reference() -> Implementation {
     Implementation {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use agentconf_contract::vector::Expectation;
 use agentconf_harness::results::{self, ResultsFile};
-use agentconf_harness::status::Status;
+use agentconf_harness::Status;
 use agentconf_rules::Rule;
 use serde_json::Value;
 

@@ -511,7 +511,7 @@ fn the_changelog_describes_the_current_corpus() {
 fn the_emitter_output_bound_fits_every_expected_artifact() {
     use agentconf_contract::emit::TimelineSteps;
     use agentconf_contract::vector::Suite;
-    let limit = agentconf_harness::runner::EMIT_OUTPUT_LIMIT;
+    let limit = agentconf_harness::EMIT_OUTPUT_LIMIT;
     let mut largest = (0, String::new());
     for v in corpus() {
         let size = match v.suite {

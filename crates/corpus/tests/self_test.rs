@@ -70,7 +70,7 @@ fn emit(case: &Case<'_>) -> Result<(), Failed> {
     let steps = case.vector.input_bytes("steps").ok_or("no steps input")?;
     let text = agentconf_reference::emit::emit_timeline(&steps)?;
     let (status, detail) = agentconf_harness::emitted::grade(case, text.as_bytes());
-    if status != agentconf_harness::status::Status::Pass {
+    if status != agentconf_harness::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
     }
     let options = agentconf_aer1::timeline::TimelineOptions::default();
@@ -93,7 +93,7 @@ fn emit_commitment(case: &Case<'_>) -> Result<(), Failed> {
         Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
         None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
     };
-    if status != agentconf_harness::status::Status::Pass {
+    if status != agentconf_harness::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
     }
     Ok(())
@@ -111,7 +111,7 @@ fn emit_receipt(case: &Case<'_>) -> Result<(), Failed> {
         Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
         None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
     };
-    if status != agentconf_harness::status::Status::Pass {
+    if status != agentconf_harness::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
     }
     if let Some(text) = made {
@@ -137,9 +137,9 @@ mod grp {
 
     use agentconf_contract::decision::{DecisionLine, Outcome};
     use agentconf_contract::vector::{Expectation, ExpectedDecision, Vector};
-    use agentconf_harness::grade::Failure;
-    use agentconf_harness::scenario::{play, Judge};
-    use agentconf_harness::status::Status;
+    use agentconf_harness::Failure;
+    use agentconf_harness::Status;
+    use agentconf_harness::{play, Judge};
     use agentconf_reference::inprocess::ThreadReceivers;
     use libtest_mimic::Failed;
 

@@ -8,7 +8,7 @@ use agentconf_contract::vector::Expectation;
 use agentconf_contract::vector::Suite;
 use agentconf_fuzz::{corpus, selector};
 use agentconf_harness::emitted::{compare, expected_timeline, grade_any};
-use agentconf_harness::status::Status;
+use agentconf_harness::Status;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,8 +5,8 @@
 #![no_main]
 
 use agentconf_fuzz::{corpus, selector};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::persistent::{
+use agentconf_harness::Grading;
+use agentconf_harness::{
     grade_run_answer, read_run_response, read_start_response, ReplyError,
 };
 use libfuzzer_sys::fuzz_target;

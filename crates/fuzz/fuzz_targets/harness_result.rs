@@ -6,7 +6,7 @@
 use agentconf_contract::exit::ExitMeaning;
 use agentconf_contract::result::parse_result;
 use agentconf_fuzz::{corpus, selector};
-use agentconf_harness::grade::{grade_verdict, Grading};
+use agentconf_harness::{grade_verdict, Grading};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,21 +1,21 @@
 //! A long-lived implementation process — a persistent server or a GRP receiver — that the harness
-//! talks to in lines: its own process group (a kill reaches every helper it started), requests
-//! written to its standard input and response lines read from its standard output, both with a
-//! deadline (and lines with a length bound), its standard error captured in the background
-//! (bounded), its exit noticed while a read waits, and the whole group killed when it exits or the
-//! handle is dropped.
+//! talks to in lines: contained as every implementation process is (a PID namespace of its own,
+//! or its process group: a kill reaches every helper it started), requests written to its
+//! standard input and response lines read from its standard output, both with a deadline (and
+//! lines with a length bound), its standard error captured in the background (bounded), its exit
+//! noticed while a read waits, and everything it started killed when it exits or the handle is
+//! dropped.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
+use std::process::ExitStatus;
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::process::{
-    exited_unreaped, hung_up, kill_group, left_running, millis_until, pollfd, reap,
-    set_nonblocking, spawn_in_group, watch_exit,
+    exited_unreaped, hung_up, millis_until, pollfd, set_nonblocking, spawn, Spawned,
 };
 
 /// How long to poll without sleeping before waiting for a line: a response usually comes within
@@ -24,7 +24,7 @@ const SPIN: Duration = Duration::from_micros(50);
 
 /// Why no line came.
 #[derive(Debug)]
-pub enum LineFailure {
+pub(crate) enum LineFailure {
     /// Standard output ended, or the process exited (whatever still holds its output — an
     /// escaped process — is not read any further).
     Eof,
@@ -36,10 +36,10 @@ pub enum LineFailure {
 }
 
 /// One long-lived process.
-pub struct LongLived {
-    child: Child,
+pub(crate) struct LongLived {
+    child: Spawned,
     /// Non-blocking, so that a process that stops reading cannot stall a write past its deadline.
-    stdin: Option<ChildStdin>,
+    stdin: Option<io::PipeWriter>,
     stdout: LineReader,
     /// Standard error not yet taken (bounded).
     stderr: BackgroundCapture,
@@ -47,7 +47,7 @@ pub struct LongLived {
     /// whether something else still holds the pipe.
     stderr_probe: OwnedFd,
     /// Reaches its end when the process exits; `None` once the exit was handled.
-    exit_watch: Option<io::PipeReader>,
+    exit_watch: Option<OwnedFd>,
     /// How it ended, once it was reaped.
     status: Option<ExitStatus>,
     /// It exited while descendants held its output (they were killed with its group).
@@ -60,7 +60,7 @@ impl LongLived {
     /// cores keeps that core from the second racer and so serialises the race it means to
     /// provoke (measured: a look-up-then-insert receiver was never caught in 2,000 two-copy
     /// rounds with polling).
-    pub fn without_spin(&mut self) {
+    pub(crate) fn without_spin(&mut self) {
         self.stdout.spin = Duration::ZERO;
     }
 
@@ -71,8 +71,7 @@ impl LongLived {
         max_line_bytes: usize,
         stderr_limit: usize,
     ) -> io::Result<LongLived> {
-        let mut child = spawn_in_group(argv)?;
-        let pid = child.id();
+        let mut child = spawn(argv)?;
         let parts = (|| {
             let stdin = child.stdin.take();
             if let Some(s) = &stdin {
@@ -89,14 +88,16 @@ impl LongLived {
                 .into();
             let stderr_probe = err.try_clone()?;
             let stderr = BackgroundCapture::start(err, stderr_limit)?;
-            let exit_watch = watch_exit(pid)?;
+            let exit_watch = child
+                .take_exit_watch()
+                .ok_or_else(|| io::Error::other("no exit watch"))?;
             Ok((stdin, stdout, stderr, stderr_probe, exit_watch))
         })();
         let (stdin, stdout, stderr, stderr_probe, exit_watch) = match parts {
             Ok(parts) => parts,
             Err(e) => {
-                kill_group(pid);
-                let _ = reap(&mut child);
+                child.kill();
+                let _ = child.reap();
                 return Err(e);
             }
         };
@@ -155,7 +156,7 @@ impl LongLived {
     /// When the process exits, its group is killed and what it wrote is still read; a pipe that
     /// stays open after that (held by an escaped process) ends the reading at the deadline as
     /// [`LineFailure::Eof`], since the process itself ended in time.
-    pub fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
+    pub(crate) fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
         loop {
             let watch = self.exit_watch.as_ref().map(|w| w.as_raw_fd());
             match self.stdout.read_line(deadline, watch) {
@@ -174,50 +175,60 @@ impl LongLived {
         }
     }
 
+    /// A line it has written already, without waiting: one read with the last and still
+    /// unread, or one waiting in the pipe now. A line being written (no newline yet) is not one.
+    pub fn ready_line(&mut self) -> Option<Vec<u8>> {
+        self.stdout.ready_line()
+    }
+
     /// Writes one request and reads one response line within `timeout`.
-    pub fn request(&mut self, line: &[u8], timeout: Duration) -> Result<Vec<u8>, LineFailure> {
+    pub(crate) fn request(
+        &mut self,
+        line: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, LineFailure> {
         let deadline = Instant::now() + timeout;
         self.send(line, deadline).map_err(LineFailure::Io)?;
         self.read_line(deadline)
     }
 
     /// Closes its standard input: the end of its requests.
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         drop(self.stdin.take());
     }
 
     /// How it ended, if it has exited (without waiting). The exit is noticed before the process
     /// is reaped, so its process group is killed while the group id is still its own: anything
-    /// it left behind goes with it.
-    pub fn exited(&mut self) -> Option<ExitStatus> {
+    /// it left behind goes with it (in a PID namespace the kernel has killed it already).
+    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
         if self.status.is_some() {
             return self.status;
         }
         match exited_unreaped(self.child.id()) {
             Ok(true) => {}
             Ok(false) => return None,
-            // Cannot look without reaping (not expected): std's wait, without the group kill.
+            // Cannot look without reaping (not expected): a plain wait, without the group kill.
             Err(_) => {
-                self.status = self.child.try_wait().ok().flatten();
-                if self.status.is_some() {
-                    crate::interrupt::unregister_group(self.child.id() as i32);
-                }
+                self.status = self.child.try_reap().ok().flatten();
                 return self.status;
             }
         }
-        self.left_descendants = left_running(
-            self.child.id(),
-            !hung_up(self.stdout.stdout.as_raw_fd()) || !hung_up(self.stderr_probe.as_raw_fd()),
+        let (stdout, stderr) = (
+            self.stdout.stdout.as_raw_fd(),
+            self.stderr_probe.as_raw_fd(),
         );
-        kill_group(self.child.id());
+        self.left_descendants = self
+            .child
+            .left_descendants(|| !hung_up(stdout) || !hung_up(stderr));
+        self.child.kill();
         // A zombie by now: reaping it does not wait.
-        self.status = reap(&mut self.child).ok();
+        self.status = self.child.reap().ok();
         self.exit_watch = None;
         self.status
     }
 
     /// Waits until `deadline` for it to exit by itself.
-    pub fn wait_exit(&mut self, deadline: Instant) -> Option<ExitStatus> {
+    pub(crate) fn wait_exit(&mut self, deadline: Instant) -> Option<ExitStatus> {
         loop {
             if let Some(s) = self.exited() {
                 return Some(s);
@@ -237,14 +248,14 @@ impl LongLived {
 
     /// Whether it exited while descendants still held its output (they were killed with its
     /// process group then).
-    pub fn left_descendants(&self) -> bool {
+    pub(crate) fn left_descendants(&self) -> bool {
         self.left_descendants
     }
 
     /// How many bytes written to its standard input are still unread, where the system can tell
     /// (Linux counts a pipe's contents with FIONREAD). After the process is gone this says
     /// whether it read the last request before it went.
-    pub fn unread_input(&self) -> Option<usize> {
+    pub(crate) fn unread_input(&self) -> Option<usize> {
         let fd = self.stdin.as_ref()?.as_raw_fd();
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
@@ -259,13 +270,13 @@ impl LongLived {
     }
 
     /// The standard error collected since the last call.
-    pub fn take_stderr(&self) -> Vec<u8> {
+    pub(crate) fn take_stderr(&self) -> Vec<u8> {
         self.stderr.take()
     }
 
     /// After the process is gone: its remaining standard error, waiting up to `wait` for the
     /// capture to reach the stream's end.
-    pub fn finish_stderr(&self, wait: Duration) -> Vec<u8> {
+    pub(crate) fn finish_stderr(&self, wait: Duration) -> Vec<u8> {
         self.stderr.wait_end(wait);
         self.take_stderr()
     }
@@ -283,12 +294,12 @@ impl LongLived {
         (how, self.take_stderr())
     }
 
-    /// Kills its whole process group and reaps it (a process that already exited had its group
-    /// killed then).
+    /// Kills everything it runs as (its namespace, or its process group) and reaps it (a
+    /// process that already exited had that done then).
     pub fn kill(&mut self) {
         if self.exited().is_none() {
-            kill_group(self.child.id());
-            self.status = reap(&mut self.child).ok();
+            self.child.kill();
+            self.status = self.child.reap().ok();
             self.exit_watch = None;
         }
     }
@@ -302,7 +313,7 @@ impl Drop for LongLived {
 }
 
 /// How a process ended, in words.
-pub fn describe_status(s: ExitStatus) -> String {
+pub(crate) fn describe_status(s: ExitStatus) -> String {
     match (s.code(), s.signal()) {
         (Some(code), _) => format!("exit status {code}"),
         (None, Some(sig)) => format!("killed by signal {sig}"),
@@ -319,7 +330,7 @@ enum Wake {
 
 /// Reads lines from a process's standard output with a deadline (poll(2), no extra thread).
 struct LineReader {
-    stdout: ChildStdout,
+    stdout: io::PipeReader,
     buf: Vec<u8>,
     /// Where the unread part of `buf` starts.
     start: usize,
@@ -410,6 +421,34 @@ impl LineReader {
     }
 }
 
+impl LineReader {
+    /// A whole line already read or readable at once (see [`LongLived::ready_line`]); a line
+    /// longer than the bound is returned as far as it goes.
+    fn ready_line(&mut self) -> Option<Vec<u8>> {
+        loop {
+            let unread = &self.buf[self.start..];
+            if let Some(i) = unread.iter().position(|b| *b == b'\n') {
+                let line = unread[..i].to_vec();
+                self.start += i + 1;
+                return Some(line);
+            }
+            if unread.len() > self.max {
+                return Some(unread[..self.max].to_vec());
+            }
+            let mut p = pollfd(self.stdout.as_raw_fd(), libc::POLLIN);
+            // SAFETY: one valid pollfd for a descriptor we own; no waiting.
+            if unsafe { libc::poll(&mut p, 1, 0) } <= 0 || p.revents & libc::POLLIN == 0 {
+                return None;
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            match self.stdout.read(&mut chunk) {
+                Ok(n) if n > 0 => self.buf.extend_from_slice(&chunk[..n]),
+                _ => return None,
+            }
+        }
+    }
+}
+
 /// A stream (a long-lived process's standard error) read by a background thread: the first
 /// `limit` bytes since the last [`BackgroundCapture::take`] are kept, the rest is read and
 /// dropped, so the writer never blocks on it and memory stays bounded. The thread stops when the
@@ -489,14 +528,16 @@ impl BackgroundCapture {
 }
 
 /// The first bytes of captured output as text, for reports.
-pub fn excerpt(bytes: &[u8]) -> String {
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(2000)]).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::tests::{background, gone_within, kill_sleepers, sleepers};
+    use crate::process::tests::{
+        background, daemon, gone_within, kill_sleepers, namespaces_or_skip, sleepers,
+    };
 
     fn sh(script: &str) -> LongLived {
         LongLived::spawn(&["sh".into(), "-c".into(), script.into()], 16, 1000).unwrap()
@@ -556,7 +597,11 @@ mod tests {
 
     #[test]
     fn an_escaped_process_is_not_read_past_the_deadline() {
-        let mut p = sh(&format!("{}; exit 0", background("setsid", "61.12", "")));
+        // Without a PID namespace a setsid sleeper escapes the group kill.
+        let mut p =
+            crate::process::spawn_tests::forcing(crate::process::Containment::ProcessGroup, || {
+                sh(&format!("{}; exit 0", background("setsid", "61.12", "")))
+            });
         let started = Instant::now();
         let r = p.read_line(Instant::now() + Duration::from_secs(1));
         let elapsed = started.elapsed();
@@ -566,6 +611,29 @@ mod tests {
         assert!(matches!(r, Err(LineFailure::Eof)), "{r:?}");
         assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
         assert!(!escaped.is_empty(), "the setsid sleeper was not running");
+    }
+
+    #[test]
+    fn in_a_namespace_what_escapes_the_group_goes_with_the_process() {
+        if !namespaces_or_skip("in_a_namespace_what_escapes_the_group_goes_with_the_process") {
+            return;
+        }
+        let mut p = sh(&format!(
+            "{}; {}; exit 0",
+            background("setsid", "61.14", ""),
+            daemon("61.15")
+        ));
+        // The exit, not the deadline, ends the reading: the setsid sleeper held the output, and
+        // goes with the namespace; by the time the exit is seen, so has everything else.
+        let r = p.read_line(Instant::now() + Duration::from_secs(60));
+        let code = p.wait_exit(soon()).and_then(|s| s.code());
+        let left = [sleepers("61.14"), sleepers("61.15")].concat();
+        kill_sleepers("61.14");
+        kill_sleepers("61.15");
+        assert!(matches!(r, Err(LineFailure::Eof)), "{r:?}");
+        assert_eq!(code, Some(0));
+        assert!(left.is_empty(), "still running after the exit: {left:?}");
+        assert!(p.left_descendants());
     }
 
     #[test]

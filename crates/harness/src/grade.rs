@@ -57,7 +57,7 @@ pub fn grade_verdict(
 /// alternative readings (`any_of`). Otherwise the message (`Some`) names what is missing and
 /// what the input does not break, against the case's own rules. A case that names no rule at all
 /// (a derived matrix case, whose judge knows only that the input must be rejected) takes any.
-pub fn wrong_reason(c: &Case<'_>, reported: &[Rule]) -> Option<String> {
+pub(crate) fn wrong_reason(c: &Case<'_>, reported: &[Rule]) -> Option<String> {
     if c.expected_rules.is_empty() && c.any_of.is_empty() {
         return None;
     }
@@ -123,7 +123,7 @@ pub fn grade_scenario(played: Result<(), Failure>) -> (Status, String) {
 /// The decision's `event_id` and `publisher_id` against the line it answers (CONTRACT 5.2),
 /// whatever the grading: a wrong value is a protocol error. Members the line leaves open
 /// ([`LineIdentity`]) are not compared.
-pub fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(), Failure> {
+pub(crate) fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(), Failure> {
     let wrong = LineIdentity::of(line).mismatches(d);
     if wrong.is_empty() {
         return Ok(());
@@ -147,7 +147,11 @@ pub fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(),
 /// A line handed again after its receiver was killed before answering: admitted (its first
 /// copy was not recorded) or rejected as `duplicate_event_id` (it was, and never reported); any
 /// other rejection is a false one, under strict grading — under loose, any rejection passes.
-pub fn grade_redelivery(index: usize, d: &DecisionLine, grading: Grading) -> Result<(), Failure> {
+pub(crate) fn grade_redelivery(
+    index: usize,
+    d: &DecisionLine,
+    grading: Grading,
+) -> Result<(), Failure> {
     let fine = d.outcome == Outcome::Admitted
         || grading == Grading::Loose
         || d.rejection_reason.as_deref() == Some("duplicate_event_id");
@@ -168,7 +172,7 @@ pub fn grade_redelivery(index: usize, d: &DecisionLine, grading: Grading) -> Res
 /// Grades one decision of step `index` against its expectation, for a vector whose expectation
 /// is `expectation`: under `acceptable` the expected decision is the rejection a rejecting
 /// receiver must give, and an admission passes too.
-pub fn grade_decision(
+pub(crate) fn grade_decision(
     index: usize,
     d: &DecisionLine,
     e: &ExpectedDecision,

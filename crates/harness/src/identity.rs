@@ -102,7 +102,7 @@ impl ImplementationInfo {
     }
 
     /// An implementation run as `argv` (a program and its arguments, or an adapter's command).
-    pub fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
+    pub(crate) fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
         ImplementationInfo {
             name,
             argv: argv.to_vec(),

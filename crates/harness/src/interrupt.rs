@@ -1,7 +1,7 @@
-//! Interruption: SIGINT or SIGTERM to the harness ends every implementation process group it
-//! started, stops the run from starting more cases, and lets it write what it gathered as a
-//! results file marked `interrupted`; a second signal ends the harness at once (its process
-//! groups killed and its work directory removed first).
+//! Interruption: SIGINT or SIGTERM to the harness ends every implementation process it started
+//! (its PID namespace, or its process group), stops the run from starting more cases, and lets it
+//! write what it gathered as a results file marked `interrupted`; a second signal ends the
+//! harness at once (its implementations killed and its work directory removed first).
 //!
 //! Signals are received on a thread of their own (signal-hook's self-pipe), so everything done
 //! about them runs in ordinary code, not in a signal handler.
@@ -13,9 +13,10 @@ use std::sync::{Mutex, Once};
 /// Set by the first SIGINT or SIGTERM.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// The process groups of implementations alive now (0: a free slot). A fixed table: registering
-/// must work from any worker without allocation, and a run has at most a few hundred groups
-/// alive at once (workers × receivers).
+/// The implementation processes alive now, each the leader of its process group or the
+/// supervisor of its PID namespace (0: a free slot). A fixed table: registering must work from
+/// any worker without allocation, and a run has at most a few hundred alive at once (workers ×
+/// receivers).
 static GROUPS: [AtomicI32; 1024] = [const { AtomicI32::new(0) }; 1024];
 
 /// Directories to remove when a second signal ends the harness at once.
@@ -74,8 +75,8 @@ fn on_signal(signal: i32) {
     }
 }
 
-/// Records a live implementation process group.
-pub fn register_group(pgid: i32) {
+/// Records a live implementation process (see [`GROUPS`]).
+pub(crate) fn register_group(pgid: i32) {
     if pgid <= 0 {
         return;
     }
@@ -89,12 +90,12 @@ pub fn register_group(pgid: i32) {
     }
     // A group that arrives after an interruption is ended at once.
     if interrupted() {
-        kill_group(pgid);
+        crate::process::kill_group(pgid as u32);
     }
 }
 
-/// Forgets a process group once it has been reaped.
-pub fn unregister_group(pgid: i32) {
+/// Forgets a process once it has been reaped.
+pub(crate) fn unregister_group(pgid: i32) {
     if pgid <= 0 {
         return;
     }
@@ -119,14 +120,7 @@ fn kill_all_groups() {
     for slot in &GROUPS {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 0 {
-            kill_group(pgid);
+            crate::process::kill_group(pgid as u32);
         }
-    }
-}
-
-fn kill_group(pgid: i32) {
-    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
     }
 }

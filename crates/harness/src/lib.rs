@@ -15,26 +15,62 @@ compile_error!(
      Linux or macOS; on Windows use WSL 2 or the container image"
 );
 
+// The public surface is chosen: the namespaces below, whose names say what a caller gets
+// (`results::parse`, `report::html`, `matrix::markdown`), and the run's vocabulary re-exported
+// at the root. Everything else is the harness's own machinery (processes, receivers, the
+// scenario player's internals, directories), private so it can change without a caller noticing.
 pub mod adapter;
-mod case_result;
-pub mod child;
 pub mod corpus_check;
-pub mod dirs;
 pub mod emitted;
-pub mod grade;
 pub mod identity;
 pub mod interrupt;
-pub mod materialize;
 pub mod matrix;
-pub mod persistent;
 pub mod preimage;
-pub mod process;
-pub mod repeated;
 pub mod report;
 pub mod results;
-pub mod run;
-pub mod runner;
-pub mod scenario;
-pub mod session;
 pub mod smoke;
-pub mod status;
+
+mod case_result;
+mod child;
+mod dirs;
+mod grade;
+mod materialize;
+mod persistent;
+mod process;
+mod repeated;
+mod run;
+mod runner;
+mod scenario;
+mod session;
+mod status;
+
+// A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
+pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
+pub use run::{run, RunRecord, SealedRun, WriteFailure};
+pub use runner::{run_case, run_case_with, Implementation, VectorResult, EMIT_OUTPUT_LIMIT};
+pub use session::{
+    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
+    RunNotes, StartBackend,
+};
+pub use status::Status;
+
+// The contract's limits and defaults a caller states or documents.
+pub use process::{DEFAULT_CAPTURE_BYTES, DEFAULT_TIMEOUT_SECS};
+
+// How implementations are contained, chosen once per process (the results header records it).
+pub use process::{containment, Containment, CONTAINMENT_VAR};
+pub use scenario::MAX_DECISION_LINE_BYTES;
+
+// Playing one GRP scenario in process (the reference's in-process receivers, the corpus's self
+// test).
+pub use scenario::{play, Graded, Judge, ReceiverLink, Receivers};
+
+// Persistent mode's exchange, for the reference's server and its tests.
+pub use persistent::{
+    grade_run_answer, read_run_response, read_start_response, PersistentConfig, PersistentSession,
+    ReplyError, MAX_RESPONSE_LINE_BYTES,
+};
+
+// Where a run keeps its inputs and receivers' state.
+pub use dirs::state_root;
+pub use materialize::write_inputs;

@@ -91,7 +91,7 @@ pub struct PersistentSession {
 
 /// Which response a line answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResponseKind {
+pub(crate) enum ResponseKind {
     Start,
     Run,
     Stop,
@@ -108,7 +108,7 @@ impl ResponseKind {
 }
 
 /// What the schema says is wrong with `response` as an answer of `kind` (empty: nothing).
-pub fn schema_errors(kind: ResponseKind, response: &Value) -> Vec<String> {
+pub(crate) fn schema_errors(kind: ResponseKind, response: &Value) -> Vec<String> {
     let validators = match validators() {
         Ok(v) => v,
         Err(e) => return vec![e.clone()],

@@ -46,7 +46,7 @@ pub enum Construction {
 impl Construction {
     /// Every known wrong construction, in the order [`explain`] tries them.
     /// The narrower first: where only U+007F differs, raw DEL is the better name for it.
-    pub const MISTAKES: [Construction; 5] = [
+    pub(crate) const MISTAKES: [Construction; 5] = [
         Construction::RawDel,
         Construction::RawUtf8,
         Construction::UppercaseHex,
@@ -55,7 +55,7 @@ impl Construction {
     ];
 
     /// What the construction does, for messages.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Construction::Draft => "the draft's construction",
             Construction::RawUtf8 => {
@@ -160,7 +160,7 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 
 /// Why an emitter's digest of an entry differs from the draft's.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Explanation {
+pub(crate) struct Explanation {
     /// The construction that gives the emitter's digest from the same members.
     pub construction: Construction,
     /// The first byte offset at which its preimage departs from the draft's.
@@ -188,7 +188,7 @@ impl std::fmt::Display for Explanation {
 /// The known wrong construction whose preimage of `f` digests to `digest` (lowercase hex), if
 /// any, and where that preimage departs from the draft's. `None` when the digest is the draft's
 /// or no known mistake explains it.
-pub fn explain(f: &Fields<'_>, digest: &str) -> Option<Explanation> {
+pub(crate) fn explain(f: &Fields<'_>, digest: &str) -> Option<Explanation> {
     let draft = preimage(f, Construction::Draft);
     if digest_hex(&draft) == digest {
         return None;

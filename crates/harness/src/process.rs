@@ -1,15 +1,23 @@
-//! Running one implementation process: its own process group (so one kill reaches everything it
-//! started), standard input fed from memory, standard output and error captured up to a bound
-//! (the rest is counted and discarded, so 100 MB of output cannot exhaust memory), and one
-//! deadline that holds whatever the process and its descendants do. Also the low-level pieces
-//! that `child` shares: spawning in a group, noticing an exit without reaping, the group kill.
+//! Running one implementation process: contained so that nothing it starts outlives it (a PID
+//! namespace of its own where the system allows it, else its own process group: [`spawn`]),
+//! standard input fed from memory, standard output and error captured up to a bound (the rest is
+//! counted and discarded, so 100 MB of output cannot exhaust memory), and one deadline that holds
+//! whatever the process and its descendants do. Also the low-level pieces that `child` shares:
+//! noticing an exit without reaping, the kill.
+
+mod spawn;
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::thread;
 use std::time::{Duration, Instant};
+
+#[cfg(test)]
+pub(crate) use spawn::tests as spawn_tests;
+pub use spawn::{containment, Containment, CONTAINMENT_VAR};
+pub(crate) use spawn::{spawn, Spawned};
 
 /// Bytes of each of an implementation's stdout and stderr kept per vector by `agentconf run`
 /// (a result object is a few hundred bytes; the rest is counted and dropped).
@@ -20,7 +28,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
 /// How to run one process.
 #[derive(Clone, Debug)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Program and arguments.
     pub argv: Vec<String>,
     /// Bytes written to standard input (then it is closed).
@@ -32,20 +40,20 @@ pub struct RunSpec {
 
 /// A captured stream: the first `capture_limit` bytes and the total length seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Captured {
+pub(crate) struct Captured {
     pub bytes: Vec<u8>,
     pub total: u64,
 }
 
 impl Captured {
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.total > self.bytes.len() as u64
     }
 }
 
 /// How a process ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// Exited with this code.
     Exited(i32),
     /// Killed by this signal (not by us).
@@ -66,30 +74,31 @@ impl Ending {
 
 /// Processes an implementation left behind when it exited in time. Its verdict stands either way
 /// (it is the main process's exit that the contract grades); the result's detail says what the
-/// harness found, because the contract asks that nothing outlive the implementation.
+/// harness found, because the contract asks that nothing outlive the implementation. In a PID
+/// namespace nothing can escape: what it left is killed with the namespace.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Strays {
-    /// Nothing held its output when it exited. Anything else left in its process group was
-    /// killed with the group, unremarked.
+pub(crate) enum Strays {
+    /// Nothing held its output when it exited. Anything else it left running was killed with its
+    /// namespace or process group, unremarked.
     #[default]
     None,
     /// Descendants still held its standard output or error when it exited; they were killed with
-    /// its process group, and reading stopped when the pipes closed.
+    /// its namespace or process group, and reading stopped when the pipes closed.
     Killed,
     /// Something outside its process group (started with `setsid`, or daemonised) still held its
-    /// output at the deadline. A group kill cannot reach it; the harness stopped reading and left
-    /// it running.
+    /// output at the deadline: only without a PID namespace, where a group kill cannot reach it;
+    /// the harness stopped reading and left it running.
     Escaped,
 }
 
 impl Strays {
     /// A clause for a result's detail, when there is something to say.
-    pub fn note(self) -> Option<&'static str> {
+    pub(crate) fn note(self) -> Option<&'static str> {
         match self {
             Strays::None => None,
             Strays::Killed => Some(
                 "it exited while descendants held its output: descendants still running were \
-                 killed with its process group",
+                 killed (with its PID namespace, or its process group)",
             ),
             Strays::Escaped => Some(
                 "it exited while processes outside its process group (setsid, a daemon) held its \
@@ -102,36 +111,26 @@ impl Strays {
 
 /// What one run produced.
 #[derive(Clone, Debug)]
-pub struct RunOutput {
+pub(crate) struct RunOutput {
     pub ending: Ending,
     pub stdout: Captured,
     pub stderr: Captured,
-    pub duration: Duration,
     /// What it left behind when it exited (always [`Strays::None`] on a timeout, where the whole
     /// group is killed anyway).
     pub strays: Strays,
 }
 
 /// Runs `spec` under one deadline (`spec.timeout` from the start) that holds whatever the
-/// process does: past it, the process group is killed if the main process still runs, and the
-/// pipes are no longer read even when something outside the group still holds them. When the
-/// main process exits in time its exit is the outcome, and its process group is killed then
-/// (before it is reaped, so the group id cannot have been reused). `Err` only when the process
-/// cannot be started (the command is wrong), which the caller reports as a broken wrapper, not as
-/// a property of a vector.
+/// process does: past it, everything it runs as is killed if the main process still runs, and the
+/// pipes are no longer read even when something that escaped still holds them. When the main
+/// process exits in time its exit is the outcome, and what it left is killed then (in a PID
+/// namespace by the kernel; otherwise its process group, before it is reaped, so the group id
+/// cannot have been reused). `Err` only when the process cannot be started (the command is
+/// wrong), which the caller reports as a broken wrapper, not as a property of a vector.
 pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let started = Instant::now();
     let deadline = started + spec.timeout;
-    let mut child = spawn_in_group(&spec.argv)?;
-    let pid = child.id();
-    let exit_watch = match watch_exit(pid) {
-        Ok(w) => w,
-        Err(e) => {
-            kill_group(pid);
-            let _ = reap(&mut child);
-            return Err(e);
-        }
-    };
+    let mut child = spawn(&spec.argv)?;
     // Most runs have no input: close stdin at once. Otherwise it is written without blocking, so
     // an implementation that never reads it cannot stall the harness past the deadline (a pipe
     // that cannot be made non-blocking, which does not happen, is closed rather than risked).
@@ -142,7 +141,7 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let mut written = 0;
     let mut out = Stream::new(child.stdout.take(), spec.capture_limit);
     let mut err = Stream::new(child.stderr.take(), spec.capture_limit);
-    let mut exit_watch = Some(exit_watch);
+    let mut exit_watch = child.take_exit_watch();
     let mut status = None;
     let mut held = false;
     let mut buf = vec![0u8; 64 * 1024];
@@ -216,9 +215,9 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
                 _ => {
                     // The main process exited (it is a zombie until reaped). Whatever still holds
                     // its output is a descendant — or an escapee, if it outlives the group kill.
-                    held = left_running(pid, out.held() || err.held());
-                    kill_group(pid);
-                    status = reap(&mut child).ok();
+                    held = child.left_descendants(|| out.held() || err.held());
+                    child.kill();
+                    status = child.reap().ok();
                     exit_watch = None;
                     stdin = None;
                 }
@@ -237,17 +236,17 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
             (ending_of(s), strays)
         }
         None => {
-            kill_group(pid);
+            child.kill();
             // It dies of SIGKILL at once unless it is stuck in the kernel; then a thread reaps it
             // whenever it goes, and the run does not wait.
             let died = exit_watch
                 .as_ref()
                 .is_some_and(|w| wait_readable(w.as_raw_fd(), Duration::from_secs(5)));
             if died {
-                let _ = reap(&mut child);
+                let _ = child.reap();
             } else {
                 let _ = thread::Builder::new().spawn(move || {
-                    let _ = reap(&mut child);
+                    let _ = child.reap();
                 });
             }
             (Ending::TimedOut, Strays::None)
@@ -257,7 +256,6 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         ending,
         stdout: out.captured,
         stderr: err.captured,
-        duration: started.elapsed(),
         strays,
     })
 }
@@ -310,35 +308,10 @@ fn ending_of(s: ExitStatus) -> Ending {
     }
 }
 
-/// Starts `argv` (program first) with piped standard streams, as the leader of its own process
-/// group, so one kill reaches everything it starts. `Err` for an empty or wrong command.
-pub(crate) fn spawn_in_group(argv: &[String]) -> io::Result<Child> {
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-    let child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    // Known to the interruption handler until reaped (`reap`), so SIGINT ends it too.
-    crate::interrupt::register_group(child.id() as i32);
-    Ok(child)
-}
-
-/// Reaps a child started by [`spawn_in_group`] (waiting for it) and forgets its group for the
-/// interruption handler: after this its pid may be reused, so it must never be signalled again.
-pub(crate) fn reap(child: &mut Child) -> io::Result<ExitStatus> {
-    let status = child.wait();
-    crate::interrupt::unregister_group(child.id() as i32);
-    status
-}
-
-/// Kills the process group led by `pid`, and `pid` itself (in case it moved to another group),
-/// so helpers it started cannot outlive it and hold the output pipes open. Call it only while
-/// `pid` is not yet reaped: until then the pid, and so the group id, cannot have been reused.
+/// Kills the process group led by `pid`, and `pid` itself (in case it moved to another group, or
+/// is a namespace's supervisor, whose death ends the namespace), so helpers it started cannot
+/// outlive it and hold the output pipes open. Call it only while `pid` is not yet reaped: until
+/// then the pid, and so the group id, cannot have been reused.
 pub(crate) fn kill_group(pid: u32) {
     let pid = pid as libc::pid_t;
     // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
@@ -358,7 +331,7 @@ pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
 
 /// waitid(2) on our child `pid` for its exit, without reaping it (`WNOWAIT`), retried when a
 /// signal interrupts it; `flags` adds `WNOHANG` to ask without waiting.
-fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> {
+pub(crate) fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> {
     loop {
         // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -381,33 +354,9 @@ fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> 
     }
 }
 
-/// A pipe that reaches its end when our child `pid` exits: a thread blocks in waitid(2) with
-/// `WNOWAIT` (the child is not reaped; its owner does that after killing the group) and then
-/// drops the write end. Polling the read end alongside the output pipes wakes the owner at the
-/// exit even when descendants keep those pipes open.
-pub(crate) fn watch_exit(pid: u32) -> io::Result<io::PipeReader> {
-    let (reader, writer) = io::pipe()?;
-    thread::Builder::new()
-        .name("agentconf-exit-watch".into())
-        .spawn(move || {
-            // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
-            let _ = waitid_unreaped(pid, 0);
-            drop(writer);
-        })?;
-    Ok(reader)
-}
-
-/// Whether the process `pid` (exited, not yet reaped) left descendants running in its group,
-/// given whether something still holds its output pipes. A held pipe alone does not say so: a
-/// process the harness is starting at that moment holds copies of every descriptor between its
-/// fork and its exec. Where the system can tell (Linux), the group is looked at as well.
-pub(crate) fn left_running(pid: u32, held: bool) -> bool {
-    held && others_in_group(pid).unwrap_or(true)
-}
-
 /// Whether a live process other than `pid` is in the process group `pid` leads (Linux: read from
 /// /proc); `None` where that cannot be read.
-fn others_in_group(pid: u32) -> Option<bool> {
+pub(crate) fn others_in_group(pid: u32) -> Option<bool> {
     let dir = std::fs::read_dir("/proc").ok()?;
     let group = pid.to_string();
     let mut any = false;
@@ -581,6 +530,19 @@ pub(crate) mod tests {
         )
     }
 
+    /// A shell command that starts `sleep MARKER` as a daemon does (a double fork: its parent
+    /// exits at once; a new session; its output let go), and waits until it runs.
+    pub(crate) fn daemon(marker: &str) -> String {
+        let flag =
+            std::env::temp_dir().join(format!("agentconf-flag-{}-{marker}", std::process::id()));
+        let flag = flag.display();
+        format!(
+            "rm -f '{flag}'; (setsid sh -c ': > \"$0\"; exec sleep {marker}' '{flag}' \
+             </dev/null >/dev/null 2>&1 &); \
+             while [ ! -e '{flag}' ]; do sleep 0.01; done; rm -f '{flag}'"
+        )
+    }
+
     /// Kills every `sleep MARKER` (a test's clean-up of what escaped the group).
     pub(crate) fn kill_sleepers(marker: &str) {
         for pid in sleepers(marker) {
@@ -619,19 +581,21 @@ pub(crate) mod tests {
 
     #[test]
     fn an_escaped_process_is_no_longer_read_after_the_deadline() {
-        // setsid puts the sleeper outside the group: it cannot be killed by group, and holds
-        // stdin (never read: 4 MB of input), stdout and stderr. The run still ends at the
-        // deadline with the main process's exit.
+        // Without a PID namespace, setsid puts the sleeper outside the group: it cannot be killed
+        // by group, and holds stdin (never read: 4 MB of input), stdout and stderr. The run
+        // still ends at the deadline with the main process's exit.
         let started = Instant::now();
-        let r = run(&RunSpec {
-            argv: vec![
-                "sh".into(),
-                "-c".into(),
-                format!("{}; echo done; exit 0", background("setsid", "61.03", "")),
-            ],
-            stdin: vec![b'x'; 4 << 20],
-            timeout: Duration::from_secs(2),
-            capture_limit: 1024,
+        let r = spawn::tests::forcing(Containment::ProcessGroup, || {
+            run(&RunSpec {
+                argv: vec![
+                    "sh".into(),
+                    "-c".into(),
+                    format!("{}; echo done; exit 0", background("setsid", "61.03", "")),
+                ],
+                stdin: vec![b'x'; 4 << 20],
+                timeout: Duration::from_secs(2),
+                capture_limit: 1024,
+            })
         })
         .unwrap();
         let elapsed = started.elapsed();
@@ -642,6 +606,43 @@ pub(crate) mod tests {
         assert_eq!(r.strays, Strays::Escaped);
         assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
         assert!(!escaped.is_empty(), "the setsid sleeper was not running");
+    }
+
+    /// Whether the implementations of this test process run in a PID namespace; if not, says
+    /// that `test` is skipped and why.
+    pub(crate) fn namespaces_or_skip(test: &str) -> bool {
+        let c = containment();
+        if !c.is_namespace() {
+            eprintln!(
+                "skipped: {test}: implementations run with containment {} here (this system \
+                 refuses PID namespaces, or {CONTAINMENT_VAR} asks for process groups)",
+                c.as_str()
+            );
+        }
+        c.is_namespace()
+    }
+
+    #[test]
+    fn in_a_namespace_nothing_it_starts_outlives_it() {
+        if !namespaces_or_skip("in_a_namespace_nothing_it_starts_outlives_it") {
+            return;
+        }
+        // A setsid sleeper holding its output, and a daemon (double fork, new session, output
+        // let go): both escape a process group, and both are gone by the time the run returns,
+        // killed with the namespace before the harness saw the exit.
+        let script = format!(
+            "{}; {}; echo done; exit 0",
+            background("setsid", "61.07", ""),
+            daemon("61.06")
+        );
+        let r = sh(&script, 20000);
+        let left = [sleepers("61.06"), sleepers("61.07")].concat();
+        kill_sleepers("61.06");
+        kill_sleepers("61.07");
+        assert_eq!(r.ending, Ending::Exited(0));
+        assert_eq!(r.stdout.bytes, b"done\n");
+        assert_eq!(r.strays, Strays::Killed);
+        assert!(left.is_empty(), "still running after the run: {left:?}");
     }
 
     #[test]

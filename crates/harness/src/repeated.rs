@@ -10,7 +10,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// The first member name given twice in one object of `text` (at any depth), if any. Text that
 /// is not JSON has none: its syntax is judged elsewhere.
-pub fn repeated_member(text: &str) -> Option<String> {
+pub(crate) fn repeated_member(text: &str) -> Option<String> {
     let mut found = None;
     let mut de = serde_json::Deserializer::from_str(text);
     let _ = Walk(&mut found).deserialize(&mut de);

@@ -74,6 +74,8 @@ pub fn run(
         ids.dedup();
         ids.len()
     };
+    // Processes run only for a command (the reference in process has none).
+    let containment = (!record.implementation.argv.is_empty()).then(crate::process::containment);
     let header = Header {
         format: FORMAT.into(),
         suite_version: record.suite_version,
@@ -84,10 +86,13 @@ pub fn run(
         adapter_digest: record.adapter_digest,
         grading: record.grading,
         profiles: record.profiles,
+        containment,
         case_ids_sha256: Some(case_ids_sha256(plan.cases.iter().map(|c| c.id.as_str()))),
         selection: Some(record.selection),
         started_at: now_rfc3339(),
     };
+    // What a run killed with SIGKILL left behind, its own clean-up never having run.
+    crate::dirs::remove_stale();
     let started = Instant::now();
     let writing = Mutex::new(Writing {
         out,

@@ -95,7 +95,7 @@ pub fn run_case_with(
 /// What an adapter decides around any way of running a case (one-shot, persistent, GRP): its
 /// skips and what it declares the tool does not take, before `run`; its `crash_on_stderr`
 /// patterns (over the standard error recorded for the case) and its expected failures, after.
-pub fn adapted(
+pub(crate) fn adapted(
     adapter: Option<&Adapter>,
     c: &Case<'_>,
     run: impl FnOnce() -> VectorResult,

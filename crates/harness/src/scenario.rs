@@ -54,6 +54,18 @@ pub trait ReceiverLink {
     /// decision was read, or — `BeforeDecision` — as soon as it has taken the line last handed
     /// to it, before any decision for that line is read.
     fn crash(self, at: CrashPoint) -> Result<(), Failure>;
+
+    /// Notes that the decision just read answers the line of `step`: a line it writes beyond
+    /// that decision is charged to that step.
+    fn answered(&mut self, _step: usize) {}
+
+    /// `Err` (a protocol error charged to the step that caused it) when it has written a line
+    /// beyond its decision for the line it last answered. Called before each line is handed
+    /// over, so that such a line is never read as the next line's decision. A receiver in
+    /// process writes none.
+    fn no_surplus(&mut self) -> Result<(), Failure> {
+        Ok(())
+    }
 }
 
 /// Who judges each decision.
@@ -215,9 +227,11 @@ pub fn play<R: Receivers>(
             Step::Crash { event, at } => {
                 let mut r = running(&mut current)?;
                 let bytes = line(*event)?;
+                r.no_surplus()?;
                 r.send(bytes)?;
                 if *at == CrashPoint::AfterDecision {
                     let d = r.decision()?;
+                    r.answered(index);
                     grade_identity(index, bytes, &d)?;
                     judge.decision(index, &d, expected)?;
                 }
@@ -239,8 +253,10 @@ pub fn play<R: Receivers>(
 
 /// Hands `line` to `r` and reads its decision, whose identity members must match the line.
 fn answer<L: ReceiverLink>(r: &mut L, line: &[u8], index: usize) -> Result<DecisionLine, Failure> {
+    r.no_surplus()?;
     r.send(line)?;
     let d = r.decision()?;
+    r.answered(index);
     grade_identity(index, line, &d)?;
     Ok(d)
 }
@@ -254,11 +270,13 @@ fn race<L: ReceiverLink>(
     judge: &mut dyn Judge,
 ) -> Result<usize, Failure> {
     for r in all.iter_mut() {
+        r.no_surplus()?;
         r.send(line)?;
     }
     let mut admitted = 0;
     for r in all.iter_mut() {
         let d = r.decision()?;
+        r.answered(index);
         grade_identity(index, line, &d)?;
         judge.copy(index, &d)?;
         if d.outcome == Outcome::Admitted {
@@ -298,7 +316,7 @@ fn count_admitted(
 /// Receivers as processes: `IMPL grp-admit REVISION SESSION STATE_DIR`, the inputs in `dir`,
 /// the state in `dir/state`. One deadline holds for the whole scenario: every write, decision and
 /// exit of every receiver must come before it, however many steps there are.
-pub struct ProcessReceivers<'a> {
+pub(crate) struct ProcessReceivers<'a> {
     pub argv: &'a [String],
     pub revision: &'a str,
     /// Where the vector's inputs were written.
@@ -354,12 +372,14 @@ impl Receivers for ProcessReceivers<'_> {
             number: self.started,
             stderr: Rc::clone(&self.stderr),
             capture_limit: self.capture_limit,
+            last_step: None,
+            sent: 0,
         })
     }
 }
 
 /// A receiver process: events to its stdin, decisions from its stdout, line by line.
-pub struct ProcessReceiver {
+pub(crate) struct ProcessReceiver {
     child: LongLived,
     deadline: Instant,
     timeout: Duration,
@@ -368,6 +388,10 @@ pub struct ProcessReceiver {
     number: usize,
     stderr: Rc<RefCell<Vec<u8>>>,
     capture_limit: usize,
+    /// The step whose line its last decision answered.
+    last_step: Option<usize>,
+    /// The length of the line last handed to it (with its newline).
+    sent: usize,
 }
 
 impl ProcessReceiver {
@@ -382,35 +406,52 @@ impl ProcessReceiver {
     }
 
     /// The verdict on a receiver that stopped taking lines or giving decisions: how it exited,
-    /// waited for until the scenario's deadline. Exit 89 is how a receiver says its revision is
-    /// unsupported (CONTRACT.md 3.2: at once, before any line), so it may come before the first
-    /// line is even written; any other end is a crash.
+    /// waited for until the scenario's deadline. Exit 89 before any decision is how a receiver
+    /// says its revision is unsupported (CONTRACT.md 3.2: at once, before any line), so it may
+    /// come before the first line is even written. Any other exit before its input ended is a
+    /// crash, whatever its status: an exit 0 too, so that the verdict does not depend on where
+    /// the harness first notices the exit (writing a line, waiting for a decision, or ending
+    /// the input), which is a matter of timing.
     fn ended(&mut self, what: &str) -> Failure {
         match self.child.wait_exit(self.deadline) {
-            Some(s) if s.code() == Some(i32::from(EXIT_UNSUPPORTED)) => (
-                Status::Unsupported,
-                "grp-admit exited 89: the revision is unsupported".into(),
-            ),
-            // A clean exit while lines still wanted answers: it left out decisions (or ended
-            // before its input did), which the contract calls a protocol error (5.1).
-            Some(s) if s.code() == Some(0) => (
-                Status::ProtocolError,
-                format!(
-                    "the receiver {what}: it exited 0 before its input ended (CONTRACT 5.1: one \
-                     decision per line, and exit only when standard input ends){}",
-                    stderr_note(&self.keep_stderr())
-                ),
-            ),
+            Some(s)
+                if s.code() == Some(i32::from(EXIT_UNSUPPORTED)) && self.last_step.is_none() =>
+            {
+                (
+                    Status::Unsupported,
+                    "grp-admit exited 89: the revision is unsupported".into(),
+                )
+            }
             Some(s) => (
                 Status::Crash,
                 format!(
-                    "the receiver {what}: it ended with {}{}",
+                    "the receiver {what}: it ended with {}, before its input ended (CONTRACT \
+                     3.2: an early exit is a crash, whatever its status){}",
                     describe_status(s),
                     stderr_note(&self.keep_stderr())
                 ),
             ),
             None => self.out_of_time(&format!("the receiver {what}, and did not exit")),
         }
+    }
+
+    /// A protocol error for `line`, which answers no line handed to the receiver, charged to
+    /// the step whose line it last answered.
+    fn surplus_line(&self, line: &[u8]) -> Failure {
+        let text = excerpt(line);
+        let text = text.trim_end();
+        (
+            Status::ProtocolError,
+            match self.last_step {
+                Some(step) => format!(
+                    "step {step}: the receiver wrote a line no event asked for after its decision \
+                     for this step's line (CONTRACT 5.1: exactly one decision per line): {text}"
+                ),
+                None => format!(
+                    "the receiver wrote a line no event asked for before it was handed any: {text}"
+                ),
+            },
+        )
     }
 }
 
@@ -419,6 +460,7 @@ impl ReceiverLink for ProcessReceiver {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line);
         bytes.push(b'\n');
+        self.sent = bytes.len();
         match self.child.send(&bytes, self.deadline) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
@@ -444,6 +486,11 @@ impl ReceiverLink for ProcessReceiver {
                 return Err(self.ended("ended its output without a decision"))
             }
         };
+        // After a decision, a line that comes while the line just handed over is still unread
+        // answers an earlier one. (Before its first decision, what it wrote is judged as one.)
+        if self.last_step.is_some() && self.child.unread_input().is_some_and(|n| n >= self.sent) {
+            return Err(self.surplus_line(&line));
+        }
         let text = String::from_utf8(line).map_err(|_| {
             (
                 Status::ProtocolError,
@@ -454,10 +501,10 @@ impl ReceiverLink for ProcessReceiver {
     }
 
     fn stop(mut self) -> Result<(), Failure> {
+        self.no_surplus()?;
         // Seen only when the exit has already happened (a receiver that exits at once after its
         // last decision may not have yet): never a false alarm, and caught whenever it shows.
-        // `ended` says what the exit was: 89 declines the revision, 0 is an early exit (a
-        // protocol error), anything else a crash.
+        // `ended` says what the exit was: 89 declines the revision, any other an early exit.
         if self.child.exited().is_some() {
             return Err(self.ended("ended before its input did"));
         }
@@ -469,14 +516,23 @@ impl ReceiverLink for ProcessReceiver {
         }
         // What it wrote after its last decision was read: an extra line is a protocol error.
         match self.child.read_line(self.deadline) {
-            Ok(extra) => Err((
-                Status::ProtocolError,
-                format!(
-                    "the receiver wrote a line no event asked for: {}",
-                    excerpt(&extra).trim_end()
-                ),
-            )),
+            Ok(extra) => Err(self.surplus_line(&extra)),
             Err(_) => Ok(()),
+        }
+    }
+
+    fn answered(&mut self, step: usize) {
+        self.last_step = Some(step);
+    }
+
+    fn no_surplus(&mut self) -> Result<(), Failure> {
+        // Before its first decision, whatever it wrote is read (and judged) as that decision.
+        if self.last_step.is_none() {
+            return Ok(());
+        }
+        match self.child.ready_line() {
+            Some(line) => Err(self.surplus_line(&line)),
+            None => Ok(()),
         }
     }
 

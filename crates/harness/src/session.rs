@@ -18,7 +18,7 @@ use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
 use crate::status::Status;
 
-pub use crate::dirs::{state_root, work_root};
+pub use crate::dirs::work_root;
 
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
@@ -102,7 +102,7 @@ pub struct Plan<'a> {
 }
 
 /// Where settled cases go while a run goes on ([`Plan::sink`]).
-pub type Sink<'a> = dyn Fn(usize, Option<&ResultLine>, Option<Named>) -> bool + Sync + 'a;
+pub(crate) type Sink<'a> = dyn Fn(usize, Option<&ResultLine>, Option<Named>) -> bool + Sync + 'a;
 
 /// What a run produced.
 pub struct Ran {

@@ -236,7 +236,7 @@ pub const IDENTICAL_CRASHES: usize = 10;
 /// Whether `first` (a run's first results, in the order they came) are [`IDENTICAL_CRASHES`]
 /// results that crashed, timed out or broke the protocol with the same detail: a broken wrapper,
 /// not an implementation with bugs.
-pub fn identical_crashes(first: &[(Status, String)]) -> bool {
+pub(crate) fn identical_crashes(first: &[(Status, String)]) -> bool {
     first.len() >= IDENTICAL_CRASHES
         && first
             .iter()

@@ -28,7 +28,7 @@ pub enum Status {
 }
 
 /// Every status, in report order: false accepts first (the security-relevant failure).
-pub const STATUSES: [Status; 12] = [
+pub(crate) const STATUSES: [Status; 12] = [
     Status::FalseAccept,
     Status::FalseReject,
     Status::WrongReason,
@@ -73,7 +73,7 @@ impl Status {
 
     /// Whether the case was graded: anything but unsupported and skipped. Verdicts, rule statuses
     /// and the badge count these.
-    pub fn is_counted(self) -> bool {
+    pub(crate) fn is_counted(self) -> bool {
         !matches!(self, Status::Unsupported | Status::Skip)
     }
 
@@ -87,7 +87,7 @@ impl Status {
     }
 
     /// Its place in report order ([`STATUSES`]).
-    pub fn rank(self) -> usize {
+    pub(crate) fn rank(self) -> usize {
         STATUSES
             .iter()
             .position(|x| *x == self)

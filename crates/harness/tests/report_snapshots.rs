@@ -6,12 +6,12 @@
 //! report_snapshots` (or `cargo insta review`), then read the `.snap` diffs before committing.
 
 use agentconf_contract::vector::{Expectation, Suite};
-use agentconf_harness::grade::Grading;
 use agentconf_harness::report::{self, RuleStatus};
 use agentconf_harness::results::{
     footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, Selection, FORMAT,
 };
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
 
 /// A hostile standard error: markup, quotes, an ANSI escape, a bidi override, a NUL.
 const HOSTILE: &str = "<script>alert(\"pwned\")</script> it's & <img src=x onerror='alert(1)'>\n\
@@ -234,6 +234,7 @@ fn file(fixed: bool) -> ResultsFile {
             adapter_digest: None,
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
+            containment: None,
             case_ids_sha256: None,
             selection: Some(Selection {
                 include: Vec::new(),

@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use agentconf_contract::case::Case as VectorCase;
 use agentconf_contract::vector::{Expectation, Suite};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case, Implementation, VectorResult};
-use agentconf_harness::status::Status;
+use agentconf_harness::Grading;
+use agentconf_harness::Status;
+use agentconf_harness::{run_case, Implementation, VectorResult};
 
 const AER1: &[Suite] = &[Suite::Aer1Receipt, Suite::Aer1Timeline, Suite::Aer1Workflow];
 const TIMELINE: &[Suite] = &[Suite::Aer1Timeline];

@@ -15,11 +15,11 @@ use agentconf_contract::vector::{CrashPoint, Suite, Vector};
 use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::BoxedStore;
-use agentconf_harness::grade::{grade_scenario, grade_verdict, Failure, Grading};
-use agentconf_harness::runner::VectorResult;
-use agentconf_harness::scenario::{play, Graded, ReceiverLink, Receivers};
-use agentconf_harness::session::Backend;
-use agentconf_harness::status::Status;
+use agentconf_harness::Backend;
+use agentconf_harness::Status;
+use agentconf_harness::VectorResult;
+use agentconf_harness::{grade_scenario, grade_verdict, Failure, Grading};
+use agentconf_harness::{play, Graded, ReceiverLink, Receivers};
 
 use crate::dispatch::{answer, Answer};
 use crate::emit::{emit_commitment, emit_receipt, emit_timeline};

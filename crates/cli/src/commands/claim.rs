@@ -169,8 +169,8 @@ fn rerun_args(
         implementation,
         command: args.command.clone(),
         grading: match h.grading {
-            agentconf_harness::grade::Grading::Strict => GradingArg::Strict,
-            agentconf_harness::grade::Grading::Loose => GradingArg::Loose,
+            agentconf_harness::Grading::Strict => GradingArg::Strict,
+            agentconf_harness::Grading::Loose => GradingArg::Loose,
         },
         profiles,
         include: selection.include.clone(),

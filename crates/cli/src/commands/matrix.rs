@@ -1,14 +1,15 @@
 //! `agentconf matrix`: several implementations, each over the whole corpus (one results file
 //! and HTML report each), then every timeline, commitment and receipt an emitter wrote through
 //! every verifier; writes the matrix file, its Markdown and its HTML. Exit 0 when every emitter ×
-//! verifier pair agrees, 1 when any disagrees, 2 for usage errors (and an interruption).
+//! verifier pair agrees, 1 when any disagrees or an implementation gave no verdict at all (every
+//! case a crash, a timeout or a protocol error), 2 for usage errors, 130 when interrupted.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentconf_harness::grade::Grading;
 use agentconf_harness::matrix::{self, Crossed, Matrix};
 use agentconf_harness::results::{write_atomically, ResultLine, ResultsFile};
+use agentconf_harness::Grading;
 
 use super::run::{execute_keeping, run_all, target};
 use super::{emit, to_stderr, ExitOutcome};
@@ -49,6 +50,9 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         to_stderr(&format!("agentconf matrix: {name} over the corpus\n"));
         let a = run_args_of(args, name, spec);
         let (file, outputs) = execute_keeping(&a, true)?;
+        if agentconf_harness::interrupt::interrupted() {
+            return Ok(interrupted());
+        }
         crossed.push(matrix::cross_cases(name, &file, &outputs, &corpus));
         files.push(file);
         run_args.push(a);
@@ -69,7 +73,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         ));
         let answers = answers_of(a, &corpus_ids, &crossed)?;
         if agentconf_harness::interrupt::interrupted() {
-            return Err("interrupted: no matrix is written from a part of its answers".into());
+            return Ok(interrupted());
         }
         let kinds = matrix::verified_kinds(&all, &answers);
         for kind in matrix::Kind::ALL {
@@ -123,11 +127,43 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         write_atomically(&args.out.join(file), text.as_bytes())?;
     }
     emit(&summary(&m, &args.out))?;
-    Ok(if matrix::all_agree(&m) {
+    let silent = no_verdict_at_all(&members, &files);
+    for (name, cases) in &silent {
+        to_stderr(&format!(
+            "agentconf matrix: {name} gave no verdict at all: each of its {cases} cases crashed, \
+             timed out or broke the protocol (a broken wrapper?), so the matrix fails\n"
+        ));
+    }
+    Ok(if matrix::all_agree(&m) && silent.is_empty() {
         ExitOutcome::Valid
     } else {
         ExitOutcome::Invalid
     })
+}
+
+/// What an interrupted matrix says and exits with: 130, as a shell reports a process ended by
+/// SIGINT (the members' results files written so far stay; no matrix is written from a part of
+/// its answers).
+fn interrupted() -> ExitOutcome {
+    to_stderr("agentconf matrix: interrupted: no matrix is written from a part of its answers\n");
+    ExitOutcome::Exit(130)
+}
+
+/// The members (name, cases run) whose every case ended without a verdict: crashed, timed out
+/// or broke the protocol. A grid column of theirs shows no verdict and blames nobody, as for an
+/// implementation that declines every artifact (89), so the exit status says it instead.
+fn no_verdict_at_all(members: &[(String, Spec)], files: &[ResultsFile]) -> Vec<(String, usize)> {
+    members
+        .iter()
+        .zip(files)
+        .filter(|(_, f)| {
+            !f.results.is_empty()
+                && f.results
+                    .iter()
+                    .all(|l| l.failed_as.unwrap_or(l.status).is_no_answer())
+        })
+        .map(|((name, _), f)| (name.clone(), f.results.len()))
+        .collect()
 }
 
 /// `NAME=ADAPTER.toml` or `NAME=COMMAND ARGS…`.

@@ -96,11 +96,8 @@ fn revision(arg: &str) -> Result<Revision> {
     })
 }
 
-/// Writes a message to standard error. A closed or full standard error is ignored: the exit code
-/// still says what happened, and `eprintln!` would panic instead.
-pub fn to_stderr(text: &str) {
-    let _ = io::stderr().lock().write_all(text.as_bytes());
-}
+// One writer of messages for every command, below all of them (the adapter file reads too).
+pub use crate::error::to_stderr;
 
 /// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
 /// instead of the panic `println!` would raise. A lost output is never success.

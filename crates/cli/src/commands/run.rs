@@ -6,18 +6,18 @@ use std::time::Duration;
 
 use agentconf_contract::case::Case;
 use agentconf_harness::adapter::{Adapter, Mode};
-use agentconf_harness::grade::Grading;
-use agentconf_harness::persistent::{PersistentConfig, PersistentSession};
 use agentconf_harness::results::{
     self, write_atomically, ImplementationInfo, ResultsFile, Selection,
 };
-use agentconf_harness::run::{RunRecord, SealedRun};
-use agentconf_harness::runner::Implementation;
-use agentconf_harness::session::{
+use agentconf_harness::Grading;
+use agentconf_harness::Implementation;
+use agentconf_harness::Status;
+use agentconf_harness::{
     run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
     RunNotes, StartBackend,
 };
-use agentconf_harness::status::Status;
+use agentconf_harness::{PersistentConfig, PersistentSession};
+use agentconf_harness::{RunRecord, SealedRun};
 use agentconf_reference::inprocess::InProcess;
 
 use super::{emit, to_stderr, ExitOutcome};
@@ -140,7 +140,7 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         implementation: Implementation {
             argv,
             timeout: Duration::from_secs(args.timeout.max(1)),
-            capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+            capture_limit: agentconf_harness::DEFAULT_CAPTURE_BYTES,
             profiles,
         },
         adapter,
@@ -339,9 +339,7 @@ fn run_sealed(
         grading,
         args,
         keep_outputs,
-        |plan, start, progress| {
-            agentconf_harness::run::run(plan, record, start, progress, Some(out))
-        },
+        |plan, start, progress| agentconf_harness::run(plan, record, start, progress, Some(out)),
     )?;
     report_notes(imp, adapter, cases, sealed.notes);
     Ok(sealed)
@@ -376,7 +374,7 @@ fn with_backends<T>(
             let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
             // A second signal ends the harness at once: this directory goes first.
             agentconf_harness::interrupt::register_work_dir(work.clone());
-            agentconf_harness::interrupt::register_work_dir(agentconf_harness::dirs::state_root());
+            agentconf_harness::interrupt::register_work_dir(agentconf_harness::state_root());
             work
         },
         // Only a command can be a broken wrapper; the reference in process is not one.

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use agentconf_contract::case::Case;
 use agentconf_harness::adapter::Adapter;
-use agentconf_harness::grade::Grading;
-use agentconf_harness::runner::{run_case_with, Implementation};
-use agentconf_harness::session::work_root;
 use agentconf_harness::smoke::{self, Diagnosis};
+use agentconf_harness::work_root;
+use agentconf_harness::Grading;
+use agentconf_harness::{run_case_with, Implementation};
 
 use super::{emit, ExitOutcome};
 use crate::args::SmokeArgs;
@@ -34,7 +34,7 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
     let imp = Implementation {
         argv: args.command.clone(),
         timeout: Duration::from_secs(args.timeout),
-        capture_limit: agentconf_harness::process::DEFAULT_CAPTURE_BYTES,
+        capture_limit: agentconf_harness::DEFAULT_CAPTURE_BYTES,
         // Probes need no profile: they are the plainest cases of each suite.
         profiles: Vec::new(),
     };

@@ -246,7 +246,7 @@ impl Adapter {
 
     /// Whether the tool is called through a template for `op` (its standard output is then its
     /// own text, not the contract's result object).
-    pub fn has_template(&self, op: Operation) -> bool {
+    pub(crate) fn has_template(&self, op: Operation) -> bool {
         self.spec(op).is_some_and(|s| s.argv.is_some())
     }
 
@@ -275,7 +275,7 @@ impl Adapter {
     /// (codes it does not list are crashes), else the contract's.
     /// The exit codes a call may end with, in words, for a crash's detail: the adapter's map
     /// when it has one, else the contract's.
-    pub fn exit_codes_in_words(&self) -> String {
+    pub(crate) fn exit_codes_in_words(&self) -> String {
         match &self.exit_codes {
             None => agentconf_contract::exit::EXIT_CODES_IN_WORDS.to_string(),
             Some(codes) => {

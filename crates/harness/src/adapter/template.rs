@@ -65,11 +65,11 @@ impl Placeholder {
     }
 
     /// The tiers `{id_tier}` is sent: the tiers before agentconf 0.2.0.
-    pub const ID_TIER_VALUES: [&'static str; 2] = ["core", "strict"];
+    pub(crate) const ID_TIER_VALUES: [&'static str; 2] = ["core", "strict"];
 
     /// The argument of the call this placeholder passes on: `{id_tier}` is `{tier}` under its
     /// old name.
-    pub fn argument(self) -> Placeholder {
+    pub(crate) fn argument(self) -> Placeholder {
         match self {
             Placeholder::IdTier => Placeholder::Tier,
             p => p,
@@ -127,7 +127,7 @@ impl Placeholder {
 
 /// A piece of one argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Segment {
+pub(crate) enum Segment {
     Text(String),
     Value(Placeholder),
 }
@@ -135,7 +135,7 @@ pub enum Segment {
 /// One argument as written: `{` + a name of letters, digits and `_` + `}` is a placeholder;
 /// any other brace is text. `Err` carries the name, as written, of a placeholder that is not
 /// among `allowed`.
-pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
+pub(crate) fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
     let mut out = Vec::new();
     let mut literal = String::new();
     let mut rest = text;
@@ -169,7 +169,7 @@ pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment
 
 /// A checked template: what it names, and the line it is on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     pub line: usize,
     pub arguments: Vec<Vec<Segment>>,
 }
@@ -184,7 +184,7 @@ impl Template {
     }
 
     /// Whether the template writes `p` under exactly this name (`{id_tier}` and not `{tier}`).
-    pub fn writes(&self, p: Placeholder) -> bool {
+    pub(crate) fn writes(&self, p: Placeholder) -> bool {
         self.arguments
             .iter()
             .flatten()
@@ -194,7 +194,7 @@ impl Template {
     /// The arguments with the call's values filled in. Checking the file made sure that every
     /// placeholder is one of the call's; should one have no value, it is left empty rather than
     /// passed literally.
-    pub fn fill(&self, call: &Call) -> Vec<String> {
+    pub(crate) fn fill(&self, call: &Call) -> Vec<String> {
         self.arguments
             .iter()
             .map(|segments| {

@@ -121,7 +121,7 @@ pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
 }
 
 /// [`grade_any`], with the rules a wrong output broke.
-pub fn grade_output(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
+pub(crate) fn grade_output(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     match c.vector.suite {
         Suite::Aer1EmitCommitment => grade_commitment(c, stdout),
         Suite::Aer1EmitReceipt => receipt::grade(c, stdout),
@@ -171,7 +171,7 @@ fn grade_timeline(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
 /// The commitment artifact the draft gives for a valid `timeline` (already read as JSON) at
 /// `published_at`, its final digest written by the judge; `None` when the timeline has no entry
 /// or its last entry lacks a member the digest needs.
-pub fn expected_commitment(timeline: &[Value], published_at: &str) -> Option<Value> {
+pub(crate) fn expected_commitment(timeline: &[Value], published_at: &str) -> Option<Value> {
     let first = timeline.first()?;
     let digest = entry_digest(timeline.last()?)?;
     Some(serde_json::json!({
@@ -185,7 +185,7 @@ pub fn expected_commitment(timeline: &[Value], published_at: &str) -> Option<Val
 /// Grades a commitment emitter's standard output for case `c` (an `aer1-emit-commitment`
 /// vector): the four members, each exactly the draft's (`entry_count` a JSON integer); members of
 /// other names are ignored.
-pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
+pub(crate) fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let timeline: Option<Vec<Value>> = v
         .input_bytes("timeline")
@@ -224,7 +224,11 @@ pub fn grade_commitment(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
 
 /// The faults of an emitted commitment against `want`; `last` is the timeline's last entry, for
 /// explaining a wrong final digest.
-pub fn compare_commitment(want: &Value, last: Option<&Value>, emitted: &[u8]) -> Vec<EmitFault> {
+pub(crate) fn compare_commitment(
+    want: &Value,
+    last: Option<&Value>,
+    emitted: &[u8],
+) -> Vec<EmitFault> {
     let fault = |rule, member, message: String| EmitFault {
         rule,
         entry: None,

@@ -40,7 +40,7 @@ pub use markdown::markdown;
 pub const FORMAT: &str = "agentconf-matrix/2";
 
 /// The id prefix of the derived cases that carry an emitted artifact to a verifier.
-pub const CROSS_PREFIX: &str = "matrix/";
+pub(crate) const CROSS_PREFIX: &str = "matrix/";
 
 /// The matrix file: what every report of the matrix is rendered from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,7 +110,7 @@ impl Kind {
 
     /// How an artifact of this kind reaches a verifier, in a sentence for the reports (plain
     /// text: Markdown and HTML show it alike).
-    pub fn how_verified(self) -> &'static str {
+    pub(crate) fn how_verified(self) -> &'static str {
         match self {
             Kind::Timeline => "Each timeline is verified under the newest AER-1 revision.",
             Kind::Commitment => {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use agentconf_contract::vector::Suite;
 
 use super::view::View;
-use super::{Level, Verdict};
+use super::{Level, RunVerdict};
 use crate::grade::Grading;
 
 #[derive(Serialize)]
@@ -20,7 +20,7 @@ struct Endpoint {
 
 /// The badge colour: `brightgreen` only for CONFORMS; `yellow` with known failures; `blue` for a
 /// partial run; `red` for FAIL; `lightgrey` when nothing was tested.
-pub fn badge_color(v: &Verdict) -> &'static str {
+pub fn badge_color(v: &RunVerdict) -> &'static str {
     match v.level {
         Level::Conforms => "brightgreen",
         Level::ConformsWithKnownFailures => "yellow",

@@ -98,7 +98,7 @@ impl Diff {
     }
 
     /// How many differences have a cause of `origin`.
-    pub fn count_origin(&self, origin: Origin) -> usize {
+    pub(crate) fn count_origin(&self, origin: Origin) -> usize {
         self.by_cause
             .iter()
             .filter(|(c, _)| c.origin() == origin)
@@ -262,6 +262,7 @@ mod tests {
                 adapter_digest: None,
                 grading: Grading::Strict,
                 profiles: Vec::new(),
+                containment: None,
                 selection: Some(Selection {
                     include: include.iter().map(|s| s.to_string()).collect(),
                     exclude: Vec::new(),

@@ -3,11 +3,11 @@
 use serde::Serialize;
 
 use super::view::{KnownFailure, SuiteSummary, View};
-use super::{RuleRow, Totals, UncreditedCase, Verdict};
+use super::{RuleRow, RunVerdict, Totals, UncreditedCase};
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 
 /// The summary format version.
-pub const SUMMARY_FORMAT: &str = "agentconf-summary/1";
+pub(crate) const SUMMARY_FORMAT: &str = "agentconf-summary/1";
 
 /// Everything [`json`](super::json) writes, in its key order.
 #[derive(Clone, Debug, Serialize)]
@@ -18,7 +18,7 @@ pub struct Summary<'a> {
     /// `null` when the run was cut short.
     pub footer: Option<&'a Footer>,
     /// The verdict's level, known failures and the reasons it is partial.
-    pub verdict: Verdict,
+    pub verdict: RunVerdict,
     /// Per suite with results, the implementation's own suites (where a case ran) first.
     pub suites: Vec<SuiteSummary>,
     /// Computed from the result lines.

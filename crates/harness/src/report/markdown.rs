@@ -6,7 +6,7 @@ use super::view::{counted, DraftGroup, Part, Sections, View};
 use super::{clip, is_bidi_control, unexpected_phrase, Level, RuleStatus, DRAFTS_NOTE};
 
 /// How many unexpected results are listed before "…and N more".
-pub const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
+pub(crate) const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
 
 /// Markdown for a pull request: a one-line verdict and its scope, the per-suite summary (the
 /// implementation's own suites first), the unexpected results (false accepts first; the first

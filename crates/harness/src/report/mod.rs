@@ -53,7 +53,7 @@ pub use diff::{
 };
 pub use format::ReportFormat;
 pub use json::{summary, Summary};
-pub use verdict::{verdict, Level, Verdict};
+pub use verdict::{verdict, Level, RunVerdict};
 pub use view::View;
 
 /// The terminal summary of `file` ([`ReportFormat::Text`]).
@@ -87,7 +87,7 @@ pub fn badge(file: &ResultsFile) -> String {
 }
 
 /// What the header of every human-facing format says about the drafts.
-pub const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
+pub(crate) const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
     individual Internet-Drafts: not RFCs, not endorsed by the IETF";
 
 /// How one rule fared. `pass` is earned only when every case that exercises the rule ran and
@@ -156,7 +156,7 @@ pub struct RuleRow {
 
 impl RuleRow {
     /// `+3 unsupported, not counted`, when some of the rule's cases were unsupported.
-    pub fn unsupported_note(&self) -> Option<String> {
+    pub(crate) fn unsupported_note(&self) -> Option<String> {
         (self.unsupported > 0).then(|| format!("+{} unsupported, not counted", self.unsupported))
     }
 }
@@ -257,7 +257,7 @@ pub fn totals(file: &ResultsFile) -> Totals {
 }
 
 /// Result lines in report order: by status (false accepts first, passes last), then by id.
-pub fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
+pub(crate) fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
     let mut v: Vec<&ResultLine> = file.results.iter().collect();
     v.sort_by(|a, b| (a.status.rank(), &a.id).cmp(&(b.status.rank(), &b.id)));
     v
@@ -387,7 +387,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
 }
 
 /// `N more rules of the catalogue have no case in this file`, or nothing when every rule has one.
-pub fn rules_without_cases_phrase(rows: &[RuleRow]) -> Option<String> {
+pub(crate) fn rules_without_cases_phrase(rows: &[RuleRow]) -> Option<String> {
     match rules_without_cases(rows) {
         0 => None,
         1 => Some("1 more rule of the catalogue has no case in this file".into()),
@@ -463,7 +463,7 @@ impl<'a> Credit<'a> {
     }
 
     /// Why a passing line earns no credit for its rules, in words; `None` when it does.
-    pub fn why_uncredited(&self, l: &ResultLine) -> Option<String> {
+    pub(crate) fn why_uncredited(&self, l: &ResultLine) -> Option<String> {
         self.uncredited_within(l, 0)
     }
 

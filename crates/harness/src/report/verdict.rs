@@ -31,7 +31,7 @@ pub enum Level {
 
 /// The verdict of one results file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Verdict {
+pub struct RunVerdict {
     pub level: Level,
     /// Cases that failed as the adapter's expected-failure list says they would.
     pub known_failures: usize,
@@ -41,7 +41,7 @@ pub struct Verdict {
     pub partial: Vec<String>,
 }
 
-impl Verdict {
+impl RunVerdict {
     /// What the verdict means, in one sentence for the end of a run: what it does and does not
     /// claim.
     pub fn meaning(&self) -> &'static str {
@@ -86,16 +86,16 @@ impl Verdict {
 
     /// Whether this verdict is `level` or better, in the order CONFORMS, CONFORMS WITH N KNOWN
     /// FAILURES, PARTIAL, FAIL, NOTHING TESTED (`report --require LEVEL`). `at_least(Partial)`
-    /// is [`Verdict::exit_ok`].
+    /// is [`RunVerdict::exit_ok`].
     pub fn at_least(&self, level: Level) -> bool {
         rank(self.level) <= rank(level)
     }
 }
 
 impl Level {
-    /// The level a verdict's headline ([`Verdict::headline`]) names, as a matrix file records an
+    /// The level a verdict's headline ([`RunVerdict::headline`]) names, as a matrix file records an
     /// implementation's verdict; `None` for anything else.
-    pub fn from_headline(headline: &str) -> Option<Level> {
+    pub(crate) fn from_headline(headline: &str) -> Option<Level> {
         match headline {
             "CONFORMS" => Some(Level::Conforms),
             "PARTIAL" => Some(Level::Partial),
@@ -119,7 +119,7 @@ fn rank(level: Level) -> u8 {
 }
 
 /// The verdict of `file`, from its result lines and header (the footer is not trusted).
-pub fn verdict(file: &ResultsFile) -> Verdict {
+pub fn verdict(file: &ResultsFile) -> RunVerdict {
     let count = |s: Status| file.results.iter().filter(|r| r.status == s).count();
     let unexpected = file
         .results
@@ -144,7 +144,7 @@ pub fn verdict(file: &ResultsFile) -> Verdict {
     } else {
         Level::Conforms
     };
-    Verdict {
+    RunVerdict {
         level,
         known_failures,
         partial,
@@ -223,8 +223,8 @@ mod tests {
         Level::NothingTested,
     ];
 
-    fn of(level: Level) -> Verdict {
-        Verdict {
+    fn of(level: Level) -> RunVerdict {
+        RunVerdict {
             level,
             known_failures: usize::from(level == Level::ConformsWithKnownFailures),
             partial: Vec::new(),

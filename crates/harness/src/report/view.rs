@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::{
     argv_line, grading_name, per_rule, rules_without_cases_phrase, seconds, totals, uncredited,
-    verdict, RuleRow, RuleStatus, Totals, UncreditedCase, Verdict,
+    verdict, RuleRow, RuleStatus, RunVerdict, Totals, UncreditedCase,
 };
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 use crate::status::Status;
@@ -62,14 +62,14 @@ pub struct SuiteSummary {
 
 impl SuiteSummary {
     /// Whether any case of the suite ran: one of the implementation's own suites.
-    pub fn tested(&self) -> bool {
+    pub(crate) fn tested(&self) -> bool {
         self.ran > 0
     }
 }
 
 /// A column of the per-suite summary: its heading and its count.
 #[derive(Clone, Copy, Debug)]
-pub struct SuiteColumn {
+pub(crate) struct SuiteColumn {
     pub heading: &'static str,
     pub count: fn(&SuiteSummary) -> usize,
     /// A count above zero here fails the run: formats make it stand out.
@@ -130,7 +130,7 @@ pub struct DraftGroup {
 
 impl DraftGroup {
     /// Positions in [`View::rules`] of the whole draft's rows, in order.
-    pub fn rows(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = usize> + '_ {
         self.sections.iter().flat_map(|s| s.rows.iter().copied())
     }
 }
@@ -143,7 +143,7 @@ pub struct View<'a> {
     pub footer: Option<&'a Footer>,
     /// The result lines in the file's order.
     pub results: &'a [ResultLine],
-    pub verdict: Verdict,
+    pub verdict: RunVerdict,
     /// Per suite with results: the implementation's own suites (where a case ran) first, then
     /// the untested ones; in corpus order within each.
     pub suites: Vec<SuiteSummary>,
@@ -202,14 +202,14 @@ impl<'a> View<'a> {
     }
 
     /// Why the passing case `id` earned no credit for its rules; `None` when it did.
-    pub fn why_uncredited(&self, id: &str) -> Option<&str> {
+    pub(crate) fn why_uncredited(&self, id: &str) -> Option<&str> {
         self.uncredited_by_id
             .get(id)
             .map(|i| self.uncredited[*i].why.as_str())
     }
 
     /// The per-suite summary's columns (skipped only when a case was skipped).
-    pub fn suite_columns(&self) -> Vec<SuiteColumn> {
+    pub(crate) fn suite_columns(&self) -> Vec<SuiteColumn> {
         let skips = self.suites.iter().any(|s| s.skipped > 0);
         SUITE_COLUMNS
             .into_iter()
@@ -218,13 +218,13 @@ impl<'a> View<'a> {
     }
 
     /// The implementation's own suites (where a case ran), and the others.
-    pub fn suites_tested(&self) -> (Vec<&SuiteSummary>, Vec<&SuiteSummary>) {
+    pub(crate) fn suites_tested(&self) -> (Vec<&SuiteSummary>, Vec<&SuiteSummary>) {
         self.suites.iter().partition(|s| s.tested())
     }
 
     /// The suites where nothing ran, each as `NAME (N cases)` with its name shown by `name`,
     /// comma-separated; `None` when a case of every suite ran.
-    pub fn not_tested(&self, name: impl Fn(&str) -> String) -> Option<String> {
+    pub(crate) fn not_tested(&self, name: impl Fn(&str) -> String) -> Option<String> {
         let list: Vec<String> = (self.suites.iter())
             .filter(|s| !s.tested())
             .map(|s| format!("{} ({})", name(s.suite.as_str()), cases(s.cases)))
@@ -233,7 +233,7 @@ impl<'a> View<'a> {
     }
 
     /// How many rules no case of which ran.
-    pub fn untested_rules(&self) -> usize {
+    pub(crate) fn untested_rules(&self) -> usize {
         self.untested.iter().map(|d| d.rows().count()).sum()
     }
 }
@@ -287,7 +287,7 @@ pub fn counted(n: usize, noun: &str) -> String {
 /// A catalogue section in words, as a heading: `Section 7`, `Sections 3-6`, `Section 8.6 (added
 /// in 01)`; a rule outside the draft's numbered sections (`none (input hygiene)`) as `Input
 /// hygiene (no draft section)`; `Unknown section` for a rule this build does not know.
-pub fn section_heading(section: &str) -> String {
+pub(crate) fn section_heading(section: &str) -> String {
     if section.is_empty() {
         return "Unknown section".into();
     }

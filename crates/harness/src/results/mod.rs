@@ -54,6 +54,11 @@ pub struct Header {
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
     pub profiles: Vec<String>,
+    /// How the implementation's processes were contained (CONTRACT.md 3.3): a PID namespace of
+    /// their own, or only a process group. Absent when no process ran (the reference in
+    /// process), and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<crate::process::Containment>,
     /// Which cases were selected. Absent in files written before agentconf 0.2: the selection
     /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,7 +152,7 @@ impl ResultLine {
     /// suite, family, rules, level, expectation, expected rules, derivation), and an outcome not
     /// yet known (`skip`, no detail). What a results file is checked against
     /// ([`crate::corpus_check`]).
-    pub fn describing(c: &Case<'_>) -> ResultLine {
+    pub(crate) fn describing(c: &Case<'_>) -> ResultLine {
         let v = c.vector;
         ResultLine {
             id: c.id.clone(),

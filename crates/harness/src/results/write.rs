@@ -111,7 +111,7 @@ impl ResultsWriter {
     }
 
     /// Appends one line, on disk when this returns.
-    pub fn line(&mut self, line: &Line) -> Result<(), WriteError> {
+    pub(crate) fn line(&mut self, line: &Line) -> Result<(), WriteError> {
         use std::io::Write as _;
         // Strings, numbers, options and sequences: serialisation cannot fail.
         let text = serde_json::to_string(line).unwrap_or_default();
@@ -123,7 +123,7 @@ impl ResultsWriter {
     }
 
     /// The file whole: synced, and renamed over the target.
-    pub fn finish(mut self) -> Result<(), WriteError> {
+    pub(crate) fn finish(mut self) -> Result<(), WriteError> {
         use std::io::Write as _;
         self.out
             .flush()
@@ -137,7 +137,7 @@ impl ResultsWriter {
 
     /// Gives up on the target and keeps what was written in the temporary file (a run stopped by
     /// a full disk): its path.
-    pub fn keep_partial(mut self) -> PathBuf {
+    pub(crate) fn keep_partial(mut self) -> PathBuf {
         use std::io::Write as _;
         let _ = self.out.flush();
         self.finished = true;

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 
 use super::checks::{APPLICATION_ID, SCHEMA, SCHEMA_VERSION};
 use super::generation::{new_store_id, RECORD_SUFFIX};
-use super::OpenError;
+use super::{with_suffix, OpenError};
 use crate::store::StoreError;
 
 /// The files SQLite keeps beside a database: after a crash, or while it is open, they hold
@@ -130,13 +130,6 @@ pub(super) fn create_whole(path: &Path) -> Result<(), OpenError> {
         .and_then(|()| link_into_place(&tmp, path));
     remove_tmp();
     linked
-}
-
-/// `path` with `suffix` appended to its last component (`x.sqlite` -> `x.sqlite-wal`).
-pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// A whole, empty store of this layout at `tmp`, closed (so its WAL is checkpointed away).

@@ -32,8 +32,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::files::with_suffix;
-use super::{retry_while_busy, Refusal};
+use super::{retry_while_busy, with_suffix, Refusal};
 use crate::store::StoreError;
 
 /// The record's name beside the store: `STORE-generation`.

@@ -3,7 +3,7 @@
 //! [`checks`], why it refuses a file in [`error`], the record kept beside it of what it counted in
 //! [`generation`], and the files looked at again before each insert in [`watch`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -153,6 +153,14 @@ impl SqliteStore {
             .lock()
             .map_err(|_| StoreError::new("SQLite connection poisoned by a panic"))
     }
+}
+
+/// `path` with `suffix` appended to its last component (`x.sqlite` -> `x.sqlite-wal`): the names
+/// of the files beside a store (`files`, `generation` and `watch` all name them).
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// Runs `f` until it succeeds or fails with something other than a busy or locked database,

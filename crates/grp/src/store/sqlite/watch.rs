@@ -17,7 +17,7 @@ use std::fs::Metadata;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::files::with_suffix;
+use super::with_suffix;
 use crate::store::StoreError;
 
 /// What a file is, as far as telling it from another at the same name goes: its device and

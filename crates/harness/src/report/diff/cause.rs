@@ -83,7 +83,7 @@ impl Cause {
         }
     }
 
-    pub fn origin(self) -> Origin {
+    pub(crate) fn origin(self) -> Origin {
         match self {
             Cause::Implementation => Origin::Implementation,
             Cause::Expectation
@@ -96,7 +96,7 @@ impl Cause {
     }
 
     /// Whether the difference came with the corpus, not the implementation.
-    pub fn from_corpus(self) -> bool {
+    pub(crate) fn came_with_corpus(self) -> bool {
         self.origin() == Origin::Corpus
     }
 }
@@ -121,7 +121,7 @@ impl Expected {
 }
 
 /// An expectation as the vector files spell it.
-pub fn expectation_name(e: Expectation) -> &'static str {
+pub(crate) fn expectation_name(e: Expectation) -> &'static str {
     match e {
         Expectation::Valid => "valid",
         Expectation::Invalid => "invalid",
@@ -150,7 +150,7 @@ impl Judge<'_> {
     }
 
     /// The cause of a case in both files whose status differs.
-    pub fn change(&self, old: &ResultLine, new: &ResultLine) -> Cause {
+    pub(crate) fn change(&self, old: &ResultLine, new: &ResultLine) -> Cause {
         // The lines themselves say when the goalposts moved: no manifest needed.
         if Expected::of(old) != Expected::of(new) {
             return Cause::Expectation;
@@ -172,12 +172,12 @@ impl Judge<'_> {
     }
 
     /// The cause of a case in the new file only.
-    pub fn added(&self, line: &ResultLine) -> Cause {
+    pub(crate) fn added(&self, line: &ResultLine) -> Cause {
         self.one_sided(line, Side::New)
     }
 
     /// The cause of a case in the old file only.
-    pub fn removed(&self, line: &ResultLine) -> Cause {
+    pub(crate) fn removed(&self, line: &ResultLine) -> Cause {
         self.one_sided(line, Side::Old)
     }
 

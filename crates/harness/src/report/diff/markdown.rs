@@ -9,7 +9,7 @@ use crate::report::{clip, DRAFTS_NOTE};
 
 /// How many rows each section other than the regressions lists before "…and N more": a pull
 /// request comment has a size limit. Regressions are all listed.
-pub const MARKDOWN_DIFF_LIMIT: usize = 50;
+pub(crate) const MARKDOWN_DIFF_LIMIT: usize = 50;
 
 /// Markdown for a pull request: the counts, both runs' corpora, where the differences came from,
 /// then one table per section with each row's cause; regressions are never cut. Strings from the
@@ -99,7 +99,7 @@ fn entries(out: &mut String, title: &str, note: &str, list: &[Entry]) {
 /// The cause, marked when it came with the corpus, so that a reader skimming the table sees
 /// which rows the corpus explains.
 fn cause_cell(cause: super::Cause) -> String {
-    if cause.from_corpus() {
+    if cause.came_with_corpus() {
         format!("`{}` (from the corpus)", cause.name())
     } else {
         format!("`{}`", cause.name())

@@ -74,7 +74,7 @@ pub fn runs(d: &Diff, bullet: &str, escape: impl Fn(&str) -> String) -> String {
 /// they came from the implementation (or from what each run selected). A zero is said only where
 /// it is known: without manifests, nothing is known to come from the implementation. Plain
 /// text; callers escape.
-pub fn cause_summary(d: &Diff) -> String {
+pub(crate) fn cause_summary(d: &Diff) -> String {
     let n = |c: Cause| d.count(c);
     let known = d.corpora_known || !d.corpus_changed();
     let mut parts: Vec<(usize, String)> = Vec::new();
@@ -139,7 +139,7 @@ pub fn cause_summary(d: &Diff) -> String {
 }
 
 /// What a group of differences of one origin is, after its count in a heading.
-pub fn origin_heading(origin: Origin) -> &'static str {
+pub(crate) fn origin_heading(origin: Origin) -> &'static str {
     match origin {
         Origin::Implementation => "from the implementation",
         Origin::Corpus => "from the corpus (the case's vector or expectation changed)",
@@ -153,7 +153,7 @@ pub fn origin_heading(origin: Origin) -> &'static str {
 /// How the goalposts moved, e.g. `valid -> invalid [AER1-X]`, with ` (revision 06 -> 09)` when
 /// the revision changed too. `arrow` is `->` for a terminal, `→` for Markdown. Plain text;
 /// callers escape.
-pub fn goalposts_phrase(g: &Goalposts, arrow: &str) -> String {
+pub(crate) fn goalposts_phrase(g: &Goalposts, arrow: &str) -> String {
     let side = |e: &Expected| {
         let mut s = expectation_name(e.expectation).to_string();
         if !e.expected_rules.is_empty() {

@@ -1,0 +1,1076 @@
+//! Starting an implementation's process so that nothing it starts can outlive it, and nothing
+//! outlives the harness either.
+//!
+//! On Linux, where the system lets the harness make a PID namespace (root, or an unprivileged
+//! user namespace), every implementation process gets one of its own:
+//!
+//! ```text
+//! harness ── keeper thread ──clone(NEWPID)──► supervisor (PID 1) ──clone──► implementation (PID 2)
+//!                                                   │                          └─► whatever it starts
+//!                                 PR_SET_PDEATHSIG: dies with the keeper thread
+//! ```
+//!
+//! The supervisor reaps what is orphaned in the namespace and, when the implementation exits,
+//! notes what it left running and exits too; the kernel then kills everything left in the
+//! namespace (`setsid`, double forks and daemons included) before the harness sees the exit.
+//! The harness waits for and kills the supervisor; the implementation's own exit status is
+//! handed back through memory the supervisor shares with the harness. The supervisor is not an
+//! executed program but a clone sharing the harness's memory (as `posix_spawn` does), and the
+//! implementation is not PID 1 itself, whose signals would behave differently (a signal it sends
+//! itself without a handler is ignored there).
+//!
+//! Each process is started from a thread of its own, the keeper, which lives exactly as long as
+//! the process: `PR_SET_PDEATHSIG` ties a process to the *thread* that started it, so a harness
+//! killed with SIGKILL takes its supervisors, and so the namespaces, with it. The keeper is also
+//! the exit watch: its pipe reaches its end once the process has exited (in a namespace, once
+//! the whole namespace is gone).
+//!
+//! Elsewhere, or where the system refuses namespaces (or `AGENTCONF_CONTAINMENT=process-group`
+//! asks for it), the implementation runs in a session and process group of its own, still with
+//! `PR_SET_PDEATHSIG` on Linux; the harness kills the group. Every implementation runs without a
+//! controlling terminal (`setsid`): it cannot write to the user's terminal or read from it.
+
+use std::io;
+use std::process::ExitStatus;
+
+use serde::{Deserialize, Serialize};
+
+/// The environment variable that can ask for the weaker containment (`process-group`), for an
+/// implementation that must see the harness as its parent.
+pub const CONTAINMENT_VAR: &str = "AGENTCONF_CONTAINMENT";
+
+/// What keeps an implementation's processes from outliving it: which one is in force is
+/// recorded in the results header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Containment {
+    /// A PID namespace of its own: when the implementation exits, everything it started is
+    /// killed by the kernel, wherever it moved (another session, a daemon's double fork).
+    PidNamespace,
+    /// The same, made inside a user namespace (where an unprivileged user may make one), which
+    /// maps the user's own user and group ids to themselves.
+    UserAndPidNamespace,
+    /// Its own session and process group only: what leaves the group (`setsid`, a daemon's
+    /// double fork) escapes the harness's kills.
+    ProcessGroup,
+}
+
+impl Containment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Containment::PidNamespace => "pid-namespace",
+            Containment::UserAndPidNamespace => "user-and-pid-namespace",
+            Containment::ProcessGroup => "process-group",
+        }
+    }
+
+    /// Whether the implementation runs in a PID namespace of its own.
+    pub fn is_namespace(self) -> bool {
+        self != Containment::ProcessGroup
+    }
+}
+
+/// The containment every implementation process of this harness runs under: worked out once
+/// (on Linux by trying to make the namespaces), then the same for the whole process.
+pub fn containment() -> Containment {
+    static CHOSEN: std::sync::OnceLock<Containment> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        let asked = std::env::var(CONTAINMENT_VAR).unwrap_or_default();
+        if asked == Containment::ProcessGroup.as_str() {
+            return Containment::ProcessGroup;
+        }
+        platform::probe()
+    })
+}
+
+/// A started implementation process: the process the harness waits for and kills (the
+/// supervisor in a namespace, the implementation otherwise), its standard streams, and the
+/// pipe that reaches its end when it has exited.
+pub(crate) struct Spawned {
+    pid: u32,
+    pub(crate) stdin: Option<io::PipeWriter>,
+    pub(crate) stdout: Option<io::PipeReader>,
+    pub(crate) stderr: Option<io::PipeReader>,
+    exit_watch: Option<std::os::fd::OwnedFd>,
+    keeper: platform::Keeper,
+}
+
+impl Spawned {
+    /// The process id the harness waits for and kills.
+    pub(crate) fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// A descriptor that becomes readable when the process has exited (taken once).
+    pub(crate) fn take_exit_watch(&mut self) -> Option<std::os::fd::OwnedFd> {
+        self.exit_watch.take()
+    }
+
+    /// Kills everything the implementation runs as (its namespace, or its process group). Only
+    /// while it is not reaped: until then its pid, and so its group id, cannot be reused.
+    pub(crate) fn kill(&self) {
+        super::kill_group(self.pid);
+    }
+
+    /// Waits for the process and reaps it, and forgets it for the interruption handler (after
+    /// this its pid may be reused, so it is never signalled again). The status is the
+    /// implementation's own, also in a namespace.
+    pub(crate) fn reap(&mut self) -> io::Result<ExitStatus> {
+        let status = platform::reap(self.pid, &mut self.keeper);
+        crate::interrupt::unregister_group(self.pid as i32);
+        status
+    }
+
+    /// Reaps the process if it has exited, without waiting.
+    pub(crate) fn try_reap(&mut self) -> io::Result<Option<ExitStatus>> {
+        let status = platform::try_reap(self.pid, &mut self.keeper)?;
+        if status.is_some() {
+            crate::interrupt::unregister_group(self.pid as i32);
+        }
+        Ok(status)
+    }
+
+    /// Whether the implementation, which has exited (its process not yet reaped), left
+    /// descendants running that held its output; `held` says whether anything holds the harness's
+    /// ends of its output pipes now. In a namespace the supervisor saw it at the exit (the kernel
+    /// has killed them since).
+    pub(crate) fn left_descendants(&self, held: impl FnOnce() -> bool) -> bool {
+        platform::left_descendants(self.pid, &self.keeper, held)
+    }
+}
+
+/// Starts `argv` (program first, found through `PATH` when it has no slash) with piped standard
+/// streams, contained as [`containment`] says, and registers it with the interruption handler.
+/// `Err` for an empty or wrong command (or a system that cannot start a process).
+pub(crate) fn spawn(argv: &[String]) -> io::Result<Spawned> {
+    if argv.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
+    }
+    let spawned = platform::spawn(argv, in_force())?;
+    // Known to the interruption handler until reaped, so SIGINT ends it too.
+    crate::interrupt::register_group(spawned.pid as i32);
+    Ok(spawned)
+}
+
+/// The containment a spawn uses: [`containment`], or in the harness's own tests what a test
+/// asked for on its thread (to hold the process-group behaviour where namespaces work too).
+fn in_force() -> Containment {
+    #[cfg(test)]
+    if let Some(forced) = tests::FORCED.get() {
+        return forced;
+    }
+    containment()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::Containment;
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static FORCED: Cell<Option<Containment>> = const { Cell::new(None) };
+    }
+
+    /// Runs `f` with every process this thread spawns contained as `c` (only `ProcessGroup`
+    /// always works).
+    pub(crate) fn forcing<T>(c: Containment, f: impl FnOnce() -> T) -> T {
+        FORCED.set(Some(c));
+        let out = f();
+        FORCED.set(None);
+        out
+    }
+}
+
+#[cfg(target_os = "linux")]
+use linux as platform;
+#[cfg(not(target_os = "linux"))]
+use portable as platform;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    //! clone(2) with the implementation's stack and the supervisor's in memory of the keeper's,
+    //! shared until the implementation executes its program. The code that runs in the children
+    //! before that calls only system calls (no allocation, no lock, no panic): it shares the
+    //! harness's memory while other threads run on.
+
+    use std::ffi::{CString, OsStr, OsString};
+    use std::io::{self, Read};
+    use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+    use std::sync::Arc;
+
+    use super::{Containment, Spawned};
+    use crate::process::{hung_up, others_in_group, waitid_unreaped};
+
+    /// The stack of each child before it executes a program, or of the supervisor for its
+    /// whole life: the code on it is a few system calls deep.
+    const STACK_BYTES: usize = 64 * 1024;
+
+    /// What the children report, in memory they share with the harness.
+    #[derive(Default)]
+    pub(super) struct Outcome {
+        /// The process the harness waits for (written by the kernel: CLONE_PARENT_SETTID).
+        pid: AtomicI32,
+        /// Why the implementation's program could not be executed (0: it was).
+        exec_errno: AtomicI32,
+        /// Why the supervisor could not set the namespace up (0: it could).
+        setup_errno: AtomicI32,
+        /// In a namespace: the implementation's wait status, once `reported`.
+        status: AtomicI32,
+        reported: AtomicBool,
+        /// In a namespace: it exited leaving descendants running that held its output.
+        left_descendants: AtomicBool,
+    }
+
+    impl Outcome {
+        /// Records that the process could not be set up: the last error of this thread, or
+        /// `otherwise` when there is none.
+        fn setup_failed(&self, otherwise: libc::c_int) {
+            let errno = io::Error::last_os_error().raw_os_error();
+            self.setup_errno.store(
+                errno.filter(|e| *e != 0).unwrap_or(otherwise),
+                Ordering::SeqCst,
+            );
+        }
+    }
+
+    pub(super) type Keeper = Arc<Outcome>;
+
+    /// What the children read: pointers into memory the keeper owns until they are done.
+    struct Launch {
+        path: *const libc::c_char,
+        argv: *const *const libc::c_char,
+        envp: *const *const libc::c_char,
+        /// The implementation's ends of its standard input, output and error.
+        stdio: [RawFd; 3],
+        /// Where the supervisor writes one byte once the program is executed (or failed).
+        ready: RawFd,
+        /// The harness's ends of the output pipes: the supervisor looks at them when the
+        /// implementation exits, to tell whether anything else still holds the pipes.
+        probes: [RawFd; 2],
+        /// The user namespace's maps (`deny` for setgroups, the uid map, the gid map), when one
+        /// is made.
+        user_maps: Option<[*const libc::c_char; 3]>,
+        /// The parent the implementation must see once it has asked for PR_SET_PDEATHSIG (the
+        /// harness, or the supervisor as PID 1): another means its parent died before.
+        parent: libc::pid_t,
+        /// Where the implementation's stack starts (the supervisor starts it).
+        child_stack: *mut libc::c_void,
+        /// The highest standard signal, whose handlers are reset before the program runs.
+        max_signal: libc::c_int,
+        outcome: *const Outcome,
+    }
+
+    /// Two stacks with a guard page below each, mapped for one spawn.
+    struct Stacks {
+        base: *mut libc::c_void,
+        len: usize,
+        page: usize,
+    }
+
+    impl Stacks {
+        fn new() -> io::Result<Stacks> {
+            // SAFETY: sysconf has no memory effects.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+                .unwrap_or(4096)
+                .max(4096);
+            let len = 2 * (page + STACK_BYTES);
+            // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                    -1,
+                    0,
+                )
+            };
+            if base == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            let stacks = Stacks { base, len, page };
+            for guard in [0, page + STACK_BYTES] {
+                // SAFETY: a page inside the mapping we own; a stack overflow faults there instead
+                // of writing into the harness's memory.
+                unsafe {
+                    libc::mprotect(stacks.at(guard), page, libc::PROT_NONE);
+                }
+            }
+            Ok(stacks)
+        }
+
+        fn at(&self, offset: usize) -> *mut libc::c_void {
+            self.base.cast::<u8>().wrapping_add(offset).cast()
+        }
+
+        /// The top of the first stack (stacks grow down on every Linux target this builds for).
+        fn first(&self) -> *mut libc::c_void {
+            self.at(self.page + STACK_BYTES)
+        }
+
+        fn second(&self) -> *mut libc::c_void {
+            self.at(self.len)
+        }
+    }
+
+    impl Drop for Stacks {
+        fn drop(&mut self) {
+            // SAFETY: the mapping made in `new`; no child runs on it any more (see `keep`).
+            unsafe {
+                libc::munmap(self.base, self.len);
+            }
+        }
+    }
+
+    /// Everything the keeper owns for the children: the strings their pointers point into.
+    struct Owned {
+        path: CString,
+        argv: Vec<CString>,
+        env: Vec<CString>,
+        user_maps: Option<[CString; 3]>,
+    }
+
+    impl Owned {
+        fn new(argv: &[String], user: bool) -> io::Result<Owned> {
+            let nul = |_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the command");
+            let path = resolve(OsStr::new(&argv[0]))?;
+            let argv: Vec<CString> = argv
+                .iter()
+                .map(|a| CString::new(a.as_bytes()).map_err(nul))
+                .collect::<io::Result<_>>()?;
+            let env: Vec<CString> = std::env::vars_os()
+                .filter_map(|(k, v)| {
+                    let mut kv = k.into_vec();
+                    kv.push(b'=');
+                    kv.extend(v.into_vec());
+                    CString::new(kv).ok()
+                })
+                .collect();
+            Ok(Owned {
+                path,
+                argv,
+                env,
+                user_maps: user_maps(user),
+            })
+        }
+    }
+
+    /// What a user namespace's supervisor writes to /proc/self/{setgroups,uid_map,gid_map}: the
+    /// user's own ids mapped to themselves, so files the implementation writes are the user's,
+    /// as they would be without the namespace.
+    fn user_maps(user: bool) -> Option<[CString; 3]> {
+        user.then(|| {
+            // SAFETY: getuid and getgid have no memory effects.
+            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            let line = |id: u32| CString::new(format!("{id} {id} 1")).unwrap_or_default();
+            [c"deny".to_owned(), line(uid), line(gid)]
+        })
+    }
+
+    fn map_pointers(maps: Option<&[CString; 3]>) -> Option<[*const libc::c_char; 3]> {
+        maps.map(|m| [m[0].as_ptr(), m[1].as_ptr(), m[2].as_ptr()])
+    }
+
+    /// A NULL-terminated array of pointers into `strings`.
+    fn pointers(strings: &[CString]) -> Vec<*const libc::c_char> {
+        strings
+            .iter()
+            .map(|s| s.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect()
+    }
+
+    /// The program's path: as given when it has a slash, else the first executable file of that
+    /// name in `PATH` (as execvp looks, before the children run, which must not allocate).
+    fn resolve(program: &OsStr) -> io::Result<CString> {
+        let found = if program.as_bytes().contains(&b'/') {
+            Some(std::path::PathBuf::from(program))
+        } else {
+            let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/bin:/usr/bin"));
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .find(|p| is_executable_file(p))
+        };
+        let Some(found) = found else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} not found in PATH", program.to_string_lossy()),
+            ));
+        };
+        CString::new(found.into_os_string().into_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the command"))
+    }
+
+    fn is_executable_file(p: &std::path::Path) -> bool {
+        let Ok(c) = CString::new(p.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: access(2) reads a valid NUL-terminated path.
+        p.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0
+    }
+
+    /// Tries the namespaces, strongest first: a PID namespace, then one inside a user namespace.
+    pub(super) fn probe() -> Containment {
+        for (flags, containment) in [
+            (libc::CLONE_NEWPID, Containment::PidNamespace),
+            (
+                libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
+                Containment::UserAndPidNamespace,
+            ),
+        ] {
+            if probe_once(flags, containment) {
+                return containment;
+            }
+        }
+        Containment::ProcessGroup
+    }
+
+    /// Whether a supervisor can be started with `flags` and set itself up (the user maps, and
+    /// closing descriptors with close_range), doing nothing else.
+    fn probe_once(flags: libc::c_int, containment: Containment) -> bool {
+        let Ok(stacks) = Stacks::new() else {
+            return false;
+        };
+        let maps = user_maps(containment == Containment::UserAndPidNamespace);
+        let outcome = Outcome::default();
+        let launch = Launch {
+            path: std::ptr::null(),
+            argv: std::ptr::null(),
+            envp: std::ptr::null(),
+            stdio: [-1; 3],
+            ready: -1,
+            probes: [-1; 2],
+            user_maps: map_pointers(maps.as_ref()),
+            parent: 1,
+            child_stack: stacks.second(),
+            max_signal: 31,
+            outcome: &outcome,
+        };
+        let _blocked = BlockedSignals::new();
+        // SAFETY: the child runs `probe_entry` on its own stack with `launch`, which outlives
+        // it: CLONE_VFORK suspends this thread until the child has exited.
+        let pid = unsafe {
+            libc::clone(
+                probe_entry,
+                stacks.first(),
+                libc::CLONE_VM | libc::CLONE_VFORK | flags | libc::SIGCHLD,
+                std::ptr::from_ref(&launch).cast_mut().cast(),
+            )
+        };
+        if pid <= 0 {
+            return false;
+        }
+        let mut status = 0;
+        // SAFETY: reaping our own child.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+        outcome.setup_errno.load(Ordering::SeqCst) == 0
+            && libc::WIFEXITED(status)
+            && libc::WEXITSTATUS(status) == 0
+    }
+
+    /// What the children of one spawn read. `argv` and `envp` are the NULL-terminated pointer
+    /// arrays of `owned`'s strings.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        owned: &Owned,
+        argv: &[*const libc::c_char],
+        envp: &[*const libc::c_char],
+        stdio: [RawFd; 3],
+        ready: RawFd,
+        probes: [RawFd; 2],
+        parent: libc::pid_t,
+        stacks: &Stacks,
+        outcome: &Outcome,
+    ) -> Launch {
+        Launch {
+            path: owned.path.as_ptr(),
+            argv: argv.as_ptr(),
+            envp: envp.as_ptr(),
+            stdio,
+            ready,
+            probes,
+            user_maps: map_pointers(owned.user_maps.as_ref()),
+            parent,
+            child_stack: stacks.second(),
+            max_signal: 31,
+            outcome,
+        }
+    }
+
+    /// Every signal blocked on this thread while it lives (the children start with this mask,
+    /// so no handler of the harness's can run in them before they reset theirs).
+    struct BlockedSignals(libc::sigset_t);
+
+    impl BlockedSignals {
+        fn new() -> BlockedSignals {
+            // SAFETY: sigset_t is plain data; pthread_sigmask writes the old mask into it.
+            unsafe {
+                let mut all: libc::sigset_t = std::mem::zeroed();
+                let mut old: libc::sigset_t = std::mem::zeroed();
+                libc::sigfillset(&mut all);
+                libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+                BlockedSignals(old)
+            }
+        }
+    }
+
+    impl Drop for BlockedSignals {
+        fn drop(&mut self) {
+            // SAFETY: restores the mask saved in `new`.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut());
+            }
+        }
+    }
+
+    /// Starts `argv` under `containment` (see the module's documentation).
+    pub(super) fn spawn(argv: &[String], containment: Containment) -> io::Result<Spawned> {
+        let owned = Owned::new(argv, containment == Containment::UserAndPidNamespace)?;
+        let (child_stdin, stdin) = io::pipe()?;
+        let (stdout, child_stdout) = io::pipe()?;
+        let (stderr, child_stderr) = io::pipe()?;
+        let (mut ready, ready_w) = io::pipe()?;
+        let (exit_watch, watch_w) = io::pipe()?;
+        let outcome = Arc::new(Outcome::default());
+        let stdio = [
+            child_stdin.as_raw_fd(),
+            child_stdout.as_raw_fd(),
+            child_stderr.as_raw_fd(),
+        ];
+        let probes = [stdout.as_raw_fd(), stderr.as_raw_fd()];
+        let flags = match containment {
+            Containment::PidNamespace => libc::CLONE_NEWPID,
+            Containment::UserAndPidNamespace => libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
+            Containment::ProcessGroup => 0,
+        };
+        let kept = Arc::clone(&outcome);
+        std::thread::Builder::new()
+            .name("agentconf-keeper".into())
+            .stack_size(64 * 1024)
+            .spawn(move || keep(owned, stdio, ready_w.into(), probes, flags, kept, watch_w))?;
+        // One byte once the program runs (or failed to); nothing if the start failed before.
+        let mut byte = [0u8; 1];
+        let started = loop {
+            match ready.read(&mut byte) {
+                Ok(n) => break n == 1,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break false,
+            }
+        };
+        // The children have their copies now; ours would keep the pipes open.
+        drop((child_stdin, child_stdout, child_stderr));
+        let pid = outcome.pid.load(Ordering::SeqCst);
+        let failure = match (
+            outcome.setup_errno.load(Ordering::SeqCst),
+            outcome.exec_errno.load(Ordering::SeqCst),
+        ) {
+            (0, 0) if started && pid > 0 => None,
+            (0, 0) => Some(io::Error::other(
+                "the implementation's process could not be set up",
+            )),
+            (0, exec) => Some(io::Error::from_raw_os_error(exec)),
+            (setup, _) => Some(io::Error::from_raw_os_error(setup)),
+        };
+        if let Some(e) = failure {
+            if pid > 0 {
+                let _ = reap_raw(pid);
+            }
+            return Err(e);
+        }
+        Ok(Spawned {
+            pid: pid as u32,
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            // The process's own descriptor wakes the harness at the exit without waiting for the
+            // keeper to be scheduled; the keeper's pipe where there is none (before Linux 5.3).
+            exit_watch: Some(pidfd(pid).unwrap_or_else(|| exit_watch.into())),
+            keeper: outcome,
+        })
+    }
+
+    /// A pidfd of our child `pid` (readable once it has exited: for a supervisor, once its
+    /// namespace is gone), where the system has pidfd_open(2).
+    fn pidfd(pid: libc::pid_t) -> Option<OwnedFd> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: pidfd_open returns a new descriptor (close-on-exec) or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0 as libc::c_uint) };
+        let fd = RawFd::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+        // SAFETY: a descriptor just returned to us, owned by nobody else.
+        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// The keeper thread: starts the process, and lives until it has exited (so that
+    /// PR_SET_PDEATHSIG, which follows the thread that started a process, fires only when the
+    /// harness dies), then ends the exit watch.
+    fn keep(
+        owned: Owned,
+        stdio: [RawFd; 3],
+        ready: OwnedFd,
+        probes: [RawFd; 2],
+        flags: libc::c_int,
+        outcome: Arc<Outcome>,
+        watch: io::PipeWriter,
+    ) {
+        let _blocked = BlockedSignals::new();
+        let Ok(stacks) = Stacks::new() else {
+            // Dropping `ready` unwritten tells the caller.
+            return outcome.setup_failed(libc::ENOMEM);
+        };
+        let namespace = flags != 0;
+        // The implementation must see the harness as its parent, or the supervisor (PID 1).
+        let parent = if namespace {
+            1
+        } else {
+            // SAFETY: getpid has no memory effects.
+            unsafe { libc::getpid() }
+        };
+        let (argv, envp) = (pointers(&owned.argv), pointers(&owned.env));
+        let launch = launch(
+            &owned,
+            &argv,
+            &envp,
+            stdio,
+            ready.as_raw_fd(),
+            probes,
+            parent,
+            &stacks,
+            &outcome,
+        );
+        let (entry, stack): (extern "C" fn(*mut libc::c_void) -> libc::c_int, _) = if namespace {
+            (supervise, stacks.first())
+        } else {
+            (implementation, stacks.second())
+        };
+        // SAFETY: the child runs `entry` on a stack of `stacks` and reads `launch`, `owned` and
+        // `outcome`, all alive until it is gone: CLONE_VFORK suspends this thread until it
+        // executes a program or exits, and in a namespace the waitid below waits until the whole
+        // namespace is gone before they are dropped.
+        let pid = unsafe {
+            libc::clone(
+                entry,
+                stack,
+                libc::CLONE_VM
+                    | libc::CLONE_VFORK
+                    | libc::CLONE_PARENT_SETTID
+                    | flags
+                    | libc::SIGCHLD,
+                std::ptr::from_ref(&launch).cast_mut().cast(),
+                outcome.pid.as_ptr(),
+            )
+        };
+        if pid < 0 {
+            return outcome.setup_failed(libc::EAGAIN);
+        }
+        if !namespace {
+            // The program runs (or failed): the caller may read the outcome, and nothing runs on
+            // the stacks or reads the strings any more.
+            // SAFETY: writing one byte from a valid buffer to a descriptor we own.
+            unsafe {
+                libc::write(ready.as_raw_fd(), b"x".as_ptr().cast(), 1);
+            }
+            drop((stacks, launch, argv, envp, owned));
+            drop(ready);
+            // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
+            let _ = waitid_unreaped(pid as u32, 0);
+            drop(watch);
+            return;
+        }
+        drop(ready);
+        // The namespace is gone once its supervisor is a zombie (or reaped: ECHILD).
+        let _ = waitid_unreaped(pid as u32, 0);
+        // The exit first: unmapping the stacks is not on the harness's way.
+        drop(watch);
+        drop((stacks, launch, argv, envp, owned));
+    }
+
+    /// errno of the last failed call on this thread (the children's is the keeper's, which is
+    /// suspended while they use it).
+    fn errno() -> libc::c_int {
+        // SAFETY: __errno_location returns this thread's errno slot.
+        unsafe { *libc::__errno_location() }
+    }
+
+    /// The supervisor: PID 1 of the namespace. Sets the namespace up, starts the implementation,
+    /// reaps what is orphaned until the implementation exits, notes its status and whether it left
+    /// descendants holding its output, and exits: the kernel kills the rest of the namespace.
+    extern "C" fn supervise(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `arg` is the keeper's `Launch`, alive while this process runs.
+        let l = unsafe { &*arg.cast::<Launch>() };
+        // SAFETY: as above: the keeper's `Outcome`.
+        let outcome = unsafe { &*l.outcome };
+        // SAFETY: only system calls on this process's own state and on memory the keeper keeps.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if setup(l).is_err() {
+                outcome.setup_errno.store(errno(), Ordering::SeqCst);
+                libc::write(l.ready, b"x".as_ptr().cast(), 1);
+                libc::_exit(1);
+            }
+            // The implementation's id in the namespace is the supervisor's outside it (unique
+            // while it runs), not 2 for every implementation: scripts name temporary files after
+            // `$$`, and implementations running side by side share the file system. Where the
+            // system refuses (a read-only /proc/sys), it is 2.
+            let _ = write_number(
+                c"/proc/sys/kernel/ns_last_pid".as_ptr(),
+                outcome.pid.load(Ordering::SeqCst) - 1,
+            );
+            let pid = libc::clone(
+                implementation,
+                l.child_stack,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                arg,
+            );
+            if pid < 0 {
+                outcome.exec_errno.store(errno(), Ordering::SeqCst);
+            }
+            // Its copies of the implementation's streams would keep them open.
+            for fd in l.stdio {
+                libc::close(fd);
+            }
+            libc::write(l.ready, b"x".as_ptr().cast(), 1);
+            libc::close(l.ready);
+            if pid < 0 {
+                libc::_exit(1);
+            }
+            let mut status = 0;
+            loop {
+                let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+                if reaped == pid || (reaped < 0 && errno() != libc::EINTR) {
+                    break;
+                }
+            }
+            outcome.status.store(status, Ordering::SeqCst);
+            let left = anything_running();
+            let held = l.probes.iter().any(|fd| !hung_up(*fd));
+            outcome
+                .left_descendants
+                .store(left && held, Ordering::SeqCst);
+            outcome.reported.store(true, Ordering::SeqCst);
+            libc::_exit(0)
+        }
+    }
+
+    /// Whether a child of this process (an orphan the namespace gave it) is still running,
+    /// reaping those that exited.
+    fn anything_running() -> bool {
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on our own children, without waiting.
+            let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL) };
+            if r > 0 {
+                continue;
+            }
+            return r == 0;
+        }
+    }
+
+    /// The supervisor's set-up: the user namespace's maps when there is one, then every
+    /// descriptor closed but the ones it keeps (it never executes a program, so close-on-exec
+    /// does not close the harness's descriptors for it: another implementation's input, held
+    /// open here, would never reach its end).
+    ///
+    /// # Safety
+    /// Runs in the supervisor only.
+    unsafe fn setup(l: &Launch) -> Result<(), ()> {
+        if let Some([setgroups, uid_map, gid_map]) = l.user_maps {
+            for (file, text) in [
+                (c"/proc/self/setgroups", setgroups),
+                (c"/proc/self/uid_map", uid_map),
+                (c"/proc/self/gid_map", gid_map),
+            ] {
+                write_file(file.as_ptr(), text)?;
+            }
+        }
+        let mut keep = [
+            l.stdio[0],
+            l.stdio[1],
+            l.stdio[2],
+            l.ready,
+            l.probes[0],
+            l.probes[1],
+        ];
+        keep.sort_unstable();
+        let mut first: libc::c_uint = 0;
+        for fd in keep {
+            let Ok(fd) = libc::c_uint::try_from(fd) else {
+                continue;
+            };
+            if fd > first && close_range(first, fd - 1).is_err() {
+                return Err(());
+            }
+            first = first.max(fd.saturating_add(1));
+        }
+        close_range(first, libc::c_uint::MAX)
+    }
+
+    /// close_range(2) (Linux 5.9): the supervisor is not made where it is missing.
+    fn close_range(first: libc::c_uint, last: libc::c_uint) -> Result<(), ()> {
+        // SAFETY: closes descriptors of this process's own table.
+        let r = unsafe { libc::syscall(libc::SYS_close_range, first, last, 0 as libc::c_uint) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(())
+        }
+    }
+
+    /// Writes `n` in decimal to the file `path` (formatted on the stack: the supervisor does not
+    /// allocate).
+    ///
+    /// # Safety
+    /// `path` is a valid NUL-terminated string.
+    unsafe fn write_number(path: *const libc::c_char, n: libc::c_int) -> Result<(), ()> {
+        let mut digits = [0u8; 12];
+        let mut at = digits.len() - 1;
+        let mut rest = n.max(0).unsigned_abs();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 || at == 0 {
+                break;
+            }
+        }
+        // The last byte stays 0: the text is NUL-terminated.
+        write_file(path, digits[at..].as_ptr().cast())
+    }
+
+    /// Writes the NUL-terminated `text` to the file `path` (a /proc map).
+    ///
+    /// # Safety
+    /// Both pointers are valid NUL-terminated strings.
+    unsafe fn write_file(path: *const libc::c_char, text: *const libc::c_char) -> Result<(), ()> {
+        let fd = libc::open(path, libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(());
+        }
+        let len = libc::strlen(text);
+        let written = libc::write(fd, text.cast(), len);
+        libc::close(fd);
+        if written == len as isize {
+            Ok(())
+        } else {
+            Err(())
+        }
+    }
+
+    /// The probe's supervisor: the set-up alone (on its own copy of the descriptor table).
+    extern "C" fn probe_entry(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `arg` is the prober's `Launch`, alive until this process exits.
+        let l = unsafe { &*arg.cast::<Launch>() };
+        // SAFETY: as above.
+        let outcome = unsafe { &*l.outcome };
+        // SAFETY: system calls on this process's own state.
+        unsafe {
+            if setup(l).is_err() {
+                outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
+                libc::_exit(1);
+            }
+            libc::_exit(0)
+        }
+    }
+
+    /// The implementation, before it executes its program: a session of its own (no controlling
+    /// terminal, its own process group), death with its parent, its standard streams, the
+    /// signal handling a new program expects, then the program.
+    extern "C" fn implementation(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `arg` is the keeper's `Launch`, alive until this process executes a program.
+        let l = unsafe { &*arg.cast::<Launch>() };
+        // SAFETY: as above.
+        let outcome = unsafe { &*l.outcome };
+        // SAFETY: system calls on this process's own state, reading the keeper's strings.
+        unsafe {
+            libc::setsid();
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != l.parent {
+                // Its parent died before it asked to die with it.
+                libc::_exit(127);
+            }
+            if redirect(l.stdio).is_err() {
+                outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
+                libc::_exit(127);
+            }
+            default_signals(l.max_signal);
+            libc::execve(l.path, l.argv, l.envp);
+            outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
+            libc::_exit(127)
+        }
+    }
+
+    /// Makes `stdio` the standard input, output and error. A descriptor already below 3 is
+    /// moved up first, so that placing one cannot close another.
+    ///
+    /// # Safety
+    /// Runs in the implementation before it executes its program.
+    unsafe fn redirect(stdio: [RawFd; 3]) -> Result<(), ()> {
+        let mut fds = stdio;
+        for fd in fds.iter_mut() {
+            if *fd < 3 {
+                *fd = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 3);
+                if *fd < 0 {
+                    return Err(());
+                }
+            }
+        }
+        for (target, fd) in fds.into_iter().enumerate() {
+            if libc::dup2(fd, target as RawFd) < 0 {
+                return Err(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Every caught signal back to its default action and nothing blocked, as a new program
+    /// expects (SIGPIPE too, which the harness ignores). Ignored signals stay ignored, as they
+    /// would through execve.
+    ///
+    /// # Safety
+    /// Runs in the implementation before it executes its program.
+    unsafe fn default_signals(max_signal: libc::c_int) {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        for signal in 1..=max_signal {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction != libc::SIG_DFL
+                && (old.sa_sigaction != libc::SIG_IGN || signal == libc::SIGPIPE)
+            {
+                libc::sigaction(signal, &default, std::ptr::null_mut());
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    }
+
+    /// Waits for our child `pid` and reaps it: its raw wait status.
+    fn reap_raw(pid: libc::pid_t) -> io::Result<libc::c_int> {
+        let mut status = 0;
+        loop {
+            // SAFETY: waitpid on our own child with a valid out-pointer.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+                return Ok(status);
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+
+    /// The implementation's status: the supervisor's report in a namespace (when it made one:
+    /// a supervisor the harness killed first reports nothing, and its own SIGKILL stands).
+    fn status_of(raw: libc::c_int, outcome: &Outcome) -> ExitStatus {
+        if outcome.reported.load(Ordering::SeqCst) {
+            ExitStatus::from_raw(outcome.status.load(Ordering::SeqCst))
+        } else {
+            ExitStatus::from_raw(raw)
+        }
+    }
+
+    pub(super) fn reap(pid: u32, outcome: &mut Keeper) -> io::Result<ExitStatus> {
+        reap_raw(pid as libc::pid_t).map(|raw| status_of(raw, outcome))
+    }
+
+    pub(super) fn try_reap(pid: u32, outcome: &mut Keeper) -> io::Result<Option<ExitStatus>> {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child with a valid out-pointer, without waiting.
+        match unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) } {
+            0 => Ok(None),
+            r if r < 0 => Err(io::Error::last_os_error()),
+            _ => Ok(Some(status_of(status, outcome))),
+        }
+    }
+
+    pub(super) fn left_descendants(
+        pid: u32,
+        outcome: &Keeper,
+        held: impl FnOnce() -> bool,
+    ) -> bool {
+        if outcome.reported.load(Ordering::SeqCst) {
+            return outcome.left_descendants.load(Ordering::SeqCst);
+        }
+        // Its own process group: a held pipe alone does not say so (a process the harness is
+        // starting at that moment holds copies of every descriptor until it executes its
+        // program), so the group is looked at as well.
+        held() && others_in_group(pid).unwrap_or(true)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod portable {
+    //! Where there is no PID namespace nor PR_SET_PDEATHSIG (macOS): the standard library's
+    //! spawn, the implementation in a process group of its own, and a thread that watches for
+    //! its exit.
+
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, Command, ExitStatus, Stdio};
+
+    use super::{Containment, Spawned};
+    use crate::process::{others_in_group, waitid_unreaped};
+
+    pub(super) type Keeper = Child;
+
+    pub(super) fn probe() -> Containment {
+        Containment::ProcessGroup
+    }
+
+    pub(super) fn spawn(argv: &[String], _: Containment) -> io::Result<Spawned> {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        let pid = child.id();
+        let pipes = (|| {
+            let (watch, writer) = io::pipe()?;
+            std::thread::Builder::new()
+                .name("agentconf-exit-watch".into())
+                .spawn(move || {
+                    // ECHILD (the owner reaped it already) ends the watch as well as the exit.
+                    let _ = waitid_unreaped(pid, 0);
+                    drop(writer);
+                })?;
+            Ok::<_, io::Error>(watch)
+        })();
+        let watch = match pipes {
+            Ok(w) => w,
+            Err(e) => {
+                crate::process::kill_group(pid);
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        Ok(Spawned {
+            pid,
+            stdin: child.stdin.take().map(|p| OwnedFd::from(p).into()),
+            stdout: child.stdout.take().map(|p| OwnedFd::from(p).into()),
+            stderr: child.stderr.take().map(|p| OwnedFd::from(p).into()),
+            exit_watch: Some(watch.into()),
+            keeper: child,
+        })
+    }
+
+    pub(super) fn reap(_: u32, child: &mut Keeper) -> io::Result<ExitStatus> {
+        child.wait()
+    }
+
+    pub(super) fn try_reap(_: u32, child: &mut Keeper) -> io::Result<Option<ExitStatus>> {
+        child.try_wait()
+    }
+
+    pub(super) fn left_descendants(pid: u32, _: &Keeper, held: impl FnOnce() -> bool) -> bool {
+        held() && others_in_group(pid).unwrap_or(true)
+    }
+}
