@@ -79,6 +79,15 @@ const ADMIT: &str = "
     INSERT INTO agentconf_grp_admissions (pair_key, scope_key, node)
     SELECT pair_key, scope_key, $7 FROM pair";
 
+/// The hand-off mark, committed without waiting for its flush (as the SQLite store writes it
+/// unsynced): if it is lost, the pair is merely pending and recovery resumes it, while the
+/// admission itself was flushed before the hand-off. `set_config(…, true)` holds for this
+/// statement's own transaction, whose commit it governs.
+const HAND_OFF: &str = "
+    WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+    UPDATE agentconf_grp_admitted SET handed_off = true
+    WHERE pair_key = $1 AND EXISTS (SELECT 1 FROM relaxed)";
+
 /// A store on PostgreSQL, shared by every receiver node that reaches the same database with the
 /// same cluster token.
 pub struct PostgresStore {
@@ -395,12 +404,7 @@ impl AdmissionStore for PostgresStore {
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
         let pair = self.pair_key(session, publisher, event);
         self.round_trip("mark a hand-off", |client| async move {
-            client
-                .execute(
-                    "UPDATE agentconf_grp_admitted SET handed_off = true WHERE pair_key = $1",
-                    &[&pair.as_slice()],
-                )
-                .await
+            client.execute(HAND_OFF, &[&pair.as_slice()]).await
         })
         .map(|_| ())
     }
