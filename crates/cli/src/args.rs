@@ -287,7 +287,7 @@ pub enum Grp {
 
 #[derive(Args, Debug)]
 pub struct GrpInitArgs {
-    /// The store to create: `sqlite:PATH`.
+    /// The store to create: `sqlite:PATH` or `postgres://USER@HOST:PORT/DB`.
     pub store: String,
 }
 
@@ -295,13 +295,15 @@ pub struct GrpInitArgs {
 pub struct GrpAdmitArgs {
     /// The session context (session id, nonce, clock, registered publishers and keys).
     pub session: PathBuf,
-    /// Where admitted pairs are kept: `memory` (gone on exit) or `sqlite:PATH` (durable, shareable
-    /// between processes). A SQLite store must exist (`agentconf grp init sqlite:PATH`, or
-    /// --create): a missing, deleted or damaged one is refused with exit 2.
+    /// Where admitted pairs are kept: `memory` (gone on exit), `sqlite:PATH` (durable, shareable
+    /// between processes) or `postgres://USER@HOST:PORT/DB` (shared by receiver nodes; while the
+    /// database cannot be reached, each event that passes its checks gets a `deferred` decision).
+    /// A store must exist (`agentconf grp init SPEC`, or --create): a missing, deleted or damaged
+    /// one is refused with exit 2.
     #[arg(long, default_value = "memory")]
     pub store: String,
-    /// SQLite only: create the store when nothing is at PATH (receivers started together on one
-    /// new path: one creates it, the others open it). Never over what a deleted store left.
+    /// Create the store when there is none (receivers started together on one new store: one
+    /// creates it, the others open it). Never over what a deleted SQLite store left.
     #[arg(long)]
     pub create: bool,
     /// The draft revision to implement (spec-notes/revisions.toml): 01 has the duplicate check,

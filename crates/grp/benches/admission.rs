@@ -25,27 +25,21 @@
 //! under a second with tiny counts, checking only that every path still works.
 //!
 //! Keys are the project's derived **public test keys** (`derive_signing_key("bench", …)`); the
-//! session is built like the corpus fixture (`crates/corpus/src/grp/common.rs`), copied here
-//! because the bench cannot depend on the corpus crate.
+//! session is built like the corpus fixture (`crates/corpus/src/grp/common.rs`), copied into
+//! `benches/support` because a bench cannot depend on the corpus crate.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use agentconf_grp::admission::{Outcome, Receiver, Revision};
-use agentconf_grp::event::{PublisherType, CHANGE_CLASSES};
-use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
-use agentconf_grp::keys::derive_signing_key;
-use agentconf_grp::session::{Publisher, SessionContext};
+use agentconf_grp::jws::sign_event;
 use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore};
-use ed25519_dalek::{Signature, Signer, SigningKey};
-use serde_json::{json, Map, Value};
+use ed25519_dalek::{Signature, Signer};
 
-const SESSION_ID: &str = "ses-aep-session-001";
-const NONCE: &str = "ses-nonce-aep-session-001";
-const CLOCK: &str = "2026-07-14T10:30:00Z";
-const PUBLISHER: &str = "ponyhouse.myauberge.jp";
-const KID: &str = "ponyhouse.myauberge.jp#k1";
+mod support;
+
+use support::{event, event_id, key, session, signed_line, TempDir, KID, PUBLISHER, SESSION_ID};
 
 /// Sizes and time budgets of one run.
 struct Plan {
@@ -86,55 +80,6 @@ impl Plan {
     }
 }
 
-fn key() -> SigningKey {
-    derive_signing_key("bench", PUBLISHER)
-}
-
-/// The P-TYPE-3 example publisher and session of the corpus fixture.
-fn session() -> SessionContext {
-    SessionContext {
-        session_id: SESSION_ID.into(),
-        session_nonce: NONCE.into(),
-        clock: CLOCK.into(),
-        publishers: vec![Publisher {
-            publisher_id: PUBLISHER.into(),
-            publisher_type: PublisherType::WellKnown,
-            keys: vec![public_jwk(KID, &key().verifying_key())],
-            revoked: false,
-            not_before: None,
-            not_after: Some("2026-12-31T23:59:59Z".into()),
-            event_types: Some(CHANGE_CLASSES.iter().map(|c| c.to_string()).collect()),
-            publisher_name: Some("Ponyhouse (example)".into()),
-        }],
-    }
-}
-
-/// The draft's example event (revision 00 Appendix A) with `event_id`, unsigned.
-fn event(event_id: &str) -> Map<String, Value> {
-    match json!({
-        "event_id": event_id,
-        "publisher_id": PUBLISHER,
-        "publisher_type": "P-TYPE-3",
-        "session_nonce": NONCE,
-        "event_timestamp": "2026-07-14T10:23:00Z",
-        "change_class": "RESOURCE_STATE",
-        "affected_component": "rgp-resource-horse-trek-001",
-        "change_severity": "MEDIUM",
-        "remediation_hint": "FALLBACK",
-    }) {
-        Value::Object(m) => m,
-        _ => unreachable!("a JSON object literal"),
-    }
-}
-
-/// The signed event as one line.
-fn signed_line(key: &SigningKey, event_id: &str) -> Vec<u8> {
-    let mut e = event(event_id);
-    let token = sign_event(&e, KID, key);
-    e.insert(SIGNATURE_MEMBER.into(), Value::String(token));
-    Value::Object(e).to_string().into_bytes()
-}
-
 /// Runs `op(i)` for i = 0, 1, … until `budget` has passed or `limit` calls were made; returns
 /// (calls, calls per second).
 fn rate(budget: Duration, limit: usize, mut op: impl FnMut(usize)) -> (usize, f64) {
@@ -164,32 +109,6 @@ fn per_call(n: usize, mut op: impl FnMut(usize)) -> f64 {
         op(i);
     }
     start.elapsed().as_secs_f64() / n.max(1) as f64
-}
-
-/// A temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("agentconf-grp-bench-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the bench's temp dir");
-        TempDir(dir)
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn event_id(i: usize) -> String {
-    format!("grp-evt-{i:08}")
 }
 
 /// Inserts pairs `grp-evt-{from..to}` into the store file's `admitted` table through a separate

@@ -207,12 +207,16 @@ impl fmt::Display for RejectError {
     }
 }
 
-/// Admitted or rejected.
+/// Admitted, rejected, or not decided now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Admitted,
     Rejected,
+    /// "Cannot decide now": the admission store could not be consulted (a shared store's link
+    /// refused, lost or timed out). Never an admission: nothing was recorded or handed on, and
+    /// the line may be delivered again once the store is reachable.
+    Deferred,
 }
 
 /// One decision line: `{"event_id", "publisher_id", "outcome", "ale", "rejection_reason", …}`.
@@ -243,6 +247,25 @@ impl Decision {
             rule: Some(error.rule()),
             member: error.member(),
             message: Some(error.to_string()),
+        }
+    }
+}
+
+impl Decision {
+    /// The decision for an event (its pair `identity`) that passed every check but whose
+    /// admission could not be decided because the store was unreachable (`error`).
+    pub fn deferred(identity: &Identity, error: &StoreError) -> Decision {
+        Decision {
+            event_id: identity.event_id.clone(),
+            publisher_id: identity.publisher_id.clone(),
+            outcome: Outcome::Deferred,
+            ale: None,
+            rejection_reason: None,
+            rule: None,
+            member: None,
+            message: Some(format!(
+                "not decided: {error}; nothing was admitted, deliver the event again"
+            )),
         }
     }
 }
@@ -378,8 +401,9 @@ impl<S: AdmissionStore> Receiver<S> {
         &self.pipeline
     }
 
-    /// Judges one delivered line. `Err` only when the store fails: then nothing was admitted and
-    /// nothing may be handed on.
+    /// Judges one delivered line. A store that cannot be consulted now gives the
+    /// [`Outcome::Deferred`] decision; `Err` only when the store fails otherwise: then nothing
+    /// was admitted and nothing may be handed on.
     pub fn deliver(&self, line: &[u8]) -> Result<Decision, StoreError> {
         self.deliver_then(line, |_| {})
     }
@@ -403,10 +427,12 @@ impl<S: AdmissionStore> Receiver<S> {
         let registration = self.registration(&event);
         let mut recorded = false;
         for &step in self.pipeline.steps() {
-            match self.walk(step, &event, &registration)? {
-                Ok(Passed::Checked) => {}
-                Ok(Passed::Recorded) => recorded = true,
-                Err(e) => return Ok(reject(e)),
+            match self.walk(step, &event, &registration) {
+                Ok(Ok(Passed::Checked)) => {}
+                Ok(Ok(Passed::Recorded)) => recorded = true,
+                Ok(Err(e)) => return Ok(reject(e)),
+                Err(e) if e.is_unreachable() => return Ok(Decision::deferred(&identity, &e)),
+                Err(e) => return Err(e),
             }
         }
         let decision = Decision {
@@ -421,11 +447,17 @@ impl<S: AdmissionStore> Receiver<S> {
         };
         hand_off(&decision);
         if recorded {
-            self.store.handed_off(
+            let marked = self.store.handed_off(
                 &self.session.session_id,
                 &event.publisher_id,
                 &event.event_id,
-            )?;
+            );
+            match marked {
+                // The admission committed and was handed on; an unmarked pair is what a crash
+                // between the two leaves too: pending, resumed by recovery, never admitted twice.
+                Err(e) if e.is_unreachable() => {}
+                marked => marked?,
+            }
         }
         Ok(decision)
     }

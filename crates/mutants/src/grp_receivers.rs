@@ -1,10 +1,14 @@
 //! The GRP receiver mutants: the reference [`Receiver`] walking a pipeline with one step left
 //! out or moved ([`GrpMutant::pipeline`], no check copied), or recording into a store with a
 //! changed key, atomicity or durability ([`stores`]), or looking a pair up or recording it
-//! outside the pipeline, at a moment the reference does not.
+//! outside the pipeline, at a moment the reference does not. The cluster mutants ([`cluster`])
+//! take the reference's store from the same environment (`AGENTCONF_GRP_STORE` and the cluster's
+//! variables) and misuse the shared one; where it names no PostgreSQL store they are the
+//! reference (`grp-node-local` aside, which never shares).
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use agentconf_grp::admission::{
     Decision, Outcome as GrpOutcome, Pipeline, Receiver, RejectError, Revision, Step,
@@ -13,13 +17,15 @@ use agentconf_grp::admission::{
 use agentconf_grp::event::{parse_event, Identity};
 use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
-use agentconf_grp::store::{self, AdmissionStore, Opening, StoreError};
+use agentconf_grp::store::{self, AdmissionStore, ClusterEnv, Opening, StoreError};
 
 use crate::Outcome;
 
+mod cluster;
 mod stores;
 
-use stores::{FileStore, FlushAtExit, Recording, Rekeyed};
+use cluster::{shared_store, Defect, Misused};
+use stores::{widen, FileStore, FlushAtExit, PairLookup, Recording, Rekeyed};
 
 /// One deliberate defect of a receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +50,10 @@ pub enum GrpMutant {
     IgnoresWindow01,
     IgnoresRevocation01,
     AlgNone01,
+    NodeLocal,
+    LookupThenInsert,
+    LocalFallback,
+    AdmitThenWrite,
 }
 
 /// Name, mutant, and what it gets wrong.
@@ -154,6 +164,33 @@ pub const MUTANTS: &[(&str, GrpMutant, &str)] = &[
         "admits an event whose token header says `alg: none` without verifying anything, under \
          revision 01 (00 is checked)",
     ),
+    (
+        "grp-node-local",
+        GrpMutant::NodeLocal,
+        "cluster: keeps its admitted set in its own STATE_DIR whatever AGENTCONF_GRP_STORE says, \
+         so each node dedups alone: a copy another node admitted is admitted again",
+    ),
+    (
+        "grp-lookup-then-insert",
+        GrpMutant::LookupThenInsert,
+        "cluster: looks the pair up in the shared database, then inserts it without reading the \
+         unique key's answer (as if there were none), the window between widened as \
+         grp-non-atomic-claims-atomic's: copies delivered at once to two nodes are both admitted",
+    ),
+    (
+        "grp-local-fallback",
+        GrpMutant::LocalFallback,
+        "cluster: when the shared database cannot be reached, admits against a set of its own in \
+         STATE_DIR instead of deferring: a cut link yields admissions, and copies admitted \
+         elsewhere (or again after healing) are admitted twice",
+    ),
+    (
+        "grp-admit-then-write",
+        GrpMutant::AdmitThenWrite,
+        "cluster: looks the pair up in the shared database, writes its `admitted` decision, and \
+         only then (after the widened window) inserts the pair, ignoring a failed insert: a copy \
+         at another node meanwhile, or a link cut before the insert, admits the pair twice",
+    ),
 ];
 
 impl GrpMutant {
@@ -173,7 +210,7 @@ impl GrpMutant {
             GrpMutant::IgnoresWindow01 if r01 => Some(Step::Window),
             GrpMutant::IgnoresRevocation01 if r01 => Some(Step::Revocation),
             // Looked up, or recorded, outside the pipeline (`deliver`, `run_stream`).
-            GrpMutant::AdmitBeforeInsert => Some(Step::Admit),
+            GrpMutant::AdmitBeforeInsert | GrpMutant::AdmitThenWrite => Some(Step::Admit),
             _ => None,
         }
     }
@@ -202,15 +239,22 @@ impl GrpMutant {
 enum MutantStore {
     /// What the one opener hands out (or a mutant's wrapper around it).
     Any(Box<dyn AdmissionStore>),
-    /// Pairs as files in `STATE_DIR`, which the mutants that look a pair up without recording it
-    /// also read.
-    Files(FileStore),
+    /// Pairs the mutants that look a pair up without recording it also read: as files in
+    /// `STATE_DIR`, or the shared database's.
+    Lookup(Box<dyn PairLookup>),
 }
 
 impl MutantStore {
-    /// The store of `m` (the reference's, in `STATE_DIR`, without a defect).
+    /// The store of `m` (the reference's, as the environment chooses it, without a defect).
     fn of(m: Option<GrpMutant>, dir: &Path) -> Result<MutantStore, String> {
-        let reference = || agentconf_reference::admit::open_state(dir).map_err(|e| e.to_string());
+        let reference = || {
+            agentconf_reference::admit::open_receiver_store(dir, &ClusterEnv::from_process())
+                .map_err(|e| e.to_string())
+        };
+        let local = || agentconf_reference::admit::open_state(dir).map_err(|e| e.to_string());
+        if let Some(store) = Self::of_cluster(m, dir, &local)? {
+            return Ok(store);
+        }
         Ok(match m {
             Some(GrpMutant::MemoryClaimsDurable) => MutantStore::Any(
                 store::open("memory", Opening::EXISTING).map_err(|e| e.to_string())?,
@@ -223,29 +267,65 @@ impl MutantStore {
                 }))
             }
             Some(GrpMutant::NonAtomicClaimsAtomic) => {
-                MutantStore::Files(FileStore::open(dir, Recording::Widened)?)
+                MutantStore::Lookup(Box::new(FileStore::open(dir, Recording::Widened)?))
             }
             Some(GrpMutant::CheckThenInsert) => {
-                MutantStore::Files(FileStore::open(dir, Recording::Racy)?)
+                MutantStore::Lookup(Box::new(FileStore::open(dir, Recording::Racy)?))
             }
             Some(GrpMutant::FlushAtExit) => MutantStore::Any(Box::new(FlushAtExit::load(dir)?)),
             Some(GrpMutant::DedupBeforeSignature | GrpMutant::AdmitBeforeInsert) => {
-                MutantStore::Files(FileStore::open(dir, Recording::Atomic)?)
+                MutantStore::Lookup(Box::new(FileStore::open(dir, Recording::Atomic)?))
             }
             _ => MutantStore::Any(reference()?),
         })
     }
 
+    /// The store of a cluster mutant `m` (`None`: not one, or no shared store to misuse).
+    fn of_cluster(
+        m: Option<GrpMutant>,
+        dir: &Path,
+        local: &dyn Fn() -> Result<store::BoxedStore, String>,
+    ) -> Result<Option<MutantStore>, String> {
+        let Some(m) = m else {
+            return Ok(None);
+        };
+        if m == GrpMutant::NodeLocal {
+            return Ok(Some(MutantStore::Any(local()?)));
+        }
+        if !matches!(
+            m,
+            GrpMutant::LookupThenInsert | GrpMutant::LocalFallback | GrpMutant::AdmitThenWrite
+        ) {
+            return Ok(None);
+        }
+        let Some(shared) = shared_store(dir)? else {
+            return Ok(None);
+        };
+        Ok(Some(match m {
+            GrpMutant::LookupThenInsert => MutantStore::Any(Box::new(Misused {
+                shared,
+                defect: Defect::LookupThenInsert {
+                    first: AtomicBool::new(true),
+                },
+            })),
+            GrpMutant::LocalFallback => MutantStore::Any(Box::new(Misused {
+                shared,
+                defect: Defect::LocalFallback { local: local()? },
+            })),
+            _ => MutantStore::Lookup(Box::new(shared)),
+        }))
+    }
+
     fn as_dyn(&self) -> &dyn AdmissionStore {
         match self {
             MutantStore::Any(store) => store.as_ref(),
-            MutantStore::Files(files) => files,
+            MutantStore::Lookup(files) => files.as_ref(),
         }
     }
 
-    fn files(&self) -> Option<&FileStore> {
+    fn files(&self) -> Option<&dyn PairLookup> {
         match self {
-            MutantStore::Files(files) => Some(files),
+            MutantStore::Lookup(files) => Some(files.as_ref()),
             MutantStore::Any(_) => None,
         }
     }
@@ -256,8 +336,10 @@ struct Grp<'a> {
     mutant: Option<GrpMutant>,
     session: &'a SessionContext,
     revision: Revision,
-    /// The file store, for the mutants that look a pair up without recording it.
-    files: Option<&'a FileStore>,
+    /// The store the mutants that look a pair up without recording it read.
+    files: Option<&'a dyn PairLookup>,
+    /// `grp-admit-then-write`: the race window before its first write is still to come.
+    first_write: AtomicBool,
     receiver: Receiver<&'a dyn AdmissionStore>,
     /// `grp-alg-none-under-01` under revision 01: the same receiver without the signature step,
     /// for events whose token header says `alg: none`.
@@ -288,6 +370,7 @@ pub fn admit(
         session: &session,
         revision,
         files: store.files(),
+        first_write: AtomicBool::new(true),
         receiver: Receiver::with_pipeline(session.clone(), pipeline, store.as_dyn()),
         unsigned,
     };
@@ -325,8 +408,11 @@ fn run_stream(grp: &Grp<'_>) -> Result<(), String> {
         writeln!(out, "{text}")
             .and_then(|()| out.flush())
             .map_err(|e| format!("cannot write output: {e}"))?;
-        if let (Some(GrpMutant::AdmitBeforeInsert), Some(files), Revision::R01) =
-            (grp.mutant, grp.files, grp.revision)
+        if let (
+            Some(m @ (GrpMutant::AdmitBeforeInsert | GrpMutant::AdmitThenWrite)),
+            Some(files),
+            Revision::R01,
+        ) = (grp.mutant, grp.files, grp.revision)
         {
             if decision.outcome == GrpOutcome::Admitted {
                 // The defect: the pair is recorded after the decision went out.
@@ -334,9 +420,16 @@ fn run_stream(grp: &Grp<'_>) -> Result<(), String> {
                     decision.publisher_id.as_deref().unwrap_or_default(),
                     decision.event_id.as_deref().unwrap_or_default(),
                 );
-                files
-                    .admit(&grp.session.session_id, publisher, event)
-                    .map_err(|e| e.to_string())?;
+                if m == GrpMutant::AdmitThenWrite {
+                    widen(&grp.first_write);
+                }
+                match files.admit(&grp.session.session_id, publisher, event) {
+                    // The admission stands whatever became of its write.
+                    Err(e) if m == GrpMutant::AdmitThenWrite && e.is_unreachable() => {}
+                    written => {
+                        written.map_err(|e| e.to_string())?;
+                    }
+                }
             }
         }
     }
@@ -348,19 +441,22 @@ fn deliver(grp: &Grp<'_>, line: &[u8]) -> Result<Decision, StoreError> {
     let sid = grp.session.session_id.as_str();
     let r01 = grp.revision == Revision::R01;
     match (grp.mutant, grp.files, &grp.unsigned) {
-        (Some(GrpMutant::AdmitBeforeInsert), Some(files), _) if r01 => {
+        (Some(GrpMutant::AdmitBeforeInsert | GrpMutant::AdmitThenWrite), Some(files), _) if r01 => {
             // Every check in the reference's order, the pair looked up last; it is recorded only
             // after the decision is written (`run_stream`).
             let d = grp.receiver.deliver(line)?;
             if let (GrpOutcome::Admitted, Some(publisher), Some(event)) =
                 (d.outcome, &d.publisher_id, &d.event_id)
             {
-                if files.contains(sid, publisher, event)? {
-                    let identity = Identity {
-                        event_id: d.event_id.clone(),
-                        publisher_id: d.publisher_id.clone(),
-                    };
-                    return Ok(Decision::rejected(&identity, &RejectError::Duplicate));
+                let identity = Identity {
+                    event_id: d.event_id.clone(),
+                    publisher_id: d.publisher_id.clone(),
+                };
+                match files.contains(sid, publisher, event) {
+                    Ok(true) => return Ok(Decision::rejected(&identity, &RejectError::Duplicate)),
+                    Ok(false) => {}
+                    Err(e) if e.is_unreachable() => return Ok(Decision::deferred(&identity, &e)),
+                    Err(e) => return Err(e),
                 }
             }
             Ok(d)

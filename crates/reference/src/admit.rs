@@ -8,7 +8,9 @@ use agentconf_grp::admission::{Decision, Receiver, Revision, MAX_EVENT_BYTES};
 use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
 pub use agentconf_grp::store::STATE_FILE;
-use agentconf_grp::store::{AdmissionStore, BoxedStore, OpenStoreError, Opening, StoreSpec};
+use agentconf_grp::store::{
+    AdmissionStore, BoxedStore, ClusterEnv, OpenStoreError, Opening, StoreSpec,
+};
 
 /// The store of the contract's receiver: SQLite in `dir` (its `STATE_DIR`), created when `dir`
 /// is empty (or missing), opened when it holds the store, refused otherwise. The one opener's
@@ -16,6 +18,14 @@ use agentconf_grp::store::{AdmissionStore, BoxedStore, OpenStoreError, Opening, 
 /// [`agentconf_grp::store::state_dir`].
 pub fn open_state(dir: &Path) -> Result<BoxedStore, OpenStoreError> {
     StoreSpec::StateDir(dir.to_path_buf()).open(Opening::RECEIVER)
+}
+
+/// The store of the contract's receiver as its environment chooses it (CONTRACT.md §5):
+/// `AGENTCONF_GRP_STORE` unset is [`open_state`]; `postgres://…` is a store shared by the cluster's
+/// nodes, reached at `AGENTCONF_STORE_ADDR` and namespaced by `AGENTCONF_CLUSTER`
+/// ([`StoreSpec::for_receiver`]).
+pub fn open_receiver_store(dir: &Path, env: &ClusterEnv) -> Result<BoxedStore, OpenStoreError> {
+    StoreSpec::for_receiver(dir, env)?.open(Opening::RECEIVER)
 }
 
 /// Reads a session context file (bounded like every document).
@@ -48,7 +58,8 @@ pub fn grp_admit(
         return Ok(false);
     };
     let session = read_session(Path::new(session))?;
-    let store = open_state(Path::new(state_dir)).map_err(|e| e.to_string())?;
+    let store = open_receiver_store(Path::new(state_dir), &ClusterEnv::from_process())
+        .map_err(|e| e.to_string())?;
     run_stream(&Receiver::new(session, revision, store), input, out)?;
     Ok(true)
 }

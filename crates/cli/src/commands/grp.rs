@@ -17,7 +17,7 @@ use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::{
-    self, AdmissionStore, BoxedStore, Create, Durability, Opening, StoreSpec,
+    AdmissionStore, BoxedStore, ClusterEnv, Create, Durability, Opening, StoreSpec,
 };
 
 use super::{emit, ExitOutcome, MAX_DOCUMENT_BYTES};
@@ -35,9 +35,13 @@ pub fn read_session(path: &Path) -> Result<SessionContext> {
     )?)
 }
 
-/// The store `spec` names (`--store`), opened as `opening` says.
+/// The store `spec` names (`--store`), opened as `opening` says; a `postgres://` store as a
+/// cluster node reaches it (`AGENTCONF_STORE_ADDR`, `AGENTCONF_CLUSTER`, `AGENTCONF_NODE`).
 fn open_store(spec: &str, opening: Opening) -> Result<BoxedStore> {
-    store::open(spec, opening).map_err(|e| format!("--store: {e}").into())
+    StoreSpec::parse(spec)
+        .and_then(|spec| spec.in_cluster(&ClusterEnv::from_process()))
+        .and_then(|spec| spec.open(opening))
+        .map_err(|e| format!("--store: {e}").into())
 }
 
 /// `grp init sqlite:PATH`: creates an empty store, and nothing else (exit 2 when something is

@@ -22,7 +22,7 @@ impl MemoryStore {
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<Key, bool>>, StoreError> {
         self.pairs
             .lock()
-            .map_err(|_| StoreError("in-memory store poisoned by a panic".into()))
+            .map_err(|_| StoreError::new("in-memory store poisoned by a panic"))
     }
 }
 

@@ -44,13 +44,16 @@
 //!   contract's `STATE_DIR` that leaves an empty directory, the harness's sign for a fresh store.
 //!
 //! Backends: [`MemoryStore`] (`memory`), [`SqliteStore`] (`sqlite:PATH`, and the contract's
-//! receiver's store in its `STATE_DIR`, [`state_dir`]). A receiver gets its store from a spec
+//! receiver's store in its `STATE_DIR`, [`state_dir`]), [`PostgresStore`] (`postgres://…`, one
+//! set shared by several receiver nodes; a link it cannot use defers the line instead of
+//! deciding it, see [`postgres`]). A receiver gets its store from a spec
 //! through one opener ([`StoreSpec::open`], or [`open`] for a spec string), boxed
 //! ([`BoxedStore`]), so that a new backend is one module and its arm there.
 
 use std::fmt;
 
 mod memory;
+pub mod postgres;
 mod spec;
 mod sqlite;
 pub mod state_dir;
@@ -58,6 +61,7 @@ pub mod state_dir;
 mod tests;
 
 pub use memory::MemoryStore;
+pub use postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget, TestServer};
 pub use spec::{open, Create, OpenStoreError, Opening, StoreSpec};
 pub use sqlite::{row_check, Durability, OpenError, Refusal, SqliteStore};
 pub use state_dir::{StateDirError, STATE_FILE};
@@ -73,17 +77,50 @@ pub enum Admission {
 
 /// A store failure. The receiver fails closed: nothing is handed on.
 #[derive(Debug)]
-pub struct StoreError(pub String);
+pub struct StoreError {
+    message: String,
+    unreachable: bool,
+}
+
+impl StoreError {
+    /// The store failed: the receiver stops (exit 2), nothing more is admitted through it.
+    pub fn new(message: impl Into<String>) -> StoreError {
+        StoreError {
+            message: message.into(),
+            unreachable: false,
+        }
+    }
+
+    /// The store could not be consulted now (a shared store's link refused, lost or timed out):
+    /// the line gets the `deferred` decision, nothing is admitted, and the receiver goes on (the
+    /// next line tries again).
+    pub fn unreachable(message: impl Into<String>) -> StoreError {
+        StoreError {
+            message: message.into(),
+            unreachable: true,
+        }
+    }
+
+    /// Whether this is [`StoreError::unreachable`].
+    pub fn is_unreachable(&self) -> bool {
+        self.unreachable
+    }
+
+    /// What went wrong, without the `admission store:` prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "admission store: {}", self.0)
+        write!(f, "admission store: {}", self.message)
     }
 }
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError(e.to_string())
+        StoreError::new(e.to_string())
     }
 }
 

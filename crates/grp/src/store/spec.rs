@@ -4,17 +4,20 @@
 //! |---|---|
 //! | `memory` (or `memory:`) | [`MemoryStore`], this process's alone, gone with it |
 //! | `sqlite:PATH` | [`SqliteStore`] at `PATH` |
+//! | `postgres://…` or `postgresql://…` | [`PostgresStore`], shared by receiver nodes |
 //! | none: the contract's receiver | [`SqliteStore`] in its `STATE_DIR` ([`StoreSpec::StateDir`]) |
 //!
 //! Every receiver gets its store here (the CLI's `grp` commands, the contract's receiver, the
-//! in-process receivers and the mutants), boxed, so a new backend (a PostgreSQL store shared by
-//! several receiver nodes, say) is one module beside these, a variant of [`StoreSpec`] and its
-//! arms in [`StoreSpec::parse`] and [`StoreSpec::open`]. Until one is built in, a `postgres://`
-//! spec is refused as not built in rather than as unknown.
+//! in-process receivers and the mutants), boxed, so a new backend is one module beside these, a
+//! variant of [`StoreSpec`] and its arms in [`StoreSpec::parse`] and [`StoreSpec::open`]. The
+//! contract's receiver takes its spec from `AGENTCONF_GRP_STORE` ([`StoreSpec::for_receiver`]),
+//! and a cluster node reaches a PostgreSQL store through its environment's address and namespace
+//! ([`StoreSpec::in_cluster`]).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget};
 use super::{
     state_dir, BoxedStore, Durability, MemoryStore, OpenError, SqliteStore, StateDirError,
 };
@@ -28,6 +31,9 @@ pub enum StoreSpec {
     Sqlite(PathBuf),
     /// The contract's receiver's store: SQLite in its `STATE_DIR` (no spec string names it).
     StateDir(PathBuf),
+    /// `postgres://…`: a PostgreSQL database, shared by every receiver node that reaches it with
+    /// the same cluster token.
+    Postgres(PostgresTarget),
 }
 
 /// Whether opening may create the store.
@@ -70,8 +76,9 @@ impl Opening {
 pub enum OpenStoreError {
     /// Not a spec of any backend.
     Unknown(String),
-    /// A backend this build of agentconf does not include.
-    NotBuiltIn { spec: String, backend: &'static str },
+    /// A spec the contract's receiver does not take from `AGENTCONF_GRP_STORE` (`memory`: the
+    /// receiver's set must outlive its process).
+    NotForReceiver(String),
     /// `sqlite:` with no path.
     NoPath(String),
     /// Creation asked of a store that lives and dies with its process (`memory`).
@@ -80,6 +87,8 @@ pub enum OpenStoreError {
     Sqlite(OpenError),
     /// The `STATE_DIR` holds no store the receiver may open or create.
     StateDir(StateDirError),
+    /// The PostgreSQL store was refused (no such database, another schema version, ...).
+    Postgres(PostgresOpenError),
 }
 
 impl fmt::Display for OpenStoreError {
@@ -87,12 +96,12 @@ impl fmt::Display for OpenStoreError {
         match self {
             OpenStoreError::Unknown(spec) => write!(
                 f,
-                "admission store {spec:?}: expected `memory` or `sqlite:PATH`"
+                "admission store {spec:?}: expected `memory`, `sqlite:PATH` or `postgres://…`"
             ),
-            OpenStoreError::NotBuiltIn { spec, backend } => write!(
+            OpenStoreError::NotForReceiver(spec) => write!(
                 f,
-                "admission store {spec:?}: this agentconf has no {backend} store built in \
-                 (expected `memory` or `sqlite:PATH`)"
+                "AGENTCONF_GRP_STORE {spec:?}: the receiver's admitted set must outlive its \
+                 process (expected `sqlite:` for its STATE_DIR, `sqlite:PATH` or `postgres://…`)"
             ),
             OpenStoreError::NoPath(spec) => {
                 write!(f, "admission store {spec:?}: `sqlite:` needs a path")
@@ -105,6 +114,7 @@ impl fmt::Display for OpenStoreError {
             ),
             OpenStoreError::Sqlite(e) => e.fmt(f),
             OpenStoreError::StateDir(e) => e.fmt(f),
+            OpenStoreError::Postgres(e) => e.fmt(f),
         }
     }
 }
@@ -117,23 +127,53 @@ impl fmt::Display for StoreSpec {
             StoreSpec::Memory => f.write_str("memory"),
             StoreSpec::Sqlite(path) => write!(f, "sqlite:{}", path.display()),
             StoreSpec::StateDir(dir) => write!(f, "STATE_DIR {}", dir.display()),
+            StoreSpec::Postgres(target) => target.fmt(f),
         }
     }
 }
 
 impl StoreSpec {
-    /// Reads a spec: `memory` (or `memory:`), `sqlite:PATH`.
+    /// Reads a spec: `memory` (or `memory:`), `sqlite:PATH`, `postgres://…` (or
+    /// `postgresql://…`, as the client reads it).
     pub fn parse(spec: &str) -> Result<StoreSpec, OpenStoreError> {
         match spec.split_once(':') {
             None if spec == "memory" => Ok(StoreSpec::Memory),
             Some(("memory", "")) => Ok(StoreSpec::Memory),
             Some(("sqlite", "")) => Err(OpenStoreError::NoPath(spec.to_string())),
             Some(("sqlite", path)) => Ok(StoreSpec::Sqlite(PathBuf::from(path))),
-            Some(("postgres" | "postgresql", _)) => Err(OpenStoreError::NotBuiltIn {
-                spec: spec.to_string(),
-                backend: "PostgreSQL",
-            }),
+            Some(("postgres" | "postgresql", rest)) if rest.starts_with("//") => {
+                PostgresTarget::new(spec)
+                    .map(StoreSpec::Postgres)
+                    .map_err(|e| OpenStoreError::Postgres(PostgresOpenError::Target(e)))
+            }
             _ => Err(OpenStoreError::Unknown(spec.to_string())),
+        }
+    }
+
+    /// The contract's receiver's store for `STATE_DIR` `dir` (CONTRACT.md §5): unset
+    /// `AGENTCONF_GRP_STORE` (or `sqlite:`) is SQLite in `dir`; `sqlite:PATH` and `postgres://…`
+    /// name a store shared by the nodes, the latter reached as [`StoreSpec::in_cluster`] says.
+    pub fn for_receiver(dir: &Path, env: &ClusterEnv) -> Result<StoreSpec, OpenStoreError> {
+        let spec = match env.store.as_deref() {
+            None | Some("sqlite:") => return Ok(StoreSpec::StateDir(dir.to_path_buf())),
+            Some(spec) => StoreSpec::parse(spec)?,
+        };
+        if spec == StoreSpec::Memory {
+            return Err(OpenStoreError::NotForReceiver(spec.to_string()));
+        }
+        spec.in_cluster(env)
+    }
+
+    /// This spec as a cluster node reaches it: a PostgreSQL store through `env`'s address
+    /// (`AGENTCONF_STORE_ADDR`), in `env`'s namespace (`AGENTCONF_CLUSTER`), recording `env`'s
+    /// node name; any other spec unchanged.
+    pub fn in_cluster(self, env: &ClusterEnv) -> Result<StoreSpec, OpenStoreError> {
+        match self {
+            StoreSpec::Postgres(target) => target
+                .in_cluster(env)
+                .map(StoreSpec::Postgres)
+                .map_err(|e| OpenStoreError::Postgres(PostgresOpenError::Target(e))),
+            other => Ok(other),
         }
     }
 
@@ -151,6 +191,9 @@ impl StoreSpec {
             }
             StoreSpec::StateDir(dir) => {
                 Box::new(state_dir::open(dir, opening).map_err(OpenStoreError::StateDir)?)
+            }
+            StoreSpec::Postgres(target) => {
+                Box::new(PostgresStore::open(target, opening).map_err(OpenStoreError::Postgres)?)
             }
         })
     }
@@ -178,14 +221,16 @@ mod tests {
             StoreSpec::parse("sqlite:"),
             Err(OpenStoreError::NoPath(_))
         ));
-        for spec in ["postgres://db/grp", "postgresql://db/grp"] {
-            let err = StoreSpec::parse(spec).unwrap_err();
+        for spec in ["postgres://db/grp", "postgresql://u@db:5432/grp"] {
             assert!(
-                matches!(err, OpenStoreError::NotBuiltIn { .. }),
-                "{spec}: {err:?}"
+                matches!(StoreSpec::parse(spec), Ok(StoreSpec::Postgres(_))),
+                "{spec}"
             );
-            assert!(err.to_string().contains("PostgreSQL"), "{err}");
         }
+        assert!(matches!(
+            StoreSpec::parse("postgres://db:port/grp"),
+            Err(OpenStoreError::Postgres(PostgresOpenError::Target(_)))
+        ));
         for spec in [
             "",
             "memory:x",
@@ -193,6 +238,7 @@ mod tests {
             "sqlite",
             "/state/a.sqlite",
             "file:a",
+            "postgres:db",
         ] {
             assert!(
                 matches!(StoreSpec::parse(spec), Err(OpenStoreError::Unknown(_))),
@@ -215,5 +261,38 @@ mod tests {
                 Err(OpenStoreError::NothingToCreate(_))
             ));
         }
+    }
+
+    #[test]
+    fn the_receiver_takes_its_store_from_the_environment() {
+        let dir = Path::new("/state/node-a");
+        let env = |store: Option<&str>| ClusterEnv {
+            store: store.map(str::to_string),
+            store_addr: Some("127.0.0.1:7000".into()),
+            cluster: Some("scenario-1".into()),
+            node: Some("a".into()),
+        };
+        for unset in [None, Some("sqlite:")] {
+            assert_eq!(
+                StoreSpec::for_receiver(dir, &env(unset)).unwrap(),
+                StoreSpec::StateDir(dir.to_path_buf())
+            );
+        }
+        let Ok(StoreSpec::Postgres(target)) =
+            StoreSpec::for_receiver(dir, &env(Some("postgres://grp@db:5432/agentconf")))
+        else {
+            panic!("a postgres:// spec names a PostgreSQL store");
+        };
+        assert_eq!(
+            (target.cluster.as_str(), target.node.as_str()),
+            ("scenario-1", "a")
+        );
+        assert!(target
+            .to_string()
+            .starts_with("postgres://grp@127.0.0.1:7000/agentconf"));
+        assert!(matches!(
+            StoreSpec::for_receiver(dir, &env(Some("memory"))),
+            Err(OpenStoreError::NotForReceiver(_))
+        ));
     }
 }

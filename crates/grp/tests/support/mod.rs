@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+pub mod postgres;
+pub mod postgres_server;
+
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::derive_signing_key;

@@ -55,10 +55,26 @@ impl AdmissionStore for Rekeyed {
     }
 }
 
-/// The window between look-up and insert of the non-atomic store, on a process's first
+/// The window between look-up and insert of the non-atomic stores, on a process's first
 /// admission (when concurrent copies race) and afterwards.
 const RACE_WINDOW_FIRST: Duration = Duration::from_millis(100);
 const RACE_WINDOW_LATER: Duration = Duration::from_millis(1);
+
+/// Waits out the race window: [`RACE_WINDOW_FIRST`] the first time (`first` is then cleared),
+/// [`RACE_WINDOW_LATER`] after.
+pub fn widen(first: &AtomicBool) {
+    std::thread::sleep(if first.swap(false, Ordering::Relaxed) {
+        RACE_WINDOW_FIRST
+    } else {
+        RACE_WINDOW_LATER
+    });
+}
+
+/// A store whose pairs can be looked up without recording one (the mutants that decide on a
+/// look-up).
+pub trait PairLookup: AdmissionStore {
+    fn contains(&self, session: &str, publisher: &str, event: &str) -> Result<bool, StoreError>;
+}
 
 /// How a [`FileStore`] records a pair.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -101,23 +117,20 @@ impl FileStore {
         );
         self.dir.join(hex::lower(&sha256(key.as_bytes())))
     }
+}
 
-    pub fn contains(
-        &self,
-        session: &str,
-        publisher: &str,
-        event: &str,
-    ) -> Result<bool, StoreError> {
+impl PairLookup for FileStore {
+    fn contains(&self, session: &str, publisher: &str, event: &str) -> Result<bool, StoreError> {
         self.path(session, publisher, event)
             .try_exists()
-            .map_err(|e| StoreError(e.to_string()))
+            .map_err(|e| StoreError::new(e.to_string()))
     }
 }
 
 impl AdmissionStore for FileStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
         let path = self.path(session, publisher, event);
-        let err = |e: io::Error| StoreError(format!("{}: {e}", path.display()));
+        let err = |e: io::Error| StoreError::new(format!("{}: {e}", path.display()));
         if self.recording == Recording::Atomic {
             return match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(_) => Ok(Admission::Admitted),
@@ -130,11 +143,7 @@ impl AdmissionStore for FileStore {
             return Ok(Admission::Duplicate);
         }
         if self.recording == Recording::Widened {
-            std::thread::sleep(if self.first.swap(false, Ordering::Relaxed) {
-                RACE_WINDOW_FIRST
-            } else {
-                RACE_WINDOW_LATER
-            });
+            widen(&self.first);
         }
         if self.recording == Recording::Racy {
             let temp = path.with_extension(format!("tmp-{}", std::process::id()));
@@ -153,7 +162,7 @@ impl AdmissionStore for FileStore {
         Ok(Vec::new())
     }
     fn count(&self, _: &str) -> Result<u64, StoreError> {
-        let entries = fs::read_dir(&self.dir).map_err(|e| StoreError(e.to_string()))?;
+        let entries = fs::read_dir(&self.dir).map_err(|e| StoreError::new(e.to_string()))?;
         Ok(entries.count() as u64)
     }
     fn close_session(&self, _: &str) -> Result<u64, StoreError> {
@@ -199,10 +208,7 @@ impl FlushAtExit {
 
 impl AdmissionStore for FlushAtExit {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
-        let mut pairs = self
-            .pairs
-            .lock()
-            .map_err(|_| StoreError("poisoned".into()))?;
+        let mut pairs = self.pairs.lock().map_err(|_| StoreError::new("poisoned"))?;
         Ok(if pairs.insert(Self::key(session, publisher, event)) {
             Admission::Admitted
         } else {
@@ -213,10 +219,7 @@ impl AdmissionStore for FlushAtExit {
         Ok(())
     }
     fn pending(&self, _: &str) -> Result<Vec<(String, String)>, StoreError> {
-        let pairs = self
-            .pairs
-            .lock()
-            .map_err(|_| StoreError("poisoned".into()))?;
+        let pairs = self.pairs.lock().map_err(|_| StoreError::new("poisoned"))?;
         Ok(pairs.iter().map(|k| (k.clone(), String::new())).collect())
     }
     fn count(&self, _: &str) -> Result<u64, StoreError> {

@@ -62,7 +62,10 @@ pub(super) fn check_contents(conn: &Connection) -> Result<(), Refusal> {
 
 /// The reads of an open: `what` names the read in a refusal.
 fn read<T>(what: &'static str, f: impl FnMut() -> rusqlite::Result<T>) -> Result<T, Refusal> {
-    retry_while_busy(f).map_err(|e| Refusal::Unreadable { what, error: e.0 })
+    retry_while_busy(f).map_err(|e| Refusal::Unreadable {
+        what,
+        error: e.message().to_string(),
+    })
 }
 
 /// Another kind of database, or an admission store of another layout, is refused rather than

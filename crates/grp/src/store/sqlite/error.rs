@@ -180,7 +180,9 @@ impl fmt::Display for OpenError {
                 path.display()
             ),
             OpenError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            OpenError::Sqlite { path, source } => write!(f, "{}: {}", path.display(), source.0),
+            OpenError::Sqlite { path, source } => {
+                write!(f, "{}: {}", path.display(), source.message())
+            }
         }
     }
 }

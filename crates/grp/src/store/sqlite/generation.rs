@@ -202,7 +202,7 @@ fn under_write_lock<T>(
     })
     .map_err(|e| Refusal::Unreadable {
         what: "under its write lock",
-        error: e.0,
+        error: e.message().to_string(),
     })?;
     let result = f();
     // Nothing was changed: ending the transaction only releases the lock.
@@ -264,7 +264,7 @@ pub(super) fn record_admission(conn: &Connection, record: &mut Record) -> Result
             .and_then(|_| file.write_all(held.text().as_bytes()))
             .map_err(|e| record_problem(&record.path, e.to_string()))
     })
-    .map_err(|why| StoreError(why.to_string()))
+    .map_err(|why| StoreError::new(why.to_string()))
 }
 
 #[cfg(test)]

@@ -151,7 +151,7 @@ impl SqliteStore {
     fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
         self.conn
             .lock()
-            .map_err(|_| StoreError("SQLite connection poisoned by a panic".into()))
+            .map_err(|_| StoreError::new("SQLite connection poisoned by a panic"))
     }
 }
 
@@ -212,7 +212,7 @@ impl AdmissionStore for SqliteStore {
         let mut record = self
             .record
             .lock()
-            .map_err(|_| StoreError("generation record poisoned by a panic".into()))?;
+            .map_err(|_| StoreError::new("generation record poisoned by a panic"))?;
         generation::record_admission(&conn, &mut record)?;
         Ok(Admission::Admitted)
     }

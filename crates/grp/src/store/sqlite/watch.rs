@@ -111,7 +111,7 @@ impl Watched {
                 path: path.clone(),
                 change,
             };
-            return Err(StoreError(vanished.to_string()));
+            return Err(StoreError::new(vanished.to_string()));
         }
         Ok(())
     }

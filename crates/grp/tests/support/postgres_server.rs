@@ -1,0 +1,43 @@
+//! The PostgreSQL server the tests use (`AGENTCONF_TEST_POSTGRES`), a token no other test run
+//! uses, and a receiver node's environment: shared by the GRP store tests, the CLI's and the
+//! mutants' (included with `#[path]`).
+#![allow(dead_code)]
+
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use agentconf_grp::store::TestServer;
+
+/// The server's URL; `None` (after one loud line) when there is none and none is required.
+pub fn server(test: &str) -> Option<String> {
+    match TestServer::from_env() {
+        TestServer::At(url) => Some(url),
+        TestServer::Skip(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            None
+        }
+        TestServer::Missing(why) => panic!("{test}: {why}"),
+    }
+}
+
+/// A token no other test run uses (a cluster token, a schema name).
+pub fn unique(label: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{label}_{}_{nanos}", std::process::id())
+}
+
+/// `command` as node `node` of cluster `cluster` on the store `url` (CONTRACT.md §5), reaching
+/// it at `addr` when given.
+pub fn as_node(command: &mut Command, url: &str, cluster: &str, node: &str, addr: Option<&str>) {
+    command
+        .env("AGENTCONF_GRP_STORE", url)
+        .env("AGENTCONF_CLUSTER", cluster)
+        .env("AGENTCONF_NODE", node)
+        .env_remove("AGENTCONF_STORE_ADDR");
+    if let Some(addr) = addr {
+        command.env("AGENTCONF_STORE_ADDR", addr);
+    }
+}
