@@ -28,7 +28,7 @@ cargo run -q -p xtask -- fuzz-seeds
 # The results_file target reads what `agentconf run` writes: seed it with two real (small) runs,
 # one of the reference and one of a mutant that fails vectors.
 mkdir -p crates/fuzz/corpus/results_file
-cargo build -q --release -p agentconf-cli -p agentconf-reference
+cargo build -q --release -p agentconf-cli -p agentconf-mutants
 target/release/agentconf run --include aer1/timeline/truncated --include grp/admission/duplicate-event/same-pair \
     --out crates/fuzz/corpus/results_file/seed-reference.jsonl > /dev/null
 target/release/agentconf run \

@@ -10,12 +10,14 @@
 //!    verifier adds on top. Target: at most 3x, stretch 2x. Two shapes are measured, many small
 //!    entries like the draft's example and fewer 4 KiB entries, plus revision 06 for comparison.
 //! 2. Against the standard tools, on files. Timelines of 200,000 and 1,000,000 small entries are
-//!    streamed to files; then, interleaved, at least five times each: verifying the file in this
-//!    process (what `agentconf verify timeline FILE` does, minus process start-up), and the
-//!    external commands `sha256sum FILE` and `openssl dgst -sha256 FILE` run as processes (so
-//!    they pay their start-up, about a millisecond). Minimum and median times and their ratios are
-//!    printed. Targets, at 200,000 entries: verify <= 0.5x `sha256sum` and <= 2x `openssl dgst`.
-//!    A tool that is not installed is skipped, and the output says so.
+//!    streamed to files; then, interleaved, at least seven times each: verifying the file in this
+//!    process (what `agentconf verify timeline FILE` does, minus process start-up), the same on
+//!    the caller's thread only (`threads: 1`, what one core costs), and the external commands
+//!    `sha256sum FILE` and `openssl dgst -sha256 FILE` run as processes (so they pay their
+//!    start-up, about a millisecond). Minimum and median times and their ratios are printed, with
+//!    the verifier's CPU time over its wall time (how much of the cores it kept busy). Targets, at
+//!    both sizes: verify <= 0.5x `sha256sum` and <= 2x `openssl dgst`. A tool that is not
+//!    installed is skipped, and the output says so.
 //! 3. Peak memory. A 1,000,000-entry timeline is streamed to a file (never held whole), then a
 //!    child process (this program re-executed with `AGENTCONF_BENCH_CHILD` set, so the parent's
 //!    own allocations do not count) verifies it from disk and reports its peak RSS (`VmHWM`),
@@ -40,7 +42,21 @@
 //!
 //! Run: `cargo bench -p agentconf-aer1 --bench timeline` (about one to two minutes on two cores,
 //! Linux only for the memory part). Without `--bench` (e.g. `cargo test --benches`) the same code runs once
-//! on tiny inputs as a smoke test.
+//! on tiny inputs as a smoke test. `AGENTCONF_BENCH_RUNS=N` sets the interleaved runs of part 2
+//! (at least seven by default).
+//!
+//! Profiling: the same binary writes the benchmark's file and verifies one file, nothing else, so a
+//! profiler sees only the verifier (the binary is `target/release/deps/timeline-*`, built by
+//! `cargo bench -p agentconf-aer1 --bench timeline --no-run`):
+//!
+//! ```text
+//! AGENTCONF_BENCH_CHILD=write:200000:/tmp/t.json  target/release/deps/timeline-HASH
+//! AGENTCONF_BENCH_CHILD=verify:200000:/tmp/t.json target/release/deps/timeline-HASH  # all cores
+//! AGENTCONF_BENCH_CHILD=verify1:200000:/tmp/t.json target/release/deps/timeline-HASH # one thread
+//! ```
+//!
+//! (`perf record -e cpu-clock` where hardware counters are unavailable, or
+//! `valgrind --tool=callgrind` on `verify1` for exact instruction counts.)
 
 use std::env;
 use std::fs::{self, File};
@@ -62,7 +78,9 @@ use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
 use agentconf_aer1::Verdict;
 use sha2::{Digest as _, Sha256};
 
-/// Set in a child process to the job it runs: `baseline` or `verify:<entries>:<path>`.
+/// Set in a child process to the job it runs: `baseline`, `verify:<entries>:<path>` (default
+/// options), `verify1:<entries>:<path>` (one thread) or `write:<entries>:<path>` (see the module
+/// documentation, "Profiling").
 const CHILD_VAR: &str = "AGENTCONF_BENCH_CHILD";
 /// The draft example's job id.
 const JOB: &str = "job-7a1f";
@@ -73,10 +91,9 @@ struct Config {
     large_entries: usize,
     large_entry_bytes: usize,
     repetitions: usize,
-    /// Entry counts of the on-disk timelines timed against `sha256sum` and `openssl dgst`; the
-    /// targets apply to the first.
+    /// Entry counts of the on-disk timelines timed against `sha256sum` and `openssl dgst`.
     file_entries: [usize; 2],
-    /// Interleaved runs of each command on those files.
+    /// Interleaved runs of each command on those files (`AGENTCONF_BENCH_RUNS` overrides it).
     file_repetitions: usize,
     /// Entry counts of the on-disk timelines whose verification peak RSS is measured.
     memory_entries: [usize; 2],
@@ -372,7 +389,7 @@ const TOOLS: [Tool; 2] = [
     },
 ];
 
-/// The targets at the first file size: verify time at most this multiple of the tool's.
+/// The targets: verify time at most this multiple of the tool's.
 fn target_ratio(tool: &Tool) -> f64 {
     match tool.program {
         "sha256sum" => 0.5,
@@ -404,43 +421,96 @@ fn against_tools(config: &Config, files: &mut Files) {
             ok
         })
         .collect();
-    for (i, &entries) in config.file_entries.iter().enumerate() {
+    let runs = file_runs(config);
+    for &entries in &config.file_entries {
         let path = files.get(entries).to_path_buf();
         let size = fs::metadata(&path).expect("stat temp file").len();
-        let mut verify = Vec::new();
+        let mut verify = Timed::default();
+        let mut one_thread = Timed::default();
         let mut external = vec![Vec::new(); tools.len()];
-        for _ in 0..config.file_repetitions {
-            verify.push(time_verify_file(&path, entries));
+        for _ in 0..runs {
+            verify.push(|| time_verify_file(&path, entries, 0));
+            one_thread.push(|| time_verify_file(&path, entries, 1));
             for (tool, samples) in tools.iter().zip(&mut external) {
                 samples.push(time_tool(tool, &path));
             }
         }
-        let verify = Summary::of(verify);
         println!(
-            "file of {entries} small entries ({:.1} MB), {} interleaved runs, min / median: verify {} / {}",
+            "file of {entries} small entries ({:.1} MB), {runs} interleaved runs, min / median:",
             size as f64 / 1e6,
-            config.file_repetitions,
-            secs(verify.min),
-            secs(verify.median),
         );
+        let verify = verify.report("verify");
+        one_thread.report("verify, one thread");
         for (tool, samples) in tools.iter().zip(external) {
             let tool_time = Summary::of(samples);
-            let target = if i == 0 {
-                format!("target <= {}x", target_ratio(tool))
-            } else {
-                "no target at this size".to_string()
-            };
             println!(
-                "  {:<21} {} / {}; verify / {} = {:.2}x (min) / {:.2}x (median) ({target})",
+                "  {:<21} {} / {}; verify / {} = {:.2}x (min) / {:.2}x (median) (target <= {}x)",
                 tool.label,
                 secs(tool_time.min),
                 secs(tool_time.median),
                 tool.label,
                 verify.min.as_secs_f64() / tool_time.min.as_secs_f64(),
                 verify.median.as_secs_f64() / tool_time.median.as_secs_f64(),
+                target_ratio(tool),
             );
         }
     }
+}
+
+/// Interleaved runs of the file comparison: `AGENTCONF_BENCH_RUNS`, else the configured number.
+fn file_runs(config: &Config) -> usize {
+    env::var("AGENTCONF_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(config.file_repetitions)
+}
+
+/// Wall times of one verification repeated, and the CPU time all its threads used.
+#[derive(Default)]
+struct Timed {
+    wall: Vec<Duration>,
+    cpu: Duration,
+}
+
+impl Timed {
+    /// Runs `timed` (which returns its wall time) and adds the process CPU time it used.
+    fn push(&mut self, timed: impl FnOnce() -> Duration) {
+        let before = process_cpu_time();
+        self.wall.push(timed());
+        self.cpu += process_cpu_time().saturating_sub(before);
+    }
+
+    /// Prints min / median and CPU / wall; returns the summary.
+    fn report(self, label: &str) -> Summary {
+        let total: Duration = self.wall.iter().sum();
+        let summary = Summary::of(self.wall);
+        println!(
+            "  {label:<21} {} / {}; CPU / wall {:.2}",
+            secs(summary.min),
+            secs(summary.median),
+            self.cpu.as_secs_f64() / total.as_secs_f64().max(1e-9),
+        );
+        summary
+    }
+}
+
+/// User and system CPU time of this process, all threads, from Linux's `/proc/self/stat` (in
+/// ticks of 1/100 s, the unit Linux reports them in); zero elsewhere.
+fn process_cpu_time() -> Duration {
+    let Ok(stat) = fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the command name (which is in parentheses and may hold spaces): utime and
+    // stime are the 12th and 13th.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 10)
 }
 
 /// Minimum and median of some timings.
@@ -463,11 +533,16 @@ fn secs(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
 
-/// Verifying a file as `agentconf verify timeline FILE` does: open, stream, default options.
-fn time_verify_file(path: &Path, entries: usize) -> Duration {
+/// Verifying a file as `agentconf verify timeline FILE` does: open, stream, default options but
+/// `threads` (0: one per core).
+fn time_verify_file(path: &Path, entries: usize, threads: usize) -> Duration {
+    let options = TimelineOptions {
+        threads,
+        ..TimelineOptions::default()
+    };
     let start = Instant::now();
     let file = File::open(path).expect("open timeline");
-    let report = verify_timeline(file, &TimelineOptions::default());
+    let report = verify_timeline(file, &options);
     let elapsed = start.elapsed();
     let report = report.expect("read timeline");
     check_valid(&report, entries, &path.display().to_string());
@@ -578,13 +653,29 @@ fn run_measuring_child(job: &str) -> Kib {
 /// The child side: do the job, then print `VmHWM <KiB>`.
 fn run_child(job: &str) {
     if job != "baseline" {
-        let (entries, path) = job
-            .strip_prefix("verify:")
-            .and_then(|rest| rest.split_once(':'))
+        let (kind, rest) = job
+            .split_once(':')
             .unwrap_or_else(|| panic!("unknown {CHILD_VAR} job {job:?}"));
+        let (entries, path) = rest
+            .split_once(':')
+            .unwrap_or_else(|| panic!("{CHILD_VAR} job {job:?}: expected KIND:ENTRIES:PATH"));
         let entries: usize = entries.parse().expect("entry count");
+        let threads = match kind {
+            "write" => {
+                let out = BufWriter::new(File::create(path).expect("create timeline file"));
+                write_timeline(out, entries).expect("write timeline");
+                return;
+            }
+            "verify" => 0,
+            "verify1" => 1,
+            _ => panic!("unknown {CHILD_VAR} job {job:?}"),
+        };
+        let options = TimelineOptions {
+            threads,
+            ..TimelineOptions::default()
+        };
         let file = BufReader::new(File::open(path).expect("open timeline"));
-        let report = verify_timeline(file, &TimelineOptions::default()).expect("read timeline");
+        let report = verify_timeline(file, &options).expect("read timeline");
         check_valid(&report, entries, path);
     }
     println!("VmHWM {}", peak_rss_kib());

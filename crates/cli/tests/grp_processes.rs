@@ -10,6 +10,9 @@
 //!   file that does not exist yet, or as `impl grp-admit` on an empty `STATE_DIR`;
 //! - a store is created explicitly (`grp init`, `--create`, an empty `STATE_DIR`): a deleted
 //!   store, with or without the WAL it left, is refused (exit 2, no decision), never recreated;
+//! - a store whose WAL and shared-memory index are removed while a receiver runs admits nothing
+//!   twice: the receiver stops at its next admission, a receiver started meanwhile or after a
+//!   crash refuses the store (its generation record counted admissions it no longer holds);
 //! - revision 00 has no duplicate check, and `grp close` ends a session (its pairs are deleted);
 //! - malformed lines (garbage, an empty line, a 2 MiB line) each get one rejected decision and the
 //!   stream goes on.
@@ -291,6 +294,27 @@ impl Proc {
             "{}: a killed receiver exits unsuccessfully",
             self.what
         );
+    }
+
+    /// Delivers one line on which the receiver must stop: exit 2 and no decision. Returns its
+    /// standard error.
+    fn stops_on(mut self, line: &str) -> String {
+        self.write(line.as_bytes());
+        drop(self.stdin.take());
+        let status = self.child.wait().expect("wait for receiver");
+        // Every line it wrote, up to the end of its output.
+        let mut written = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(DECISION_TIMEOUT) {
+            written.push(line);
+        }
+        let stderr = self.stderr_text();
+        assert_eq!(status.code(), Some(2), "{}: {stderr}", self.what);
+        assert!(
+            written.is_empty(),
+            "{}: decisions written {written:?}",
+            self.what
+        );
+        stderr
     }
 
     /// Closes stdin and expects a clean exit 0 with no further decision lines.
@@ -836,10 +860,19 @@ fn a_deleted_store_is_refused_and_admits_nothing() {
     }
     r.finish();
 
-    // Deleted after a clean stop (its WAL was checkpointed away).
+    // Deleted after a clean stop (its WAL was checkpointed away): its generation record is left,
+    // and tells.
     std::fs::remove_file(&path).unwrap();
     let args = s.admit_args(&store, "01", &[]);
-    assert_refused("deleted", &args, &events, &["admitted.sqlite", "grp init"]);
+    assert_refused("deleted", &args, &events, &["admitted.sqlite-generation"]);
+    // Deleted with its record: nothing is left, and it is refused all the same.
+    std::fs::remove_file(s.dir.path().join("admitted.sqlite-generation")).unwrap();
+    assert_refused(
+        "deleted with its record",
+        &args,
+        &events,
+        &["admitted.sqlite", "grp init"],
+    );
     assert!(!path.exists());
 
     // Deleted after a crash: the killed receiver's WAL still holds what it admitted.
@@ -920,7 +953,11 @@ fn impl_receiver_refuses_a_state_dir_whose_store_was_deleted() {
     std::fs::remove_file(&store).unwrap();
     let lines = [e1.clone()];
     assert_refused("WAL left", &args, &lines, &["admitted.sqlite-wal"]);
-    for leftover in ["admitted.sqlite-wal", "admitted.sqlite-shm"] {
+    for leftover in [
+        "admitted.sqlite-wal",
+        "admitted.sqlite-shm",
+        "admitted.sqlite-generation",
+    ] {
         let _ = std::fs::remove_file(state.join(leftover));
     }
     std::fs::write(state.join("unrelated"), "x").unwrap();
@@ -929,4 +966,103 @@ fn impl_receiver_refuses_a_state_dir_whose_store_was_deleted() {
         !store.exists(),
         "a store was made in a STATE_DIR that is not empty"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// g. The store's write-ahead log removed while a receiver runs
+// ---------------------------------------------------------------------------------------------
+
+/// Removes the store's write-ahead log and shared-memory index, as someone cleaning up files
+/// they take for SQLite's temporary ones would.
+fn remove_journal(store: &Path) {
+    for suffix in ["-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", store.display()));
+        std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    }
+}
+
+/// The log and index of a store removed while `grp admit` runs (their commits then live only in
+/// files no other process can open, and die with the receiver). Kept delivering, the receiver
+/// stops at its next admission (exit 2, no decision); restarted, it admits none of the earlier
+/// events again. Killed before it noticed, the restarted receiver refuses the store, whose
+/// generation record counted admissions it no longer holds. No event is ever admitted twice.
+#[test]
+fn a_journal_removed_while_a_receiver_runs_admits_nothing_twice() {
+    let s = Scenario::new("journal-removed");
+    let store = s.sqlite("admitted.sqlite");
+    let path = s.dir.path().join("admitted.sqlite");
+    let events: Vec<String> = (0..120).map(|i| s.event(&format!("evt-{i:03}"))).collect();
+    s.init(&store);
+
+    let mut first = s.receiver(&store, "01");
+    for (i, e) in events[..100].iter().enumerate() {
+        assert_admitted(&first.send(e), &format!("evt-{i:03}"));
+    }
+    remove_journal(&path);
+    let stderr = first.stops_on(&events[100]);
+    assert!(
+        stderr.contains("admitted.sqlite-wal") && stderr.contains("while the store was open"),
+        "{stderr}"
+    );
+
+    // The receiver's log was written into the store when it closed: all 100 are duplicates, the
+    // one it stopped on is admitted now, once.
+    let mut second = s.receiver(&store, "01");
+    for (i, e) in events[..100].iter().enumerate() {
+        assert_duplicate(&second.send(e), &format!("evt-{i:03}"));
+    }
+    assert_admitted(&second.send(&events[100]), "evt-100");
+    second.finish();
+
+    // Killed before its next admission: what its log held is gone with it.
+    let mut third = s.receiver(&store, "01");
+    for (i, e) in events.iter().enumerate().skip(101) {
+        assert_admitted(&third.send(e), &format!("evt-{i:03}"));
+    }
+    remove_journal(&path);
+    third.kill();
+    let args = s.admit_args(&store, "01", &[]);
+    assert_refused(
+        "restarted after its log was lost",
+        &args,
+        &events,
+        &["admitted.sqlite", "admissions were lost"],
+    );
+}
+
+/// The log and index removed while the contract's receiver runs, and a second receiver started
+/// on the same `STATE_DIR`: it refuses the store (exit 2, no decision), so it admits none of
+/// what the first admitted. The first stops at its next admission; once both are gone, a third
+/// finds every admission of the first in the store.
+#[test]
+fn a_receiver_started_after_the_journal_was_removed_admits_nothing_twice() {
+    let s = Scenario::new("journal-removed-second");
+    let state = s.dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let args = impl_args(&s, &state);
+    let events: Vec<String> = (0..101).map(|i| s.event(&format!("evt-{i:03}"))).collect();
+
+    let mut first = Proc::spawn(&args, s.dir.path());
+    for (i, e) in events[..100].iter().enumerate() {
+        assert_admitted(&first.send(e), &format!("evt-{i:03}"));
+    }
+    remove_journal(&state.join("admitted.sqlite"));
+    assert_refused(
+        "a second receiver",
+        &args,
+        &events[..100],
+        &["admitted.sqlite", "admissions were lost"],
+    );
+    let stderr = first.stops_on(&events[100]);
+    assert!(
+        stderr.contains("admitted.sqlite-wal") && stderr.contains("while the store was open"),
+        "{stderr}"
+    );
+
+    let mut third = Proc::spawn(&args, s.dir.path());
+    for (i, e) in events[..100].iter().enumerate() {
+        assert_duplicate(&third.send(e), &format!("evt-{i:03}"));
+    }
+    assert_admitted(&third.send(&events[100]), "evt-100");
+    third.finish();
 }

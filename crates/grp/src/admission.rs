@@ -5,15 +5,19 @@
 //! and authority → signature → session nonce → (revision 01) duplicate pair → atomic admission →
 //! hand-off. A forged or wrong-session copy of an admitted event therefore gets its signature or
 //! nonce reason, never `duplicate_event_id`; and only admitted pairs are recorded.
+//!
+//! After the event is read, each check and the admission is a [`Step`]; a [`Receiver`] walks a
+//! [`Pipeline`] of them, by default [`Pipeline::reference`]. A receiver with a step left out or
+//! two swapped is another list, not another copy of the checks.
 
 use std::fmt;
 
 use agentconf_rules::{Rule, RuleError};
 use serde::Serialize;
 
-use crate::event::{parse_event, EventError, PublisherType};
+use crate::event::{parse_event, ChangeEvent, EventError, Identity, PublisherType};
 use crate::jws::{verify_event_signature_decoded, DecodedKeys, SignatureError};
-use crate::session::{instant, SessionContext};
+use crate::session::{instant, Publisher, SessionContext};
 use crate::store::{Admission, AdmissionStore, StoreError};
 
 /// The largest event (one line) a receiver reads; larger ones are rejected unread.
@@ -227,18 +231,128 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
+impl Decision {
+    /// The rejection of a line whose pair, as far as it could be read, is `identity`.
+    pub fn rejected(identity: &Identity, error: &RejectError) -> Decision {
+        Decision {
+            event_id: identity.event_id.clone(),
+            publisher_id: identity.publisher_id.clone(),
+            outcome: Outcome::Rejected,
+            ale: Some(ALE_064),
+            rejection_reason: Some(error.reason()),
+            rule: Some(error.rule()),
+            member: error.member(),
+            message: Some(error.to_string()),
+        }
+    }
+}
+
+/// One step of the admission stage, after the event line is read as a change event. The
+/// reference walks them in [`Pipeline::reference`]'s order; another list (a step left out, two
+/// swapped) is another receiver, built without copying any check (the kill matrix's mutants are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The publisher is registered for the session (GRP-PUB-KNOWN) with the publisher type the
+    /// event declares (GRP-PUB-TYPE).
+    Publisher,
+    /// A P-TYPE-1 publisher's credential is not revoked.
+    Revocation,
+    /// A P-TYPE-2 or P-TYPE-3 registration is valid at the session clock (`not_before`,
+    /// `not_after`).
+    Window,
+    /// A P-TYPE-2 or P-TYPE-3 publisher is permitted the event's `change_class`.
+    EventTypes,
+    /// `publisher_signature` verifies under the publisher's registered keys ([`crate::jws`]).
+    Signature,
+    /// `session_nonce` is the nonce this session issued.
+    Nonce,
+    /// Revision 01: the duplicate check and the admission in one atomic insert of the pair into
+    /// the store, committed before the hand-off; a pair already there is a duplicate.
+    Admit,
+}
+
+/// The steps a receiver walks, in order. The step that reads the publisher's registration first
+/// finds it: an unregistered publisher is rejected there, whichever step that is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    steps: Vec<Step>,
+}
+
+impl Pipeline {
+    /// The reference's order (GRP.md section 3 and this project's interpretation 1):
+    /// publisher authority (registration and type, revocation, validity window — before the
+    /// signature, as P-TYPE-2 asks — and permitted event types), signature, nonce, and in
+    /// revision 01 the duplicate check and admission last, so that a forged or wrong-session
+    /// copy of an admitted event gets its own reason and only admitted pairs are recorded.
+    pub fn reference(revision: Revision) -> Pipeline {
+        let mut steps = vec![
+            Step::Publisher,
+            Step::Revocation,
+            Step::Window,
+            Step::EventTypes,
+            Step::Signature,
+            Step::Nonce,
+        ];
+        if revision == Revision::R01 {
+            steps.push(Step::Admit);
+        }
+        Pipeline { steps }
+    }
+
+    /// Exactly these steps, in this order.
+    pub fn of(steps: Vec<Step>) -> Pipeline {
+        Pipeline { steps }
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The same steps without `step`.
+    pub fn without(mut self, step: Step) -> Pipeline {
+        self.steps.retain(|s| *s != step);
+        self
+    }
+
+    /// The same steps with `a` and `b` in each other's place (unchanged unless both are there).
+    pub fn swapped(mut self, a: Step, b: Step) -> Pipeline {
+        let at = |step| self.steps.iter().position(|s| *s == step);
+        if let (Some(i), Some(j)) = (at(a), at(b)) {
+            self.steps.swap(i, j);
+        }
+        self
+    }
+}
+
+/// What a step that did not reject did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Passed {
+    Checked,
+    /// The pair is now in the store: its hand-off is to be marked done.
+    Recorded,
+}
+
+/// The publisher's registration and decoded keys, or why there are none.
+type Registration<'a> = Result<(&'a Publisher, &'a DecodedKeys), RejectError>;
+
 /// A receiver for one session.
 pub struct Receiver<S: AdmissionStore> {
     session: SessionContext,
     /// Each publisher's keys decoded once, in the order of `session.publishers`: the session's
     /// keys do not change while it runs.
     decoded_keys: Vec<DecodedKeys>,
-    revision: Revision,
+    pipeline: Pipeline,
     store: S,
 }
 
 impl<S: AdmissionStore> Receiver<S> {
+    /// The reference receiver of `revision`: [`Pipeline::reference`].
     pub fn new(session: SessionContext, revision: Revision, store: S) -> Self {
+        Receiver::with_pipeline(session, Pipeline::reference(revision), store)
+    }
+
+    /// A receiver that walks `pipeline`'s steps.
+    pub fn with_pipeline(session: SessionContext, pipeline: Pipeline, store: S) -> Self {
         let decoded_keys = session
             .publishers
             .iter()
@@ -247,7 +361,7 @@ impl<S: AdmissionStore> Receiver<S> {
         Receiver {
             session,
             decoded_keys,
-            revision,
+            pipeline,
             store,
         }
     }
@@ -258,6 +372,10 @@ impl<S: AdmissionStore> Receiver<S> {
 
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
     }
 
     /// Judges one delivered line. `Err` only when the store fails: then nothing was admitted and
@@ -277,32 +395,18 @@ impl<S: AdmissionStore> Receiver<S> {
             return self.deliver_oversized(MAX_EVENT_BYTES);
         }
         let (identity, parsed) = parse_event(line);
-        let reject = |error: RejectError| Decision {
-            event_id: identity.event_id.clone(),
-            publisher_id: identity.publisher_id.clone(),
-            outcome: Outcome::Rejected,
-            ale: Some(ALE_064),
-            rejection_reason: Some(error.reason()),
-            rule: Some(error.rule()),
-            member: error.member(),
-            message: Some(error.to_string()),
-        };
+        let reject = |error: RejectError| Decision::rejected(&identity, &error);
         let event = match parsed {
             Ok(e) => e,
             Err(e) => return Ok(reject(RejectError::Event(e))),
         };
-        if let Err(e) = self.pre_admission(&event) {
-            return Ok(reject(e));
-        }
-        let (session, publisher, event_id) = (
-            self.session.session_id.as_str(),
-            event.publisher_id.as_str(),
-            event.event_id.as_str(),
-        );
-        if self.revision == Revision::R01 {
-            // The insert is the check: atomic under the unique key, committed before hand-off.
-            if self.store.admit(session, publisher, event_id)? == Admission::Duplicate {
-                return Ok(reject(RejectError::Duplicate));
+        let registration = self.registration(&event);
+        let mut recorded = false;
+        for &step in self.pipeline.steps() {
+            match self.walk(step, &event, &registration)? {
+                Ok(Passed::Checked) => {}
+                Ok(Passed::Recorded) => recorded = true,
+                Err(e) => return Ok(reject(e)),
             }
         }
         let decision = Decision {
@@ -316,8 +420,12 @@ impl<S: AdmissionStore> Receiver<S> {
             message: None,
         };
         hand_off(&decision);
-        if self.revision == Revision::R01 {
-            self.store.handed_off(session, publisher, event_id)?;
+        if recorded {
+            self.store.handed_off(
+                &self.session.session_id,
+                &event.publisher_id,
+                &event.event_id,
+            )?;
         }
         Ok(decision)
     }
@@ -327,78 +435,133 @@ impl<S: AdmissionStore> Receiver<S> {
         let error = RejectError::Event(EventError::Json(agentconf_json::JsonError::TooLarge {
             limit: limit as u64,
         }));
-        Ok(Decision {
-            event_id: None,
-            publisher_id: None,
-            outcome: Outcome::Rejected,
-            ale: Some(ALE_064),
-            rejection_reason: Some(error.reason()),
-            rule: Some(error.rule()),
-            member: None,
-            message: Some(error.to_string()),
-        })
+        Ok(Decision::rejected(&Identity::default(), &error))
     }
 
-    /// Publisher authority, signature and nonce, in that order.
-    fn pre_admission(&self, event: &crate::event::ChangeEvent) -> Result<(), RejectError> {
-        let (publisher, keys) = self
-            .session
+    /// The event's publisher as the session registered it, with its decoded keys.
+    fn registration(&self, event: &ChangeEvent) -> Registration<'_> {
+        self.session
             .publishers
             .iter()
             .zip(&self.decoded_keys)
             .find(|(p, _)| p.publisher_id == event.publisher_id)
             .ok_or_else(|| RejectError::UnknownPublisher {
                 publisher_id: agentconf_json::text::clip(&event.publisher_id, 80),
-            })?;
-        if publisher.publisher_type != event.publisher_type {
-            return Err(RejectError::TypeMismatch {
-                declared: event.publisher_type,
-                registered: publisher.publisher_type,
+            })
+    }
+
+    /// One step: `Err` when the store fails, else whether the event passed it.
+    fn walk(
+        &self,
+        step: Step,
+        event: &ChangeEvent,
+        registration: &Registration<'_>,
+    ) -> Result<Result<Passed, RejectError>, StoreError> {
+        let publisher = || registration.clone().map(|(p, _)| p);
+        let checked = match step {
+            Step::Publisher => publisher().and_then(|p| check_type(p, event)),
+            Step::Revocation => publisher().and_then(check_revocation),
+            Step::Window => publisher().and_then(|p| check_window(p, &self.session.clock)),
+            Step::EventTypes => publisher().and_then(|p| check_event_types(p, event)),
+            Step::Signature => registration
+                .clone()
+                .and_then(|(p, keys)| check_signature(p, keys, event)),
+            Step::Nonce => check_nonce(&self.session, event),
+            Step::Admit => return self.record(event),
+        };
+        Ok(checked.map(|()| Passed::Checked))
+    }
+
+    /// The duplicate check and the admission: the insert is the check, atomic under the unique
+    /// key and committed before the hand-off.
+    fn record(&self, event: &ChangeEvent) -> Result<Result<Passed, RejectError>, StoreError> {
+        let admission = self.store.admit(
+            &self.session.session_id,
+            &event.publisher_id,
+            &event.event_id,
+        )?;
+        Ok(match admission {
+            Admission::Admitted => Ok(Passed::Recorded),
+            Admission::Duplicate => Err(RejectError::Duplicate),
+        })
+    }
+}
+
+/// [`Step::Publisher`]: registered under the type the event declares.
+fn check_type(publisher: &Publisher, event: &ChangeEvent) -> Result<(), RejectError> {
+    if publisher.publisher_type != event.publisher_type {
+        return Err(RejectError::TypeMismatch {
+            declared: event.publisher_type,
+            registered: publisher.publisher_type,
+        });
+    }
+    Ok(())
+}
+
+/// [`Step::Revocation`]: applies to P-TYPE-1 only.
+fn check_revocation(publisher: &Publisher) -> Result<(), RejectError> {
+    if publisher.publisher_type == PublisherType::Principal && publisher.revoked {
+        return Err(RejectError::Revoked);
+    }
+    Ok(())
+}
+
+/// [`Step::Window`]: applies to P-TYPE-2 and P-TYPE-3.
+fn check_window(publisher: &Publisher, clock: &str) -> Result<(), RejectError> {
+    if publisher.publisher_type == PublisherType::Principal {
+        return Ok(());
+    }
+    let now = instant(clock);
+    if let Some(nb) = &publisher.not_before {
+        if instant(nb) > now {
+            return Err(RejectError::NotYetValid {
+                not_before: nb.clone(),
+                clock: clock.to_string(),
             });
         }
-        let clock = instant(&self.session.clock);
-        match publisher.publisher_type {
-            PublisherType::Principal => {
-                if publisher.revoked {
-                    return Err(RejectError::Revoked);
-                }
-            }
-            PublisherType::Registered | PublisherType::WellKnown => {
-                // The window is checked before the signature (draft: P-TYPE-2).
-                if let Some(nb) = &publisher.not_before {
-                    if instant(nb) > clock {
-                        return Err(RejectError::NotYetValid {
-                            not_before: nb.clone(),
-                            clock: self.session.clock.clone(),
-                        });
-                    }
-                }
-                if let Some(na) = &publisher.not_after {
-                    if instant(na) < clock {
-                        return Err(RejectError::Expired {
-                            not_after: na.clone(),
-                            clock: self.session.clock.clone(),
-                        });
-                    }
-                }
-                if let Some(types) = &publisher.event_types {
-                    if !types.contains(&event.change_class) {
-                        return Err(RejectError::EventTypeNotPermitted {
-                            change_class: event.change_class.clone(),
-                        });
-                    }
-                }
-            }
-        }
-        verify_event_signature_decoded(&event.object, keys).map_err(|error| {
-            RejectError::Signature {
-                publisher_type: publisher.publisher_type,
-                error,
-            }
-        })?;
-        if event.session_nonce != self.session.session_nonce {
-            return Err(RejectError::NonceMismatch);
-        }
-        Ok(())
     }
+    if let Some(na) = &publisher.not_after {
+        if instant(na) < now {
+            return Err(RejectError::Expired {
+                not_after: na.clone(),
+                clock: clock.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`Step::EventTypes`]: applies to P-TYPE-2 and P-TYPE-3 that list their permitted types.
+fn check_event_types(publisher: &Publisher, event: &ChangeEvent) -> Result<(), RejectError> {
+    match &publisher.event_types {
+        Some(types)
+            if publisher.publisher_type != PublisherType::Principal
+                && !types.contains(&event.change_class) =>
+        {
+            Err(RejectError::EventTypeNotPermitted {
+                change_class: event.change_class.clone(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// [`Step::Signature`].
+fn check_signature(
+    publisher: &Publisher,
+    keys: &DecodedKeys,
+    event: &ChangeEvent,
+) -> Result<(), RejectError> {
+    verify_event_signature_decoded(&event.object, keys).map_err(|error| RejectError::Signature {
+        publisher_type: publisher.publisher_type,
+        error,
+    })
+}
+
+/// [`Step::Nonce`].
+fn check_nonce(session: &SessionContext, event: &ChangeEvent) -> Result<(), RejectError> {
+    if event.session_nonce != session.session_nonce {
+        return Err(RejectError::NonceMismatch);
+    }
+    Ok(())
 }

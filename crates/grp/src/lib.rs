@@ -8,7 +8,8 @@
 //! Pipeline ([`admission::Receiver::deliver`]), in order: event shape → publisher authority
 //! (registration, revocation, validity window, permitted event types) → signature (the project's
 //! JWS profile, [`jws`]) → session nonce → in revision 01 the `(publisher_id, event_id)` duplicate
-//! check → atomic admission of the pair in the [`store`] → hand-off.
+//! check → atomic admission of the pair in the [`store`] → hand-off; each check and the admission
+//! a step of an [`admission::Pipeline`].
 
 pub mod admission;
 pub mod event;

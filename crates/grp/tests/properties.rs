@@ -7,43 +7,15 @@
 use std::collections::HashMap;
 
 use agentconf_grp::admission::{Outcome, Receiver, Revision};
-use agentconf_grp::event::PublisherType;
-use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
-use agentconf_grp::keys::derive_signing_key;
-use agentconf_grp::session::{Publisher, SessionContext};
+use agentconf_grp::jws::sign_event;
 use agentconf_grp::store::MemoryStore;
-use ed25519_dalek::SigningKey;
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+
+mod support;
+
+use support::{event, key, line, session, NONCE};
 
 const PUBLISHERS: [&str; 2] = ["ponyhouse.myauberge.jp", "stables.example"];
-const NONCE: &str = "nonce-properties";
-
-fn key(publisher: &str) -> SigningKey {
-    derive_signing_key("grp/tests/properties", publisher)
-}
-
-fn session() -> SessionContext {
-    let publishers = PUBLISHERS
-        .iter()
-        .map(|p| Publisher {
-            publisher_id: p.to_string(),
-            publisher_type: PublisherType::WellKnown,
-            keys: vec![public_jwk("k1", &key(p).verifying_key())],
-            revoked: false,
-            not_before: None,
-            not_after: Some("2026-12-31T23:59:59Z".into()),
-            event_types: None,
-            publisher_name: None,
-        })
-        .collect();
-    SessionContext {
-        session_id: "ses-properties".into(),
-        session_nonce: NONCE.into(),
-        clock: "2026-07-14T10:30:00Z".into(),
-        publishers,
-    }
-}
 
 /// How one delivered copy of an event is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,27 +35,6 @@ impl Copy {
     fn admissible(self) -> bool {
         matches!(self, Copy::Genuine | Copy::OtherContent)
     }
-}
-
-fn event(publisher: &str, event_id: &str, severity: &str, nonce: &str) -> Map<String, Value> {
-    match json!({
-        "event_id": event_id,
-        "publisher_id": publisher,
-        "publisher_type": "P-TYPE-3",
-        "session_nonce": nonce,
-        "event_timestamp": "2026-07-14T10:23:00Z",
-        "change_class": "RESOURCE_STATE",
-        "affected_component": "rgp-resource-horse-trek-001",
-        "change_severity": severity,
-    }) {
-        Value::Object(m) => m,
-        _ => unreachable!(),
-    }
-}
-
-fn line(mut e: Map<String, Value>, token: String) -> String {
-    e.insert(SIGNATURE_MEMBER.into(), Value::String(token));
-    Value::Object(e).to_string()
 }
 
 /// The line for one copy of the event `(publisher, event_id)`.
@@ -146,7 +97,7 @@ proptest! {
 
     #[test]
     fn any_delivery_order_admits_each_pair_at_most_once(order in deliveries()) {
-        let ctx = session();
+        let ctx = session(&PUBLISHERS);
         let r01 = Receiver::new(ctx.clone(), Revision::R01, MemoryStore::new());
         let r00 = Receiver::new(ctx, Revision::R00, MemoryStore::new());
         let mut admitted_01: HashMap<(usize, usize), usize> = HashMap::new();

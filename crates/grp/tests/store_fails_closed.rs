@@ -3,32 +3,16 @@
 //! store reads, still holds exactly what it held. Never does damage make a replay admissible
 //! again. (The admission set is security state: losing it silently re-arms every replay.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agentconf_grp::store::{Admission, AdmissionStore, OpenError, Refusal, SqliteStore};
 
+mod support;
+
+use support::TempDir;
+
 /// Pairs admitted before the damage: enough rows for several pages.
 const PAIRS: usize = 300;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "agentconf-store-closed-{}-{label}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn event(i: usize) -> String {
     format!("grp-evt-{i:05}")

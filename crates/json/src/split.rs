@@ -5,8 +5,15 @@
 //! bounded by the largest element, not the number of elements, and lets a malformed element be
 //! reported while the ones after it are still checked. serde_json's own reader parses an `io::Read`
 //! a byte at a time, which measured several times slower than splitting and parsing slices.
+//!
+//! [`ArraySplitter::next_piece_flat`] finds the end of an element that is a flat object with the
+//! flat reader itself ([`crate::flat::scan_flat_shape`]), so such an element is scanned once, and
+//! its members' places come with it; anything else is found by the general scan as before.
 
 use std::io::{self, Read};
+
+use crate::flat::{scan_flat_shape, FlatShape};
+use crate::Limits;
 
 /// What the splitter found next.
 #[derive(Debug)]
@@ -148,10 +155,61 @@ impl<R: Read> ArraySplitter<R> {
 
     /// The next element, or the end of the array.
     pub fn next_piece(&mut self) -> Result<Piece<'_>, SplitError> {
+        if self.advance_to_element()? {
+            self.element()
+        } else {
+            Ok(Piece::End)
+        }
+    }
+
+    /// As [`Self::next_piece`], and when the element is a flat object the flat reader reads (an
+    /// element of the array: `enclosing` is one), its members' places in `shape` (offsets from the
+    /// element's first byte), found in the same pass that finds the element's end. The flag says
+    /// whether `shape` describes the element. Which elements are read, and what is found, depends
+    /// on the element's bytes alone, never on how the reader handed them over.
+    pub fn next_piece_flat(
+        &mut self,
+        limits: &Limits,
+        shape: &mut FlatShape,
+    ) -> Result<(Piece<'_>, bool), SplitError> {
+        const ENCLOSING: usize = 1;
+        if !self.advance_to_element()? {
+            return Ok((Piece::End, false));
+        }
+        let (start, data) = (self.pos, &self.buf[self.pos..self.filled]);
+        if data.first() == Some(&b'{') {
+            // The whole object is usually in the buffer already: then this is its only scan.
+            if let Some(len) = scan_flat_shape(data, ENCLOSING, limits, shape)
+                .filter(|&len| len <= self.max_element)
+            {
+                self.pos = start + len;
+                let piece = Piece::Element {
+                    bytes: &self.buf[start..start + len],
+                    offset: self.base + start as u64,
+                };
+                return Ok((piece, true));
+            }
+        }
+        // Not read (or not complete in the buffer): the general scan finds the end, and the flat
+        // reader looks at the element's bytes once they are all there.
+        let piece = self.element()?;
+        let flat = match &piece {
+            Piece::Element { bytes, .. } => {
+                bytes.first() == Some(&b'{')
+                    && scan_flat_shape(bytes, ENCLOSING, limits, shape) == Some(bytes.len())
+            }
+            Piece::End => false,
+        };
+        Ok((piece, flat))
+    }
+
+    /// Moves past the array's punctuation to the start of the next element (true), or to the end
+    /// of the array (false).
+    fn advance_to_element(&mut self) -> Result<bool, SplitError> {
         loop {
             let next = self.peek_non_ws()?;
             match (self.state, next) {
-                (State::Finished, _) => return Ok(Piece::End),
+                (State::Finished, _) => return Ok(false),
                 (State::Start, None) => return Err(SplitError::Empty),
                 (State::Start, Some(b'[')) => {
                     self.pos += 1;
@@ -177,14 +235,14 @@ impl<R: Read> ArraySplitter<R> {
                 }
                 (State::AfterOpen | State::AfterComma, Some(_)) => {
                     self.state = State::AfterElement;
-                    return self.element();
+                    return Ok(true);
                 }
                 (State::AfterOpen | State::AfterComma | State::AfterElement, None) => {
                     return Err(self.syntax("input ends inside the array"))
                 }
                 (State::Done, None) => {
                     self.state = State::Finished;
-                    return Ok(Piece::End);
+                    return Ok(false);
                 }
                 (State::Done, Some(b)) => {
                     return Err(
@@ -356,7 +414,133 @@ fn describe(b: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::find_quote_or_backslash;
+    use super::*;
+    use crate::flat::FlatMember;
+    use proptest::prelude::*;
+
+    /// Hands out `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// What one call gave: the element, its offset and (when read flat) its members.
+    type Seen = Result<Option<(Vec<u8>, u64, Option<Vec<FlatMember>>)>, String>;
+
+    /// Every piece of `text` read `step` bytes at a time, with `next_piece_flat` or
+    /// `next_piece`, up to the end or the first error.
+    fn pieces(text: &[u8], step: usize, flat: bool, max: usize) -> Vec<Seen> {
+        let mut splitter = ArraySplitter::new(Trickle { data: text, step }, max);
+        let mut shape = FlatShape::default();
+        let mut seen = Vec::new();
+        loop {
+            let piece = if flat {
+                splitter.next_piece_flat(&Limits::DEFAULT, &mut shape)
+            } else {
+                splitter.next_piece().map(|p| (p, false))
+            };
+            match piece {
+                Ok((Piece::Element { bytes, offset }, read)) => {
+                    let members = read.then(|| shape.members().to_vec());
+                    seen.push(Ok(Some((bytes.to_vec(), offset, members))));
+                }
+                Ok((Piece::End, _)) => {
+                    seen.push(Ok(None));
+                    return seen;
+                }
+                Err(e) => {
+                    seen.push(Err(format!("{e:?}")));
+                    return seen;
+                }
+            }
+        }
+    }
+
+    /// Elements on both sides of the flat reader's subset, and broken ones.
+    fn element() -> impl Strategy<Value = String> {
+        prop::sample::select(
+            &[
+                r#"{"a":"x","b":1,"c":true,"d":null}"#,
+                r#"{"a":"x","b":1,"c":true,"d":null}"#,
+                r#"{"b":2,"a":"y"}"#,
+                r#"{ "a" : "x y" , "b" : -7 }"#,
+                r#"{}"#,
+                r#"{"a":"\n"}"#,
+                r#"{"a":{"b":1}}"#,
+                r#"{"a":[1,2]}"#,
+                r#"{"a":1,"a":2}"#,
+                r#"{"a":1.5}"#,
+                r#"{"a":"}"}"#,
+                r#"{"a":"\"}"}"#,
+                r#"{"a":1"#,
+                r#"{"a"}"#,
+                r#"[{"a":1}]"#,
+                r#""{\"a\":1}""#,
+                "17",
+                "true",
+                "{\"a\":\"\u{1}\"}",
+                "{\"\u{e9}\":\"\u{1F600}\"}",
+            ][..],
+        )
+        .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// `next_piece_flat` splits exactly as `next_piece` does, and reads the same elements
+        /// with the same members (those a fresh shape finds in the element alone), whatever the
+        /// read sizes and element limit.
+        #[test]
+        fn flat_splitting_depends_on_the_bytes_alone(
+            elements in prop::collection::vec(element(), 0..8),
+            separator in prop::sample::select(&[",", ", ", ",\n", ",,", " "][..]),
+            end in prop::sample::select(&["]", "] ", "", "]x"][..]),
+            step in 1usize..40,
+            max in prop::sample::select(&[1usize << 20, 8, 20][..]),
+        ) {
+            let text = format!("[{}{end}", elements.join(separator)).into_bytes();
+            let whole = pieces(&text, text.len().max(1), true, max);
+            let trickled = pieces(&text, step, true, max);
+            prop_assert_eq!(&whole, &trickled);
+            let plain = pieces(&text, step, false, max);
+            prop_assert_eq!(whole.len(), plain.len());
+            for (flat, plain) in whole.iter().zip(&plain) {
+                match (flat, plain) {
+                    (Ok(Some((bytes, offset, members))), Ok(Some((b, o, None)))) => {
+                        prop_assert_eq!((bytes, offset), (b, o));
+                        let mut fresh = FlatShape::default();
+                        let read = bytes.first() == Some(&b'{')
+                            && scan_flat_shape(bytes, 1, &Limits::DEFAULT, &mut fresh)
+                                == Some(bytes.len());
+                        let expected = read.then(|| fresh.members().to_vec());
+                        prop_assert_eq!(members, &expected);
+                    }
+                    (a, b) => prop_assert_eq!(a, b),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_objects_are_read_as_they_are_split() {
+        let text = br#"[{"a":"x","b":1}, {"a":"y","b":2},{"c":null}]"#;
+        let seen = pieces(text, text.len(), true, 1 << 20);
+        let read: Vec<bool> = seen
+            .iter()
+            .map(|s| matches!(s, Ok(Some((_, _, Some(_))))))
+            .collect();
+        assert_eq!(read, [true, true, true, false]);
+    }
 
     #[test]
     fn finds_the_first_quote_or_backslash_at_every_position() {

@@ -14,7 +14,7 @@ use agentconf_contract::result::Verdict;
 use agentconf_contract::vector::{CrashPoint, Suite, Vector};
 use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::session::SessionContext;
-use agentconf_grp::store::SqliteStore;
+use agentconf_grp::store::BoxedStore;
 use agentconf_harness::grade::{grade_scenario, grade_verdict, Failure, Grading};
 use agentconf_harness::runner::VectorResult;
 use agentconf_harness::scenario::{play, Graded, ReceiverLink, Receivers};
@@ -150,7 +150,7 @@ impl<'v> ThreadReceivers<'v> {
 }
 
 impl ThreadReceivers<'_> {
-    fn receiver(&self, session: &str) -> Result<Receiver<SqliteStore>, Failure> {
+    fn receiver(&self, session: &str) -> Result<Receiver<BoxedStore>, Failure> {
         let crash = |e: String| (Status::Crash, e);
         let bytes = self
             .vector
@@ -192,7 +192,7 @@ pub enum ThreadReceiver {
     Direct {
         /// Boxed: a receiver (its store, session and decoded keys) is several times the size of
         /// the threaded variant.
-        receiver: Box<Receiver<SqliteStore>>,
+        receiver: Box<Receiver<BoxedStore>>,
         pending: Vec<Vec<u8>>,
     },
     /// A thread that delivers each line as soon as it is handed over.
@@ -204,14 +204,14 @@ pub enum ThreadReceiver {
 }
 
 /// The decision line the reference's decision is, as a receiver process would have written it.
-fn decided(receiver: &Receiver<SqliteStore>, line: &[u8]) -> Result<DecisionLine, String> {
+fn decided(receiver: &Receiver<BoxedStore>, line: &[u8]) -> Result<DecisionLine, String> {
     let d = receiver.deliver(line).map_err(|e| e.to_string())?;
     let value = serde_json::to_value(&d).map_err(|e| e.to_string())?;
     serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
 impl ThreadReceiver {
-    fn threaded(receiver: Receiver<SqliteStore>) -> ThreadReceiver {
+    fn threaded(receiver: Receiver<BoxedStore>) -> ThreadReceiver {
         let (lines, inbox) = channel::<Vec<u8>>();
         let (outbox, decisions) = channel::<Result<DecisionLine, String>>();
         let thread = std::thread::spawn(move || {

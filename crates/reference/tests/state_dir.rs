@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 
-use agentconf_grp::store::{Admission, AdmissionStore, OpenError};
-use agentconf_reference::admit::{open_state, StateError, STATE_FILE};
+use agentconf_grp::store::{Admission, AdmissionStore, OpenError, OpenStoreError, StateDirError};
+use agentconf_reference::admit::{open_state, STATE_FILE};
 
 struct TempDir(PathBuf);
 
@@ -33,6 +33,11 @@ impl Drop for TempDir {
     }
 }
 
+/// The name of the store's generation record.
+fn record() -> String {
+    format!("{STATE_FILE}-generation")
+}
+
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -52,7 +57,7 @@ fn an_empty_state_dir_gets_a_store_and_keeps_it() {
     let store = open_state(&t.0).unwrap();
     assert_eq!(store.admit("s", "p", "e").unwrap(), Admission::Duplicate);
     drop(store);
-    assert_eq!(names(&t.0), [STATE_FILE]);
+    assert_eq!(names(&t.0), [STATE_FILE.to_string(), record()]);
 }
 
 #[test]
@@ -70,12 +75,23 @@ fn a_deleted_store_is_refused_and_not_recreated() {
     let store = open_state(&t.0).unwrap();
     assert_eq!(store.admit("s", "p", "e").unwrap(), Admission::Admitted);
     drop(store);
-    // Deleted after a clean stop, beside a file of some other kind: no store, yet not empty.
-    std::fs::write(t.0.join("notes.txt"), "x").unwrap();
+    // Deleted after a clean stop: its generation record is left, and tells.
     std::fs::remove_file(&path).unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::NoStore { entries, .. } if entries == &["notes.txt"]),
+        matches!(
+            &err,
+            OpenStoreError::StateDir(StateDirError::Store(OpenError::Deleted { .. }))
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&record()), "{err}");
+    // Deleted with its record, beside a file of some other kind: no store, yet not empty.
+    std::fs::remove_file(t.0.join(record())).unwrap();
+    std::fs::write(t.0.join("notes.txt"), "x").unwrap();
+    let err = open_state(&t.0).err().expect("refused");
+    assert!(
+        matches!(&err, OpenStoreError::StateDir(StateDirError::NoStore { entries, .. }) if entries == &["notes.txt"]),
         "{err:?}"
     );
     assert!(err.to_string().contains(STATE_FILE), "{err}");
@@ -95,7 +111,10 @@ fn a_store_deleted_with_its_wal_left_is_refused() {
     std::fs::remove_file(&path).unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::Store(OpenError::Deleted { .. })),
+        matches!(
+            &err,
+            OpenStoreError::StateDir(StateDirError::Store(OpenError::Deleted { .. }))
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("admitted.sqlite-wal"), "{err}");
@@ -111,7 +130,10 @@ fn a_damaged_store_is_refused() {
     std::fs::write(&path, b"").unwrap();
     let err = open_state(&t.0).err().expect("refused");
     assert!(
-        matches!(&err, StateError::Store(OpenError::Empty(_))),
+        matches!(
+            &err,
+            OpenStoreError::StateDir(StateDirError::Store(OpenError::Empty(_)))
+        ),
         "{err:?}"
     );
 }
@@ -147,15 +169,15 @@ fn concurrent_first_starts_create_one_store_and_admit_once() {
             .filter(|r| matches!(r, Ok(Admission::Admitted)))
             .count();
         assert_eq!(admitted, 1, "round {round}: admitted {admitted} times");
-        // No creator's temporary file is left. The WAL and shared-memory files may be: SQLite
-        // removes them only when the last connection closes with the lock to checkpoint, and
-        // eight closing at once may all miss it.
+        // No creator's temporary file is left, only the store and its generation record. The
+        // WAL and shared-memory files may be: SQLite removes them only when the last connection
+        // closes with the lock to checkpoint, and eight closing at once may all miss it.
         let wal = format!("{STATE_FILE}-wal");
         let shm = format!("{STATE_FILE}-shm");
         let left: Vec<String> = names(&dir)
             .into_iter()
             .filter(|n| *n != wal && *n != shm)
             .collect();
-        assert_eq!(left, [STATE_FILE], "round {round}");
+        assert_eq!(left, [STATE_FILE.to_string(), record()], "round {round}");
     }
 }

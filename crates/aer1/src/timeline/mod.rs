@@ -6,12 +6,12 @@
 //! not just the first; stored links are never trusted, every digest is recomputed.
 //!
 //! Two things make this fast without changing any report. Most entries are plain flat objects:
-//! the `fast` module reads those in one pass without building a tree and runs every check that
-//! does not depend on other entries, declining (so that the strict reader reads the entry and
-//! reports) whenever anything would be reported or anything is unusual. And the `parallel` module
-//! runs that fast path on worker threads, batch by batch, while the checks that depend on order
-//! run on the caller's thread in entry order. `strict_only` turns both off; the tests compare the
-//! two.
+//! the splitter reads those with the flat reader while it finds where they end (one scan, no
+//! tree), and the `fast` module runs, on the members found, every check that does not depend on
+//! other entries, declining (so that the strict reader reads the entry and reports) whenever
+//! anything would be reported or anything is unusual. And the `parallel` module runs that fast
+//! path on worker threads, batch by batch, while the checks that depend on order run on the
+//! caller's thread in entry order. `strict_only` turns both off; the tests compare the two.
 
 mod error;
 mod fast;
@@ -31,6 +31,7 @@ use crate::digest::{
 use crate::finding::{Finding, Findings, Verdict};
 use crate::formats::{decode_and_hash, provenance_class};
 use crate::hex;
+use crate::json::flat::FlatShape;
 use crate::json::split::{ArraySplitter, Piece, SplitError};
 use crate::json::{self, JsonError, Node, Object};
 use crate::report::{TimelineReport, TruncationEvidence};
@@ -139,7 +140,7 @@ pub fn verify_timeline_strict_only<R: Read>(
 #[doc(hidden)]
 pub fn entry_takes_fast_path(entry: &[u8], index: u64, options: &TimelineOptions) -> bool {
     let mut scratch = fast::Scratch::default();
-    fast::prepare(
+    fast::prepare_bytes(
         entry,
         index,
         options.revision,
@@ -180,8 +181,15 @@ pub fn verify_timeline_observed<R: Read>(
 
 /// Where the entries the splitter finds go: checked at once, or batched for worker threads.
 trait EntrySink {
-    /// One entry, the next in order.
-    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64);
+    /// One entry, the next in order, with the places of the members the fast path reads when
+    /// the flat reader read it.
+    fn entry(
+        &mut self,
+        chain: &mut Chain<'_>,
+        bytes: &[u8],
+        offset: u64,
+        picked: Option<&fast::Picked>,
+    );
     /// Every entry handed over so far must be checked before this returns.
     fn flush(&mut self, chain: &mut Chain<'_>);
 }
@@ -193,8 +201,14 @@ struct InOrder<'f> {
 }
 
 impl EntrySink for InOrder<'_> {
-    fn entry(&mut self, chain: &mut Chain<'_>, bytes: &[u8], offset: u64) {
-        chain.entry_here(bytes, offset, Some(&mut *self.observe));
+    fn entry(
+        &mut self,
+        chain: &mut Chain<'_>,
+        bytes: &[u8],
+        offset: u64,
+        picked: Option<&fast::Picked>,
+    ) {
+        chain.entry_here(bytes, offset, picked, Some(&mut *self.observe));
     }
 
     fn flush(&mut self, _chain: &mut Chain<'_>) {}
@@ -202,20 +216,33 @@ impl EntrySink for InOrder<'_> {
 
 /// Reads the array's entries into `sink` and records how the reading ended. `Err` only for I/O
 /// failures of the reader.
+///
+/// Unless `strict_only`, the splitter reads each entry that is a flat object with the flat reader
+/// as it finds the entry's end (one scan), and hands on where its members lie.
 fn read_entries<R: Read>(
     mut splitter: ArraySplitter<R>,
     chain: &mut Chain<'_>,
     sink: &mut dyn EntrySink,
 ) -> io::Result<()> {
+    let (flat, limits) = (!chain.options.strict_only, chain.options.json_limits);
+    let mut shape = FlatShape::default();
+    let mut picker = fast::Picker::default();
     loop {
-        let piece = splitter.next_piece();
-        if !matches!(piece, Ok(Piece::Element { .. })) {
+        let piece = if flat {
+            splitter.next_piece_flat(&limits, &mut shape)
+        } else {
+            splitter.next_piece().map(|piece| (piece, false))
+        };
+        if !matches!(piece, Ok((Piece::Element { .. }, _))) {
             // Whatever ends the reading is reported after every entry before it.
             sink.flush(chain);
         }
         match piece {
-            Ok(Piece::Element { bytes, offset }) => sink.entry(chain, bytes, offset),
-            Ok(Piece::End) => break,
+            Ok((Piece::Element { bytes, offset }, read)) => {
+                let picked = read.then(|| picker.pick(&shape, bytes));
+                sink.entry(chain, bytes, offset, picked.as_ref());
+            }
+            Ok((Piece::End, _)) => break,
             Err(SplitError::Io(e)) => return Err(e),
             Err(SplitError::Empty) => {
                 chain.fatal(TimelineError::Json(JsonError::Empty), None);
@@ -376,19 +403,21 @@ impl<'o> Chain<'o> {
         }
     }
 
-    /// Checks the next entry entirely on this thread: the fast path first (unless
-    /// `strict_only`), then [`Self::entry`].
+    /// Checks the next entry entirely on this thread: the fast path first when the flat reader
+    /// read it (`picked`; never with `strict_only`), then [`Self::entry`].
     fn entry_here(
         &mut self,
         bytes: &[u8],
         offset: u64,
+        picked: Option<&fast::Picked>,
         observe: Option<&mut dyn FnMut(&EntryDigest<'_>)>,
     ) {
-        let prepared = if self.options.strict_only {
-            None
-        } else {
-            let (revision, limits) = (self.options.revision, &self.options.json_limits);
-            fast::prepare(bytes, self.count, revision, limits, &mut self.scratch)
+        let prepared = match picked {
+            Some(picked) if !self.options.strict_only => {
+                let revision = self.options.revision;
+                fast::prepare(bytes, picked, self.count, revision, &mut self.scratch)
+            }
+            _ => None,
         };
         self.entry(bytes, offset, prepared.as_ref(), observe);
     }
@@ -455,12 +484,21 @@ impl<'o> Chain<'o> {
         if prepared.index != index {
             return None;
         }
-        let prev_digest = fast::text_at(bytes, &prepared.prev_digest)?;
-        let job_id = match &prepared.job_id {
-            Some(range) => Some(fast::text_at(bytes, range)?),
+        let close = prepared.close;
+        let current = Previous {
+            digest: Some(prepared.digest),
+            digest_06: Some(prepared.digest_06),
+            close: Some(close),
+        };
+        if self.nothing_to_report(prepared, index, previous) {
+            return Some(current);
+        }
+        // Something may be reported: the same checks as the strict path, on the members' text.
+        let prev_digest = fast::text_at(bytes, prepared.prev_digest)?;
+        let job_id = match prepared.job_id {
+            Some(span) => Some(fast::text_at(bytes, span)?),
             None => None,
         };
-        let close = prepared.close;
         match self.options.revision {
             Revision::R09 => {
                 self.check_job(job_id, index);
@@ -468,20 +506,45 @@ impl<'o> Chain<'o> {
                 if !holds_under_06(index, Some(prev_digest), true, Some(close), previous) {
                     self.verifies_under_06 = false;
                 }
-                Some(Previous {
-                    digest: Some(prepared.digest),
-                    digest_06: Some(prepared.digest_06),
-                    close: Some(close),
-                })
             }
-            Revision::R06 => {
-                self.check_link(prev_digest, index, previous);
-                Some(Previous {
-                    digest: Some(prepared.digest),
-                    digest_06: Some(prepared.digest),
-                    close: Some(close),
-                })
+            Revision::R06 => self.check_link(prev_digest, index, previous),
+        }
+        Some(current)
+    }
+
+    /// Whether `apply`'s checks would neither report nor change anything, decided on what the
+    /// fast path computed (the common case, so that it costs a few comparisons and no read of
+    /// the entry's bytes): the job is the first job and the commitment's, the link holds (or is
+    /// unjudged), and under 09 the chain is already known not to pass as a revision-06 chain.
+    fn nothing_to_report(
+        &self,
+        prepared: &fast::Prepared,
+        index: u64,
+        previous: Option<&Previous>,
+    ) -> bool {
+        // `check_link`: genesis is 64 zeros; a later link is unjudged when the previous digest is
+        // unknown.
+        let link_holds = match index {
+            0 => prepared.prev_digest_value == Some([0; 32]),
+            _ => previous
+                .and_then(|p| p.digest)
+                .is_none_or(|d| prepared.prev_digest_value == Some(d)),
+        };
+        match (self.options.revision, prepared.job_id_copy.get()) {
+            (Revision::R06, _) => link_holds,
+            (Revision::R09, Some(job)) => {
+                let first = self.first_job.as_deref().map(str::as_bytes);
+                let committed = self
+                    .options
+                    .commitment
+                    .as_ref()
+                    .map(|c| c.job_id.as_bytes());
+                link_holds
+                    && !self.verifies_under_06
+                    && first == Some(job)
+                    && committed.is_none_or(|c| c == job)
             }
+            (Revision::R09, None) => false,
         }
     }
 
@@ -964,5 +1027,72 @@ impl<'o> Chain<'o> {
             self.findings.report(e, None);
         }
         ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::producer::{example_chain, timeline_json};
+
+    /// Hands out `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// Counts the entries handed over, and those the fast path passes.
+    #[derive(Default)]
+    struct Counting {
+        entries: u64,
+        passed: u64,
+        scratch: fast::Scratch,
+    }
+
+    impl EntrySink for Counting {
+        fn entry(
+            &mut self,
+            _chain: &mut Chain<'_>,
+            bytes: &[u8],
+            _offset: u64,
+            picked: Option<&fast::Picked>,
+        ) {
+            let index = self.entries;
+            self.entries += 1;
+            let prepared = picked.and_then(|picked| {
+                fast::prepare(bytes, picked, index, Revision::R09, &mut self.scratch)
+            });
+            self.passed += u64::from(prepared.is_some());
+        }
+
+        fn flush(&mut self, _chain: &mut Chain<'_>) {}
+    }
+
+    /// The comparisons with the strict path would hold vacuously if the splitter never handed
+    /// the fast path an entry: every entry of a plain chain goes through it, whatever the read
+    /// sizes (the chain is longer than the splitter's buffer, so entries also straddle refills).
+    #[test]
+    fn every_plain_entry_takes_the_fast_path_whatever_the_read_sizes() {
+        let n = 300;
+        let text = timeline_json(&example_chain("job-7a1f", n, Revision::R09)).into_bytes();
+        assert!(text.len() > 64 * 1024);
+        let options = TimelineOptions::default();
+        for step in [1, 7, 100, 4096, text.len()] {
+            let mut chain = Chain::new(&options);
+            let reader = Trickle { data: &text, step };
+            let splitter = ArraySplitter::new(reader, options.max_entry_bytes);
+            let mut sink = Counting::default();
+            read_entries(splitter, &mut chain, &mut sink).expect("reading a slice");
+            assert_eq!((sink.entries, sink.passed), (n as u64, n as u64), "{step}");
+        }
     }
 }

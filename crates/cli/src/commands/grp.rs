@@ -16,7 +16,9 @@ use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::{derive_signing_key, seed_hex, signing_key_from_hex};
 use agentconf_grp::session::SessionContext;
-use agentconf_grp::store::{AdmissionStore, Durability, MemoryStore, OpenError, SqliteStore};
+use agentconf_grp::store::{
+    self, AdmissionStore, BoxedStore, Create, Durability, Opening, StoreSpec,
+};
 
 use super::{emit, ExitOutcome, MAX_DOCUMENT_BYTES};
 use crate::args::{
@@ -33,65 +35,21 @@ pub fn read_session(path: &Path) -> Result<SessionContext> {
     )?)
 }
 
-enum Store {
-    Memory(MemoryStore),
-    Sqlite(SqliteStore),
-}
-
-/// The path of a `sqlite:PATH` store spec.
-fn sqlite_path(spec: &str) -> Option<&Path> {
-    match spec.strip_prefix("sqlite:") {
-        Some(path) if !path.is_empty() => Some(Path::new(path)),
-        _ => None,
-    }
-}
-
-/// How a command gets its SQLite store.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Opening {
-    /// Only an existing store (`close`, `recover`, and `admit` without `--create`).
-    Existing,
-    /// Created when nothing is at the path (`admit --create`).
-    CreateIfAbsent,
-}
-
-fn open_store(spec: &str, durability: Durability, opening: Opening) -> Result<Store> {
-    if spec == "memory" {
-        if opening == Opening::CreateIfAbsent {
-            return Err("--create: applies to a `sqlite:PATH` store, not to memory".into());
-        }
-        return Ok(Store::Memory(MemoryStore::new()));
-    }
-    let path = sqlite_path(spec)
-        .ok_or_else(|| format!("--store {spec:?}: expected `memory` or `sqlite:PATH`"))?;
-    open_sqlite(path, durability, opening)
-        .map(Store::Sqlite)
-        .map_err(|e| format!("--store {spec}: {e}").into())
-}
-
-/// With `CreateIfAbsent`, a receiver that finds the store already there (made before, or by a
-/// receiver started at the same moment) opens it; what a deleted store left is still refused.
-fn open_sqlite(
-    path: &Path,
-    durability: Durability,
-    opening: Opening,
-) -> std::result::Result<SqliteStore, OpenError> {
-    if opening == Opening::CreateIfAbsent {
-        match SqliteStore::create_with(path, durability) {
-            Err(OpenError::Exists(_)) => {}
-            made => return made,
-        }
-    }
-    SqliteStore::open_with(path, durability)
+/// The store `spec` names (`--store`), opened as `opening` says.
+fn open_store(spec: &str, opening: Opening) -> Result<BoxedStore> {
+    store::open(spec, opening).map_err(|e| format!("--store: {e}").into())
 }
 
 /// `grp init sqlite:PATH`: creates an empty store, and nothing else (exit 2 when something is
 /// there).
 pub fn init(args: &GrpInitArgs) -> Result<ExitOutcome> {
-    let path = sqlite_path(&args.store)
-        .ok_or_else(|| format!("{:?}: expected `sqlite:PATH`", args.store))?;
-    drop(SqliteStore::create(path).map_err(|e| e.to_string())?);
-    emit(&format!("created admission store {}\n", path.display()))?;
+    let spec = StoreSpec::parse(&args.store).map_err(|e| e.to_string())?;
+    let only = Opening {
+        create: Create::Only,
+        ..Opening::EXISTING
+    };
+    drop(spec.open(only).map_err(|e| e.to_string())?);
+    emit(&format!("created admission store {spec}\n"))?;
     Ok(ExitOutcome::Valid)
 }
 
@@ -107,15 +65,13 @@ pub fn admit(args: &GrpAdmitArgs) -> Result<ExitOutcome> {
         DurabilityArg::ProcessCrash => Durability::ProcessCrash,
         DurabilityArg::PowerLoss => Durability::PowerLoss,
     };
-    let opening = if args.create {
-        Opening::CreateIfAbsent
+    let create = if args.create {
+        Create::IfAbsent
     } else {
-        Opening::Existing
+        Create::Never
     };
-    match open_store(&args.store, durability, opening)? {
-        Store::Memory(s) => run_stream(Receiver::new(session, revision, s)),
-        Store::Sqlite(s) => run_stream(Receiver::new(session, revision, s)),
-    }
+    let store = open_store(&args.store, Opening { create, durability })?;
+    run_stream(Receiver::new(session, revision, store))
 }
 
 fn run_stream<S: AdmissionStore>(receiver: Receiver<S>) -> Result<ExitOutcome> {
@@ -162,14 +118,17 @@ pub fn key(args: &GrpKeyArgs) -> Result<ExitOutcome> {
 
 pub fn close(args: &GrpCloseArgs) -> Result<ExitOutcome> {
     let session = read_session(&args.session)?;
-    let n = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
-        Store::Memory(_) => {
-            return Err("--store memory has nothing to close: it ends with the process".into())
-        }
-        Store::Sqlite(s) => s
-            .close_session(&session.session_id)
-            .map_err(|e| e.to_string())?,
-    };
+    let store = open_store(&args.store, Opening::EXISTING)?;
+    if !store.is_durable() {
+        return Err(format!(
+            "--store {} has nothing to close: it ends with the process",
+            args.store
+        )
+        .into());
+    }
+    let n = store
+        .close_session(&session.session_id)
+        .map_err(|e| e.to_string())?;
     emit(&format!(
         "closed session {:?}: {n} admitted pairs deleted\n",
         session.session_id
@@ -179,12 +138,14 @@ pub fn close(args: &GrpCloseArgs) -> Result<ExitOutcome> {
 
 pub fn recover(args: &GrpCloseArgs) -> Result<ExitOutcome> {
     let session = read_session(&args.session)?;
-    let store = match open_store(&args.store, Durability::PowerLoss, Opening::Existing)? {
-        Store::Memory(_) => {
-            return Err("--store memory keeps nothing across a crash: nothing to recover".into())
-        }
-        Store::Sqlite(s) => s,
-    };
+    let store = open_store(&args.store, Opening::EXISTING)?;
+    if !store.is_durable() {
+        return Err(format!(
+            "--store {} keeps nothing across a crash: nothing to recover",
+            args.store
+        )
+        .into());
+    }
     let sid = &session.session_id;
     let mut text = String::new();
     for (publisher_id, event_id) in store.pending(sid).map_err(|e| e.to_string())? {

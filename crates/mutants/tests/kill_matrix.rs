@@ -14,7 +14,7 @@
 //! so a corpus change that starts catching one fails here until the matrix is updated.
 //!
 //! The matrix (mutant × vectors caught, with the first catching vectors and their rules) is
-//! printed as Markdown: `cargo test -p agentconf-reference --test kill_matrix -- --nocapture`.
+//! printed as Markdown: `cargo test -p agentconf-mutants --test kill_matrix -- --nocapture`.
 //! Its numbers are not asserted beyond the above, so the corpus can grow without editing this.
 
 use std::collections::BTreeMap;

@@ -1,0 +1,154 @@
+//! Admission stores: the set of `(publisher_id, event_id)` pairs admitted in a session.
+//!
+//! Semantics (spec-notes/grp-admission.md): admitting a pair is one atomic insert under the
+//! unique key (session, publisher, event) that commits *before* the event is handed on; the row
+//! records whether the hand-off completed. After a crash, a row still marked pending is a
+//! hand-off to *resume* (the first admission happened; its measure may not have run), while a
+//! re-delivery of a pair that exists is a *duplicate* and is rejected. A closed session's pairs
+//! are deleted.
+//!
+//! A SQLite store is created by an explicit act ([`SqliteStore::create`]) and opened only when
+//! it exists and is whole ([`SqliteStore::open`]): a store that was deleted, zeroed or damaged
+//! is refused ([`OpenError`]), never replaced by an empty one, which would re-arm every replay.
+//!
+//! # What the SQLite store can and cannot detect
+//!
+//! Detected, and failed closed (nothing admitted; a receiver exits 2):
+//!
+//! - at open: no store (never made on first use); a store deleted with its journals or its
+//!   generation record left beside it; an empty or truncated file; a file of another kind or
+//!   layout; damage SQLite's `integrity_check` reports; a row whose values do not match its
+//!   check value; a row lost or added (the row count); a trigger changed;
+//! - while open, before each insert: the store file, its write-ahead log, its shared-memory index
+//!   or its generation record removed or replaced. That admission fails and nothing more is
+//!   admitted through the store;
+//! - at open, against the generation record beside the store (`STORE-generation`, which names the
+//!   store and counts every admission it recorded): admissions lost from the file (its log removed
+//!   while a receiver had it open, the receiver then killed), an older copy of the store put back,
+//!   another store (another session's, or a new empty one) put in its place.
+//!
+//! Not detected:
+//!
+//! - the store and its generation record replaced together by a copy of both, or the record
+//!   removed too (a store without one starts a new record from what it holds). Whoever can write
+//!   the directory can do this; only a count kept out of that writer's reach (another machine, a
+//!   hardware counter) could tell. A key kept beside the store would not help either: the same
+//!   writer reads it. So the row checks stay unkeyed: they catch damage, not a writer who
+//!   recomputes them;
+//! - admissions lost to a power loss within moments of being recorded: the record is not synced,
+//!   so it can be left behind the store (never ahead of it);
+//! - a file removed in the instant between the look before an insert and the insert: that
+//!   receiver goes on, but the record counts the admission, so its loss is refused at the next
+//!   open;
+//! - a store deleted together with everything beside it: a missing store is refused, but in the
+//!   contract's `STATE_DIR` that leaves an empty directory, the harness's sign for a fresh store.
+//!
+//! Backends: [`MemoryStore`] (`memory`), [`SqliteStore`] (`sqlite:PATH`, and the contract's
+//! receiver's store in its `STATE_DIR`, [`state_dir`]). A receiver gets its store from a spec
+//! through one opener ([`StoreSpec::open`], or [`open`] for a spec string), boxed
+//! ([`BoxedStore`]), so that a new backend is one module and its arm there.
+
+use std::fmt;
+
+mod memory;
+mod spec;
+mod sqlite;
+pub mod state_dir;
+#[cfg(test)]
+mod tests;
+
+pub use memory::MemoryStore;
+pub use spec::{open, Create, OpenStoreError, Opening, StoreSpec};
+pub use sqlite::{row_check, Durability, OpenError, Refusal, SqliteStore};
+pub use state_dir::{StateDirError, STATE_FILE};
+
+/// What an attempt to admit a pair found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// This call recorded the pair: the caller hands the event on, then calls `handed_off`.
+    Admitted,
+    /// The pair was already recorded in this session.
+    Duplicate,
+}
+
+/// A store failure. The receiver fails closed: nothing is handed on.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "admission store: {}", self.0)
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// The admitted set of one or more sessions.
+pub trait AdmissionStore {
+    /// Atomically records the pair unless present.
+    fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError>;
+    /// Records that the admitted pair's hand-off completed.
+    fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError>;
+    /// Pairs admitted but not yet handed off (after a crash: the hand-offs to resume).
+    fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError>;
+    /// Number of pairs recorded for the session.
+    fn count(&self, session: &str) -> Result<u64, StoreError>;
+    /// Ends the session: its pairs are deleted. Returns how many.
+    fn close_session(&self, session: &str) -> Result<u64, StoreError>;
+    /// Whether the admitted set survives a restart of the receiver process.
+    fn is_durable(&self) -> bool;
+}
+
+/// A store of any backend, as the opener hands it out: shareable between threads (the
+/// copies of a `concurrent` step each deliver on their own).
+pub type BoxedStore = Box<dyn AdmissionStore + Send + Sync>;
+
+/// `AdmissionStore` for a pointer type, each call passed to the store it points to.
+macro_rules! store_through {
+    ($(#[$doc:meta])* $pointer:ty) => {
+        $(#[$doc])*
+        impl<S: AdmissionStore + ?Sized> AdmissionStore for $pointer {
+            fn admit(
+                &self,
+                session: &str,
+                publisher: &str,
+                event: &str,
+            ) -> Result<Admission, StoreError> {
+                (**self).admit(session, publisher, event)
+            }
+            fn handed_off(
+                &self,
+                session: &str,
+                publisher: &str,
+                event: &str,
+            ) -> Result<(), StoreError> {
+                (**self).handed_off(session, publisher, event)
+            }
+            fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+                (**self).pending(session)
+            }
+            fn count(&self, session: &str) -> Result<u64, StoreError> {
+                (**self).count(session)
+            }
+            fn close_session(&self, session: &str) -> Result<u64, StoreError> {
+                (**self).close_session(session)
+            }
+            fn is_durable(&self) -> bool {
+                (**self).is_durable()
+            }
+        }
+    };
+}
+
+store_through!(
+    /// A boxed store is a store, so a receiver holds any backend the opener hands out.
+    Box<S>
+);
+store_through!(
+    /// A borrowed store is a store, so several receivers can share one.
+    &S
+);
