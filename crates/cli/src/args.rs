@@ -1042,7 +1042,9 @@ mod tests {
                     )),
                     // Values are compared where the help lists them (`--store memory|sqlite:PATH`
                     // takes any text).
-                    Some(listed) if !listed.is_empty() && !values.is_empty() && listed != values => {
+                    Some(listed)
+                        if !listed.is_empty() && !values.is_empty() && listed != values =>
+                    {
                         problems.push(format!(
                             "README.md lists `agentconf {name} --{option}` {listed:?}; the help \
                              {values:?}"

@@ -589,7 +589,10 @@ mod tests {
             file(A, &[], lines(Status::Unsupported)),
         );
         let d = diff(&old, &new, None);
-        assert_eq!((d.old_verdict.as_str(), d.new_verdict.as_str()), ("CONFORMS", "PARTIAL"));
+        assert_eq!(
+            (d.old_verdict.as_str(), d.new_verdict.as_str()),
+            ("CONFORMS", "PARTIAL")
+        );
         assert!(d.verdict_changed() && !d.has_regressions());
         assert_eq!((d.old_coverage.counted, d.new_coverage.counted), (30, 5));
         assert_eq!(d.new_coverage.suites, [Suite::Aer1Timeline]);
@@ -617,7 +620,10 @@ mod tests {
             md.starts_with("**agentconf report diff: verdict CONFORMS → PARTIAL**"),
             "{md}"
         );
-        assert!(md.contains("| `aer1-receipt` | 25 | pass → unsupported |"), "{md}");
+        assert!(
+            md.contains("| `aer1-receipt` | 25 | pass → unsupported |"),
+            "{md}"
+        );
         let json: serde_json::Value = serde_json::from_str(&diff_json(&d)).unwrap();
         assert_eq!(json["format"], "agentconf-diff/2");
         assert_eq!(json["verdict_changed"], true);
@@ -628,11 +634,18 @@ mod tests {
         assert_eq!(back.coverage_gained.len(), 25);
         let few = diff(
             &file(A, &[], vec![line("aer1/timeline/x/0", Invalid, Pass)]),
-            &file(A, &[], vec![line("aer1/timeline/x/0", Invalid, Status::Skip)]),
+            &file(
+                A,
+                &[],
+                vec![line("aer1/timeline/x/0", Invalid, Status::Skip)],
+            ),
             None,
         );
         let text = diff_text(&few);
-        assert!(text.contains("verdict CONFORMS -> NOTHING TESTED"), "{text}");
+        assert!(
+            text.contains("verdict CONFORMS -> NOTHING TESTED"),
+            "{text}"
+        );
         assert!(
             text.contains("pass -> skip") && text.contains("aer1/timeline/x/0"),
             "{text}"
