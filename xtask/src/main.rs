@@ -10,8 +10,10 @@
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
 //!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`).
 //!
-//! - `cargo xtask test [ARGS…]`: every test (`cargo test --workspace ARGS…`), closed by one line
-//!   of totals over all test binaries: the README's test command, and what `.ci/run` calls.
+//! - `cargo xtask test [--slow] [ARGS…]`: every test (`cargo test --workspace ARGS…`), closed by
+//!   one line of totals over all test binaries, with a line saying what runs whenever the tests
+//!   are quiet for long: the README's test command. `--slow` also runs the tests ignored for
+//!   taking minutes (the synthetic-revision procedure), as `.ci/run` does.
 //! - `cargo xtask fuzz-seeds`: write seed corpora for the fuzz targets (crates/fuzz/README.md)
 //!   under `crates/fuzz/corpus/` (not committed).
 //!
@@ -26,14 +28,15 @@ mod fuzz_seeds;
 mod test_totals;
 
 const USAGE: &str =
-    "usage: cargo xtask <rules|vectors|schemas> [--check] | test [ARGS…] | fuzz-seeds
+    "usage: cargo xtask <rules|vectors|schemas> [--check] | test [--slow] [ARGS…] | fuzz-seeds
   rules     regenerate spec-notes/RULES.md and REVISIONS.md from revisions.toml, rules.toml and
             facts.toml, and the rules crate's copies of the three (crates/rules/catalogue/)
   vectors   regenerate vectors/ (vector files, manifest.json, COVERAGE.md, a CHANGELOG.md entry
             when the digest changes) and the generated regions of README.md and vectors/README.md
   schemas   regenerate vectors/schema/*.schema.json from the vector model's types
   --check   change nothing; fail if the files are stale
-  test      run every test (cargo test --workspace ARGS…) and close with the totals
+  test      run every test (cargo test --workspace ARGS…) and close with the totals;
+            --slow also runs the tests that take minutes (the synthetic-revision procedure)
   fuzz-seeds  write seed corpora for the fuzz targets under crates/fuzz/corpus/";
 
 fn main() -> ExitCode {

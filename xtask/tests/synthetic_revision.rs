@@ -11,8 +11,14 @@
 //!
 //! The copy lives in the system's temporary directory and is removed when the test ends; it is
 //! built into `synthetic-revision` under the workspace's target directory (`CARGO_TARGET_DIR`
-//! when set), kept between runs so only the first run compiles the dependencies. It works
+//! when set), kept between runs so only the first run compiles the dependencies, and without
+//! debug information (nothing debugs the copy, and linking is most of a debug build). It works
 //! offline: the dependencies are those of the real build.
+//!
+//! Following the procedure rebuilds the workspace's crates three times over, minutes even with
+//! the dependencies built, so the test that does it is ignored by a plain `cargo test` and run by
+//! `cargo xtask test --slow`, which `.ci/run` calls (README.md says so where it gives the test
+//! command's duration).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -141,6 +147,10 @@ fn step(dir: &Path, target: &Path, command: &str) -> String {
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_NET_OFFLINE", "true")
+        // A lean build: no debug information, and no incremental state for a copy that is
+        // thrown away (its path changes every run).
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -200,6 +210,7 @@ fn the_procedure_names_every_step_this_test_performs() {
 }
 
 #[test]
+#[ignore = "builds a copy of the workspace (minutes): run by `cargo xtask test --slow` and .ci/run"]
 fn a_new_vector_and_a_new_revision_regenerate_with_no_hand_edit() {
     let root = workspace_root();
     let copy = Copy(std::env::temp_dir().join(format!(

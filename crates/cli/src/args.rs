@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use agentconf_contract::call::Operation;
+use agentconf_contract::vector::Suite;
 use agentconf_harness::report::ReportFormat;
 use agentconf_rules::draft_revisions::{AER1, GRP};
 use agentconf_rules::Revisions;
@@ -11,6 +13,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// A draft's newest revision in the revisions table: the default wherever a revision is asked.
 fn newest(draft: &str) -> &'static str {
     Revisions::embedded().newest(draft)
+}
+
+/// The suites `--suite` takes: every suite of the corpus.
+fn suite_values() -> PossibleValuesParser {
+    PossibleValuesParser::new(Suite::ALL.map(Suite::as_str))
 }
 
 /// Every revision of a draft the revisions table lists, newest first. Each one is accepted (a
@@ -58,11 +65,60 @@ fn about() -> String {
 fn long_about() -> String {
     format!(
         "{} Both are individual Internet-Drafts: not RFCs and not endorsed by the IETF.\n\n\
-         Exit codes: 0 valid, 1 invalid, 2 usage error, unreadable input or unwritable output. \
-         FILE may be '-' for standard input.",
+         Exit codes differ by command, and each command's help states its own: 0 is a valid \
+         document, a passing verdict or a job done; 1 an invalid document, a failing verdict or \
+         a difference found; 2 a usage error, unreadable input or unwritable output; `run` \
+         exits 130 when interrupted, and `impl` with the contract's codes (0, 1, 89). FILE may \
+         be '-' for standard input.",
         about()
     )
 }
+
+// What each command's help says of its exit codes (`after_help`): the codes its module returns
+// (crates/cli/src/commands), in words. A test holds every command to having a line.
+
+/// `verify`, `digest`, `commit`: a document judged.
+const EXIT_DOCUMENT: &str = "Exit codes: 0 valid; 1 invalid (malformed or non-UTF-8 input \
+    included); 2 usage error, unreadable input (a missing file, a directory, an I/O error) or \
+    output that could not be written.";
+
+/// Commands that list, print or write and judge nothing.
+const EXIT_LISTING: &str = "Exit codes: 0 done; 2 usage error, unreadable input or output that \
+    could not be written.";
+
+const EXIT_RUN: &str = "Exit codes: 0 the verdict is CONFORMS, CONFORMS WITH N KNOWN FAILURES or \
+    PARTIAL; 1 FAIL or NOTHING TESTED (a broken wrapper included: the smoke check says why); 2 \
+    usage error, an adapter file with mistakes, an unwritable results file or a run that could \
+    not start; 130 interrupted (Ctrl-C or SIGTERM: the cases that finished are written, the \
+    verdict at best PARTIAL).";
+
+const EXIT_REPORT: &str = "Exit codes: 0 the verdict is CONFORMS, CONFORMS WITH N KNOWN FAILURES \
+    or PARTIAL (or at least the --require level; any verdict with --exit-zero); 1 below that; 2 \
+    usage error, or a file that is refused (cut, edited, of another corpus) or unreadable.";
+
+const EXIT_REPORT_DIFF: &str = "Exit codes: 0 no regression (or --exit-zero); 1 a case regressed, \
+    whatever its cause; 2 usage error, or a file that is refused or unreadable.";
+
+const EXIT_SMOKE: &str = "Exit codes: 0 the wrapper works (every call answered as the contract \
+    asks); 1 it does not (the diagnosis says what is wrong); 2 usage error or an adapter file \
+    with mistakes.";
+
+const EXIT_MATRIX: &str = "Exit codes: 0 every emitter and verifier pair agrees; 1 a pair \
+    disagrees; 2 usage error, an adapter file with mistakes or output that could not be written.";
+
+const EXIT_CLAIM: &str = "Exit codes: 0 REPRODUCED (with the claim's verdict, a FAIL claim \
+    included); 1 a case's status differs, or the command is not the implementation the claim \
+    records; 2 nothing could be checked (a refused file, a claim only its own command can re-run).";
+
+const EXIT_IMPL: &str = "Exit codes (the contract's, CONTRACT.md section 3): 0 accept; 1 reject; \
+    89 unsupported; 2 usage error. `grp-admit`: 0 when the stream was processed.";
+
+const EXIT_GRP_ADMIT: &str = "Exit codes: 0 the stream was processed (every line has its \
+    decision); 2 usage error, an unreadable session file or a store failure (nothing is admitted \
+    then).";
+
+const EXIT_VECTORS_DIFF: &str = "Exit codes: 0 compared (with --exit-code: the corpora are the \
+    same); 1 with --exit-code, the corpora differ; 2 usage error or a corpus that cannot be read.";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -79,41 +135,95 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Verify a receipt, a timeline or a workflow.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = EXIT_DOCUMENT)]
     Verify(Verify),
     /// Print each timeline entry's digest (and with --preimage, the bytes hashed).
+    #[command(after_help = EXIT_DOCUMENT)]
     Digest(DigestArgs),
     /// Verify a timeline under the draft's newest revision and print its external commitment.
+    #[command(after_help = EXIT_DOCUMENT)]
     Commit(CommitArgs),
     /// List the rule catalogue.
+    #[command(after_help = EXIT_LISTING)]
     Rules(RulesArgs),
-    /// The embedded test-vector corpus: list, show and export vectors.
-    #[command(subcommand)]
+    /// The embedded test-vector corpus: list, show, export and compare vectors.
+    #[command(subcommand, after_help = EXIT_LISTING)]
     Vectors(Vectors),
     /// GRP (draft-sato-soos-grp) change-event admission: the reference receiver and tools.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = EXIT_LISTING)]
     Grp(Grp),
     /// Run an implementation against the corpus and report conformance per rule.
+    #[command(after_help = EXIT_RUN)]
     Run(RunArgs),
     /// Run several implementations over the corpus and every emitter's timelines, commitments
-    /// and receipts through every verifier: the interoperability matrix (JSON, Markdown, HTML; exit 0 when every pair
-    /// agrees, 1 when any disagrees).
+    /// and receipts through every verifier: the interoperability matrix (JSON, Markdown, HTML).
+    #[command(after_help = EXIT_MATRIX)]
     Matrix(MatrixArgs),
     /// Check that an implementation's wrapper speaks the contract: a few trivial cases per
-    /// operation and a one-screen diagnosis (exit 0 when it works, 1 when it does not).
+    /// operation and a one-screen diagnosis.
+    #[command(after_help = EXIT_SMOKE)]
     Smoke(SmokeArgs),
-    #[command(about = report_about())]
+    #[command(
+        about = report_about(),
+        after_help = EXIT_REPORT,
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true
+    )]
     Report(ReportArgs),
     /// Re-check a conformance claim: `claim verify RESULTS [-- COMMAND]` re-runs exactly the
     /// cases, grading, profiles and adapter RESULTS records through the implementation it
     /// records, and says REPRODUCED (with the claim's verdict) or lists every difference.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = EXIT_CLAIM)]
     Claim(Claim),
-    /// The reference speaking the harness contract (crates/contract/CONTRACT.md):
-    /// `aer1-receipt RECEIPT [TIER]`, `aer1-timeline REVISION TIMELINE [COMMITMENT]`,
-    /// `aer1-workflow WORKFLOW`, `grp-admit REVISION SESSION STATE_DIR`.
-    /// Exit 0 accept, 1 reject, 89 unsupported.
+    #[command(about = impl_about(), long_about = impl_long_about(), after_help = EXIT_IMPL)]
     Impl(ImplArgs),
+}
+
+/// `agentconf impl`'s one line of help.
+fn impl_about() -> &'static str {
+    "The reference speaking the harness contract (crates/contract/CONTRACT.md): one operation per \
+     call"
+}
+
+/// `agentconf impl --help`: every operation of the contract with its arguments, from the
+/// contract's list of operations.
+fn impl_long_about() -> String {
+    let width = Operation::ALL
+        .iter()
+        .map(|o| o.as_str().len())
+        .max()
+        .unwrap_or(0);
+    let mut text = format!("{}.\n\nOperations (OPERATION ARGS…):\n", impl_about());
+    for op in Operation::ALL {
+        text.push_str(&format!(
+            "  {:<width$}  {}\n",
+            op.as_str(),
+            operation_synopsis(op)
+        ));
+    }
+    // Not an operation of a call: the persistent mode's server (CONTRACT.md section 8).
+    text.push_str(&format!(
+        "  {:<width$}  requests and responses as JSON lines on stdin and stdout (persistent mode)",
+        "serve"
+    ));
+    text
+}
+
+/// An operation's arguments in the contract's order (CONTRACT.md section 2), and what it prints.
+fn operation_synopsis(op: Operation) -> &'static str {
+    match op {
+        Operation::Aer1Receipt => "RECEIPT [TIER]",
+        Operation::Aer1Timeline => "REVISION TIMELINE [COMMITMENT]",
+        Operation::Aer1Workflow => "WORKFLOW",
+        Operation::GrpAdmit => {
+            "REVISION SESSION STATE_DIR (event lines on stdin, decisions on stdout)"
+        }
+        Operation::Aer1EmitTimeline => "STEPS (the timeline on stdout)",
+        Operation::Aer1EmitCommitment => {
+            "TIMELINE PUBLISHED_AT (the commitment artifact on stdout)"
+        }
+        Operation::Aer1EmitReceipt => "PAYLOAD META (the receipt on stdout)",
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -220,9 +330,12 @@ pub struct SmokeArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// `FILE` (a results file written by `agentconf run`), or `diff OLD NEW`.
-    #[arg(required = true, num_args = 1..=3)]
-    pub files: Vec<PathBuf>,
+    /// `agentconf report diff OLD NEW`: compare two results files.
+    #[command(subcommand)]
+    pub diff: Option<ReportCommand>,
+    /// A results file written by `agentconf run` (a file named `diff`: `./diff`).
+    #[arg(required = true)]
+    pub file: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_parser = report_formats(), default_value = "text")]
     pub format: ReportFormat,
@@ -231,19 +344,6 @@ pub struct ReportArgs {
     /// and every line's rules and expectations are that corpus's.
     #[arg(long, value_name = "DIR")]
     pub corpus: Option<PathBuf>,
-    /// `report diff` only: the corpus directory OLD was made against (its digest must be OLD's),
-    /// when it is not the embedded corpus. With both corpora known, each difference names its
-    /// cause: `implementation` (same corpus, or the vector file and its expectation unchanged),
-    /// `expectation` (the case's expectation, expected rules or revision changed),
-    /// `vector-content` (the vector file changed), `vector-added` / `vector-retired` (the vector
-    /// is in one corpus only), `not-run` (in both corpora, but the other run left the case out);
-    /// without them, a difference across corpora is `corpus-unknown` unless its expectation
-    /// changed. Regressions fail the diff whatever their cause.
-    #[arg(long, value_name = "DIR")]
-    pub old_corpus: Option<PathBuf>,
-    /// `report diff` only: the corpus directory NEW was made against (see --old-corpus).
-    #[arg(long, value_name = "DIR")]
-    pub new_corpus: Option<PathBuf>,
     /// Exit 0 whatever the verdict once the report is written: for publishing a FAIL report or
     /// a red badge from CI without failing the step. A file that is refused or unreadable
     /// still exits 2.
@@ -254,6 +354,46 @@ pub struct ReportArgs {
     /// which is `--require partial`. A file that is refused or unreadable still exits 2.
     #[arg(long, value_enum, value_name = "LEVEL", conflicts_with = "exit_zero")]
     pub require: Option<RequireLevel>,
+    /// Also write FILE's unexpected results as a starting expected-failures list (TOML, the
+    /// adapter's `[[xfail]]` entries), as `run --emit-xfail` would have: no second run needed.
+    #[arg(long, value_name = "XFAIL")]
+    pub emit_xfail: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReportCommand {
+    /// Compare two results files: the verdict and coverage change first, then each case whose
+    /// status changed (regressions first, false accepts first among them), with its cause: the
+    /// implementation, or the corpus under it.
+    #[command(after_help = EXIT_REPORT_DIFF)]
+    Diff(ReportDiffArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportDiffArgs {
+    /// The older results file.
+    pub old: PathBuf,
+    /// The newer results file.
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_parser = diff_formats(), default_value = "text")]
+    pub format: ReportFormat,
+    /// The corpus directory OLD was made against (its digest must be OLD's), when it is not the
+    /// embedded corpus. With both corpora known, each difference names its cause:
+    /// `implementation` (same corpus, or the vector file and its expectation unchanged),
+    /// `expectation` (the case's expectation, expected rules or revision changed),
+    /// `vector-content` (the vector file changed), `vector-added` / `vector-retired` (the vector
+    /// is in one corpus only), `not-run` (in both corpora, but the other run left the case out);
+    /// without them, a difference across corpora is `corpus-unknown` unless its expectation
+    /// changed. Regressions fail the diff whatever their cause.
+    #[arg(long, value_name = "DIR")]
+    pub old_corpus: Option<PathBuf>,
+    /// The corpus directory NEW was made against (see --old-corpus).
+    #[arg(long, value_name = "DIR")]
+    pub new_corpus: Option<PathBuf>,
+    /// Exit 0 even when a case regressed, once the diff is written.
+    #[arg(long)]
+    pub exit_zero: bool,
 }
 
 #[derive(Args, Debug)]
@@ -271,17 +411,23 @@ pub enum Grp {
     ///
     /// A store is never created on first use (only here, or by `grp admit --create`), so a
     /// deleted one cannot silently come back empty and admit every replay again.
+    #[command(after_help = EXIT_LISTING)]
     Init(GrpInitArgs),
     /// Admit change events read as JSON lines on standard input; write one decision per line.
+    #[command(after_help = EXIT_GRP_ADMIT)]
     Admit(GrpAdmitArgs),
     /// Sign a change event with an Ed25519 key (the project's JWS profile); prints the event.
+    #[command(after_help = EXIT_LISTING)]
     Sign(GrpSignArgs),
     /// Print the deterministic test key derived from a vector id and label (public test keys).
+    #[command(after_help = EXIT_LISTING)]
     Key(GrpKeyArgs),
     /// Close a session: delete its admitted pairs from a store.
+    #[command(after_help = EXIT_LISTING)]
     Close(GrpCloseArgs),
     /// After a crash, with no receiver running for the session: resume the hand-offs of pairs
     /// that were admitted but not handed on (printed one JSON line each, then marked done).
+    #[command(after_help = EXIT_LISTING)]
     Recover(GrpCloseArgs),
 }
 
@@ -353,23 +499,27 @@ pub struct GrpCloseArgs {
 #[derive(Subcommand, Debug)]
 pub enum Vectors {
     /// List vectors, optionally filtered; ends with the count and the corpus digest.
+    #[command(after_help = EXIT_LISTING)]
     List(VectorsListArgs),
     /// Print one vector file, or with --input one of its input files (raw bytes).
+    #[command(after_help = EXIT_LISTING)]
     Show(VectorsShowArgs),
     /// Write the vectors that apply to one revision into a directory, with a manifest of that
     /// subset and every input as a plain file under inputs/.
+    #[command(after_help = EXIT_LISTING)]
     Export(VectorsExportArgs),
     /// Compare two corpora: vectors added and retired, expectations changed under a revision
     /// graded by both, revisions gained or lost, files whose content changed besides their grades
     /// (inputs, description, flags); per-family and per-rule counts. Corpus directories of older
     /// agentconf versions are read too.
+    #[command(after_help = EXIT_VECTORS_DIFF)]
     Diff(VectorsDiffArgs),
 }
 
 #[derive(Args, Debug)]
 pub struct VectorsListArgs {
-    /// Only this suite (aer1-receipt, aer1-timeline, aer1-workflow, grp-admission).
-    #[arg(long)]
+    /// Only this suite.
+    #[arg(long, value_parser = suite_values())]
     pub suite: Option<String>,
     /// Only this family (valid, truncated, structure, ...).
     #[arg(long)]
@@ -431,11 +581,14 @@ pub enum DiffFormat {
 #[derive(Subcommand, Debug)]
 pub enum Verify {
     /// Verify a single receipt (Sections 3-6).
+    #[command(after_help = EXIT_DOCUMENT)]
     Receipt(ReceiptArgs),
     /// Verify a job timeline (Section 7), optionally against an external commitment.
+    #[command(after_help = EXIT_DOCUMENT)]
     Timeline(TimelineArgs),
     /// Verify a workflow receipt (Section 8): its members, step seq 1..n, distinct step receipt
     /// ids and the Merkle root over them in seq order.
+    #[command(after_help = EXIT_DOCUMENT)]
     Workflow(WorkflowArgs),
 }
 
@@ -570,14 +723,30 @@ impl ProfileArg {
 /// `agentconf report`'s one line of help, listing the formats.
 fn report_about() -> String {
     format!(
-        "Render a results file ({}), or compare two",
+        "Render a results file ({}); `report diff OLD NEW` compares two",
         ReportFormat::names()
     )
 }
 
 /// The values of `agentconf report --format`: every report format, each with what it is for.
 fn report_formats() -> impl TypedValueParser<Value = ReportFormat> {
-    let values = ReportFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.about()));
+    format_values(ReportFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.about())))
+}
+
+/// The values of `agentconf report diff --format`: the report formats that can render a diff.
+fn diff_formats() -> impl TypedValueParser<Value = ReportFormat> {
+    format_values(
+        ReportFormat::ALL
+            .into_iter()
+            .filter(|f| f.diff_renderer().is_some())
+            .map(|f| PossibleValue::new(f.name())),
+    )
+}
+
+/// A `--format` parser taking `values`, each a [`ReportFormat`]'s name.
+fn format_values(
+    values: impl IntoIterator<Item = PossibleValue>,
+) -> impl TypedValueParser<Value = ReportFormat> {
     PossibleValuesParser::new(values).try_map(|name| {
         // Only the listed names get here.
         ReportFormat::from_name(&name).ok_or_else(|| format!("no report format is called {name}"))
@@ -615,6 +784,7 @@ pub enum Claim {
     /// reference's own claims are re-run: a claim recorded with the reference in process, or
     /// with `agentconf impl` of this very build (`--implementation reference-process`); any
     /// other claim is refused with exit 2 and the recorded command to give after `--`.
+    #[command(after_help = EXIT_CLAIM)]
     Verify(ClaimVerifyArgs),
 }
 
@@ -647,4 +817,260 @@ pub struct ClaimVerifyArgs {
     /// re-checking a claim against a new build of the same implementation.
     #[arg(long)]
     pub allow_different_implementation: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every command of the tool, by its path of subcommand names (`["report", "diff"]`); the
+    /// generated `help` subcommands left out.
+    fn commands() -> Vec<(Vec<String>, clap::Command)> {
+        fn walk(cmd: &clap::Command, path: &[String], out: &mut Vec<(Vec<String>, clap::Command)>) {
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let mut here = path.to_vec();
+                here.push(sub.get_name().to_string());
+                out.push((here.clone(), sub.clone()));
+                walk(sub, &here, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&Cli::command(), &[], &mut out);
+        out
+    }
+
+    /// The options a command's help lists, by long name, with the values each takes when it
+    /// lists them.
+    fn options(cmd: &clap::Command) -> BTreeMap<String, BTreeSet<String>> {
+        cmd.get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| {
+                // A flag's `true` and `false` are no values a synopsis lists.
+                let values = match a.get_action().takes_values() {
+                    true => a
+                        .get_possible_values()
+                        .iter()
+                        .filter(|v| !v.is_hide_set())
+                        .map(|v| v.get_name().to_string())
+                        .collect(),
+                    false => BTreeSet::new(),
+                };
+                a.get_long().map(|l| (l.to_string(), values))
+            })
+            .filter(|(l, _)| l != "help" && l != "version")
+            .collect()
+    }
+
+    #[test]
+    fn every_command_states_its_exit_codes() {
+        let top = Cli::command().render_long_help().to_string();
+        assert!(top.contains("each command's help states its own"), "{top}");
+        for (path, cmd) in commands() {
+            let help = cmd
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                help.starts_with("Exit codes"),
+                "`agentconf {}` --help states no exit codes",
+                path.join(" ")
+            );
+        }
+    }
+
+    /// The lists in the help come from the tables they name: every suite, every operation of
+    /// the contract, every report format (the diff's own three).
+    #[test]
+    fn help_lists_come_from_their_tables() {
+        let find = |path: &[&str]| {
+            commands()
+                .into_iter()
+                .find(|(p, _)| p.iter().map(String::as_str).eq(path.iter().copied()))
+                .map(|(_, c)| c)
+                .unwrap_or_else(|| panic!("no command {path:?}"))
+        };
+        let suites = &options(&find(&["vectors", "list"]))["suite"];
+        let all: BTreeSet<String> = agentconf_contract::vector::Suite::ALL
+            .map(|s| s.as_str().to_string())
+            .into();
+        assert_eq!(suites, &all);
+        let implementation = find(&["impl"]).render_long_help().to_string();
+        for op in agentconf_contract::call::Operation::ALL {
+            assert!(implementation.contains(op.as_str()), "{implementation}");
+        }
+        let formats = &options(&find(&["report"]))["format"];
+        assert_eq!(formats.len(), ReportFormat::ALL.len());
+        let diff = &options(&find(&["report", "diff"]))["format"];
+        let expected: BTreeSet<String> = ["text", "json", "markdown"].map(String::from).into();
+        assert_eq!(diff, &expected);
+        // `report diff` is a command of its own: its options are not `report`'s.
+        assert!(options(&find(&["report", "diff"])).contains_key("old-corpus"));
+        assert!(!options(&find(&["report"])).contains_key("old-corpus"));
+    }
+
+    use super::ReportFormat;
+
+    /// One command's synopsis in the README: the options it names, each with the values it
+    /// lists (`--grading strict|loose`: `strict`, `loose`; none when it names a placeholder).
+    type Synopsis = BTreeMap<String, BTreeSet<String>>;
+
+    /// The README's synopses: every line of a code block that starts with `agentconf ` and
+    /// names a placeholder (`FILE`, `[--jobs N]`), with the indented lines after it, comments
+    /// (`# …`) left out; by command path. An example that runs as written names none.
+    fn readme_synopses(readme: &str) -> BTreeMap<Vec<String>, Synopsis> {
+        let mut out: BTreeMap<Vec<String>, Synopsis> = BTreeMap::new();
+        let mut in_code = false;
+        let mut current: Option<Vec<Vec<String>>> = None;
+        for line in readme.lines() {
+            if line.starts_with("```") {
+                in_code = !in_code;
+                current = None;
+                continue;
+            }
+            if !in_code {
+                continue;
+            }
+            let text = line.split(" #").next().unwrap_or("");
+            let text = if text.trim_start().starts_with('#') {
+                ""
+            } else {
+                text
+            };
+            let placeholder = text.contains('[')
+                || text
+                    .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .any(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+            let body = if let Some(rest) = text.strip_prefix("agentconf ") {
+                if !placeholder {
+                    current = None;
+                    continue;
+                }
+                let words: Vec<&str> = rest
+                    .split_whitespace()
+                    .take_while(|w| {
+                        w.chars()
+                            .all(|c| c.is_ascii_lowercase() || c == '-' || c == '|')
+                            && !w.starts_with('-')
+                    })
+                    .collect();
+                // `grp close|recover …` is the synopsis of both.
+                let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+                for w in words {
+                    paths = paths
+                        .iter()
+                        .flat_map(|p| {
+                            w.split('|').map(move |alt| {
+                                let mut p = p.clone();
+                                p.push(alt.to_string());
+                                p
+                            })
+                        })
+                        .collect();
+                }
+                current = Some(paths);
+                text
+            } else if line.starts_with(' ') && current.is_some() {
+                text
+            } else {
+                current = None;
+                continue;
+            };
+            let tokens: Vec<&str> = body.split_whitespace().collect();
+            for (i, t) in tokens.iter().enumerate() {
+                let t = t.trim_start_matches('[');
+                let Some(name) = t.strip_prefix("--") else {
+                    continue;
+                };
+                let name: String = name
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                if name.is_empty() {
+                    continue;
+                }
+                let values: BTreeSet<String> = tokens
+                    .get(i + 1)
+                    .filter(|v| v.contains('|') && !v.starts_with('-'))
+                    .map(|v| {
+                        v.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                            .split('|')
+                            .filter(|v| !v.is_empty())
+                            .map(String::from)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for path in current.iter().flatten() {
+                    out.entry(path.clone())
+                        .or_default()
+                        .entry(name.clone())
+                        .or_default()
+                        .extend(values.iter().cloned());
+                }
+            }
+            if let Some(paths) = &current {
+                for path in paths {
+                    out.entry(path.clone()).or_default();
+                }
+            }
+        }
+        out
+    }
+
+    /// The README's synopses and the help list the same options and values, for every command
+    /// the tool has (the `help` subcommands aside): neither can gain or lose one alone.
+    #[test]
+    fn the_readme_and_the_help_list_the_same_options() {
+        let readme = include_str!("../../../README.md");
+        let synopses = readme_synopses(readme);
+        let mut problems = Vec::new();
+        let commands = commands();
+        for (path, cmd) in &commands {
+            let name = path.join(" ");
+            // A group of subcommands with no option of its own: its leaves have the synopses.
+            if cmd.has_subcommands() && options(cmd).is_empty() {
+                continue;
+            }
+            let Some(synopsis) = synopses.get(path) else {
+                problems.push(format!("README.md has no synopsis of `agentconf {name}`"));
+                continue;
+            };
+            let help = options(cmd);
+            for (option, values) in &help {
+                match synopsis.get(option) {
+                    None => problems.push(format!(
+                        "README.md's synopsis of `agentconf {name}` lacks --{option}"
+                    )),
+                    // Values are compared where the help lists them (`--store memory|sqlite:PATH`
+                    // takes any text).
+                    Some(listed)
+                        if !listed.is_empty() && !values.is_empty() && listed != values =>
+                    {
+                        problems.push(format!(
+                            "README.md lists `agentconf {name} --{option}` {listed:?}; the help \
+                             {values:?}"
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            for option in synopsis.keys().filter(|o| !help.contains_key(*o)) {
+                problems.push(format!(
+                    "README.md names `agentconf {name} --{option}`, which the help does not list"
+                ));
+            }
+        }
+        for path in synopses.keys() {
+            if !commands.iter().any(|(p, _)| p == path) {
+                problems.push(format!(
+                    "README.md has a synopsis of `agentconf {}`, which is no command",
+                    path.join(" ")
+                ));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 }

@@ -2234,7 +2234,7 @@ fn report_diff_formats_and_closed_pipes() {
         ]);
         r.expect_code(EXIT_USAGE);
         assert!(
-            r.stderr.contains("text, json or markdown only"),
+            r.stderr.contains("[possible values: text, json, markdown]"),
             "{}",
             r.stderr
         );

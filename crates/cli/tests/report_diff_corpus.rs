@@ -153,7 +153,7 @@ fn a_changed_expectation_is_the_corpus_and_a_broken_case_the_implementation() {
         ]
     );
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(v["format"], "agentconf-diff/1");
+    assert_eq!(v["format"], "agentconf-diff/2");
     assert_eq!(v["corpora_known"], true);
     assert_eq!(v["by_cause"]["expectation"], 1);
     assert_eq!(v["by_cause"]["implementation"], 1);
@@ -300,13 +300,18 @@ fn diff_formats_and_options_are_checked() {
         ]);
         assert_eq!(r.code, EXIT_USAGE, "{format}: {}", r.both());
         assert!(
-            r.stderr.contains("text, json or markdown only") && r.stderr.contains(format),
+            r.stderr.contains("[possible values: text, json, markdown]")
+                && r.stderr.contains(format),
             "{}",
             r.both()
         );
     }
-    // The diff's corpus options are not for one file.
+    // The diff's corpus options are not for one file: `report diff` is a command of its own.
     let r = run(&["report", p(&results), "--old-corpus", p(dir.path())]);
     assert_eq!(r.code, EXIT_USAGE, "{}", r.both());
-    assert!(r.stderr.contains("--corpus DIR"), "{}", r.both());
+    assert!(
+        r.stderr.contains("unexpected argument '--old-corpus'"),
+        "{}",
+        r.both()
+    );
 }

@@ -143,10 +143,16 @@ pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
 /// The one-screen report: a line per probe, then the diagnosis and what to check.
 pub fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
     let mut out = String::from("agentconf smoke check: a few trivial cases per operation\n");
+    // As wide as the longest suite name (`aer1-emit-commitment`), so every row lines up.
+    let suite_width = Suite::ALL
+        .map(|s| s.as_str().len())
+        .into_iter()
+        .max()
+        .unwrap_or(0);
     for (p, r) in probes.iter().zip(results) {
         let _ = writeln!(
             out,
-            "  {:<14} {:<10} {:<15} {}  {}",
+            "  {:<suite_width$} {:<10} {:<15} {}  {}",
             p.suite.as_str(),
             expectation_name(p.case.expectation),
             r.status.name(),

@@ -1,19 +1,20 @@
-//! `agentconf report FILE [--format …]` and `agentconf report diff OLD NEW`: everything derived
-//! from a results file. Exit 1 when the file holds unexpected results (or the diff regressions),
-//! unless `--exit-zero` asks to publish without failing; `--require LEVEL` raises the least
-//! verdict that exits 0. A diff across two corpora says which differences the corpus made, from
-//! the corpora [`corpora`] finds.
+//! `agentconf report FILE [--format …] [--emit-xfail XFAIL]` and `agentconf report diff OLD NEW`:
+//! everything derived from a results file. Exit 1 when the file holds unexpected results (or the
+//! diff regressions), unless `--exit-zero` asks to publish without failing; `--require LEVEL`
+//! raises the least verdict that exits 0. A diff across two corpora says which differences the
+//! corpus made, from the corpora [`corpora`] finds.
 
 mod corpora;
 
 use std::path::Path;
 
+use agentconf_harness::adapter::xfail_toml_for;
 use agentconf_harness::corpus_check::{self, CorpusMismatch};
 use agentconf_harness::report::{self, Level, View};
 use agentconf_harness::results::{self, ResultsFile};
 
 use super::{emit, to_stderr, ExitOutcome};
-use crate::args::{ReportArgs, RequireLevel};
+use crate::args::{ReportArgs, ReportCommand, ReportDiffArgs, RequireLevel};
 use crate::error::{Error, Result};
 use crate::input::open;
 
@@ -66,118 +67,130 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
 }
 
 pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
-    let files: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
-    let diff_corpora = args.old_corpus.is_some() || args.new_corpus.is_some();
-    match files.as_slice() {
-        // A format asked for and not given would be a silent surprise.
-        [diff, _, _] if diff.as_os_str() == "diff" && args.format.diff_renderer().is_none() => {
-            Err(format!(
-                "agentconf report diff writes text, json or markdown only: --format {} is for \
-                 one results file",
-                args.format.name()
-            )
-            .into())
-        }
-        [diff, _, _] if diff.as_os_str() == "diff" && args.corpus.is_some() => Err(
-            "agentconf report diff compares files of any corpus: --corpus is for one file; give \
-             each file's corpus with --old-corpus DIR and --new-corpus DIR"
+    match (&args.diff, &args.file) {
+        (Some(ReportCommand::Diff(d)), _) => diff(d),
+        (None, Some(file)) => one(file, args),
+        // The parser requires FILE unless `diff` is given.
+        (None, None) => Err(
+            "usage: agentconf report FILE [--format FORMAT] | agentconf report \
+                             diff OLD NEW"
                 .into(),
         ),
-        [diff, _, _] if diff.as_os_str() == "diff" && args.require.is_some() => {
-            Err("agentconf report diff exits by its regressions: --require is for one file".into())
+    }
+}
+
+/// `agentconf report FILE`: the report of one results file, held to its corpus.
+fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
+    if let Some(xfail) = &args.emit_xfail {
+        // Before the report is printed: a list that cannot be written is said alone.
+        if same_file(path, xfail) {
+            return Err(format!(
+                "{}: --emit-xfail names the results file itself: give another file",
+                xfail.display()
+            )
+            .into());
         }
-        [diff, old, new] if diff.as_os_str() == "diff" => {
-            let (old_file, new_file) = (
-                load_whole(old, results::MAX_CASES_WITHOUT_CORPUS)?,
-                load_whole(new, results::MAX_CASES_WITHOUT_CORPUS)?,
-            );
-            let side = |role, flag, path, file, dir| corpora::Side {
-                role,
-                flag,
-                path,
-                file,
-                dir,
-            };
-            let known = corpora::of(
-                &side(
-                    "OLD",
-                    "--old-corpus",
-                    old,
-                    &old_file,
-                    args.old_corpus.as_deref(),
-                ),
-                &side(
-                    "NEW",
-                    "--new-corpus",
-                    new,
-                    &new_file,
-                    args.new_corpus.as_deref(),
-                ),
-            )?;
-            let d = report::diff(&old_file, &new_file, known.versions.as_ref());
-            if d.corpus_changed() && !known.unknown.is_empty() {
-                // The report says "of unknown cause"; stderr says how to know (and stays out of
-                // a JSON or Markdown document on stdout).
-                to_stderr(&format!(
-                    "agentconf: the two files were made against different corpora, and {} not \
-                     the one this agentconf embeds: give {} DIR (that corpus's directory, with \
-                     its manifest.json) to tell the corpus's differences from the \
-                     implementation's\n",
-                    if known.unknown.len() == 2 {
-                        "neither is"
-                    } else {
-                        "one is"
-                    },
-                    known.unknown.join(" DIR and ")
-                ));
-            }
-            let render = args.format.diff_renderer().unwrap_or(report::diff_text);
-            emit(&render(&d))?;
-            // Regressions fail the diff whatever their cause: one the corpus explains is still a
-            // failure of the new run, listed as such.
-            Ok(if d.has_regressions() && !args.exit_zero {
-                ExitOutcome::Invalid
-            } else {
-                ExitOutcome::Valid
-            })
-        }
-        [file] if file.as_os_str() != "diff" && diff_corpora => Err(format!(
-            "{}: --old-corpus and --new-corpus are for `agentconf report diff OLD NEW`; for one \
-             file, give its corpus with --corpus DIR",
-            file.display()
-        )
-        .into()),
-        [file] if file.as_os_str() != "diff" => {
-            let file = load_checked(file, args.corpus.as_deref())?;
-            let view = View::of(&file);
-            emit(&args.format.render(&view))?;
-            // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to); with
-            // `--require`, so does any verdict below the level asked for.
-            let verdict = &view.verdict;
-            if args.exit_zero {
-                return Ok(ExitOutcome::Valid);
-            }
-            let Some(require) = args.require else {
-                return Ok(if verdict.exit_ok() {
-                    ExitOutcome::Valid
-                } else {
-                    ExitOutcome::Invalid
-                });
-            };
-            let (level, flag, least) = required(require);
-            if verdict.at_least(level) {
-                return Ok(ExitOutcome::Valid);
-            }
-            // Standard output is the report (Markdown, a badge…): the reason goes to stderr.
-            to_stderr(&format!(
-                "agentconf: the verdict is {}; --require {flag} asks for {least} or better\n",
-                verdict.headline(),
-            ));
-            Ok(ExitOutcome::Invalid)
-        }
-        _ => Err(
-            "usage: agentconf report FILE [--format FORMAT] | agentconf report diff OLD NEW".into(),
+        results::check_writable(xfail)?;
+    }
+    let file = load_checked(path, args.corpus.as_deref())?;
+    let view = View::of(&file);
+    emit(&args.format.render(&view))?;
+    if let Some(xfail) = &args.emit_xfail {
+        results::write_atomically(xfail, xfail_toml_for(&file.results).as_bytes())?;
+        // Standard output is the report (JSON, a badge…): where the list went goes to stderr.
+        to_stderr(&format!(
+            "agentconf: expected failures written to: {}\n",
+            xfail.display()
+        ));
+    }
+    // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to); with
+    // `--require`, so does any verdict below the level asked for.
+    let verdict = &view.verdict;
+    if args.exit_zero {
+        return Ok(ExitOutcome::Valid);
+    }
+    let Some(require) = args.require else {
+        return Ok(if verdict.exit_ok() {
+            ExitOutcome::Valid
+        } else {
+            ExitOutcome::Invalid
+        });
+    };
+    let (level, flag, least) = required(require);
+    if verdict.at_least(level) {
+        return Ok(ExitOutcome::Valid);
+    }
+    // Standard output is the report (Markdown, a badge…): the reason goes to stderr.
+    to_stderr(&format!(
+        "agentconf: the verdict is {}; --require {flag} asks for {least} or better\n",
+        verdict.headline(),
+    ));
+    Ok(ExitOutcome::Invalid)
+}
+
+/// `agentconf report diff OLD NEW`: what changed between two results files, and why.
+fn diff(args: &ReportDiffArgs) -> Result<ExitOutcome> {
+    let (old, new) = (args.old.as_path(), args.new.as_path());
+    let (old_file, new_file) = (
+        load_whole(old, results::MAX_CASES_WITHOUT_CORPUS)?,
+        load_whole(new, results::MAX_CASES_WITHOUT_CORPUS)?,
+    );
+    let side = |role, flag, path, file, dir| corpora::Side {
+        role,
+        flag,
+        path,
+        file,
+        dir,
+    };
+    let known = corpora::of(
+        &side(
+            "OLD",
+            "--old-corpus",
+            old,
+            &old_file,
+            args.old_corpus.as_deref(),
         ),
+        &side(
+            "NEW",
+            "--new-corpus",
+            new,
+            &new_file,
+            args.new_corpus.as_deref(),
+        ),
+    )?;
+    let d = report::diff(&old_file, &new_file, known.versions.as_ref());
+    if d.corpus_changed() && !known.unknown.is_empty() {
+        // The report says "of unknown cause"; stderr says how to know (and stays out of a JSON
+        // or Markdown document on stdout).
+        to_stderr(&format!(
+            "agentconf: the two files were made against different corpora, and {} not the one \
+             this agentconf embeds: give {} DIR (that corpus's directory, with its \
+             manifest.json) to tell the corpus's differences from the implementation's\n",
+            if known.unknown.len() == 2 {
+                "neither is"
+            } else {
+                "one is"
+            },
+            known.unknown.join(" DIR and ")
+        ));
+    }
+    // The parser takes only the formats that render a diff.
+    let render = args.format.diff_renderer().unwrap_or(report::diff_text);
+    emit(&render(&d))?;
+    // Regressions fail the diff whatever their cause: one the corpus explains is still a
+    // failure of the new run, listed as such.
+    Ok(if d.has_regressions() && !args.exit_zero {
+        ExitOutcome::Invalid
+    } else {
+        ExitOutcome::Valid
+    })
+}
+
+/// Whether `a` and `b` name one existing file (through any path).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

@@ -11,7 +11,6 @@ use agentconf_harness::results::{
 };
 use agentconf_harness::Grading;
 use agentconf_harness::Implementation;
-use agentconf_harness::Status;
 use agentconf_harness::{
     run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
     RunNotes, StartBackend,
@@ -25,10 +24,22 @@ use crate::args::{GradingArg, ImplementationArg, RunArgs};
 use crate::error::{Error, Result};
 
 pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
-    let file = execute(args)?;
+    let Executed {
+        file,
+        broken_wrapper,
+        ..
+    } = execute_inner(args, false)?;
     let interrupted = file.footer.as_ref().is_some_and(|f| f.interrupted);
-    let mut summary = agentconf_harness::report::text(&file);
-    if file.results.iter().all(|r| r.status.is_no_answer()) {
+    let verdict = agentconf_harness::report::verdict(&file);
+    // A broken wrapper's report is the smoke check's diagnosis, already said on standard error:
+    // a per-rule table of cases that were never answered would list every rule at zero, and
+    // bury what is wrong under it.
+    let mut summary = if broken_wrapper {
+        String::new()
+    } else {
+        agentconf_harness::report::text(&file)
+    };
+    if !broken_wrapper && file.results.iter().all(|r| r.status.is_no_answer()) {
         summary.push_str(
             "\nEvery vector crashed, timed out or broke the protocol: the implementation's wrapper is \
              probably broken (check the command, the argument order and the exit codes in \
@@ -36,7 +47,14 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
         );
     }
     // Where every file went, then what the verdict claims: the last lines a newcomer reads.
-    summary.push_str(&format!("\nresults file: {}\n", args.out.display()));
+    if !summary.is_empty() {
+        summary.push('\n');
+    }
+    summary.push_str(&format!("results file: {}", args.out.display()));
+    if broken_wrapper {
+        summary.push_str(&format!(" ({} cases, none answered)", file.results.len()));
+    }
+    summary.push('\n');
     if let Some(html) = &args.html {
         summary.push_str(&format!("HTML report:  {}\n", html.display()));
     }
@@ -46,8 +64,15 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
             xfail.display()
         ));
     }
-    let verdict = agentconf_harness::report::verdict(&file);
-    summary.push_str(&format!("{}: {}.\n", verdict.headline(), verdict.meaning()));
+    if broken_wrapper {
+        summary.push_str(&format!(
+            "{}: the wrapper is broken (the smoke check above says how): nothing here speaks of \
+             the implementation.\n",
+            verdict.headline()
+        ));
+    } else {
+        summary.push_str(&format!("{}: {}.\n", verdict.headline(), verdict.meaning()));
+    }
     emit(&summary)?;
     // Interrupted: 130, as a shell reports a process ended by SIGINT, whatever the verdict of
     // the part that ran. Otherwise FAIL and NOTHING TESTED exit 1, the same verdict as every
@@ -55,17 +80,30 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
     if interrupted {
         return Ok(ExitOutcome::Exit(130));
     }
-    Ok(if agentconf_harness::report::verdict(&file).exit_ok() {
+    Ok(if verdict.exit_ok() {
         ExitOutcome::Valid
     } else {
         ExitOutcome::Invalid
     })
 }
 
+/// A run's results file and what else it made: the emitters' outputs (when kept), and whether
+/// it stopped on a broken wrapper (the smoke check's diagnosis is then on standard error).
+struct Executed {
+    file: ResultsFile,
+    outputs: Outputs,
+    broken_wrapper: bool,
+}
+
 /// Runs the selected cases and writes the results file (and the HTML report and
 /// expected-failures list when asked for); returns what it wrote.
 pub fn execute(args: &RunArgs) -> Result<ResultsFile> {
     execute_keeping(args, false).map(|(file, _)| file)
+}
+
+/// As [`execute`]; with `keep_outputs`, also what each emitter case wrote (case id, bytes).
+pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFile, Outputs)> {
+    execute_inner(args, keep_outputs).map(|ran| (ran.file, ran.outputs))
 }
 
 /// The implementation a run's arguments name: how to start it, the adapter it runs through, and
@@ -149,8 +187,9 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
     })
 }
 
-/// As [`execute`]; with `keep_outputs`, also what each emitter case wrote (case id, bytes).
-pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFile, Outputs)> {
+/// Runs the selected cases and writes the results file (and the HTML report and
+/// expected-failures list when asked for).
+fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     // What ran, for the header: hashing the executable (agentconf itself, for the reference) and
     // the files its command names, and perhaps asking an interpreter its version, does not depend
     // on the corpus, so without an adapter (which is read against the corpus) it is worked out
@@ -222,7 +261,7 @@ pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFil
         to_stderr(&format!("agentconf: cannot watch for interruption: {e}\n"));
     }
     agentconf_harness::interrupt::register_work_dir(out.temporary().to_path_buf());
-    let sealed = run_sealed(
+    let (sealed, broken_wrapper) = run_sealed(
         &imp,
         adapter.as_ref(),
         &selected,
@@ -242,21 +281,19 @@ pub fn execute_keeping(args: &RunArgs, keep_outputs: bool) -> Result<(ResultsFil
         });
     }
     if let Some(path) = &args.emit_xfail {
-        let failing: Vec<(String, String)> = file
-            .results
-            .iter()
-            .filter(|r| r.status.is_unexpected() && r.status != Status::Xpass)
-            .map(|r| (r.id.clone(), r.status.name().to_string()))
-            .collect();
         write_atomically(
             path,
-            agentconf_harness::adapter::xfail_toml(&failing).as_bytes(),
+            agentconf_harness::adapter::xfail_toml_for(&file.results).as_bytes(),
         )?;
     }
     if let Some(html) = &args.html {
         write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
     }
-    Ok((file, sealed.outputs))
+    Ok(Executed {
+        file,
+        outputs: sealed.outputs,
+        broken_wrapper,
+    })
 }
 
 /// The grading a run's arguments ask for.
@@ -333,7 +370,8 @@ pub fn run_all(
     Ok(ran)
 }
 
-/// The whole run, sealed into its results file by the harness.
+/// The whole run, sealed into its results file by the harness; and whether it stopped on a
+/// broken wrapper.
 fn run_sealed(
     imp: &Implementation,
     adapter: Option<&Adapter>,
@@ -342,7 +380,7 @@ fn run_sealed(
     keep_outputs: bool,
     record: RunRecord,
     out: results::ResultsWriter,
-) -> Result<SealedRun> {
+) -> Result<(SealedRun, bool)> {
     let grading = record.grading;
     let sealed = with_backends(
         imp,
@@ -353,8 +391,8 @@ fn run_sealed(
         keep_outputs,
         |plan, start, progress| agentconf_harness::run(plan, record, start, progress, Some(out)),
     )?;
-    report_notes(imp, adapter, cases, sealed.notes);
-    Ok(sealed)
+    let broken_wrapper = report_notes(imp, adapter, cases, sealed.notes);
+    Ok((sealed, broken_wrapper))
 }
 
 /// The plan and the backends a run's arguments ask for, handed to `go` with a progress bar.
@@ -417,36 +455,26 @@ fn with_backends<T>(
             }))
         }
     };
-    // Drawn only when standard error is a terminal (indicatif hides it otherwise), so logs and
-    // CI output stay clean.
-    let progress = indicatif::ProgressBar::new(cases.len() as u64);
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let on_progress = |done: usize, unexpected: usize| {
-        progress.set_position(done as u64);
-        if unexpected > 0 {
-            progress.set_message(format!("({unexpected} unexpected)"));
-        }
-    };
+    let progress = Progress::start(cases.len());
+    let on_progress = |done: usize, unexpected: usize| progress.update(done, unexpected);
     let out = go(&plan, &start, &on_progress);
-    progress.finish_and_clear();
+    progress.finish();
     Ok(out?)
 }
 
-/// What the user should hear about how a run went: a broken wrapper (with the smoke check),
-/// restarts of a persistent server, an early stop.
+/// What the user should hear about how a run went, on standard error: a broken wrapper (with
+/// the smoke check), restarts of a persistent server, an early stop. Returns whether the run
+/// stopped on a broken wrapper.
 fn report_notes(
     imp: &Implementation,
     adapter: Option<&Adapter>,
     cases: &[Case<'_>],
     notes: RunNotes,
-) {
+) -> bool {
     if notes.broken_wrapper {
         to_stderr(&format!(
-            "agentconf: the first {} cases all ended the same way; the run stopped there (give \
-             --keep-going to run every case). The smoke check says what is wrong:\n\n{}\n",
+            "agentconf: the first {} cases all ended the same way, so the run stopped there \
+             (give --keep-going to run every case). The smoke check says what is wrong:\n\n{}\n",
             agentconf_harness::smoke::IDENTICAL_CRASHES,
             super::smoke::check(imp, adapter, cases).0
         ));
@@ -460,5 +488,137 @@ fn report_notes(
     }
     if notes.stopped_early && !notes.broken_wrapper {
         to_stderr("agentconf: stopped early (--fail-fast / --max-fail); the results file lists the vectors that ran\n");
+    }
+    notes.broken_wrapper
+}
+
+/// How often a run says how far it is when standard error is not a terminal (a CI log, a file):
+/// often enough that a slow implementation never looks like a hung harness.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(10);
+
+/// The environment variable that sets another interval, in whole seconds (at least 1).
+const PROGRESS_INTERVAL_VARIABLE: &str = "AGENTCONF_PROGRESS_INTERVAL";
+
+/// A run's progress on standard error: a bar on a terminal, redrawn every second with the time
+/// elapsed; elsewhere one plain line every [`PROGRESS_INTERVAL`] (cases done, unexpected so far,
+/// time elapsed) from a thread of its own, so that a case that takes minutes still gets its
+/// lines. A run shorter than the interval prints none.
+enum Progress {
+    Bar(indicatif::ProgressBar),
+    Lines(ProgressLines),
+}
+
+impl Progress {
+    fn start(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} cases {msg} [{elapsed}]",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.enable_steady_tick(Duration::from_secs(1));
+            return Progress::Bar(bar);
+        }
+        Progress::Lines(ProgressLines::start(total, progress_interval()))
+    }
+
+    fn update(&self, done: usize, unexpected: usize) {
+        match self {
+            Progress::Bar(bar) => {
+                bar.set_position(done as u64);
+                if unexpected > 0 {
+                    bar.set_message(format!("({unexpected} unexpected)"));
+                }
+            }
+            Progress::Lines(lines) => lines.update(done, unexpected),
+        }
+    }
+
+    fn finish(self) {
+        match self {
+            Progress::Bar(bar) => bar.finish_and_clear(),
+            Progress::Lines(lines) => lines.finish(),
+        }
+    }
+}
+
+/// [`PROGRESS_INTERVAL`], or the whole seconds [`PROGRESS_INTERVAL_VARIABLE`] gives.
+fn progress_interval() -> Duration {
+    std::env::var(PROGRESS_INTERVAL_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s >= 1)
+        .map_or(PROGRESS_INTERVAL, Duration::from_secs)
+}
+
+/// What the progress lines report, updated by the workers.
+struct Counts {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    unexpected: std::sync::atomic::AtomicUsize,
+    started: std::time::Instant,
+}
+
+impl Counts {
+    /// `agentconf: 120 of 663 cases done, 2 unexpected so far, 30 s elapsed`.
+    fn line(&self) -> String {
+        use std::sync::atomic::Ordering::Relaxed;
+        format!(
+            "agentconf: {} of {} cases done, {} unexpected so far, {} s elapsed\n",
+            self.done.load(Relaxed),
+            self.total,
+            self.unexpected.load(Relaxed),
+            self.started.elapsed().as_secs()
+        )
+    }
+}
+
+/// The plain progress lines: a thread that writes one every interval until the run ends.
+struct ProgressLines {
+    counts: std::sync::Arc<Counts>,
+    /// Dropped at the end of the run, which wakes the thread to stop.
+    stop: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl ProgressLines {
+    fn start(total: usize, every: Duration) -> ProgressLines {
+        let counts = std::sync::Arc::new(Counts {
+            total,
+            done: Default::default(),
+            unexpected: Default::default(),
+            started: std::time::Instant::now(),
+        });
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let seen = std::sync::Arc::clone(&counts);
+        let thread = std::thread::spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every)
+            {
+                to_stderr(&seen.line());
+            }
+        });
+        ProgressLines {
+            counts,
+            stop,
+            thread,
+        }
+    }
+
+    fn update(&self, done: usize, unexpected: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        // Workers report out of order: keep the largest count seen.
+        self.counts.done.fetch_max(done, Relaxed);
+        self.counts.unexpected.fetch_max(unexpected, Relaxed);
+    }
+
+    fn finish(self) {
+        drop(self.stop);
+        // The thread only sleeps and writes; a panic there would be a bug here.
+        if let Err(panic) = self.thread.join() {
+            std::panic::resume_unwind(panic);
+        }
     }
 }

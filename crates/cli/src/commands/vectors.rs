@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use agentconf_contract::case::CASE_REVISION_SEPARATOR;
-use agentconf_contract::vector::{Suite, Vector};
+use agentconf_contract::vector::Vector;
 use agentconf_corpus::writer;
 
 use super::{emit, ExitOutcome};
@@ -25,15 +25,8 @@ pub fn list(args: &VectorsListArgs) -> Result<ExitOutcome> {
         }
     }
     let corpus = agentconf_corpus::corpus();
-    // A filter that can match nothing is a typing mistake, not an empty answer.
-    if let Some(s) = &args.suite {
-        if !Suite::ALL.iter().any(|x| x.as_str() == s) {
-            let names: Vec<&str> = Suite::ALL.iter().map(|x| x.as_str()).collect();
-            return Err(
-                format!("unknown suite {s:?}: expected one of {}", names.join(", ")).into(),
-            );
-        }
-    }
+    // A filter that can match nothing is a typing mistake, not an empty answer (an unknown
+    // suite is refused by the argument parser, which lists the suites).
     if let Some(f) = &args.family {
         if !corpus.iter().any(|v| &v.family == f) {
             let mut families: Vec<&str> = corpus.iter().map(|v| v.family.as_str()).collect();

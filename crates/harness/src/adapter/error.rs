@@ -140,6 +140,17 @@ pub enum Problem {
         operation: Operation,
         key: &'static str,
     },
+    /// A name in `implements` that is not an operation.
+    UnknownImplemented(String),
+    /// `implements = []`: a tool that implements nothing has nothing to run.
+    NothingImplemented,
+    /// An `[operations.X]` table for an operation `implements` leaves out (its cases are
+    /// unsupported already), or one declaring `unsupported = true` for an operation it lists.
+    OutsideImplements {
+        operation: Operation,
+        implements_line: usize,
+        listed: bool,
+    },
     /// `unsupported = true` beside a key that would then never be used.
     UnsupportedWithOthers {
         operation: Operation,
@@ -321,6 +332,38 @@ impl fmt::Display for Problem {
                 "{key} does not apply to {}: {}",
                 operation.as_str(),
                 why_not(*operation, key)
+            ),
+            Problem::UnknownImplemented(name) => write!(
+                f,
+                "\"{}\" in implements is not an operation; the operations are {}",
+                shown(name),
+                operation_names(&Operation::ALL)
+            ),
+            Problem::NothingImplemented => write!(
+                f,
+                "implements is empty: list the operations the tool implements (the others are \
+                 unsupported)"
+            ),
+            Problem::OutsideImplements {
+                operation,
+                implements_line,
+                listed: false,
+            } => write!(
+                f,
+                "[operations.{}] is for an operation implements (line {implements_line}) leaves \
+                 out, so its cases are unsupported already: add it to implements, or remove the \
+                 table",
+                operation.as_str()
+            ),
+            Problem::OutsideImplements {
+                operation,
+                implements_line,
+                listed: true,
+            } => write!(
+                f,
+                "{} is declared unsupported = true, but implements (line {implements_line}) lists \
+                 it: remove one",
+                operation.as_str()
             ),
             Problem::UnsupportedWithOthers { operation, key } => write!(
                 f,

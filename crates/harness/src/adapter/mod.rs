@@ -3,8 +3,9 @@
 //! The format, with a worked example of every key, is section 12 of
 //! `crates/contract/CONTRACT.md` (each example there is parsed, and most are run, by
 //! `crates/cli/tests/adapter_doc.rs`, so the two cannot drift). In short: a command (used for
-//! every operation, GRP receivers included); per operation an argv template, a declaration of the
-//! tiers or revisions the tool takes, or `unsupported = true`; an exit-code map; error maps
+//! every operation, GRP receivers included); the operations it implements (`implements`, every
+//! other one unsupported); per operation an argv template, a declaration of the tiers or
+//! revisions the tool takes, or `unsupported = true`; an exit-code map; error maps
 //! (global, per operation or per case); `crash_on_stderr` patterns; profiles; skips by id or
 //! glob, each with a reason; and strict expected failures by exact id.
 //!
@@ -55,6 +56,9 @@ pub struct Adapter {
     pub store_addr: Option<String>,
     /// Substrings of standard error that mean the tool crashed, whatever its exit status.
     pub crash_on_stderr: Vec<String>,
+    /// `implements = [...]`: the operations the tool implements (absent: every operation not
+    /// declared unsupported).
+    implements: Option<Implements>,
     operations: Vec<(Operation, OperationSpec)>,
     exit_codes: Option<ExitCodes>,
     error_map: Vec<ErrorMapping>,
@@ -63,6 +67,13 @@ pub struct Adapter {
     /// The parts that shape one-shot calls (templates, exit codes, error maps), each with its
     /// line: what persistent mode refuses.
     one_shot_parts: Vec<(usize, String)>,
+}
+
+/// `implements = [...]`, and its line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Implements {
+    line: usize,
+    operations: Vec<Operation>,
 }
 
 /// `[operations.X]`.
@@ -192,8 +203,20 @@ impl Adapter {
     /// `argv_with_commitment`). Such a case is unsupported, never run as something else.
     pub fn declines(&self, c: &Case<'_>) -> Option<String> {
         let op = operation_of(c.vector.suite);
-        let spec = self.spec(op)?;
         let name = op.as_str();
+        if let Some(i) = self
+            .implements
+            .as_ref()
+            .filter(|i| !i.operations.contains(&op))
+        {
+            let listed: Vec<&str> = i.operations.iter().map(|o| o.as_str()).collect();
+            return Some(format!(
+                "the adapter implements {} only (line {}): {name} is unsupported",
+                listed.join(", "),
+                i.line
+            ));
+        }
+        let spec = self.spec(op)?;
         if spec.unsupported {
             return Some(format!(
                 "the adapter declares {name} unsupported (line {})",
@@ -358,6 +381,19 @@ impl Adapter {
             None => Ok(()),
         }
     }
+}
+
+/// The expected-failures file a run's results start: one entry for each unexpected result but an
+/// unexpected pass (an `xpass` is a listed failure that now passes: it belongs off the list, not
+/// on it), each with the status it failed as. `run --emit-xfail` writes it from the run's lines,
+/// `report --emit-xfail` from a results file's.
+pub fn xfail_toml_for(results: &[crate::results::ResultLine]) -> String {
+    let failing: Vec<(String, String)> = results
+        .iter()
+        .filter(|r| r.status.is_unexpected() && r.status != crate::status::Status::Xpass)
+        .map(|r| (r.id.clone(), r.status.name().to_string()))
+        .collect();
+    xfail_toml(&failing)
 }
 
 /// An expected-failures file for the vectors that did not pass, as a starting point.

@@ -14,8 +14,8 @@ use agentconf_rules::Rule;
 use super::error::{AdapterError, AdapterErrors, Problem, ERROR_MAP_OPERATIONS};
 use super::template::{parse_argument, Placeholder, Segment, Template};
 use super::{
-    glob, operation_of, Adapter, Declared, ErrorMapping, ExitCodes, Listed, Mode, OperationSpec,
-    Skip,
+    glob, operation_of, Adapter, Declared, ErrorMapping, ExitCodes, Implements, Listed, Mode,
+    OperationSpec, Skip,
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -34,6 +34,8 @@ struct File {
     profiles: Vec<Text>,
     #[serde(default)]
     crash_on_stderr: Vec<Text>,
+    /// The operations the tool implements; every other one is unsupported.
+    implements: Option<List>,
     #[serde(default)]
     operations: BTreeMap<Text, Spanned<OperationTable>>,
     exit_codes: Option<Spanned<BTreeMap<Text, Text>>>,
@@ -155,10 +157,19 @@ pub(super) fn parse(
         .and_then(|g| g.store_addr.as_ref())
         .and_then(|a| store_addr(a, &lines, &mut mistakes));
     let crash_on_stderr = crash_patterns(&file.crash_on_stderr, &lines, &mut mistakes);
+    let implements = file
+        .implements
+        .as_ref()
+        .map(|list| implemented(list, &lines, &mut mistakes));
     let mut operations = Vec::new();
     for (name, table) in &file.operations {
         match Operation::parse(name.get_ref()) {
-            Some(op) => operations.push((op, operation(op, table, &lines, &mut mistakes))),
+            Some(op) => {
+                if let Some(problem) = implements.as_ref().and_then(|i| outside(i, op, table)) {
+                    mistakes.add(lines.of(name), problem);
+                }
+                operations.push((op, operation(op, table, &lines, &mut mistakes)));
+            }
             None => mistakes.add(
                 lines.of(name),
                 Problem::UnknownOperation(name.get_ref().clone()),
@@ -197,12 +208,54 @@ pub(super) fn parse(
         profiles,
         store_addr,
         crash_on_stderr,
+        implements,
         operations,
         exit_codes,
         error_map,
         skip,
         xfail,
         one_shot_parts,
+    })
+}
+
+/// `implements = [...]`: operation names, at least one; unknown names are mistakes.
+fn implemented(list: &List, lines: &Lines<'_>, mistakes: &mut Mistakes) -> Implements {
+    if list.get_ref().is_empty() {
+        mistakes.add(lines.of(list), Problem::NothingImplemented);
+    }
+    let mut operations = Vec::new();
+    for name in list.get_ref() {
+        match Operation::parse(name.get_ref()) {
+            Some(op) if !operations.contains(&op) => operations.push(op),
+            Some(_) => {}
+            None => mistakes.add(
+                lines.of(name),
+                Problem::UnknownImplemented(name.get_ref().clone()),
+            ),
+        }
+    }
+    Implements {
+        line: lines.of(list),
+        operations,
+    }
+}
+
+/// An `[operations.X]` table that contradicts `implements`, or that it makes pointless.
+fn outside(
+    implements: &Implements,
+    op: Operation,
+    table: &Spanned<OperationTable>,
+) -> Option<Problem> {
+    let listed = implements.operations.contains(&op);
+    let unsupported = table
+        .get_ref()
+        .unsupported
+        .as_ref()
+        .is_some_and(|u| *u.get_ref());
+    (!listed || unsupported).then_some(Problem::OutsideImplements {
+        operation: op,
+        implements_line: implements.line,
+        listed,
     })
 }
 

@@ -457,6 +457,82 @@ fn declarations_decline_cases() {
         .is_some());
 }
 
+/// `implements` leaves every other operation unsupported, naming its line; the operations it
+/// lists still take their tables.
+#[test]
+fn implements_declines_every_other_operation() {
+    let a = parse(
+        "command = [\"tool\"]\nimplements = [\"aer1-timeline\"]\n\
+         [operations.aer1-timeline]\nargv = [\"{timeline}\"]\nrevisions = [\"09\"]\n",
+    )
+    .unwrap();
+    let declines = |v: &Vector| a.declines(&v.main_case());
+    assert_eq!(
+        declines(&vector("aer1-timeline", &["09"], None, &["timeline"])),
+        None
+    );
+    // The listed operation's own declarations still apply.
+    assert!(
+        declines(&vector("aer1-timeline", &["06"], None, &["timeline"]))
+            .is_some_and(|d| d.contains("revisions 09"))
+    );
+    for (suite, roles) in [
+        ("aer1-receipt", &["receipt"][..]),
+        ("aer1-workflow", &["workflow"]),
+        ("grp-admission", &["session", "events"]),
+        ("aer1-emit-timeline", &["steps"]),
+        ("aer1-emit-commitment", &["timeline"]),
+        ("aer1-emit-receipt", &["payload", "meta"]),
+    ] {
+        let why = declines(&vector(suite, &["09"], None, roles));
+        assert!(
+            why.as_deref()
+                .is_some_and(|d| d.contains("implements aer1-timeline only (line 2)")),
+            "{suite}: {why:?}"
+        );
+    }
+    // Several operations, in any order.
+    let b = parse("implements = [\"grp-admit\", \"aer1-receipt\"]\n").unwrap();
+    assert_eq!(
+        b.declines(&vector("aer1-receipt", &["09"], None, &["receipt"]).main_case()),
+        None
+    );
+    assert!(b
+        .declines(&vector("aer1-timeline", &["09"], None, &["timeline"]).main_case())
+        .is_some_and(|d| d.contains("implements grp-admit, aer1-receipt only")));
+}
+
+/// What `implements` cannot say: an unknown operation, nothing, or a table that contradicts it
+/// or that it makes pointless. Each is named with its line, all in one pass.
+#[test]
+fn implements_mistakes_are_named() {
+    let text = "implements = [\"aer1-timeline\", \"aer1-timelines\"]\n\
+                [operations.aer1-receipt]\nargv = [\"{receipt}\", \"{tier}\"]\n\
+                [operations.aer1-timeline]\nunsupported = true\n";
+    let errors = parse(text).unwrap_err();
+    let found: Vec<(Option<usize>, &Problem)> =
+        errors.all().iter().map(|e| (e.line, &e.problem)).collect();
+    assert!(
+        matches!(found.as_slice(), [
+            (Some(1), Problem::UnknownImplemented(name)),
+            (Some(2), Problem::OutsideImplements { operation: Operation::Aer1Receipt, implements_line: 1, listed: false }),
+            (Some(4), Problem::OutsideImplements { operation: Operation::Aer1Timeline, implements_line: 1, listed: true }),
+        ] if name == "aer1-timelines"),
+        "{errors}"
+    );
+    let text = errors.to_string();
+    assert!(
+        text.contains("add it to implements, or remove the table"),
+        "{text}"
+    );
+    assert!(text.contains("lists it: remove one"), "{text}");
+    let empty = parse("implements = []\n").unwrap_err();
+    assert!(
+        matches!(empty.first().problem, Problem::NothingImplemented),
+        "{empty}"
+    );
+}
+
 /// `{id_tier}`, the tier's name before agentconf 0.2.0, is sent `core` and `strict` only: the
 /// anchored and profile cases are unsupported for that adapter, never handed to its tool.
 #[test]

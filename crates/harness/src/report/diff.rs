@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use agentconf_contract::vector::Suite;
+
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 
@@ -22,6 +24,8 @@ pub use text::diff_text;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
     pub id: String,
+    /// The suite of the case (in the new file).
+    pub suite: Suite,
     pub old: Status,
     pub new: Status,
     /// The new run's detail.
@@ -48,9 +52,46 @@ pub struct Entry {
     pub cause: Cause,
 }
 
+/// What one run covered: the cases it graded, and the suites they belong to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Result lines in the file.
+    pub cases: usize,
+    /// Cases graded: all but the unsupported and skipped ones (what a verdict counts).
+    pub counted: usize,
+    /// The suites with at least one counted case, in corpus order.
+    pub suites: Vec<Suite>,
+}
+
+impl Coverage {
+    /// The coverage of `file`'s result lines.
+    pub fn of(file: &ResultsFile) -> Coverage {
+        let counted: Vec<&ResultLine> = file
+            .results
+            .iter()
+            .filter(|r| r.status.is_counted())
+            .collect();
+        Coverage {
+            cases: file.results.len(),
+            counted: counted.len(),
+            suites: Suite::ALL
+                .into_iter()
+                .filter(|s| counted.iter().any(|r| r.suite == *s))
+                .collect(),
+        }
+    }
+}
+
 /// The difference between two results files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diff {
+    /// Each run's verdict as every report of its file shows it (`CONFORMS`, `PARTIAL`, …): what
+    /// a reader of the diff needs first.
+    pub old_verdict: String,
+    pub new_verdict: String,
+    /// What each run covered.
+    pub old_coverage: Coverage,
+    pub new_coverage: Coverage,
     pub old_implementation: String,
     pub new_implementation: String,
     pub old_corpus_digest: String,
@@ -68,7 +109,12 @@ pub struct Diff {
     pub regressions: Vec<Change>,
     /// Was unexpected, now `pass`.
     pub fixes: Vec<Change>,
-    /// Any other change of status (e.g. `pass` → `unsupported`, `crash` → `false-reject`).
+    /// Counted in the old run, not in the new (now unsupported or skipped): coverage lost, not a
+    /// failure, and not to be read case by case when a whole suite went.
+    pub coverage_lost: Vec<Change>,
+    /// Unsupported or skipped in the old run, counted in the new with an expected result.
+    pub coverage_gained: Vec<Change>,
+    /// Any other change of status (e.g. `crash` → `false-reject`).
     pub changed: Vec<Change>,
     /// In the new file only (their status as in the new file), unexpected ones first.
     pub new_vectors: Vec<Entry>,
@@ -81,6 +127,11 @@ pub struct Diff {
 }
 
 impl Diff {
+    /// Whether the two runs' verdicts differ.
+    pub fn verdict_changed(&self) -> bool {
+        self.old_verdict != self.new_verdict
+    }
+
     /// Whether any case regressed, whatever the cause: a failure that came with the corpus is
     /// still a failure of the new run, so it still fails `report diff`.
     pub fn has_regressions(&self) -> bool {
@@ -121,6 +172,10 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
     let (o, n) = (index(old), index(new));
     let judge = cause::Judge { old, new, corpora };
     let mut d = Diff {
+        old_verdict: super::verdict(old).headline(),
+        new_verdict: super::verdict(new).headline(),
+        old_coverage: Coverage::of(old),
+        new_coverage: Coverage::of(new),
         old_implementation: old.header.implementation.name.clone(),
         new_implementation: new.header.implementation.name.clone(),
         old_corpus_digest: old.header.corpus_digest.clone(),
@@ -130,6 +185,8 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
         corpora_known: corpora.is_some(),
         regressions: Vec::new(),
         fixes: Vec::new(),
+        coverage_lost: Vec::new(),
+        coverage_gained: Vec::new(),
         changed: Vec::new(),
         new_vectors: Vec::new(),
         removed_vectors: Vec::new(),
@@ -153,6 +210,7 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
         let cause = judge.change(or, nr);
         let change = Change {
             id: id.clone(),
+            suite: nr.suite,
             old: or.status,
             new: nr.status,
             detail: nr.detail.clone(),
@@ -168,6 +226,10 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
             d.regressions.push(change);
         } else if or.status.is_unexpected() && nr.status == Status::Pass {
             d.fixes.push(change);
+        } else if or.status.is_counted() && !nr.status.is_counted() {
+            d.coverage_lost.push(change);
+        } else if !or.status.is_counted() && !nr.status.is_unexpected() {
+            d.coverage_gained.push(change);
         } else {
             d.changed.push(change);
         }
@@ -186,6 +248,8 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
         .regressions
         .iter()
         .chain(&d.fixes)
+        .chain(&d.coverage_lost)
+        .chain(&d.coverage_gained)
         .chain(&d.changed)
         .map(|c| c.cause)
         .chain(d.new_vectors.iter().map(|e| e.cause))
@@ -199,6 +263,8 @@ pub fn diff(old: &ResultsFile, new: &ResultsFile, corpora: Option<&CorpusVersion
     let by_new = |c: &Change| (c.cause.origin(), c.new.rank(), c.id.clone());
     d.regressions.sort_by_key(by_new);
     d.changed.sort_by_key(by_new);
+    d.coverage_lost.sort_by_key(by_new);
+    d.coverage_gained.sort_by_key(by_new);
     d.fixes
         .sort_by_key(|c| (c.cause.origin(), c.old.rank(), c.id.clone()));
     let entry = |e: &Entry| (e.cause.origin(), e.status.rank(), e.id.clone());
@@ -298,6 +364,8 @@ mod tests {
             .regressions
             .iter()
             .chain(&d.fixes)
+            .chain(&d.coverage_lost)
+            .chain(&d.coverage_gained)
             .chain(&d.changed)
             .map(|c| (c.id.clone(), c.cause))
             .chain(
@@ -500,6 +568,88 @@ mod tests {
             text.contains(
                 "1 difference from the corpus (1 expectation), 1 from the implementation"
             ),
+            "{text}"
+        );
+    }
+
+    /// An implementation that stopped claiming a suite: the diff opens with the verdict and the
+    /// coverage, and the cases that left are summed per suite, not listed one by one, and not
+    /// among the other changes.
+    #[test]
+    fn the_verdict_and_the_coverage_lead_and_a_dropped_suite_is_one_line() {
+        let lines = |dropped: Status| -> Vec<ResultLine> {
+            let receipts = (0..25).map(|i| {
+                let mut l = line(&format!("aer1/receipt/x/{i:02}"), Invalid, dropped);
+                l.suite = Suite::Aer1Receipt;
+                l
+            });
+            let timelines = (0..5).map(|i| line(&format!("aer1/timeline/x/{i}"), Invalid, Pass));
+            receipts.chain(timelines).collect()
+        };
+        let (old, new) = (
+            file(A, &[], lines(Pass)),
+            file(A, &[], lines(Status::Unsupported)),
+        );
+        let d = diff(&old, &new, None);
+        assert_eq!(
+            (d.old_verdict.as_str(), d.new_verdict.as_str()),
+            ("CONFORMS", "PARTIAL")
+        );
+        assert!(d.verdict_changed() && !d.has_regressions());
+        assert_eq!((d.old_coverage.counted, d.new_coverage.counted), (30, 5));
+        assert_eq!(d.new_coverage.suites, [Suite::Aer1Timeline]);
+        assert_eq!(d.coverage_lost.len(), 25);
+        assert!(d.changed.is_empty() && d.coverage_gained.is_empty());
+
+        let text = diff_text(&d);
+        let mut first = text.lines();
+        assert_eq!(
+            first.next(),
+            Some("agentconf report diff: verdict CONFORMS -> PARTIAL")
+        );
+        assert_eq!(
+            first.next(),
+            Some("  coverage: 30 -> 5 cases counted; suites no longer counted: aer1-receipt")
+        );
+        assert!(
+            text.contains("aer1-receipt              25  pass -> unsupported"),
+            "{text}"
+        );
+        assert!(!text.contains("aer1/receipt/x/07"), "{text}");
+        assert!(!text.contains("Other changes"), "{text}");
+        let md = diff_markdown(&d);
+        assert!(
+            md.starts_with("**agentconf report diff: verdict CONFORMS → PARTIAL**"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `aer1-receipt` | 25 | pass → unsupported |"),
+            "{md}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&diff_json(&d)).unwrap();
+        assert_eq!(json["format"], "agentconf-diff/2");
+        assert_eq!(json["verdict_changed"], true);
+        assert_eq!(json["coverage_lost"].as_array().map(Vec::len), Some(25));
+
+        // The way back: newly counted. A few cases are listed by id.
+        let back = diff(&new, &old, None);
+        assert_eq!(back.coverage_gained.len(), 25);
+        let few = diff(
+            &file(A, &[], vec![line("aer1/timeline/x/0", Invalid, Pass)]),
+            &file(
+                A,
+                &[],
+                vec![line("aer1/timeline/x/0", Invalid, Status::Skip)],
+            ),
+            None,
+        );
+        let text = diff_text(&few);
+        assert!(
+            text.contains("verdict CONFORMS -> NOTHING TESTED"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pass -> skip") && text.contains("aer1/timeline/x/0"),
             "{text}"
         );
     }

@@ -49,8 +49,8 @@ use crate::status::STATUSES;
 
 pub use badge::{badge_color, BADGE_LABEL};
 pub use diff::{
-    diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Diff,
-    Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
+    diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Coverage,
+    Diff, Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
 };
 pub use format::ReportFormat;
 pub use json::{summary, Summary};

@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::text::{cause_summary, counts, goalposts_phrase, runs};
+use super::text::{
+    cause_summary, counts, coverage_line, coverage_sums, goalposts_phrase, runs, verdict_line,
+    COVERAGE_LISTED,
+};
 use super::{Change, Diff, Entry, Origin};
 use crate::report::markdown::{md, md_code};
 use crate::report::{clip, DRAFTS_NOTE};
@@ -20,8 +23,11 @@ pub fn diff_markdown(d: &Diff) -> String {
     let (regressions, others) = counts(d);
     let _ = writeln!(
         out,
-        "**agentconf report diff: {icon} {regressions}** — {others}\n"
+        "**agentconf report diff: {}** — {}\n",
+        verdict_line(d).replace("->", "→"),
+        coverage_line(d).replace("->", "→")
     );
+    let _ = writeln!(out, "{icon} **{regressions}** — {others}\n");
     let _ = writeln!(
         out,
         "{}\n- {}\n",
@@ -38,6 +44,16 @@ pub fn diff_markdown(d: &Diff) -> String {
     let _ = writeln!(out, "_{DRAFTS_NOTE}._");
     changes(&mut out, "Regressions", &d.regressions, usize::MAX);
     changes(&mut out, "Fixes", &d.fixes, MARKDOWN_DIFF_LIMIT);
+    coverage(
+        &mut out,
+        "No longer counted (unsupported or skipped in the new run)",
+        &d.coverage_lost,
+    );
+    coverage(
+        &mut out,
+        "Newly counted (unsupported or skipped in the old run)",
+        &d.coverage_gained,
+    );
     changes(&mut out, "Other changes", &d.changed, MARKDOWN_DIFF_LIMIT);
     entries(&mut out, "New vectors", "", &d.new_vectors);
     entries(
@@ -73,6 +89,28 @@ fn changes(out: &mut String, title: &str, list: &[Change], limit: usize) {
         );
     }
     more(out, list.len(), limit);
+}
+
+/// Cases that left or joined what a run counts: listed when few, else summed per suite and
+/// change (as the text does).
+fn coverage(out: &mut String, title: &str, list: &[Change]) {
+    if list.len() <= COVERAGE_LISTED {
+        changes(out, title, list, MARKDOWN_DIFF_LIMIT);
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### {title} ({})\n\n| suite | cases | change |\n|---|---|---|",
+        list.len()
+    );
+    for (suite, arrow, n) in coverage_sums(list) {
+        let _ = writeln!(
+            out,
+            "| `{}` | {n} | {} |",
+            suite.as_str(),
+            arrow.replace("->", "→")
+        );
+    }
 }
 
 fn entries(out: &mut String, title: &str, note: &str, list: &[Entry]) {

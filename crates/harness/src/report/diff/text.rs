@@ -3,22 +3,40 @@
 use std::fmt::Write as _;
 
 use super::cause::expectation_name;
+use agentconf_contract::vector::Suite;
+
 use super::{Cause, Change, Diff, Entry, Expected, Goalposts, Origin};
 use crate::report::{clip, terminal_safe};
 
-/// The diff for a terminal: a summary line, which corpus each run used and how many differences
+/// The diff for a terminal: the verdict change and the coverage change first (what a reader
+/// needs before any case), then the counts, which corpus each run used and how many differences
 /// came from the corpus and how many from the implementation; then regressions (false accepts
-/// first), fixes, other changes, new and removed cases, each line with its cause. When the
-/// corpora differ, each section is grouped by origin, the implementation's first.
+/// first), fixes, the cases no longer counted and newly counted (summed per suite when there are
+/// many), other changes, new and removed cases, each line with its cause. When the corpora
+/// differ, each section is grouped by origin, the implementation's first.
 pub fn diff_text(d: &Diff) -> String {
     let mut out = String::new();
     let (regressions, others) = counts(d);
-    let _ = writeln!(out, "agentconf report diff: {regressions}, {others}");
+    let _ = writeln!(out, "agentconf report diff: {}", verdict_line(d));
+    let _ = writeln!(out, "  {}", coverage_line(d));
+    let _ = writeln!(out, "  {regressions}, {others}");
     let _ = writeln!(out, "{}", runs(d, "  ", terminal_safe));
     let _ = writeln!(out, "  {}", terminal_safe(&cause_summary(d)));
     let grouped = d.corpus_changed();
     changes(&mut out, "REGRESSIONS", &d.regressions, grouped, true);
     changes(&mut out, "Fixes", &d.fixes, grouped, false);
+    coverage(
+        &mut out,
+        "No longer counted (counted in the old run, unsupported or skipped in the new)",
+        &d.coverage_lost,
+        grouped,
+    );
+    coverage(
+        &mut out,
+        "Newly counted (unsupported or skipped in the old run)",
+        &d.coverage_gained,
+        grouped,
+    );
     changes(&mut out, "Other changes", &d.changed, grouped, false);
     entries(&mut out, "New vectors", "", &d.new_vectors, grouped);
     entries(
@@ -31,21 +49,105 @@ pub fn diff_text(d: &Diff) -> String {
     out
 }
 
+/// The verdicts: `CONFORMS -> PARTIAL`, or `PARTIAL in both runs`. Plain text (verdicts are the
+/// harness's own words).
+pub fn verdict_line(d: &Diff) -> String {
+    if d.verdict_changed() {
+        format!("verdict {} -> {}", d.old_verdict, d.new_verdict)
+    } else {
+        format!("verdict {} in both runs", d.new_verdict)
+    }
+}
+
+/// What each run counted: `coverage: 663 -> 222 cases counted; suites no longer counted:
+/// aer1-receipt, …`, or that it is the same.
+pub fn coverage_line(d: &Diff) -> String {
+    let (old, new) = (&d.old_coverage, &d.new_coverage);
+    let names = |suites: Vec<&Suite>| {
+        suites
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = if old.counted == new.counted {
+        format!("coverage: {} cases counted in both runs", new.counted)
+    } else {
+        format!("coverage: {} -> {} cases counted", old.counted, new.counted)
+    };
+    let lost: Vec<&Suite> = old
+        .suites
+        .iter()
+        .filter(|s| !new.suites.contains(s))
+        .collect();
+    let gained: Vec<&Suite> = new
+        .suites
+        .iter()
+        .filter(|s| !old.suites.contains(s))
+        .collect();
+    if !lost.is_empty() {
+        let _ = write!(line, "; suites no longer counted: {}", names(lost));
+    }
+    if !gained.is_empty() {
+        let _ = write!(line, "; suites newly counted: {}", names(gained));
+    }
+    line
+}
+
 /// The counts a diff opens with, in two parts: the regressions ("2 regressions"), then the rest
-/// ("1 fix, 0 other changes, 3 new, 0 removed, 40 unchanged"); Markdown sets the first in bold.
+/// ("1 fix, 441 no longer counted, 0 other changes, 3 new, 0 removed, 40 unchanged"; the
+/// coverage counts only when there are any); Markdown sets the first in bold.
 pub(crate) fn counts(d: &Diff) -> (String, String) {
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let regressions = count(d.regressions.len(), "regression", "regressions");
-    let others = format!(
-        "{}, {}, {} new, {} removed, {} unchanged",
-        count(d.fixes.len(), "fix", "fixes"),
-        count(d.changed.len(), "other change", "other changes"),
+    let mut others = vec![count(d.fixes.len(), "fix", "fixes")];
+    if !d.coverage_lost.is_empty() {
+        others.push(format!("{} no longer counted", d.coverage_lost.len()));
+    }
+    if !d.coverage_gained.is_empty() {
+        others.push(format!("{} newly counted", d.coverage_gained.len()));
+    }
+    others.push(count(d.changed.len(), "other change", "other changes"));
+    others.push(format!(
+        "{} new, {} removed, {} unchanged",
         d.new_vectors.len(),
         d.removed_vectors.len(),
         d.unchanged
-    );
-    (regressions, others)
+    ));
+    (regressions, others.join(", "))
+}
+
+/// Above this many, the cases that left or joined what a run counts are summed per suite and
+/// change instead of listed (`--format json` lists them all): a suite the implementation stopped
+/// claiming is one fact, not hundreds.
+pub const COVERAGE_LISTED: usize = 20;
+
+/// The cases of `list` summed per suite and change of status, in corpus order: (suite, `pass ->
+/// unsupported`, count).
+pub fn coverage_sums(list: &[Change]) -> Vec<(Suite, String, usize)> {
+    let mut sums: Vec<(Suite, String, usize)> = Vec::new();
+    for c in list {
+        let suite = c.suite;
+        let arrow = format!("{} -> {}", c.old.name(), c.new.name());
+        match sums.iter_mut().find(|(s, a, _)| *s == suite && *a == arrow) {
+            Some((_, _, n)) => *n += 1,
+            None => sums.push((suite, arrow, 1)),
+        }
+    }
+    sums.sort_by_key(|(s, a, _)| (Suite::ALL.iter().position(|x| x == s), a.clone()));
+    sums
+}
+
+fn coverage(out: &mut String, title: &str, list: &[Change], grouped: bool) {
+    if list.len() <= COVERAGE_LISTED {
+        changes(out, title, list, grouped, false);
+        return;
+    }
+    let _ = writeln!(out, "\n{title} ({}, by suite):", list.len());
+    for (suite, arrow, n) in coverage_sums(list) {
+        let _ = writeln!(out, "  {:<22} {n:>5}  {arrow}", suite.as_str());
+    }
 }
 
 /// Which implementation ran on which corpus: an `old: …` and a `new: …` line (no final newline),
