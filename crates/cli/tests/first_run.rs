@@ -208,16 +208,20 @@ fn an_expected_failures_list_comes_from_an_existing_results_file() {
 
 /// The README's quickstart, line by line as written, with `agentconf` on PATH (the binary under
 /// test): every line but those that run cargo or pip, which build or install the binary, or
-/// run this very test suite. The lines run in a scratch directory beside a link to the
+/// run this very test suite (`cargo run … -- ARGS` runs as `agentconf ARGS`). The lines run in a scratch directory beside a link to the
 /// repository's `crates/`, so the paths they name resolve and the files they write go there.
 #[test]
 fn the_readme_quickstart_runs_as_written() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let block = readme
+    // The two commands, then the examples with `agentconf` on PATH: the first two sh blocks.
+    let blocks: Vec<&str> = readme
         .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("\n```").next())
-        .expect("README.md opens with a sh block");
+        .skip(1)
+        .take(2)
+        .filter_map(|b| b.split("\n```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2, "README.md opens with two sh blocks");
+    let block = blocks.join("\n");
     let dir = TempDir::new("quickstart");
     std::os::unix::fs::symlink(root().join("crates"), dir.path().join("crates")).unwrap();
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_agentconf")).parent().unwrap();
@@ -229,6 +233,11 @@ fn the_readme_quickstart_runs_as_written() {
     let mut ran = 0;
     for line in block.lines() {
         let command = line.split(" #").next().unwrap_or("").trim();
+        // `cargo run … -p agentconf-cli -- ARGS` is the tool built and run: ARGS run here.
+        let command = match command.split_once("-p agentconf-cli -- ") {
+            Some((cargo, args)) if cargo.starts_with("cargo run") => format!("agentconf {args}"),
+            _ => command.to_string(),
+        };
         if command.is_empty() || command.starts_with("cargo ") || command.starts_with("pip ") {
             continue;
         }
@@ -237,7 +246,7 @@ fn the_readme_quickstart_runs_as_written() {
             "a quickstart line this test does not know how to run: {line}"
         );
         let out = Command::new("sh")
-            .args(["-c", command])
+            .args(["-c", &command])
             .current_dir(dir.path())
             .env("PATH", &path)
             .stdin(std::process::Stdio::null())
@@ -252,5 +261,5 @@ fn the_readme_quickstart_runs_as_written() {
         );
         ran += 1;
     }
-    assert!(ran >= 2, "{ran} quickstart lines ran");
+    assert!(ran >= 3, "{ran} quickstart lines ran");
 }
