@@ -5,43 +5,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::vector::Outcome;
 
-/// What a receiver says of one line: an [`Outcome`], or `deferred` ("cannot decide now": its
-/// admission state could not be consulted, CONTRACT.md 5.2). A deferral is never an admission;
-/// under the `cluster` profile the harness hands the line again once the fault is over, and
-/// anywhere else it is a wrong decision. Vectors expect outcomes only, never a deferral.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DecisionOutcome {
-    Admitted,
-    Rejected,
-    Deferred,
-}
-
-impl DecisionOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DecisionOutcome::Admitted => "admitted",
-            DecisionOutcome::Rejected => "rejected",
-            DecisionOutcome::Deferred => "deferred",
-        }
-    }
-
-    /// The outcome it is, `None` for a deferral.
-    pub fn outcome(self) -> Option<Outcome> {
-        match self {
-            DecisionOutcome::Admitted => Some(Outcome::Admitted),
-            DecisionOutcome::Rejected => Some(Outcome::Rejected),
-            DecisionOutcome::Deferred => None,
-        }
-    }
-}
-
-/// A decision compared with an expected outcome: a deferral equals neither.
-impl PartialEq<Outcome> for DecisionOutcome {
-    fn eq(&self, other: &Outcome) -> bool {
-        self.outcome() == Some(*other)
-    }
-}
+/// What a receiver says of one line (the drafts' two outcomes, or `deferred`): one type for the
+/// reference receiver that writes it and the harness that reads it.
+pub use agentconf_rules::DecisionOutcome;
 
 /// One decision as a receiver wrote it. Members beyond these are allowed and ignored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use agentconf_fuzz::selector;
 use agentconf_grp::lines::{read_event_line, EventLine};
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::MemoryStore;
-use agentconf_grp::{Outcome, Receiver, Revision};
+use agentconf_grp::{DecisionOutcome, Receiver, Revision};
 use libfuzzer_sys::fuzz_target;
 
 fn fixture() -> &'static (Fixture, SessionContext) {
@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
                 let d = receiver
                     .deliver_oversized(agentconf_grp::admission::MAX_EVENT_BYTES)
                     .expect("the memory store does not fail");
-                assert_eq!(d.outcome, Outcome::Rejected);
+                assert_eq!(d.outcome, DecisionOutcome::Rejected);
                 continue;
             }
             EventLine::Line if sel & 1 != 0 => {
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
             .deliver(&delivered)
             .expect("the memory store does not fail");
         match decision.outcome {
-            Outcome::Admitted => {
+            DecisionOutcome::Admitted => {
                 let pair = (
                     decision
                         .publisher_id
@@ -83,11 +83,11 @@ fuzz_target!(|data: &[u8]| {
                     assert!(admitted.insert(pair.clone()), "{pair:?} admitted twice");
                 }
             }
-            Outcome::Rejected => {
+            DecisionOutcome::Rejected => {
                 assert_eq!(decision.ale, Some(agentconf_grp::admission::ALE_064));
                 assert!(decision.rejection_reason.is_some() && decision.rule.is_some());
             }
-            Outcome::Deferred => panic!("the memory store is always reachable"),
+            DecisionOutcome::Deferred => panic!("the memory store is always reachable"),
         }
         serde_json::to_string(&decision).expect("a decision serializes");
     }

@@ -9,7 +9,7 @@ use agentconf_corpus::grp::common::{Fixture, P1_ID, P2_ID, P3_ID};
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::MemoryStore;
-use agentconf_grp::{Outcome, Receiver, Revision};
+use agentconf_grp::{DecisionOutcome, Receiver, Revision};
 use libfuzzer_sys::fuzz_target;
 
 /// One signed event per example publisher, signed with the fixture's keys.
@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
         let d = receiver
             .deliver(line.as_bytes())
             .expect("the memory store does not fail");
-        if d.outcome == Outcome::Rejected {
+        if d.outcome == DecisionOutcome::Rejected {
             assert!(d.rule.is_some() && d.rejection_reason.is_some());
         }
     }

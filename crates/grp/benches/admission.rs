@@ -32,7 +32,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::jws::sign_event;
 use agentconf_grp::store::{Admission, AdmissionStore, MemoryStore, SqliteStore};
 use ed25519_dalek::{Signature, Signer};
@@ -180,9 +180,13 @@ fn main() {
     let lines: Vec<Vec<u8>> = (0..n_events)
         .map(|i| signed_line(&key, &event_id(i)))
         .collect();
-    let admit_all = |receiver: &dyn Fn(&[u8]) -> Outcome, budget: Duration| {
+    let admit_all = |receiver: &dyn Fn(&[u8]) -> DecisionOutcome, budget: Duration| {
         rate(budget, lines.len(), |i| {
-            assert_eq!(receiver(&lines[i]), Outcome::Admitted, "event {i} admitted");
+            assert_eq!(
+                receiver(&lines[i]),
+                DecisionOutcome::Admitted,
+                "event {i} admitted"
+            );
         })
     };
 

@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::store::{
     BoxedStore, ClusterEnv, Create, Durability, Opening, PostgresStore, PostgresTarget,
     SqliteStore, TestServer,
@@ -137,7 +137,7 @@ fn measure(
                         latencies.push(began.elapsed());
                         assert_eq!(
                             decision.outcome,
-                            Outcome::Admitted,
+                            DecisionOutcome::Admitted,
                             "{:?}",
                             decision.message
                         );

@@ -207,24 +207,18 @@ impl fmt::Display for RejectError {
     }
 }
 
-/// Admitted, rejected, or not decided now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Admitted,
-    Rejected,
-    /// "Cannot decide now": the admission store could not be consulted (a shared store's link
-    /// refused, lost or timed out). Never an admission: nothing was recorded or handed on, and
-    /// the line may be delivered again once the store is reachable.
-    Deferred,
-}
+/// Admitted, rejected, or not decided now (`deferred`: the admission store could not be
+/// consulted, a shared store's link refused, lost or timed out; never an admission, nothing
+/// recorded or handed on, so the line may be delivered again once the store is reachable). The
+/// contract's one type, which the harness reads.
+pub use agentconf_rules::DecisionOutcome;
 
 /// One decision line: `{"event_id", "publisher_id", "outcome", "ale", "rejection_reason", …}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Decision {
     pub event_id: Option<String>,
     pub publisher_id: Option<String>,
-    pub outcome: Outcome,
+    pub outcome: DecisionOutcome,
     /// `ALE-064` for rejections, null for admissions.
     pub ale: Option<&'static str>,
     pub rejection_reason: Option<&'static str>,
@@ -241,7 +235,7 @@ impl Decision {
         Decision {
             event_id: identity.event_id.clone(),
             publisher_id: identity.publisher_id.clone(),
-            outcome: Outcome::Rejected,
+            outcome: DecisionOutcome::Rejected,
             ale: Some(ALE_064),
             rejection_reason: Some(error.reason()),
             rule: Some(error.rule()),
@@ -258,7 +252,7 @@ impl Decision {
         Decision {
             event_id: identity.event_id.clone(),
             publisher_id: identity.publisher_id.clone(),
-            outcome: Outcome::Deferred,
+            outcome: DecisionOutcome::Deferred,
             ale: None,
             rejection_reason: None,
             rule: None,
@@ -402,7 +396,7 @@ impl<S: AdmissionStore> Receiver<S> {
     }
 
     /// Judges one delivered line. A store that cannot be consulted now gives the
-    /// [`Outcome::Deferred`] decision; `Err` only when the store fails otherwise: then nothing
+    /// [`DecisionOutcome::Deferred`] decision; `Err` only when the store fails otherwise: then nothing
     /// was admitted and nothing may be handed on.
     pub fn deliver(&self, line: &[u8]) -> Result<Decision, StoreError> {
         self.deliver_then(line, |_| {})
@@ -438,7 +432,7 @@ impl<S: AdmissionStore> Receiver<S> {
         let decision = Decision {
             event_id: Some(event.event_id.clone()),
             publisher_id: Some(event.publisher_id.clone()),
-            outcome: Outcome::Admitted,
+            outcome: DecisionOutcome::Admitted,
             ale: None,
             rejection_reason: None,
             rule: None,

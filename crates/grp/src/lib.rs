@@ -19,4 +19,4 @@ pub mod lines;
 pub mod session;
 pub mod store;
 
-pub use admission::{Decision, Outcome, Receiver, Revision};
+pub use admission::{Decision, DecisionOutcome, Receiver, Revision};

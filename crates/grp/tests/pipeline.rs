@@ -2,7 +2,7 @@
 //! lists (a step left out, two swapped, the admission moved first) deciding as that order says,
 //! each check still the reference's own.
 
-use agentconf_grp::admission::{Outcome, Pipeline, Receiver, Revision, Step};
+use agentconf_grp::admission::{DecisionOutcome, Pipeline, Receiver, Revision, Step};
 use agentconf_grp::store::MemoryStore;
 
 mod support;
@@ -32,7 +32,10 @@ fn reasons(pipeline: Pipeline, lines: &[Vec<u8>]) -> Vec<Option<&'static str>> {
         .iter()
         .map(|l| {
             let d = receiver.deliver(l).unwrap();
-            assert_eq!(d.outcome == Outcome::Admitted, d.rejection_reason.is_none());
+            assert_eq!(
+                d.outcome == DecisionOutcome::Admitted,
+                d.rejection_reason.is_none()
+            );
             d.rejection_reason
         })
         .collect()

@@ -6,7 +6,7 @@
 
 use std::sync::Barrier;
 
-use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::store::{
     Admission, AdmissionStore, ClusterEnv, Create, Durability, Opening, PostgresOpenError,
     PostgresStore, PostgresTarget,
@@ -245,7 +245,7 @@ fn the_receiver_defers_only_what_it_would_admit() {
     proxy.cut();
     let outcome = |line: &str| receiver.deliver(line.as_bytes()).unwrap();
     let deferred = outcome(&event("e1"));
-    assert_eq!(deferred.outcome, Outcome::Deferred);
+    assert_eq!(deferred.outcome, DecisionOutcome::Deferred);
     assert_eq!(
         (deferred.ale, deferred.rejection_reason, deferred.rule),
         (None, None, None)
@@ -254,10 +254,10 @@ fn the_receiver_defers_only_what_it_would_admit() {
     let json = serde_json::to_value(&deferred).unwrap();
     assert_eq!(json["outcome"], "deferred");
     // A malformed or rejected event is decided without the store.
-    assert_eq!(outcome("{not json").outcome, Outcome::Rejected);
-    assert_eq!(outcome(&forged).outcome, Outcome::Rejected);
+    assert_eq!(outcome("{not json").outcome, DecisionOutcome::Rejected);
+    assert_eq!(outcome(&forged).outcome, DecisionOutcome::Rejected);
     proxy.heal();
-    assert_eq!(outcome(&event("e1")).outcome, Outcome::Admitted);
+    assert_eq!(outcome(&event("e1")).outcome, DecisionOutcome::Admitted);
     assert_eq!(
         outcome(&event("e1")).rejection_reason,
         Some("duplicate_event_id")

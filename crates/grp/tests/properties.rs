@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::jws::sign_event;
 use agentconf_grp::store::MemoryStore;
 use proptest::prelude::*;
@@ -111,22 +111,22 @@ proptest! {
                 *admissible.entry((p, e)).or_default() += 1;
             }
             match d.outcome {
-                Outcome::Admitted => {
+                DecisionOutcome::Admitted => {
                     prop_assert!(copy.admissible(), "{:?} admitted", copy);
                     *admitted_01.entry((p, e)).or_default() += 1;
                 }
-                Outcome::Rejected if copy.admissible() => {
+                DecisionOutcome::Rejected if copy.admissible() => {
                     // The only reason to reject an admissible copy is that its pair is in.
                     prop_assert!(seen_before, "{:?} rejected first: {:?}", copy, d.message);
                     prop_assert_eq!(d.rejection_reason, Some("duplicate_event_id"));
                 }
-                Outcome::Rejected => {
+                DecisionOutcome::Rejected => {
                     // A forged or wrong-session copy gets its own reason, before the duplicate check.
                     prop_assert_ne!(d.rejection_reason, Some("duplicate_event_id"), "{:?}", copy);
                 }
-                Outcome::Deferred => prop_assert!(false, "the memory store is always reachable"),
+                DecisionOutcome::Deferred => prop_assert!(false, "the memory store is always reachable"),
             }
-            if r00.deliver(text.as_bytes()).expect("memory store").outcome == Outcome::Admitted {
+            if r00.deliver(text.as_bytes()).expect("memory store").outcome == DecisionOutcome::Admitted {
                 *admitted_00.entry((p, e)).or_default() += 1;
             }
         }

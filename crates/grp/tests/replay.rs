@@ -2,7 +2,7 @@
 //! in-memory and the SQLite store. (The committed corpus has the 1,000-event version; this is the
 //! full-size case, kept out of the corpus files for size.)
 
-use agentconf_grp::admission::{Outcome, Receiver, Revision};
+use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::event::PublisherType;
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::derive_signing_key;
@@ -59,7 +59,12 @@ fn events(key: &ed25519_dalek::SigningKey) -> Vec<String> {
 fn run<S: AdmissionStore>(receiver: &Receiver<S>, lines: &[String]) {
     for (i, line) in lines.iter().enumerate() {
         let d = receiver.deliver(line.as_bytes()).unwrap();
-        assert_eq!(d.outcome, Outcome::Admitted, "event {i}: {:?}", d.message);
+        assert_eq!(
+            d.outcome,
+            DecisionOutcome::Admitted,
+            "event {i}: {:?}",
+            d.message
+        );
     }
     for (i, line) in lines.iter().enumerate() {
         let d = receiver.deliver(line.as_bytes()).unwrap();

@@ -11,8 +11,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use agentconf_grp::admission::{
-    Decision, Outcome as GrpOutcome, Pipeline, Receiver, RejectError, Revision, Step,
-    MAX_EVENT_BYTES,
+    Decision, DecisionOutcome, Pipeline, Receiver, RejectError, Revision, Step, MAX_EVENT_BYTES,
 };
 use agentconf_grp::event::{parse_event, Identity};
 use agentconf_grp::lines::{read_event_line, EventLine};
@@ -414,7 +413,7 @@ fn run_stream(grp: &Grp<'_>) -> Result<(), String> {
             Revision::R01,
         ) = (grp.mutant, grp.files, grp.revision)
         {
-            if decision.outcome == GrpOutcome::Admitted {
+            if decision.outcome == DecisionOutcome::Admitted {
                 // The defect: the pair is recorded after the decision went out.
                 let (publisher, event) = (
                     decision.publisher_id.as_deref().unwrap_or_default(),
@@ -445,7 +444,7 @@ fn deliver(grp: &Grp<'_>, line: &[u8]) -> Result<Decision, StoreError> {
             // Every check in the reference's order, the pair looked up last; it is recorded only
             // after the decision is written (`run_stream`).
             let d = grp.receiver.deliver(line)?;
-            if let (GrpOutcome::Admitted, Some(publisher), Some(event)) =
+            if let (DecisionOutcome::Admitted, Some(publisher), Some(event)) =
                 (d.outcome, &d.publisher_id, &d.event_id)
             {
                 let identity = Identity {

@@ -32,7 +32,7 @@ mod vocabulary;
 pub use draft_revisions::{FactsStatus, RevisionRecord, Revisions, REVISIONS_TOML};
 pub use facts::{basis_problems, uncited_facts, Fact, FactSource, Facts};
 pub use rule_error::RuleError;
-pub use vocabulary::{Outcome, Tier, Verdict};
+pub use vocabulary::{DecisionOutcome, Outcome, Tier, Verdict};
 
 macro_rules! rules {
     ($($variant:ident => $id:literal,)*) => {
