@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 #[cfg(test)]
 pub(crate) use spawn::tests as spawn_tests;
 pub use spawn::{containment, Containment, CONTAINMENT_VAR};
-pub(crate) use spawn::{spawn, Spawned};
+pub(crate) use spawn::{spawn, spawn_by, Spawned, Starter};
 
 /// Bytes of each of an implementation's stdout and stderr kept per vector by `agentconf run`
 /// (a result object is a few hundred bytes; the rest is counted and dropped).
@@ -130,7 +130,9 @@ pub(crate) struct RunOutput {
 pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let started = Instant::now();
     let deadline = started + spec.timeout;
-    let mut child = spawn(&spec.argv)?;
+    // Reaped before this returns (a process that ignores its kill is reaped by a thread of its
+    // own, after the kill): the calling thread outlives it, and may start it.
+    let mut child = spawn_by(&spec.argv, Starter::Caller)?;
     // Most runs have no input: close stdin at once. Otherwise it is written without blocking, so
     // an implementation that never reads it cannot stall the harness past the deadline (a pipe
     // that cannot be made non-blocking, which does not happen, is closed rather than risked).

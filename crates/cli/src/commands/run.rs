@@ -203,13 +203,23 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
         }
         Some(_) => None,
     };
-    let corpus = agentconf_corpus::corpus();
-    // Skip and expected-failure lists name cases: a vector's id names its first case,
-    // `<id>@<revision>` its others.
-    let corpus_ids: std::collections::BTreeSet<String> = corpus
-        .iter()
-        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
-        .collect();
+    // The header's corpus digest and the selection's case count are the whole corpus's. Recorded
+    // beside the executable by an earlier run of this build, they spare building the drafts no
+    // prefix selects; an adapter's lists are checked against every case id, which needs them all.
+    let recorded = match &args.adapter {
+        None => recorded_corpus_facts(),
+        Some(_) => None,
+    };
+    let corpus = match recorded {
+        Some(_) => agentconf_corpus::corpus_of(|suite| reaches(&args.include, suite)),
+        None => agentconf_corpus::corpus(),
+    };
+    let facts = recorded.unwrap_or_else(|| record_corpus_facts(&corpus));
+    // Skip and expected-failure lists name cases.
+    let corpus_ids = match &args.adapter {
+        Some(_) => case_ids(&corpus),
+        None => std::collections::BTreeSet::new(),
+    };
     let Target {
         implementation: imp,
         adapter,
@@ -220,7 +230,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     let selection = Selection {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
-        corpus_case_count: corpus_ids.len(),
+        corpus_case_count: facts.case_count,
     };
     let selected: Vec<Case<'_>> = corpus
         .iter()
@@ -242,7 +252,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     }
     let record = RunRecord {
         suite_version: env!("CARGO_PKG_VERSION").into(),
-        corpus_digest: agentconf_corpus::writer::manifest(&corpus).corpus_digest,
+        corpus_digest: facts.digest,
         selection,
         implementation: match early_identity.map(std::thread::JoinHandle::join) {
             Some(Ok(identity)) => identity,
@@ -294,6 +304,59 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
         outputs: sealed.outputs,
         broken_wrapper,
     })
+}
+
+/// What a run records of the whole corpus, whatever it selects.
+struct CorpusFacts {
+    digest: String,
+    case_count: usize,
+}
+
+/// The build fact ([`agentconf_harness::identity::build_fact`]) that holds [`CorpusFacts`]:
+/// `DIGEST CASES`.
+const CORPUS_FACTS: &str = "corpus";
+
+/// The corpus facts an earlier run of this very executable recorded, if any.
+fn recorded_corpus_facts() -> Option<CorpusFacts> {
+    let exe = std::env::current_exe().ok()?;
+    let text = agentconf_harness::identity::build_fact(&exe, CORPUS_FACTS)?;
+    let (digest, cases) = text.split_once(' ')?;
+    Some(CorpusFacts {
+        digest: digest.to_string(),
+        case_count: cases.parse().ok()?,
+    })
+}
+
+/// The facts of `corpus` (the whole of it), recorded beside the executable for the next run.
+fn record_corpus_facts(corpus: &[agentconf_contract::vector::Vector]) -> CorpusFacts {
+    let facts = CorpusFacts {
+        digest: agentconf_corpus::writer::manifest(corpus).corpus_digest,
+        case_count: case_ids(corpus).len(),
+    };
+    if let Ok(exe) = std::env::current_exe() {
+        let text = format!("{} {}", facts.digest, facts.case_count);
+        agentconf_harness::identity::record_build_fact(&exe, CORPUS_FACTS, &text);
+    }
+    facts
+}
+
+/// Every case id of `vectors`: a vector's id names its first case, `<id>@<revision>` its others.
+fn case_ids(vectors: &[agentconf_contract::vector::Vector]) -> std::collections::BTreeSet<String> {
+    vectors
+        .iter()
+        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
+        .collect()
+}
+
+/// Whether a vector of `suite` may be selected by the `--include` prefixes (every one when there
+/// are none; excludes only take away): one of its ids may start with a prefix when the prefix
+/// and the suite's id prefix are one a prefix of the other.
+fn reaches(include: &[String], suite: agentconf_contract::vector::Suite) -> bool {
+    let suite = suite.id_prefix();
+    include.is_empty()
+        || include
+            .iter()
+            .any(|p| p.starts_with(suite) || suite.starts_with(p.as_str()))
 }
 
 /// The grading a run's arguments ask for.

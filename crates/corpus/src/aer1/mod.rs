@@ -21,6 +21,13 @@ use agentconf_contract::vector::Vector;
 
 /// Every AER-1 vector, in generation order (the corpus sorts by id afterwards).
 pub fn generate(out: &mut Vec<Vector>) {
+    generate_verifier_vectors(out);
+    generate_emitter_vectors(out);
+}
+
+/// The vectors a verifier runs on (`aer1/timeline`, `aer1/receipt`, `aer1/workflow`), with their
+/// other readings.
+pub fn generate_verifier_vectors(out: &mut Vec<Vector>) {
     valid::generate(out);
     truncated::generate(out);
     reclosed::generate(out);
@@ -31,9 +38,13 @@ pub fn generate(out: &mut Vec<Vector>) {
     hostile::generate(out);
     receipt::generate(out);
     workflow::generate(out);
+    readings::apply(out);
+}
+
+/// The vectors an emitter runs on (`aer1/emit-*`): among them the corpus's largest artifacts.
+pub fn generate_emitter_vectors(out: &mut Vec<Vector>) {
     emit::generate(out);
     emit_receipt::generate(out);
-    readings::apply(out);
 }
 
 /// The entry specs of the draft's example for job `job-7a1f`.

@@ -19,11 +19,17 @@
 //! implementation is not PID 1 itself, whose signals would behave differently (a signal it sends
 //! itself without a handler is ignored there).
 //!
-//! Each process is started from a thread of its own, the keeper, which lives exactly as long as
-//! the process: `PR_SET_PDEATHSIG` ties a process to the *thread* that started it, so a harness
-//! killed with SIGKILL takes its supervisors, and so the namespaces, with it. The keeper is also
-//! the exit watch: its pipe reaches its end once the process has exited (in a namespace, once
-//! the whole namespace is gone).
+//! `PR_SET_PDEATHSIG` ties a process to the *thread* that started it, so the starting thread
+//! must outlive the process: then a harness killed with SIGKILL takes its supervisors, and so the
+//! namespaces, with it. A process is started from a thread of its own, the keeper, which lives
+//! exactly as long as the process ([`Starter::Keeper`]) — except a one-shot run's in a process
+//! group, which the calling thread starts (a worker, which reaps it before the call returns:
+//! [`Starter::Caller`]). A supervisor cannot be started that way: it never executes a program,
+//! so it runs on the memory and thread-local storage (errno) of the thread that cloned it for the
+//! implementation's whole life, and that thread must stay suspended meanwhile. The exit watch is
+//! the process's pidfd (readable once it has exited: in a namespace, once the whole namespace is
+//! gone); where the system has none (before Linux 5.3) the keeper's pipe, which reaches its end
+//! at that moment, is, and every process has a keeper.
 //!
 //! Elsewhere, or where the system refuses namespaces (or `AGENTCONF_CONTAINMENT=process-group`
 //! asks for it), the implementation runs in a session and process group of its own, still with
@@ -139,14 +145,35 @@ impl Spawned {
     }
 }
 
+/// Which thread starts a process, and so ties it to its own life (`PR_SET_PDEATHSIG` follows the
+/// thread that started a process, not the harness process).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Starter {
+    /// The calling thread, when it can: only for a process it reaps before it can end (a one-shot
+    /// run, which waits for the process before it returns), in a process group (a namespace's
+    /// supervisor always has a keeper). No thread is made, and nothing waits for one to be
+    /// scheduled: the cheap way, once per case.
+    Caller,
+    /// A keeper thread of the process's own, living exactly as long as the process: for processes
+    /// that outlive the call that started them (persistent servers, GRP receivers), whose
+    /// starting thread may end first.
+    Keeper,
+}
+
 /// Starts `argv` (program first, found through `PATH` when it has no slash) with piped standard
-/// streams, contained as [`containment`] says, and registers it with the interruption handler.
-/// `Err` for an empty or wrong command (or a system that cannot start a process).
+/// streams, contained as [`containment`] says, from a keeper thread of its own, and registers it
+/// with the interruption handler. `Err` for an empty or wrong command (or a system that cannot
+/// start a process).
 pub(crate) fn spawn(argv: &[String]) -> io::Result<Spawned> {
+    spawn_by(argv, Starter::Keeper)
+}
+
+/// As [`spawn`], started by the thread `starter` says.
+pub(crate) fn spawn_by(argv: &[String], starter: Starter) -> io::Result<Spawned> {
     if argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     }
-    let spawned = platform::spawn(argv, in_force())?;
+    let spawned = platform::spawn(argv, in_force(), starter)?;
     // Known to the interruption handler until reaped, so SIGINT ends it too.
     crate::interrupt::register_group(spawned.pid as i32);
     Ok(spawned)
@@ -202,7 +229,7 @@ mod linux {
     use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
     use std::sync::Arc;
 
-    use super::{Containment, Spawned};
+    use super::{Containment, Spawned, Starter};
     use crate::process::{hung_up, others_in_group, waitid_unreaped};
 
     /// The stack of each child before it executes a program, or of the supervisor for its
@@ -529,44 +556,99 @@ mod linux {
         }
     }
 
-    /// Starts `argv` under `containment` (see the module's documentation).
-    pub(super) fn spawn(argv: &[String], containment: Containment) -> io::Result<Spawned> {
-        let owned = Owned::new(argv, containment == Containment::UserAndPidNamespace)?;
-        let (child_stdin, stdin) = io::pipe()?;
-        let (stdout, child_stdout) = io::pipe()?;
-        let (stderr, child_stderr) = io::pipe()?;
-        let (mut ready, ready_w) = io::pipe()?;
-        let (exit_watch, watch_w) = io::pipe()?;
-        let outcome = Arc::new(Outcome::default());
-        let stdio = [
-            child_stdin.as_raw_fd(),
-            child_stdout.as_raw_fd(),
-            child_stderr.as_raw_fd(),
-        ];
-        let probes = [stdout.as_raw_fd(), stderr.as_raw_fd()];
-        let flags = match containment {
+    /// Starts `argv` under `containment` from the thread `starter` says (see the module's
+    /// documentation).
+    pub(super) fn spawn(
+        argv: &[String],
+        containment: Containment,
+        starter: Starter,
+    ) -> io::Result<Spawned> {
+        match starter {
+            // A namespace's supervisor runs for the implementation's whole life without ever
+            // executing a program, on the memory and the thread-local storage (errno) of the
+            // thread that cloned it: that thread must stay suspended meanwhile, so it is a
+            // keeper, never a worker. Without a pidfd the keeper's pipe is the only exit watch.
+            Starter::Caller if !containment.is_namespace() && pidfds_work() => spawn_here(argv),
+            _ => spawn_with_keeper(argv, containment),
+        }
+    }
+
+    /// Whether this system has pidfd_open(2) (asked once, of this process).
+    fn pidfds_work() -> bool {
+        static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        // SAFETY: getpid has no memory effects.
+        *WORKS.get_or_init(|| pidfd(unsafe { libc::getpid() }).is_some())
+    }
+
+    /// The clone(2) flags of a containment's first child (the supervisor, or the implementation).
+    fn namespace_flags(containment: Containment) -> libc::c_int {
+        match containment {
             Containment::PidNamespace => libc::CLONE_NEWPID,
             Containment::UserAndPidNamespace => libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
             Containment::ProcessGroup => 0,
-        };
-        let kept = Arc::clone(&outcome);
-        std::thread::Builder::new()
-            .name("agentconf-keeper".into())
-            .stack_size(64 * 1024)
-            .spawn(move || keep(owned, stdio, ready_w.into(), probes, flags, kept, watch_w))?;
-        // One byte once the program runs (or failed to); nothing if the start failed before.
+        }
+    }
+
+    /// The pipes of one spawn: the harness's ends and the implementation's.
+    struct Pipes {
+        stdin: io::PipeWriter,
+        stdout: io::PipeReader,
+        stderr: io::PipeReader,
+        child: (io::PipeReader, io::PipeWriter, io::PipeWriter),
+    }
+
+    impl Pipes {
+        fn new() -> io::Result<Pipes> {
+            let (child_stdin, stdin) = io::pipe()?;
+            let (stdout, child_stdout) = io::pipe()?;
+            let (stderr, child_stderr) = io::pipe()?;
+            Ok(Pipes {
+                stdin,
+                stdout,
+                stderr,
+                child: (child_stdin, child_stdout, child_stderr),
+            })
+        }
+
+        /// The implementation's ends, as its standard input, output and error.
+        fn stdio(&self) -> [RawFd; 3] {
+            [
+                self.child.0.as_raw_fd(),
+                self.child.1.as_raw_fd(),
+                self.child.2.as_raw_fd(),
+            ]
+        }
+
+        /// The harness's ends, once the children have their copies of theirs: ours are closed,
+        /// or they would keep the pipes open.
+        fn harness_ends(self) -> (io::PipeWriter, io::PipeReader, io::PipeReader) {
+            drop(self.child);
+            (self.stdin, self.stdout, self.stderr)
+        }
+
+        /// The harness's ends of the output pipes (see [`Launch::probes`]).
+        fn probes(&self) -> [RawFd; 2] {
+            [self.stdout.as_raw_fd(), self.stderr.as_raw_fd()]
+        }
+    }
+
+    /// Waits for the one byte a start writes once the program runs (or failed to); `false` when
+    /// the pipe ended without it (the start failed before).
+    fn started(mut ready: io::PipeReader) -> bool {
         let mut byte = [0u8; 1];
-        let started = loop {
+        loop {
             match ready.read(&mut byte) {
-                Ok(n) => break n == 1,
+                Ok(n) => return n == 1,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break false,
+                Err(_) => return false,
             }
-        };
-        // The children have their copies now; ours would keep the pipes open.
-        drop((child_stdin, child_stdout, child_stderr));
+        }
+    }
+
+    /// Why a start failed, from what its children reported (`None`: it did not).
+    fn start_failure(outcome: &Outcome, started: bool) -> Option<io::Error> {
         let pid = outcome.pid.load(Ordering::SeqCst);
-        let failure = match (
+        match (
             outcome.setup_errno.load(Ordering::SeqCst),
             outcome.exec_errno.load(Ordering::SeqCst),
         ) {
@@ -576,8 +658,93 @@ mod linux {
             )),
             (0, exec) => Some(io::Error::from_raw_os_error(exec)),
             (setup, _) => Some(io::Error::from_raw_os_error(setup)),
+        }
+    }
+
+    /// Starts `argv` in a process group of its own from the calling thread, which must reap it
+    /// before it ends. The clone returns once the program runs (or failed to): the calling
+    /// thread is suspended until then, so the child may use its memory and its errno.
+    fn spawn_here(argv: &[String]) -> io::Result<Spawned> {
+        let owned = Owned::new(argv, false)?;
+        let pipes = Pipes::new()?;
+        let stacks = Stacks::new()?;
+        let outcome = Arc::new(Outcome::default());
+        let (argv, envp) = (pointers(&owned.argv), pointers(&owned.env));
+        let launch = launch(
+            &owned,
+            &argv,
+            &envp,
+            pipes.stdio(),
+            // Only a supervisor reports that the program runs: here the clone's return says it.
+            -1,
+            pipes.probes(),
+            own_pid(),
+            &stacks,
+            &outcome,
+        );
+        let pid = {
+            let _blocked = BlockedSignals::new();
+            // SAFETY: the child runs `implementation` on a stack of `stacks` and reads `launch`,
+            // `owned` and `outcome`, all alive until it is done with them: CLONE_VFORK suspends
+            // this thread until the child executes a program or exits.
+            unsafe {
+                libc::clone(
+                    implementation,
+                    stacks.second(),
+                    libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT_SETTID | libc::SIGCHLD,
+                    std::ptr::from_ref(&launch).cast_mut().cast(),
+                    outcome.pid.as_ptr(),
+                )
+            }
         };
-        if let Some(e) = failure {
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let (stdin, stdout, stderr) = pipes.harness_ends();
+        if let Some(e) = start_failure(&outcome, true) {
+            let _ = reap_raw(pid);
+            return Err(e);
+        }
+        let Some(exit_watch) = pidfd(pid) else {
+            crate::process::kill_group(pid as u32);
+            let _ = reap_raw(pid);
+            return Err(io::Error::other(
+                "no pidfd for the implementation's process",
+            ));
+        };
+        Ok(Spawned {
+            pid: pid as u32,
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            exit_watch: Some(exit_watch),
+            keeper: outcome,
+        })
+    }
+
+    fn own_pid() -> libc::pid_t {
+        // SAFETY: getpid has no memory effects.
+        unsafe { libc::getpid() }
+    }
+
+    /// Starts `argv` from a keeper thread of its own.
+    fn spawn_with_keeper(argv: &[String], containment: Containment) -> io::Result<Spawned> {
+        let owned = Owned::new(argv, containment == Containment::UserAndPidNamespace)?;
+        let pipes = Pipes::new()?;
+        let (ready, ready_w) = io::pipe()?;
+        let (exit_watch, watch_w) = io::pipe()?;
+        let outcome = Arc::new(Outcome::default());
+        let (stdio, probes) = (pipes.stdio(), pipes.probes());
+        let flags = namespace_flags(containment);
+        let kept = Arc::clone(&outcome);
+        std::thread::Builder::new()
+            .name("agentconf-keeper".into())
+            .stack_size(64 * 1024)
+            .spawn(move || keep(owned, stdio, ready_w.into(), probes, flags, kept, watch_w))?;
+        let started = started(ready);
+        let (stdin, stdout, stderr) = pipes.harness_ends();
+        let pid = outcome.pid.load(Ordering::SeqCst);
+        if let Some(e) = start_failure(&outcome, started) {
             if pid > 0 {
                 let _ = reap_raw(pid);
             }
@@ -1015,7 +1182,7 @@ mod portable {
     use std::os::unix::process::CommandExt;
     use std::process::{Child, Command, ExitStatus, Stdio};
 
-    use super::{Containment, Spawned};
+    use super::{Containment, Spawned, Starter};
     use crate::process::{others_in_group, waitid_unreaped};
 
     pub(super) type Keeper = Child;
@@ -1024,7 +1191,9 @@ mod portable {
         Containment::ProcessGroup
     }
 
-    pub(super) fn spawn(argv: &[String], _: Containment) -> io::Result<Spawned> {
+    /// Every process gets a thread that watches for its exit, whoever starts it (there is no
+    /// PR_SET_PDEATHSIG to tie it to a thread here).
+    pub(super) fn spawn(argv: &[String], _: Containment, _: Starter) -> io::Result<Spawned> {
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
             .stdin(Stdio::piped())
