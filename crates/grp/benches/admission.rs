@@ -146,7 +146,7 @@ fn scattered(i: usize, big: usize) -> usize {
 
 fn main() {
     let plan = Plan::from_args();
-    let tmp = TempDir::new();
+    let tmp = TempDir::new("bench");
     let key = key();
     println!(
         "GRP admission bench ({} run; draft-sato-soos-grp rev 01 is an individual \

@@ -60,7 +60,7 @@ fn main() {
                 .collect()
         })
         .collect();
-    let dir = TempDir::new();
+    let dir = TempDir::new("bench");
     let sqlite = SqliteStore::create_with(&dir.file("bench.sqlite"), Durability::PowerLoss)
         .expect("create the SQLite store");
     let mut results = vec![measure(

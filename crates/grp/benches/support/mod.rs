@@ -2,8 +2,6 @@
 //! depend on the corpus crate), its signed events, event ids and a temporary directory.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use agentconf_grp::event::{PublisherType, CHANGE_CLASSES};
 use agentconf_grp::jws::{public_jwk, sign_event, SIGNATURE_MEMBER};
 use agentconf_grp::keys::derive_signing_key;
@@ -66,27 +64,9 @@ pub fn signed_line(key: &SigningKey, event_id: &str) -> Vec<u8> {
     Value::Object(e).to_string().into_bytes()
 }
 
-/// A temporary directory, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!("agentconf-grp-bench-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the bench's temp dir");
-        TempDir(dir)
-    }
-
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../../tests/support/temp_dir.rs"]
+mod temp_dir;
+pub use temp_dir::TempDir;
 
 pub fn event_id(i: usize) -> String {
     format!("grp-evt-{i:08}")

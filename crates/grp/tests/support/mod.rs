@@ -1,9 +1,6 @@
 //! What the GRP tests share: a session of registered P-TYPE-3 publishers with derived public test
 //! keys, their events signed as lines, and a temporary directory. Each test binary uses part.
 #![allow(dead_code)]
-
-use std::path::PathBuf;
-
 pub mod postgres;
 pub mod postgres_server;
 
@@ -74,27 +71,6 @@ pub fn signed(e: Map<String, Value>, signer: &SigningKey) -> String {
     line(e, token)
 }
 
-/// A fresh directory, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(label: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "agentconf-grp-tests-{}-{label}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod temp_dir;
+#[allow(unused_imports)] // each test binary uses part
+pub use temp_dir::TempDir;
