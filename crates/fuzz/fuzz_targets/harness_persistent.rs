@@ -6,9 +6,7 @@
 
 use agentconf_fuzz::{corpus, selector};
 use agentconf_harness::Grading;
-use agentconf_harness::{
-    grade_run_answer, read_run_response, read_start_response, ReplyError,
-};
+use agentconf_harness::{grade_run_answer, read_run_response, read_start_response, ReplyError};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
