@@ -225,6 +225,10 @@ fn excerpt(bytes: &[u8], offset: usize) -> String {
         .collect()
 }
 
+// The harness's preimage against every link of the committed corpus's valid timelines.
+#[cfg(test)]
+mod corpus_agrees;
+
 #[cfg(test)]
 mod tests {
     use super::*;

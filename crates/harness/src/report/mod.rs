@@ -638,6 +638,10 @@ fn plural(words: &str) -> String {
 pub use agentconf_json::text::terminal_safe;
 pub(crate) use agentconf_json::text::{clip, is_bidi_control};
 
+// Snapshots of every format and the escaping, ordering and classification they must keep.
+#[cfg(test)]
+mod snapshot_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;

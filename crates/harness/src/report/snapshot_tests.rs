@@ -2,16 +2,17 @@
 //! status, plus tests of what matters most: escaping, false accepts first, badge colours, diff
 //! classification.
 //!
-//! Update the snapshots with `INSTA_UPDATE=always cargo test -p agentconf-harness --test
-//! report_snapshots` (or `cargo insta review`), then read the `.snap` diffs before committing.
+//! Update the snapshots with `INSTA_UPDATE=always cargo test -p agentconf-harness --lib
+//! report::snapshot_tests` (or `cargo insta review`), then read the `.snap` diffs before
+//! committing.
 
-use agentconf_contract::vector::{Expectation, Suite};
-use agentconf_harness::report::{self, RuleStatus};
-use agentconf_harness::results::{
+use crate::report::{self, RuleStatus};
+use crate::results::{
     footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, Selection, FORMAT,
 };
-use agentconf_harness::Grading;
-use agentconf_harness::Status;
+use crate::Grading;
+use crate::Status;
+use agentconf_contract::vector::{Expectation, Suite};
 
 /// A hostile standard error: markup, quotes, an ANSI escape, a bidi override, a NUL.
 const HOSTILE: &str = "<script>alert(\"pwned\")</script> it's & <img src=x onerror='alert(1)'>\n\
@@ -224,7 +225,7 @@ fn file(fixed: bool) -> ResultsFile {
                 executable_sha256: Some(
                     "9b2e4f6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f".into(),
                 ),
-                files: vec![agentconf_harness::results::FileDigest {
+                files: vec![crate::results::FileDigest {
                     path: "impl.py".into(),
                     sha256: "5d41402abc4b2a76b9719d911017c592aaf4c1f5e2d0b3c4a6e8f0a2b4c6d8e0"
                         .into(),
@@ -820,7 +821,7 @@ fn markdown_lists_at_most_fifty_unexpected() {
 #[test]
 fn parse_round_trip_feeds_the_reports() {
     // The reports take what `results::parse` gives: write the fixture as JSON lines, read it back.
-    use agentconf_harness::results::{parse, Line};
+    use crate::results::{parse, Line};
     let f = file(true);
     let mut text = serde_json::to_string(&Line::Header(f.header.clone())).unwrap() + "\n";
     for r in &f.results {
@@ -836,7 +837,7 @@ fn parse_round_trip_feeds_the_reports() {
 /// case ids, must match the lines, so an edit that keeps the totals consistent is still caught.
 #[test]
 fn results_files_refuse_edits_that_keep_the_totals_consistent() {
-    use agentconf_harness::results::{case_ids_sha256, check, header_sha256, Incomplete};
+    use crate::results::{case_ids_sha256, check, header_sha256, Incomplete};
     let mut f = file(true);
     f.header.case_count = Some(f.results.len());
     f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));

@@ -1,4 +1,4 @@
-//! The judge's own entry preimage (`agentconf_harness::preimage`) against the committed corpus:
+//! The judge's own entry preimage (`crate::preimage`) against the committed corpus:
 //! every link of every valid timeline vector, recomputed by the harness, equals the `prev_digest`
 //! the corpus (written by the reference producer) stores. Two independent writings of the
 //! draft's construction agree, byte for byte, on every input the corpus has — non-ASCII, U+007F,
@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::preimage::{digest_hex, preimage, Construction, Fields};
 use agentconf_contract::vector::Vector;
-use agentconf_harness::preimage::{digest_hex, preimage, Construction, Fields};
 use base64::Engine as _;
 use serde_json::Value;
 
