@@ -738,7 +738,7 @@ fn diff_formats() -> impl TypedValueParser<Value = ReportFormat> {
     format_values(
         ReportFormat::ALL
             .into_iter()
-            .filter(|f| f.diff_renderer().is_some())
+            .filter(|f| f.has_diff())
             .map(|f| PossibleValue::new(f.name())),
     )
 }

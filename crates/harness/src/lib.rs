@@ -22,6 +22,8 @@ compile_error!(
 pub mod adapter;
 pub mod corpus_check;
 pub mod emitted;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 pub mod identity;
 pub mod interrupt;
 pub mod matrix;

@@ -175,8 +175,7 @@ fn diff(args: &ReportDiffArgs) -> Result<ExitOutcome> {
         ));
     }
     // The parser takes only the formats that render a diff.
-    let render = args.format.diff_renderer().unwrap_or(report::diff_text);
-    emit(&render(&d))?;
+    emit(&args.format.render_diff(&d))?;
     // Regressions fail the diff whatever their cause: one the corpus explains is still a
     // failure of the new run, listed as such.
     Ok(if d.has_regressions() && !args.exit_zero {

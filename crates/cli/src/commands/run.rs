@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use agentconf_contract::case::Case;
 use agentconf_harness::adapter::{Adapter, Mode};
+use agentconf_harness::report::{ReportFormat, View};
 use agentconf_harness::results::{
     self, write_atomically, ImplementationInfo, ResultsFile, Selection,
 };
@@ -37,7 +38,7 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
     let mut summary = if broken_wrapper {
         String::new()
     } else {
-        agentconf_harness::report::text(&file)
+        ReportFormat::Text.render(&View::of(&file))
     };
     if !broken_wrapper && file.results.iter().all(|r| r.status.is_no_answer()) {
         summary.push_str(
@@ -284,7 +285,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     if let Some(failure) = sealed.write_failure {
         // What was graded is not lost: the table goes to standard output, the lines written so
         // far stay in the temporary file, and the error says where.
-        emit(&agentconf_harness::report::text(&file))?;
+        emit(&ReportFormat::Text.render(&View::of(&file)))?;
         return Err(Error::ResultsNotWritten {
             target: args.out.clone(),
             failure,
@@ -297,7 +298,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
         )?;
     }
     if let Some(html) = &args.html {
-        write_atomically(html, agentconf_harness::report::html(&file).as_bytes())?;
+        write_atomically(html, ReportFormat::Html.render(&View::of(&file)).as_bytes())?;
     }
     Ok(Executed {
         file,

@@ -84,8 +84,17 @@ impl ReportFormat {
         }
     }
 
-    /// The renderer of a diff in this format, for the formats a diff has (text, JSON, Markdown).
-    pub fn diff_renderer(self) -> Option<fn(&Diff) -> String> {
+    /// Whether a diff has this format (text, JSON, Markdown).
+    pub fn has_diff(self) -> bool {
+        self.diff_renderer().is_some()
+    }
+
+    /// `diff` in this format; a format a diff does not have (JUnit, HTML, badge) gives the text.
+    pub fn render_diff(self, diff: &Diff) -> String {
+        self.diff_renderer().unwrap_or(diff_text)(diff)
+    }
+
+    fn diff_renderer(self) -> Option<fn(&Diff) -> String> {
         match self {
             ReportFormat::Text => Some(diff_text),
             ReportFormat::Json => Some(diff_json),
