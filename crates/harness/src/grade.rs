@@ -244,7 +244,7 @@ pub(crate) fn grade_decision(
 
 /// The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064" for a
 /// rejection and null for an admission or a deferral.
-pub fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
+pub(crate) fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
     let ale_ok = match d.outcome {
         DecisionOutcome::Admitted | DecisionOutcome::Deferred => d.ale.is_none(),
         DecisionOutcome::Rejected => d.ale.as_deref() == Some("ALE-064"),
@@ -264,7 +264,7 @@ pub fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
 }
 
 /// What a decision said, for messages: `admitted`, `deferred`, `rejected as "x"`.
-pub fn said(d: &DecisionLine) -> String {
+pub(crate) fn said(d: &DecisionLine) -> String {
     match d.outcome {
         DecisionOutcome::Rejected => format!("rejected as {}", json_text(&d.rejection_reason)),
         other => other.as_str().to_string(),

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 /// The members of one entry's preimage, as the entry gives them (`output_hash` already computed
 /// from the decoded bytes, as lowercase hex; `seq` as the integer's decimal text).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     pub close: bool,
     pub id: &'a str,
     pub job_id: &'a str,
@@ -26,7 +26,7 @@ pub struct Fields<'a> {
 
 /// A way of writing the preimage: the draft's, or one of the mistakes emitters are known to make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Construction {
+pub(crate) enum Construction {
     /// The draft's: sorted keys, no whitespace, `\"` `\\` `\b` `\t` `\n` `\f` `\r`, every other
     /// code point outside U+0020..U+007E as `\u` and four lowercase hex digits (surrogate pairs
     /// above the BMP), U+007F included (the kit's reading; the draft's text is silent on it).
@@ -70,7 +70,7 @@ impl Construction {
 }
 
 /// The preimage of `f` written under `c`.
-pub fn preimage(f: &Fields<'_>, c: Construction) -> Vec<u8> {
+pub(crate) fn preimage(f: &Fields<'_>, c: Construction) -> Vec<u8> {
     let (comma, colon) = if c == Construction::Spaced {
         (", ", ": ")
     } else {
@@ -151,7 +151,7 @@ fn string(out: &mut Vec<u8>, s: &str, c: Construction) {
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
-pub fn digest_hex(bytes: &[u8]) -> String {
+pub(crate) fn digest_hex(bytes: &[u8]) -> String {
     agentconf_json::hex::lower(&Sha256::digest(bytes))
 }
 

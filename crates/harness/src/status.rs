@@ -64,7 +64,7 @@ impl Status {
 
     /// Whether the status fails the run (an expected failure that passed does: the list is
     /// stale).
-    pub fn is_unexpected(self) -> bool {
+    pub(crate) fn is_unexpected(self) -> bool {
         !matches!(
             self,
             Status::Pass | Status::Unsupported | Status::Skip | Status::Xfail

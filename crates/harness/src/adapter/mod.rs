@@ -201,7 +201,7 @@ impl Adapter {
     /// take what the case needs: its operation (`unsupported = true`), its tier or revision (not
     /// in `tiers` / `revisions`), or a commitment (a timeline template without
     /// `argv_with_commitment`). Such a case is unsupported, never run as something else.
-    pub fn declines(&self, c: &Case<'_>) -> Option<String> {
+    pub(crate) fn declines(&self, c: &Case<'_>) -> Option<String> {
         let op = operation_of(c.vector.suite);
         let name = op.as_str();
         if let Some(i) = self
@@ -277,7 +277,7 @@ impl Adapter {
 
     /// The arguments after the command for `call`: the operation's template with the call's
     /// values filled in, or the contract's own order when it has no template.
-    pub fn arguments(&self, call: &Call) -> Vec<String> {
+    pub(crate) fn arguments(&self, call: &Call) -> Vec<String> {
         let spec = self.spec(call.operation());
         let commitment = matches!(
             call,
@@ -310,7 +310,7 @@ impl Adapter {
         }
     }
 
-    pub fn exit_meaning(&self, code: Option<i32>) -> ExitMeaning {
+    pub(crate) fn exit_meaning(&self, code: Option<i32>) -> ExitMeaning {
         let Some(codes) = &self.exit_codes else {
             return ExitMeaning::of(code);
         };
@@ -319,7 +319,7 @@ impl Adapter {
     }
 
     /// The rules the tool's messages map to, for case `id` of operation `op`.
-    pub fn mapped_rules(&self, op: Operation, id: &str, output: &str) -> Vec<Rule> {
+    pub(crate) fn mapped_rules(&self, op: Operation, id: &str, output: &str) -> Vec<Rule> {
         let mut rules = Vec::new();
         for m in &self.error_map {
             let applies = m.operation.is_none_or(|o| o == op)
@@ -332,7 +332,7 @@ impl Adapter {
     }
 
     /// The first `crash_on_stderr` pattern in `stderr`, if any.
-    pub fn crash_pattern(&self, stderr: &[u8]) -> Option<&str> {
+    pub(crate) fn crash_pattern(&self, stderr: &[u8]) -> Option<&str> {
         self.crash_on_stderr
             .iter()
             .find(|p| {
@@ -344,7 +344,7 @@ impl Adapter {
     }
 
     /// Why the case is skipped, by an exact id or a glob.
-    pub fn skip_reason(&self, id: &str) -> Option<&str> {
+    pub(crate) fn skip_reason(&self, id: &str) -> Option<&str> {
         self.skip
             .iter()
             .find(|s| {
@@ -357,7 +357,7 @@ impl Adapter {
             .map(|s| s.reason.as_str())
     }
 
-    pub fn xfail_reason(&self, id: &str) -> Option<&str> {
+    pub(crate) fn xfail_reason(&self, id: &str) -> Option<&str> {
         self.xfail
             .iter()
             .find(|e| e.id == id)

@@ -9,7 +9,7 @@ use crate::status::Status;
 
 /// One way the emitted timeline departs from the expected one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EmitFault {
+pub(crate) struct EmitFault {
     pub rule: Rule,
     /// The 0-based entry, where the fault is in one.
     pub entry: Option<usize>,

@@ -22,7 +22,7 @@ mod fault;
 mod receipt;
 
 pub(crate) use fault::{EmitFault, EmitGrade};
-pub use receipt::compare as compare_receipt;
+pub(crate) use receipt::compare as compare_receipt;
 
 pub(crate) use fault::shown;
 use fault::{read_object, repeated_message, wrong_output};
@@ -324,7 +324,7 @@ fn integer_text(v: &Value) -> Option<String> {
 
 /// The faults of `emitted` (the implementation's standard output) against `want` (the timeline
 /// the draft's construction gives). Empty when they agree on every member the draft binds.
-pub fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
+pub(crate) fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
     let fault = |rule, entry, member, message: String| EmitFault {
         rule,
         entry,

@@ -61,7 +61,7 @@ pub(crate) fn grade(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
 
 /// The faults of `emitted` against the receipt of `payload` with `meta`'s members. Empty when
 /// they agree on every member the draft binds.
-pub fn compare(payload: &[u8], meta: &ReceiptMeta, emitted: &[u8]) -> Vec<EmitFault> {
+pub(crate) fn compare(payload: &[u8], meta: &ReceiptMeta, emitted: &[u8]) -> Vec<EmitFault> {
     let fault = |rule, member, message: String| EmitFault {
         rule,
         entry: None,

@@ -65,7 +65,7 @@ pub struct Coverage {
 
 impl Coverage {
     /// The coverage of `file`'s result lines.
-    pub fn of(file: &ResultsFile) -> Coverage {
+    pub(crate) fn of(file: &ResultsFile) -> Coverage {
         let counted: Vec<&ResultLine> = file
             .results
             .iter()
@@ -128,7 +128,7 @@ pub struct Diff {
 
 impl Diff {
     /// Whether the two runs' verdicts differ.
-    pub fn verdict_changed(&self) -> bool {
+    pub(crate) fn verdict_changed(&self) -> bool {
         self.old_verdict != self.new_verdict
     }
 
@@ -144,7 +144,7 @@ impl Diff {
     }
 
     /// How many differences have `cause`.
-    pub fn count(&self, cause: Cause) -> usize {
+    pub(crate) fn count(&self, cause: Cause) -> usize {
         self.by_cause.get(&cause).copied().unwrap_or(0)
     }
 

@@ -216,7 +216,7 @@ impl Serialize for Totals {
 
 /// Counts per status, computed from the result lines (the footer may be missing when a run was
 /// cut short, and is not trusted to agree).
-pub fn totals(file: &ResultsFile) -> Totals {
+pub(crate) fn totals(file: &ResultsFile) -> Totals {
     let mut by_status: Vec<(String, usize)> =
         STATUSES.iter().map(|s| (s.name().to_string(), 0)).collect();
     let mut extra: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -266,7 +266,7 @@ pub(crate) fn ordered(file: &ResultsFile) -> Vec<&ResultLine> {
 
 /// The unexpected results in report order: false accepts, false rejects, wrong reasons, crashes,
 /// timeouts, protocol errors; by id within each.
-pub fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
+pub(crate) fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
     ordered(file)
         .into_iter()
         .filter(|r| r.status.is_unexpected())
@@ -426,7 +426,7 @@ fn rules_without_cases(rows: &[RuleRow]) -> usize {
 /// - An `acceptable` case (either verdict conforms) is credited when the implementation both
 ///   accepted a `valid` case and rejected an `invalid` case of the same suite: only then does
 ///   its verdict on the case say anything.
-pub struct Credit<'a> {
+pub(crate) struct Credit<'a> {
     /// Graded cases (not unsupported, not skipped) by id.
     graded: BTreeMap<&'a str, &'a ResultLine>,
     /// Per source id: whether a graded case derived from it passed.
@@ -436,7 +436,7 @@ pub struct Credit<'a> {
 }
 
 impl<'a> Credit<'a> {
-    pub fn of(file: &'a ResultsFile) -> Credit<'a> {
+    pub(crate) fn of(file: &'a ResultsFile) -> Credit<'a> {
         let mut c = Credit {
             graded: BTreeMap::new(),
             derived: BTreeMap::new(),
@@ -459,7 +459,7 @@ impl<'a> Credit<'a> {
     }
 
     /// Whether a passing line earns credit for its rules.
-    pub fn credited(&self, l: &ResultLine) -> bool {
+    pub(crate) fn credited(&self, l: &ResultLine) -> bool {
         self.why_uncredited(l).is_none()
     }
 
@@ -538,7 +538,7 @@ pub(crate) fn passed_cases(n: usize) -> String {
 
 /// Every passing case that earned no credit (paired credit), in report order, with its reason:
 /// what every format lists, one line each.
-pub fn uncredited(file: &ResultsFile) -> Vec<UncreditedCase> {
+pub(crate) fn uncredited(file: &ResultsFile) -> Vec<UncreditedCase> {
     let credit = Credit::of(file);
     ordered(file)
         .into_iter()

@@ -238,7 +238,7 @@ pub struct Footer {
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub enum Line {
+pub(crate) enum Line {
     Header(Header),
     Result(ResultLine),
     Footer(Footer),

@@ -51,7 +51,7 @@ pub fn diff_text(d: &Diff) -> String {
 
 /// The verdicts: `CONFORMS -> PARTIAL`, or `PARTIAL in both runs`. Plain text (verdicts are the
 /// harness's own words).
-pub fn verdict_line(d: &Diff) -> String {
+pub(crate) fn verdict_line(d: &Diff) -> String {
     if d.verdict_changed() {
         format!("verdict {} -> {}", d.old_verdict, d.new_verdict)
     } else {
@@ -61,7 +61,7 @@ pub fn verdict_line(d: &Diff) -> String {
 
 /// What each run counted: `coverage: 663 -> 222 cases counted; suites no longer counted:
 /// aer1-receipt, …`, or that it is the same.
-pub fn coverage_line(d: &Diff) -> String {
+pub(crate) fn coverage_line(d: &Diff) -> String {
     let (old, new) = (&d.old_coverage, &d.new_coverage);
     let names = |suites: Vec<&Suite>| {
         suites
@@ -121,11 +121,11 @@ pub(crate) fn counts(d: &Diff) -> (String, String) {
 /// Above this many, the cases that left or joined what a run counts are summed per suite and
 /// change instead of listed (`--format json` lists them all): a suite the implementation stopped
 /// claiming is one fact, not hundreds.
-pub const COVERAGE_LISTED: usize = 20;
+pub(crate) const COVERAGE_LISTED: usize = 20;
 
 /// The cases of `list` summed per suite and change of status, in corpus order: (suite, `pass ->
 /// unsupported`, count).
-pub fn coverage_sums(list: &[Change]) -> Vec<(Suite, String, usize)> {
+pub(crate) fn coverage_sums(list: &[Change]) -> Vec<(Suite, String, usize)> {
     let mut sums: Vec<(Suite, String, usize)> = Vec::new();
     for c in list {
         let suite = c.suite;

@@ -36,7 +36,7 @@ pub enum What {
 }
 
 impl What {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             What::Delivered => "delivered",
             What::Admitted => "admitted",
@@ -51,7 +51,7 @@ impl What {
     }
 
     /// Whether it is a node's answer to a line.
-    pub fn is_answer(self) -> bool {
+    pub(crate) fn is_answer(self) -> bool {
         matches!(self, What::Admitted | What::Rejected | What::Deferred)
     }
 }
@@ -167,7 +167,7 @@ struct Delivery {
 /// Checks the whole `history`. `pairs[line]` names the pair line `line` carries (lines that
 /// carry the same `(publisher_id, event_id)` have equal names, e.g. `event e7 of publisher p`);
 /// a line without a name is its own pair.
-pub(crate) fn check(history: &[Entry], pairs: &[String]) -> Result<(), Anomaly> {
+pub fn check(history: &[Entry], pairs: &[String]) -> Result<(), Anomaly> {
     let name = |line: usize| {
         pairs
             .get(line)

@@ -7,7 +7,7 @@
 //! the shared store runs through the harness's own [`proxy`], so one node can be cut off while
 //! the others work.
 
-pub mod history;
+pub(crate) mod history;
 pub(crate) mod proxy;
 mod steps;
 
