@@ -57,7 +57,7 @@ pub fn argv_files(argv: &[String]) -> Vec<FileDigest> {
 /// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
 /// header's record of what was run. Agentconf's own executable (the reference, in process or as
 /// a command) is hashed once per build: its digest is kept beside it ([`build_fact`]).
-pub fn executable_sha256(program: &str) -> Option<String> {
+pub(crate) fn executable_sha256(program: &str) -> Option<String> {
     let path = if program.contains('/') {
         std::path::PathBuf::from(program)
     } else {
@@ -123,7 +123,7 @@ impl ImplementationInfo {
     }
 
     /// An implementation run as `argv` (a program and its arguments, or an adapter's command).
-    pub fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
+    pub(crate) fn of_command(name: String, argv: &[String]) -> ImplementationInfo {
         ImplementationInfo {
             name,
             argv: argv.to_vec(),
@@ -252,7 +252,7 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 /// The first line `PROGRAM --version` prints (stdout, else stderr, where some print it), when
 /// `argv` is a listed interpreter running a script file; at most 200 characters, control
 /// characters dropped.
-pub fn interpreter_version(argv: &[String]) -> Option<String> {
+pub(crate) fn interpreter_version(argv: &[String]) -> Option<String> {
     let program = argv.first()?;
     let base = std::path::Path::new(program).file_name()?.to_str()?;
     // `python3.12` is python3; a version suffix does not make another program.

@@ -180,10 +180,6 @@ impl PersistentSession {
         self.restarts
     }
 
-    pub fn config(&self) -> &PersistentConfig {
-        &self.config
-    }
-
     /// Runs one case: its inputs are written into a fresh directory under `work` (removed
     /// afterwards). GRP scenarios and emitters run one-shot.
     pub fn run(&mut self, c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {

@@ -19,7 +19,7 @@ pub struct AdapterError {
 }
 
 impl AdapterError {
-    pub fn at(line: usize, problem: Problem) -> AdapterError {
+    pub(crate) fn at(line: usize, problem: Problem) -> AdapterError {
         AdapterError {
             line: Some(line),
             problem,
@@ -44,12 +44,12 @@ impl std::error::Error for AdapterError {}
 pub struct AdapterErrors(Vec<AdapterError>);
 
 impl AdapterErrors {
-    pub fn one(mistake: AdapterError) -> AdapterErrors {
+    pub(crate) fn one(mistake: AdapterError) -> AdapterErrors {
         AdapterErrors(vec![mistake])
     }
 
     /// `None` when there is no mistake.
-    pub fn of(mut mistakes: Vec<AdapterError>) -> Option<AdapterErrors> {
+    pub(crate) fn of(mut mistakes: Vec<AdapterError>) -> Option<AdapterErrors> {
         // Stable: mistakes of one line keep the order they were found in.
         mistakes.sort_by_key(|e| e.line);
         (!mistakes.is_empty()).then_some(AdapterErrors(mistakes))

@@ -29,8 +29,7 @@ use agentconf_contract::exit::ExitMeaning;
 use agentconf_contract::vector::Suite;
 use agentconf_rules::Rule;
 
-pub use error::{AdapterError, AdapterErrors, Problem};
-pub use template::Placeholder;
+pub(crate) use error::AdapterErrors;
 use template::Template;
 
 /// An adapter file is configuration, a few kilobytes; `agentconf run` refuses a larger one.
@@ -364,18 +363,14 @@ impl Adapter {
             .map(|e| e.reason.as_str())
     }
 
-    /// How many expected failures the file lists.
-    pub fn xfail_count(&self) -> usize {
-        self.xfail.len()
-    }
-
     /// `Err` naming every part of the adapter that shapes one-shot calls — a template, the
     /// exit-code map, an error map — since a persistent server is sent the contract's requests
     /// and answers with exit numbers and catalogue ids of its own. Everything else (command,
     /// profiles, declarations, skips, expected failures, crash patterns) applies in both modes.
     /// [`Adapter::parse_for`] in [`Mode::Persistent`] says the same with the file's other
     /// mistakes.
-    pub fn check_persistent(&self) -> Result<(), AdapterErrors> {
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn check_persistent(&self) -> Result<(), AdapterErrors> {
         match AdapterErrors::of(parse::refused_in_persistent_mode(&self.one_shot_parts)) {
             Some(errors) => Err(errors),
             None => Ok(()),
@@ -397,7 +392,7 @@ pub fn xfail_toml_for(results: &[crate::results::ResultLine]) -> String {
 }
 
 /// An expected-failures file for the vectors that did not pass, as a starting point.
-pub fn xfail_toml(failures: &[(String, String)]) -> String {
+pub(crate) fn xfail_toml(failures: &[(String, String)]) -> String {
     let mut out = String::from(
         "# Expected failures written by `agentconf run --emit-xfail`. Every entry needs a real reason;\n\
          # an expected failure that passes, or an unknown id, fails the run.\n",

@@ -69,7 +69,7 @@ impl Placeholder {
 
     /// The argument of the call this placeholder passes on: `{id_tier}` is `{tier}` under its
     /// old name.
-    pub fn argument(self) -> Placeholder {
+    pub(crate) fn argument(self) -> Placeholder {
         match self {
             Placeholder::IdTier => Placeholder::Tier,
             p => p,
@@ -127,7 +127,7 @@ impl Placeholder {
 
 /// A piece of one argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Segment {
+pub(crate) enum Segment {
     Text(String),
     Value(Placeholder),
 }
@@ -135,7 +135,7 @@ pub enum Segment {
 /// One argument as written: `{` + a name of letters, digits and `_` + `}` is a placeholder;
 /// any other brace is text. `Err` carries the name, as written, of a placeholder that is not
 /// among `allowed`.
-pub fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
+pub(crate) fn parse_argument(text: &str, allowed: &[Placeholder]) -> Result<Vec<Segment>, String> {
     let mut out = Vec::new();
     let mut literal = String::new();
     let mut rest = text;
@@ -176,7 +176,7 @@ pub(crate) struct Template {
 
 impl Template {
     /// Whether the template passes on the call's argument `p`, under any of its names.
-    pub fn names(&self, p: Placeholder) -> bool {
+    pub(crate) fn names(&self, p: Placeholder) -> bool {
         self.arguments
             .iter()
             .flatten()
@@ -184,7 +184,7 @@ impl Template {
     }
 
     /// Whether the template writes `p` under exactly this name (`{id_tier}` and not `{tier}`).
-    pub fn writes(&self, p: Placeholder) -> bool {
+    pub(crate) fn writes(&self, p: Placeholder) -> bool {
         self.arguments
             .iter()
             .flatten()

@@ -52,7 +52,7 @@ impl EmitGrade {
     }
 
     /// The status and the detail alone.
-    pub fn pair(self) -> (Status, String) {
+    pub(crate) fn pair(self) -> (Status, String) {
         (self.status, self.detail)
     }
 }

@@ -116,7 +116,7 @@ pub fn grade_emitted(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> EmitGrade {
 }
 
 /// Grades an emitter's standard output for case `c`, of any emitter suite.
-pub fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
+pub(crate) fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
     grade_output(c, stdout).pair()
 }
 

@@ -47,7 +47,7 @@ pub enum Judged {
 /// standard base64, an `output_hash` of another form or not the hash of the bytes it carries,
 /// a `verification_status` other than `verified`. Bytes that are not the payload's, or members
 /// other than META's, leave a receipt a verifier may accept: unjudged.
-pub fn judge_receipt(
+pub(crate) fn judge_receipt(
     output: &[u8],
     is_expected: bool,
     payload: &[u8],
@@ -85,7 +85,7 @@ pub fn judge_receipt(
 /// value written as `5.0` (a matter of how a verifier reads numbers), another `published_at`
 /// (a verifier checks its form, not its value), members beyond the draft's or a member given
 /// twice are unjudged.
-pub fn judge_commitment(output: &[u8], is_expected: bool, source: &Vector) -> Judged {
+pub(crate) fn judge_commitment(output: &[u8], is_expected: bool, source: &Vector) -> Judged {
     if source.expectation == Expectation::Invalid {
         let rule = source
             .expected_rules
@@ -169,7 +169,7 @@ fn by_visible_fault(faults: &[EmitFault], visible: &[Rule], kind: &str) -> Judge
 
 /// Judges `output`, which the emitter grading found to be the steps' timeline (`is_expected`)
 /// or not.
-pub fn judge(output: &[u8], is_expected: bool) -> Judged {
+pub(crate) fn judge(output: &[u8], is_expected: bool) -> Judged {
     if is_expected {
         return plain(output, ENTRY_MEMBERS);
     }

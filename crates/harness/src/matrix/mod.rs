@@ -31,7 +31,8 @@ use crate::status::Status;
 use agentconf_json::hex::lower as hex;
 
 pub use html::{html, report_name};
-pub use judge::{judge, judge_commitment, judge_receipt, Judged};
+pub use judge::Judged;
+pub(crate) use judge::{judge, judge_commitment, judge_receipt};
 pub use markdown::markdown;
 
 /// The matrix file's format name. `/2` added the `commitment` kind (a value a `/1` reader does
@@ -40,7 +41,7 @@ pub use markdown::markdown;
 pub const FORMAT: &str = "agentconf-matrix/2";
 
 /// The id prefix of the derived cases that carry an emitted artifact to a verifier.
-pub const CROSS_PREFIX: &str = "matrix/";
+pub(crate) const CROSS_PREFIX: &str = "matrix/";
 
 /// The matrix file: what every report of the matrix is rendered from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

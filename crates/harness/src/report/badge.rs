@@ -20,7 +20,7 @@ struct Endpoint {
 
 /// The badge colour: `brightgreen` only for CONFORMS; `yellow` with known failures; `blue` for a
 /// partial run; `red` for FAIL; `lightgrey` when nothing was tested.
-pub fn badge_color(v: &RunVerdict) -> &'static str {
+pub(crate) fn badge_color(v: &RunVerdict) -> &'static str {
     match v.level {
         Level::Conforms => "brightgreen",
         Level::ConformsWithKnownFailures => "yellow",
@@ -32,7 +32,7 @@ pub fn badge_color(v: &RunVerdict) -> &'static str {
 
 /// The badge's label: short and the same for every run, so that a README's row of badges
 /// lines up; what the verdict covers is in the message.
-pub const BADGE_LABEL: &str = "agentconf";
+pub(crate) const BADGE_LABEL: &str = "agentconf";
 
 /// shields.io endpoint JSON: `{"schemaVersion":1,"label":"agentconf","message":"CONFORMS
 /// 663/663","color":…}`. The message is the verdict and the cases passed of those graded

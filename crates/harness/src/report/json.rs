@@ -4,14 +4,16 @@ use serde::Serialize;
 
 use super::view::{KnownFailure, SuiteSummary, View};
 use super::{RuleRow, RunVerdict, Totals, UncreditedCase};
-use crate::results::{Footer, Header, ResultLine, ResultsFile};
+#[cfg(test)]
+use crate::results::ResultsFile;
+use crate::results::{Footer, Header, ResultLine};
 
 /// The summary format version.
 pub(crate) const SUMMARY_FORMAT: &str = "agentconf-summary/1";
 
 /// Everything [`json`](super::json) writes, in its key order.
 #[derive(Clone, Debug, Serialize)]
-pub struct Summary<'a> {
+pub(crate) struct Summary<'a> {
     /// `agentconf-summary/1`.
     pub format: &'static str,
     pub header: &'a Header,
@@ -50,8 +52,9 @@ impl<'a> From<View<'a>> for Summary<'a> {
     }
 }
 
-/// The summary of `file`.
-pub fn summary(file: &ResultsFile) -> Summary<'_> {
+/// The summary of `file` (the JSON snapshot redacts its timestamps).
+#[cfg(test)]
+pub(crate) fn summary(file: &ResultsFile) -> Summary<'_> {
     Summary::from(View::of(file))
 }
 

@@ -47,45 +47,15 @@ use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use crate::status::STATUSES;
 
-pub use badge::{badge_color, BADGE_LABEL};
 pub use diff::{
     diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Coverage,
     Diff, Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
 };
 pub use format::ReportFormat;
-pub use json::{summary, Summary};
+#[cfg(test)]
+pub(crate) use json::summary;
 pub use verdict::{verdict, Level, RunVerdict};
 pub use view::View;
-
-/// The terminal summary of `file` ([`ReportFormat::Text`]).
-pub fn text(file: &ResultsFile) -> String {
-    ReportFormat::Text.render(&View::of(file))
-}
-
-/// The summary of `file` as one JSON object ([`ReportFormat::Json`]).
-pub fn json(file: &ResultsFile) -> String {
-    ReportFormat::Json.render(&View::of(file))
-}
-
-/// JUnit XML of `file` ([`ReportFormat::Junit`]).
-pub fn junit(file: &ResultsFile) -> String {
-    ReportFormat::Junit.render(&View::of(file))
-}
-
-/// Markdown of `file` ([`ReportFormat::Markdown`]).
-pub fn markdown(file: &ResultsFile) -> String {
-    ReportFormat::Markdown.render(&View::of(file))
-}
-
-/// The self-contained HTML page of `file` ([`ReportFormat::Html`]).
-pub fn html(file: &ResultsFile) -> String {
-    ReportFormat::Html.render(&View::of(file))
-}
-
-/// The shields.io endpoint badge of `file` ([`ReportFormat::Badge`]).
-pub fn badge(file: &ResultsFile) -> String {
-    ReportFormat::Badge.render(&View::of(file))
-}
 
 /// What the header of every human-facing format says about the drafts.
 pub(crate) const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
@@ -637,6 +607,45 @@ fn plural(words: &str) -> String {
 // renderers use.
 pub use agentconf_json::text::terminal_safe;
 pub(crate) use agentconf_json::text::{clip, is_bidi_control};
+
+// Each format of one file at once, for the snapshot tests (callers render a `View` through a
+// `ReportFormat`).
+
+/// The terminal summary of `file` ([`ReportFormat::Text`]).
+#[cfg(test)]
+pub(crate) fn text(file: &ResultsFile) -> String {
+    ReportFormat::Text.render(&View::of(file))
+}
+
+/// The summary of `file` as one JSON object ([`ReportFormat::Json`]).
+#[cfg(test)]
+pub(crate) fn json(file: &ResultsFile) -> String {
+    ReportFormat::Json.render(&View::of(file))
+}
+
+/// JUnit XML of `file` ([`ReportFormat::Junit`]).
+#[cfg(test)]
+pub(crate) fn junit(file: &ResultsFile) -> String {
+    ReportFormat::Junit.render(&View::of(file))
+}
+
+/// Markdown of `file` ([`ReportFormat::Markdown`]).
+#[cfg(test)]
+pub(crate) fn markdown(file: &ResultsFile) -> String {
+    ReportFormat::Markdown.render(&View::of(file))
+}
+
+/// The self-contained HTML page of `file` ([`ReportFormat::Html`]).
+#[cfg(test)]
+pub(crate) fn html(file: &ResultsFile) -> String {
+    ReportFormat::Html.render(&View::of(file))
+}
+
+/// The shields.io endpoint badge of `file` ([`ReportFormat::Badge`]).
+#[cfg(test)]
+pub(crate) fn badge(file: &ResultsFile) -> String {
+    ReportFormat::Badge.render(&View::of(file))
+}
 
 // Snapshots of every format and the escaping, ordering and classification they must keep.
 #[cfg(test)]

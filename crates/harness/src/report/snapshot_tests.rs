@@ -225,7 +225,7 @@ fn file(fixed: bool) -> ResultsFile {
                 executable_sha256: Some(
                     "9b2e4f6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f".into(),
                 ),
-                files: vec![crate::results::FileDigest {
+                files: vec![crate::identity::FileDigest {
                     path: "impl.py".into(),
                     sha256: "5d41402abc4b2a76b9719d911017c592aaf4c1f5e2d0b3c4a6e8f0a2b4c6d8e0"
                         .into(),
@@ -1362,9 +1362,9 @@ fn the_badge_label_is_short_and_fixed_and_the_scope_is_in_the_message() {
         )
     };
     for (name, f) in level_files() {
-        assert_eq!(badge(&f).0, report::BADGE_LABEL, "{name}");
+        assert_eq!(badge(&f).0, report::badge::BADGE_LABEL, "{name}");
     }
-    assert_eq!(report::BADGE_LABEL, "agentconf");
+    assert_eq!(report::badge::BADGE_LABEL, "agentconf");
     let (_, conforms) = level_files().swap_remove(0);
     assert_eq!(badge(&conforms).1, "CONFORMS 12/12");
     // A subset names what it covers.

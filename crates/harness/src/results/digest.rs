@@ -39,7 +39,7 @@ pub fn header_sha256(header: &Header) -> String {
 }
 
 /// The footer's digest of `results`: SHA-256 over each line's JSON text and a newline.
-pub fn results_sha256(results: &[ResultLine]) -> String {
+pub(crate) fn results_sha256(results: &[ResultLine]) -> String {
     use sha2::Digest as _;
     let mut hasher = sha2::Sha256::new();
     for r in results {
