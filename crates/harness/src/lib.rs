@@ -72,11 +72,8 @@ pub use scenario::{play, Graded, Judge, ReceiverLink, Receivers};
 pub use scenario::cluster::history::{Entry as HistoryEntry, What as HistoryWhat};
 pub use scenario::cluster::StoreLink;
 
-// Persistent mode's exchange, for the reference's server and its tests.
-pub use persistent::{
-    grade_run_answer, read_run_response, read_start_response, PersistentConfig, PersistentSession,
-    ReplyError, MAX_RESPONSE_LINE_BYTES,
-};
+// Persistent mode: a session with one server process, for the CLI and its tests.
+pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};
 
 // Where a run keeps its inputs and receivers' state.
 pub use dirs::state_root;

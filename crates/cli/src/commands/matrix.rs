@@ -7,8 +7,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentconf_harness::matrix::{self, Crossed, Matrix};
-use agentconf_harness::results::{write_atomically, ResultLine, ResultsFile};
+use agentconf_contract::case::Case;
+use agentconf_harness::matrix::{self, Assembly, Matrix};
+use agentconf_harness::results::{write_atomically, ResultLine};
 use agentconf_harness::Grading;
 
 use super::run::{execute_keeping, run_all, target};
@@ -43,8 +44,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
 
     let corpus = agentconf_corpus::corpus();
     // Each implementation over the whole corpus, keeping what it emitted.
-    let mut files: Vec<ResultsFile> = Vec::new();
-    let mut crossed: Vec<Vec<Crossed>> = Vec::new();
+    let mut assembly = Assembly::new(&corpus);
     let mut run_args: Vec<RunArgs> = Vec::new();
     for (name, spec) in &members {
         to_stderr(&format!("agentconf matrix: {name} over the corpus\n"));
@@ -53,8 +53,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         if agentconf_harness::interrupt::interrupted() {
             return Ok(interrupted());
         }
-        crossed.push(matrix::cross_cases(name, &file, &outputs, &corpus));
-        files.push(file);
+        assembly.add_run(name, file, &outputs);
         run_args.push(a);
     }
 
@@ -63,61 +62,21 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         .iter()
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
         .collect();
-    let all: Vec<&Crossed> = crossed.iter().flatten().collect();
-    let mut cells = Vec::new();
-    let mut verifies = Vec::new();
     for ((name, _), a) in members.iter().zip(&run_args) {
+        let cases = assembly.cross_cases();
         to_stderr(&format!(
             "agentconf matrix: {} emitted artifacts through {name}\n",
-            all.len()
+            cases.len()
         ));
-        let answers = answers_of(a, &corpus_ids, &crossed)?;
+        let answers = answers_of(a, &corpus_ids, &cases)?;
+        drop(cases);
         if agentconf_harness::interrupt::interrupted() {
             return Ok(interrupted());
         }
-        let kinds = matrix::verified_kinds(&all, &answers);
-        for kind in matrix::Kind::ALL {
-            for ((emitter, _), from) in members.iter().zip(&crossed) {
-                let verifies_kind = kinds.contains(&kind);
-                cells.push(matrix::cell(
-                    kind,
-                    emitter,
-                    name,
-                    from,
-                    &answers,
-                    verifies_kind,
-                ));
-            }
-        }
-        verifies.push(kinds);
+        assembly.add_answers(answers);
     }
-    // Cells kind-major, then emitter-major, as the matrix file documents.
-    let n = members.len();
-    let kinds = matrix::Kind::ALL.len();
-    let cells: Vec<matrix::Cell> = (0..kinds)
-        .flat_map(|k| (0..n).flat_map(move |e| (0..n).map(move |v| (k, e, v))))
-        .map(|(k, e, v)| cells[v * kinds * n + k * n + e].clone())
-        .collect();
-
-    let m = Matrix {
-        format: matrix::FORMAT.into(),
-        suite_version: env!("CARGO_PKG_VERSION").into(),
-        corpus_digest: files
-            .first()
-            .map(|f| f.header.corpus_digest.clone())
-            .unwrap_or_default(),
-        implementations: members
-            .iter()
-            .zip(&files)
-            .zip(&crossed)
-            .zip(&verifies)
-            .map(|((((name, _), file), c), v)| {
-                matrix::member(name, &results_name(name), file, c, v.clone())
-            })
-            .collect(),
-        cells,
-        rules: matrix::rule_lines(&files.iter().collect::<Vec<_>>()),
-    };
+    let silent = no_verdict_at_all(&assembly);
+    let m = assembly.finish(env!("CARGO_PKG_VERSION"), results_name);
     let written = [
         ("matrix.json", matrix::to_json(&m)),
         ("matrix.md", matrix::markdown(&m)),
@@ -127,7 +86,6 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         write_atomically(&args.out.join(file), text.as_bytes())?;
     }
     emit(&summary(&m, &args.out))?;
-    let silent = no_verdict_at_all(&members, &files);
     for (name, cases) in &silent {
         to_stderr(&format!(
             "agentconf matrix: {name} gave no verdict at all: each of its {cases} cases crashed, \
@@ -152,17 +110,16 @@ fn interrupted() -> ExitOutcome {
 /// The members (name, cases run) whose every case ended without a verdict: crashed, timed out
 /// or broke the protocol. A grid column of theirs shows no verdict and blames nobody, as for an
 /// implementation that declines every artifact (89), so the exit status says it instead.
-fn no_verdict_at_all(members: &[(String, Spec)], files: &[ResultsFile]) -> Vec<(String, usize)> {
-    members
-        .iter()
-        .zip(files)
+fn no_verdict_at_all(assembly: &Assembly<'_>) -> Vec<(String, usize)> {
+    assembly
+        .files()
         .filter(|(_, f)| {
             !f.results.is_empty()
                 && f.results
                     .iter()
                     .all(|l| l.failed_as.unwrap_or(l.status).is_no_answer())
         })
-        .map(|((name, _), f)| (name.clone(), f.results.len()))
+        .map(|(name, f)| (name.to_string(), f.results.len()))
         .collect()
 }
 
@@ -232,10 +189,9 @@ fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
 fn answers_of(
     a: &RunArgs,
     corpus_ids: &BTreeSet<String>,
-    crossed: &[Vec<Crossed>],
+    cases: &[Case<'_>],
 ) -> Result<Vec<ResultLine>> {
     let t = target(a, corpus_ids)?;
-    let cases: Vec<_> = crossed.iter().flat_map(|c| matrix::cases(c)).collect();
     if cases.is_empty() {
         return Ok(Vec::new());
     }
@@ -247,7 +203,7 @@ fn answers_of(
     let ran = run_all(
         &t.implementation,
         t.adapter.as_ref(),
-        &cases,
+        cases,
         Grading::Loose,
         &every,
         false,

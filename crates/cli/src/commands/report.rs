@@ -105,7 +105,7 @@ fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
     }
     // FAIL and NOTHING TESTED exit 1, whatever the format (unless told not to); with
     // `--require`, so does any verdict below the level asked for.
-    let verdict = &view.verdict;
+    let verdict = view.verdict();
     if args.exit_zero {
         return Ok(ExitOutcome::Valid);
     }

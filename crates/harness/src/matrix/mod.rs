@@ -14,6 +14,7 @@
 //! Deterministic: the file holds no timestamps or durations (the results files do), and every
 //! list is in corpus order, then in the order the implementations were given.
 
+mod assembly;
 mod html;
 mod judge;
 mod markdown;
@@ -30,6 +31,7 @@ use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use agentconf_json::hex::lower as hex;
 
+pub use assembly::Assembly;
 pub use html::{html, report_name};
 pub use judge::Judged;
 pub(crate) use judge::{judge, judge_commitment, judge_receipt};

@@ -87,43 +87,43 @@ impl Coverage {
 pub struct Diff {
     /// Each run's verdict as every report of its file shows it (`CONFORMS`, `PARTIAL`, …): what
     /// a reader of the diff needs first.
-    pub old_verdict: String,
-    pub new_verdict: String,
+    pub(crate) old_verdict: String,
+    pub(crate) new_verdict: String,
     /// What each run covered.
-    pub old_coverage: Coverage,
-    pub new_coverage: Coverage,
-    pub old_implementation: String,
-    pub new_implementation: String,
-    pub old_corpus_digest: String,
-    pub new_corpus_digest: String,
+    pub(crate) old_coverage: Coverage,
+    pub(crate) new_coverage: Coverage,
+    pub(crate) old_implementation: String,
+    pub(crate) new_implementation: String,
+    pub(crate) old_corpus_digest: String,
+    pub(crate) new_corpus_digest: String,
     /// The agentconf versions that graded each run: grading can change between versions, and a
     /// status moved by it would otherwise pass for the implementation's doing.
-    pub old_suite_version: String,
-    pub new_suite_version: String,
+    pub(crate) old_suite_version: String,
+    pub(crate) new_suite_version: String,
     /// Whether both corpora's file hashes were given, so that a changed vector can be told from
     /// an unchanged one.
-    pub corpora_known: bool,
+    pub(crate) corpora_known: bool,
     /// Was `pass`, now anything unexpected; or newly a false accept whatever it was before
     /// (a false reject turned false accept is worse, not sideways). Those from the
     /// implementation first, then those that came with the corpus; false accepts first in each.
-    pub regressions: Vec<Change>,
+    pub(crate) regressions: Vec<Change>,
     /// Was unexpected, now `pass`.
-    pub fixes: Vec<Change>,
+    pub(crate) fixes: Vec<Change>,
     /// Counted in the old run, not in the new (now unsupported or skipped): coverage lost, not a
     /// failure, and not to be read case by case when a whole suite went.
-    pub coverage_lost: Vec<Change>,
+    pub(crate) coverage_lost: Vec<Change>,
     /// Unsupported or skipped in the old run, counted in the new with an expected result.
-    pub coverage_gained: Vec<Change>,
+    pub(crate) coverage_gained: Vec<Change>,
     /// Any other change of status (e.g. `crash` → `false-reject`).
-    pub changed: Vec<Change>,
+    pub(crate) changed: Vec<Change>,
     /// In the new file only (their status as in the new file), unexpected ones first.
-    pub new_vectors: Vec<Entry>,
+    pub(crate) new_vectors: Vec<Entry>,
     /// In the old file only (their status as in the old file).
-    pub removed_vectors: Vec<Entry>,
+    pub(crate) removed_vectors: Vec<Entry>,
     /// Cases in both files with the same status.
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
     /// Changes, new and removed cases per cause, every cause listed (zeros included).
-    pub by_cause: BTreeMap<Cause, usize>,
+    pub(crate) by_cause: BTreeMap<Cause, usize>,
 }
 
 impl Diff {

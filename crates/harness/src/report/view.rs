@@ -138,40 +138,45 @@ impl DraftGroup {
 /// A results file as every report shows it.
 #[derive(Clone, Debug)]
 pub struct View<'a> {
-    pub header: &'a Header,
+    pub(crate) header: &'a Header,
     /// `None` when the run was cut short.
-    pub footer: Option<&'a Footer>,
+    pub(crate) footer: Option<&'a Footer>,
     /// The result lines in the file's order.
-    pub results: &'a [ResultLine],
-    pub verdict: RunVerdict,
+    pub(crate) results: &'a [ResultLine],
+    pub(crate) verdict: RunVerdict,
     /// Per suite with results: the implementation's own suites (where a case ran) first, then
     /// the untested ones; in corpus order within each.
-    pub suites: Vec<SuiteSummary>,
+    pub(crate) suites: Vec<SuiteSummary>,
     /// The expected failures, false accepts first, then by id.
-    pub known_failures: Vec<KnownFailure>,
-    pub facts: Vec<Fact<'a>>,
-    pub totals: Totals,
+    pub(crate) known_failures: Vec<KnownFailure>,
+    pub(crate) facts: Vec<Fact<'a>>,
+    pub(crate) totals: Totals,
     /// Every result line: the graded ones first, by status (false accepts first) and id, then
     /// the skipped and unsupported ones, so that a partial implementation's own cases lead.
-    pub lines: Vec<&'a ResultLine>,
+    pub(crate) lines: Vec<&'a ResultLine>,
     /// The unexpected results in report order.
-    pub unexpected: Vec<&'a ResultLine>,
+    pub(crate) unexpected: Vec<&'a ResultLine>,
     /// The per-rule table ([`per_rule`]), in catalogue order.
-    pub rules: Vec<RuleRow>,
+    pub(crate) rules: Vec<RuleRow>,
     /// The rules a case of which ran, grouped by draft, then section.
-    pub drafts: Vec<DraftGroup>,
+    pub(crate) drafts: Vec<DraftGroup>,
     /// The rules no case of which ran (every one unsupported or skipped), grouped the same way:
     /// every format folds them after the others.
-    pub untested: Vec<DraftGroup>,
+    pub(crate) untested: Vec<DraftGroup>,
     /// `N more rules of the catalogue have no case in this file`, when some have none.
-    pub rules_without_cases: Option<String>,
+    pub(crate) rules_without_cases: Option<String>,
     /// The passing cases that earned no credit for their rules, each with why.
-    pub uncredited: Vec<UncreditedCase>,
+    pub(crate) uncredited: Vec<UncreditedCase>,
     /// Positions in `uncredited` by case id.
     uncredited_by_id: BTreeMap<String, usize>,
 }
 
 impl<'a> View<'a> {
+    /// The verdict every format of the file states.
+    pub fn verdict(&self) -> &RunVerdict {
+        &self.verdict
+    }
+
     /// The view of `file`.
     pub fn of(file: &'a ResultsFile) -> View<'a> {
         let rules = per_rule(file);
