@@ -513,7 +513,7 @@ fn result_object(response: RunResponse, exit: ExitMeaning) -> Result<Option<Impl
 
 /// Why a run response line cannot be graded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplyError {
+pub(crate) enum ReplyError {
     /// The line is not JSON or does not echo the request's `seq`: it cannot be trusted to belong
     /// to this request, so the process must be restarted.
     OutOfStep(String),
@@ -525,7 +525,7 @@ pub enum ReplyError {
 
 /// A run response that is in step, read into what grading needs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunAnswer {
+pub(crate) struct RunAnswer {
     pub exit: ExitMeaning,
     /// The exit number as the implementation wrote it.
     pub exit_number: i64,
@@ -536,7 +536,11 @@ pub struct RunAnswer {
 
 /// Reads one response line to the `run` request tagged `seq`. Pure: no process involved, so the
 /// fuzz target `harness_persistent` and the unit tests below call it directly.
-pub fn read_run_response(line: &[u8], seq: u64, validate: bool) -> Result<RunAnswer, ReplyError> {
+pub(crate) fn read_run_response(
+    line: &[u8],
+    seq: u64,
+    validate: bool,
+) -> Result<RunAnswer, ReplyError> {
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         ReplyError::OutOfStep(format!(
             "response is not JSON ({e}): {}",
@@ -583,7 +587,11 @@ pub fn read_run_response(line: &[u8], seq: u64, validate: bool) -> Result<RunAns
 }
 
 /// Grades an in-step answer against the case.
-pub fn grade_run_answer(c: &Case<'_>, answer: RunAnswer, grading: Grading) -> (Status, String) {
+pub(crate) fn grade_run_answer(
+    c: &Case<'_>,
+    answer: RunAnswer,
+    grading: Grading,
+) -> (Status, String) {
     match answer.exit {
         ExitMeaning::Crash => (
             Status::Crash,
@@ -611,7 +619,7 @@ pub fn grade_run_answer(c: &Case<'_>, answer: RunAnswer, grading: Grading) -> (S
 }
 
 /// Reads the response line to `start`: the implementation's name and capabilities.
-pub fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, String> {
+pub(crate) fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, String> {
     let value: Value = serde_json::from_slice(line)
         .map_err(|e| format!("start response is not JSON ({e}): {}", line_excerpt(line)))?;
     if validate {

@@ -40,7 +40,7 @@ pub use markdown::markdown;
 /// The matrix file's format name. `/2` added the `commitment` kind (a value a `/1` reader does
 /// not know) and counts a commitment written for a timeline that does not verify among an
 /// emitter's artifacts.
-pub const FORMAT: &str = "agentconf-matrix/2";
+pub(crate) const FORMAT: &str = "agentconf-matrix/2";
 
 /// The id prefix of the derived cases that carry an emitted artifact to a verifier.
 pub(crate) const CROSS_PREFIX: &str = "matrix/";
@@ -207,7 +207,7 @@ pub struct RuleResult {
 
 /// An emitted artifact on its way to the verifiers: the derived case's vector, the emitter
 /// vector it came from, and the judge's verdict on it.
-pub struct Crossed {
+pub(crate) struct Crossed {
     pub kind: Kind,
     pub vector: Vector,
     pub source: String,
@@ -221,7 +221,7 @@ pub struct Crossed {
 /// each as a derived vector a verifier checks: a revision-09 `aer1-timeline` (a commitment with
 /// its timeline) or a core-tier `aer1-receipt`, whose expectation is the judge's (`unjudged` ones
 /// are asked as valid, only to read the verdict).
-pub fn cross_cases(
+pub(crate) fn cross_cases(
     emitter: &str,
     file: &ResultsFile,
     outputs: &[(String, Vec<u8>)],
@@ -360,7 +360,7 @@ fn sha2_digest(bytes: &[u8]) -> [u8; 32] {
 
 /// The derived cases of `crossed`, to run through a verifier (loose grading: the question is
 /// the verdict; rule citations are graded in each implementation's own run).
-pub fn cases(crossed: &[Crossed]) -> Vec<Case<'_>> {
+pub(crate) fn cases(crossed: &[Crossed]) -> Vec<Case<'_>> {
     crossed
         .iter()
         .flat_map(|c| c.vector.cases().into_iter().take(1))
@@ -372,7 +372,7 @@ pub fn cases(crossed: &[Crossed]) -> Vec<Case<'_>> {
 /// kind ([`verified_kinds`]). A verifier that verifies none is left out (the cell is `none`: no
 /// disagreement). One that does must answer every artifact of the kind: declining one (89), or
 /// leaving it unanswered (a run cut short), is no verdict, and its fault.
-pub fn cell(
+pub(crate) fn cell(
     kind: Kind,
     emitter: &str,
     verifier: &str,
@@ -427,7 +427,7 @@ fn verdict_of(expectation: Expectation, status: Status) -> &'static str {
 }
 
 /// The kinds of artifact a verifier gave any verdict (accept or reject) on.
-pub fn verified_kinds(crossed: &[&Crossed], answers: &[ResultLine]) -> Vec<Kind> {
+pub(crate) fn verified_kinds(crossed: &[&Crossed], answers: &[ResultLine]) -> Vec<Kind> {
     Kind::ALL
         .into_iter()
         .filter(|k| {
@@ -443,7 +443,7 @@ pub fn verified_kinds(crossed: &[&Crossed], answers: &[ResultLine]) -> Vec<Kind>
 
 /// An implementation's row of facts: `file` its results, `results` the file's name, `crossed`
 /// what it emitted, `verifies` the kinds of artifact it answered.
-pub fn member(
+pub(crate) fn member(
     name: &str,
     results: &str,
     file: &ResultsFile,
@@ -485,7 +485,7 @@ pub fn member(
 
 /// The per-rule table across `files` (one per member, same order): the rows of the first file's
 /// per-rule table, then any rule only a later file names.
-pub fn rule_lines(files: &[&ResultsFile]) -> Vec<RuleLine> {
+pub(crate) fn rule_lines(files: &[&ResultsFile]) -> Vec<RuleLine> {
     let tables: Vec<Vec<crate::report::RuleRow>> = files.iter().map(|f| per_rule(f)).collect();
     let mut order: Vec<&crate::report::RuleRow> = Vec::new();
     for row in tables.iter().flatten() {

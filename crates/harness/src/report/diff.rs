@@ -15,14 +15,17 @@ use agentconf_contract::vector::Suite;
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 
-pub use cause::{vector_of, Cause, CorpusVersions, Expected, Origin, CAUSES};
-pub use json::{diff_json, DIFF_FORMAT};
-pub use markdown::diff_markdown;
-pub use text::diff_text;
+pub use cause::CorpusVersions;
+#[cfg(test)]
+pub(crate) use cause::vector_of;
+pub(crate) use cause::{Cause, Expected, Origin, CAUSES};
+pub(crate) use json::diff_json;
+pub(crate) use markdown::diff_markdown;
+pub(crate) use text::diff_text;
 
 /// One case whose status changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     pub id: String,
     /// The suite of the case (in the new file).
     pub suite: Suite,
@@ -38,14 +41,14 @@ pub struct Change {
 
 /// A case's expectation in the old file and in the new one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Goalposts {
+pub(crate) struct Goalposts {
     pub old: Expected,
     pub new: Expected,
 }
 
 /// A case present in only one of the two files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub id: String,
     pub status: Status,
     pub detail: String,
@@ -54,7 +57,7 @@ pub struct Entry {
 
 /// What one run covered: the cases it graded, and the suites they belong to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Coverage {
+pub(crate) struct Coverage {
     /// Result lines in the file.
     pub cases: usize,
     /// Cases graded: all but the unsupported and skipped ones (what a verdict counts).

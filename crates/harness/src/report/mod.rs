@@ -25,11 +25,11 @@
 mod badge;
 mod diff;
 mod format;
-pub mod html;
+pub(crate) mod html;
 mod json;
 mod junit;
 mod lanes;
-pub mod markdown;
+pub(crate) mod markdown;
 pub(crate) mod page;
 mod text;
 mod verdict;
@@ -47,10 +47,10 @@ use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 use crate::status::STATUSES;
 
-pub use diff::{
-    diff, diff_json, diff_markdown, diff_text, vector_of, Cause, Change, CorpusVersions, Coverage,
-    Diff, Entry, Expected, Goalposts, Origin, CAUSES, DIFF_FORMAT,
-};
+pub use diff::{diff, CorpusVersions, Diff};
+pub(crate) use diff::{diff_json, diff_markdown, diff_text};
+#[cfg(test)]
+pub(crate) use diff::{vector_of, Cause, Change};
 pub use format::ReportFormat;
 #[cfg(test)]
 pub(crate) use json::summary;
@@ -134,7 +134,7 @@ impl RuleRow {
 
 /// Vector counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Result lines in the file.
     pub vectors: usize,
     pub passed: usize,
@@ -493,7 +493,7 @@ impl<'a> Credit<'a> {
 
 /// A passing case that earned no credit for its rules, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct UncreditedCase {
+pub(crate) struct UncreditedCase {
     pub id: String,
     pub why: String,
 }

@@ -22,7 +22,7 @@ use crate::status::Status;
 /// One piece of a fact's value: plain words, or a token shown as code (a digest, a command).
 /// Either may hold the file's own strings (untrusted: each format escapes them).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Part<'a> {
+pub(crate) enum Part<'a> {
     Text(Cow<'a, str>),
     Code(Cow<'a, str>),
 }
@@ -38,14 +38,14 @@ impl Part<'_> {
 
 /// One fact of the header: its label and its value, the same words in every format.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact<'a> {
+pub(crate) struct Fact<'a> {
     pub label: &'static str,
     pub value: Vec<Part<'a>>,
 }
 
 /// How the cases of one suite fared. The implementation's own suites are those where a case ran.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SuiteSummary {
+pub(crate) struct SuiteSummary {
     pub suite: Suite,
     /// Result lines of the suite.
     pub cases: usize,
@@ -101,7 +101,7 @@ const fn column(
 
 /// An expected failure, with the reason the adapter's list gives for it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct KnownFailure {
+pub(crate) struct KnownFailure {
     pub id: String,
     /// How it failed (`false-accept`, …); absent in files that did not record it.
     pub failed_as: Option<Status>,
@@ -112,7 +112,7 @@ pub struct KnownFailure {
 
 /// The rows of one section of a draft.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SectionGroup {
+pub(crate) struct SectionGroup {
     /// The section as the catalogue spells it (`3-6`, `none (input hygiene)`).
     pub section: String,
     /// The section in words ([`section_heading`]).
@@ -123,7 +123,7 @@ pub struct SectionGroup {
 
 /// The rules of one draft, section by section.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DraftGroup {
+pub(crate) struct DraftGroup {
     pub draft: String,
     pub sections: Vec<SectionGroup>,
 }

@@ -27,7 +27,7 @@ pub struct CorpusVersions {
 /// Why a case's status differs, or why it is in one file only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Cause {
+pub(crate) enum Cause {
     /// Same corpus, or the case's vector file is byte-identical in both corpora and its
     /// expectation is the same: the implementation behaves differently.
     Implementation,
@@ -50,7 +50,7 @@ pub enum Cause {
 }
 
 /// Every cause, in the order reports count them.
-pub const CAUSES: [Cause; 7] = [
+pub(crate) const CAUSES: [Cause; 7] = [
     Cause::Implementation,
     Cause::Expectation,
     Cause::VectorContent,
@@ -63,7 +63,7 @@ pub const CAUSES: [Cause; 7] = [
 /// The kinds of cause a reader acts on differently; reports group by it, the implementation's
 /// first (those are the implementer's to fix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Origin {
+pub(crate) enum Origin {
     Implementation,
     Corpus,
     Selection,
@@ -103,7 +103,7 @@ impl Cause {
 
 /// What a results line says the corpus asked of its case: the goalposts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Expected {
+pub(crate) struct Expected {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
     pub expectation: Expectation,
@@ -130,7 +130,7 @@ pub(crate) fn expectation_name(e: Expectation) -> &'static str {
 }
 
 /// The vector id of a case id (`<id>` or `<id>@<revision>`), as `corpus_check` reads it.
-pub fn vector_of(case_id: &str) -> &str {
+pub(crate) fn vector_of(case_id: &str) -> &str {
     case_id
         .split(CASE_REVISION_SEPARATOR)
         .next()

@@ -7,7 +7,7 @@ use super::Diff;
 /// The diff format version.
 /// 2: the verdicts and coverage of both runs, and the changes into and out of what a run counts
 /// (`coverage_lost`, `coverage_gained`) in lists of their own, no longer among `changed`.
-pub const DIFF_FORMAT: &str = "agentconf-diff/2";
+pub(crate) const DIFF_FORMAT: &str = "agentconf-diff/2";
 
 #[derive(Serialize)]
 struct DiffJson<'a> {
@@ -22,7 +22,7 @@ struct DiffJson<'a> {
 /// The diff as pretty-printed JSON: `format` (`agentconf-diff/2`), `verdict_changed`,
 /// `corpus_changed`, `has_regressions`, then every field of [`Diff`]; each change and entry
 /// carries its `cause`, and `by_cause` counts them.
-pub fn diff_json(d: &Diff) -> String {
+pub(crate) fn diff_json(d: &Diff) -> String {
     let doc = DiffJson {
         format: DIFF_FORMAT,
         verdict_changed: d.verdict_changed(),

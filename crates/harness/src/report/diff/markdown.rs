@@ -17,7 +17,7 @@ pub(crate) const MARKDOWN_DIFF_LIMIT: usize = 50;
 /// Markdown for a pull request: the counts, both runs' corpora, where the differences came from,
 /// then one table per section with each row's cause; regressions are never cut. Strings from the
 /// files are escaped and kept to one line (see [`md`]).
-pub fn diff_markdown(d: &Diff) -> String {
+pub(crate) fn diff_markdown(d: &Diff) -> String {
     let mut out = String::new();
     let icon = if d.has_regressions() { "❌" } else { "✅" };
     let (regressions, others) = counts(d);

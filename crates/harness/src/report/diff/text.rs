@@ -14,7 +14,7 @@ use crate::report::{clip, terminal_safe};
 /// first), fixes, the cases no longer counted and newly counted (summed per suite when there are
 /// many), other changes, new and removed cases, each line with its cause. When the corpora
 /// differ, each section is grouped by origin, the implementation's first.
-pub fn diff_text(d: &Diff) -> String {
+pub(crate) fn diff_text(d: &Diff) -> String {
     let mut out = String::new();
     let (regressions, others) = counts(d);
     let _ = writeln!(out, "agentconf report diff: {}", verdict_line(d));
