@@ -25,7 +25,7 @@ use crate::status::Status;
 
 pub use check::{check, Incomplete};
 pub use digest::{case_ids_sha256, footer, header_sha256};
-pub use read::{parse, read, ReadError, ReadProblem, MAX_CASES_WITHOUT_CORPUS, MAX_LINE_BYTES};
+pub use read::{parse, read, ReadError, MAX_CASES_WITHOUT_CORPUS, MAX_LINE_BYTES};
 pub(crate) use time::now_rfc3339;
 pub use write::{check_writable, write_atomically, write_file, ResultsWriter, WriteError};
 
@@ -56,7 +56,7 @@ pub struct Header {
     /// their own, or only a process group. Absent when no process ran (the reference in
     /// process), and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub containment: Option<crate::process::Containment>,
+    pub(crate) containment: Option<crate::process::Containment>,
     /// Which cases were selected. Absent in files written before agentconf 0.2: the selection
     /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]

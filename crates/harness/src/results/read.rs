@@ -25,12 +25,12 @@ pub const MAX_CASES_WITHOUT_CORPUS: usize = 4096;
 pub struct ReadError {
     /// The line, when the problem is on one.
     pub line: Option<usize>,
-    pub problem: ReadProblem,
+    pub(crate) problem: ReadProblem,
 }
 
 /// What is wrong with the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReadProblem {
+pub(crate) enum ReadProblem {
     /// The first line is not a results header: the text is something else (a vector, a report,
     /// a manifest, an empty file).
     NotAResultsFile,

@@ -12,12 +12,12 @@ use super::{Line, ResultsFile};
 #[derive(Debug)]
 pub struct WriteError {
     pub path: PathBuf,
-    pub problem: WriteProblem,
+    pub(crate) problem: WriteProblem,
 }
 
 /// Why a file could not be written.
 #[derive(Debug)]
-pub enum WriteProblem {
+pub(crate) enum WriteProblem {
     /// The target is a symbolic link (refused: it may point anywhere).
     SymbolicLink,
     /// The target exists and is not a regular file.
