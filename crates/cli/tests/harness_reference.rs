@@ -1496,9 +1496,7 @@ fn the_results_header_identifies_what_ran() {
 /// is refused unless that corpus's directory is given with --corpus, and then held to it.
 #[test]
 fn report_holds_a_results_file_to_its_corpus() {
-    use agentconf_harness::results::{
-        case_ids_sha256, footer, header_sha256, parse, write_file, ResultsFile,
-    };
+    use agentconf_harness::results::{parse, write_file, ResultsFile};
     let scratch = Scratch::new("corpus-check");
     let path = |name: &str| scratch.path(name);
     let run = |args: &[&str]| scratch.agentconf(args);
@@ -1515,13 +1513,7 @@ fn report_holds_a_results_file_to_its_corpus() {
     assert_eq!(run(&["run", "--out", &whole]).status.code(), Some(0));
     let read = |p: &str| parse(&std::fs::read_to_string(p).unwrap()).unwrap();
     // What a careful forger does: recompute every digest after the edit.
-    let reseal = |f: &mut ResultsFile| {
-        f.header.case_count = Some(f.results.len());
-        f.header.case_ids_sha256 = Some(case_ids_sha256(f.results.iter().map(|r| r.id.as_str())));
-        let mut foot = footer(&f.results, 1);
-        foot.header_sha256 = Some(header_sha256(&f.header));
-        f.footer = Some(foot);
-    };
+    let reseal = |f: &mut ResultsFile| f.seal(1);
     let write = |name: &str, f: &ResultsFile| {
         write_file(std::path::Path::new(&path(name)), f).unwrap();
         path(name)
@@ -1815,13 +1807,15 @@ fn claims_are_reproduced_by_the_implementation_they_record() {
     assert!(!std::path::Path::new(&refused_out).exists());
 
     // The script changed: not the same implementation, named with both digests; nothing runs.
-    let recorded_digest = agentconf_harness::identity::argv_files(&["sh".into(), script.clone()])
-        .remove(0)
-        .sha256;
+    // The digests are worked out here, not by the harness whose message is checked.
+    let file_sha256 = |path: &str| {
+        agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(
+            &std::fs::read(path).unwrap(),
+        ))
+    };
+    let recorded_digest = file_sha256(&script);
     std::fs::write(&script, format!("exec {bin} impl \"$@\" # edited\n")).unwrap();
-    let edited_digest = agentconf_harness::identity::argv_files(&["sh".into(), script.clone()])
-        .remove(0)
-        .sha256;
+    let edited_digest = file_sha256(&script);
     let changed_out = path("changed.jsonl");
     let changed = claims.verify(&vendor, &changed_out, &["--", "sh", &script]);
     let text = stdout_of(&changed);

@@ -74,9 +74,7 @@ fn rerun_on(mut file: ResultsFile, digest: &str) -> ResultsFile {
         }
     }
     let duration = file.footer.as_ref().map_or(0, |f| f.duration_ms);
-    let mut foot = results::footer(&file.results, duration);
-    foot.header_sha256 = Some(results::header_sha256(&file.header));
-    file.footer = Some(foot);
+    file.seal(duration);
     file
 }
 

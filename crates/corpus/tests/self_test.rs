@@ -69,7 +69,7 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
 fn emit(case: &Case<'_>) -> Result<(), Failed> {
     let steps = case.vector.input_bytes("steps").ok_or("no steps input")?;
     let text = agentconf_reference::emit::emit_timeline(&steps)?;
-    let (status, detail) = agentconf_harness::emitted::grade(case, text.as_bytes());
+    let (status, detail) = agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes());
     if status != agentconf_harness::Status::Pass {
         return Err(format!("{}: {detail}", status.name()).into());
     }

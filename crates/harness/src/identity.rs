@@ -41,7 +41,7 @@ pub struct FileDigest {
 }
 
 /// The files named by `argv` after its program (the program is `executable_sha256`).
-pub fn argv_files(argv: &[String]) -> Vec<FileDigest> {
+pub(crate) fn argv_files(argv: &[String]) -> Vec<FileDigest> {
     argv.iter()
         .skip(1)
         .filter(|a| std::path::Path::new(a).is_file())

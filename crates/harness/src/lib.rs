@@ -47,12 +47,13 @@ mod session;
 mod status;
 
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
+pub use case_result::VectorResult;
 pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
 pub use run::{run, RunRecord, SealedRun, WriteFailure};
-pub use runner::{run_case, run_case_with, Implementation, VectorResult, EMIT_OUTPUT_LIMIT};
+pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
 pub use session::{
-    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
-    RunNotes, StartBackend,
+    run_cases, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError, RunNotes,
+    StartBackend,
 };
 pub use status::Status;
 
@@ -76,5 +77,5 @@ pub use scenario::cluster::StoreLink;
 pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};
 
 // Where a run keeps its inputs and receivers' state.
-pub use dirs::state_root;
+pub use dirs::{state_root, work_root};
 pub use materialize::write_inputs;

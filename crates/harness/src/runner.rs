@@ -24,7 +24,7 @@ use crate::scenario::cluster::{store_address, NodeSetup};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
 
-pub use crate::case_result::VectorResult;
+pub(crate) use crate::case_result::VectorResult;
 
 /// The implementation under test.
 #[derive(Clone, Debug)]

@@ -18,8 +18,6 @@ use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
 use crate::status::Status;
 
-pub use crate::dirs::work_root;
-
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
     /// Runs one case, its inputs written under `work` if it needs files.

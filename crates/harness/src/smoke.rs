@@ -12,20 +12,41 @@ use std::fmt::Write as _;
 use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Expectation, Suite};
 
-use crate::runner::VectorResult;
+use crate::adapter::Adapter;
+use crate::grade::Grading;
+use crate::runner::{run_case_with, Implementation, VectorResult};
 use crate::status::Status;
 
+/// Runs the probes drawn from `cases` (the corpus's, in corpus order) one after another through
+/// `adapter` (if any), strictly graded, each in a fresh directory of its own under the work root;
+/// returns the one-screen report and the diagnosis.
+pub fn check(
+    imp: &Implementation,
+    adapter: Option<&Adapter>,
+    cases: &[Case<'_>],
+) -> (String, Diagnosis) {
+    let probes = probes(cases);
+    let work = crate::dirs::work_root().join(format!("agentconf-smoke-{}", std::process::id()));
+    let results: Vec<VectorResult> = probes
+        .iter()
+        .map(|p| run_case_with(imp, adapter, &p.case, &work, Grading::Strict))
+        .collect();
+    let _ = std::fs::remove_dir_all(&work);
+    let diagnosis = diagnose(&probes, &results);
+    (render(&probes, &results, &diagnosis), diagnosis)
+}
+
 /// One probe: a case and the operation it calls.
-pub struct Probe<'a> {
-    pub suite: Suite,
-    pub case: Case<'a>,
+pub(crate) struct Probe<'a> {
+    pub(crate) suite: Suite,
+    pub(crate) case: Case<'a>,
 }
 
 /// The probes drawn from `cases` (the corpus's, in corpus order): per suite, its first valid
 /// case that runs under one revision with no tier or commitment, and an invalid case derived from
 /// it (so the pair shows both answers on nearly the same input). A suite without such a pair
 /// contributes what it has.
-pub fn probes<'a>(cases: &[Case<'a>]) -> Vec<Probe<'a>> {
+pub(crate) fn probes<'a>(cases: &[Case<'a>]) -> Vec<Probe<'a>> {
     let mut out = Vec::new();
     for suite in Suite::ALL {
         let plain = |c: &&Case<'a>| {
@@ -97,7 +118,7 @@ pub enum Diagnosis {
 }
 
 /// The diagnosis of `results`, one per probe of `probes`.
-pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
+pub(crate) fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
     let answered: Vec<(&Probe<'_>, &VectorResult)> = probes
         .iter()
         .zip(results)
@@ -141,7 +162,7 @@ pub fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagnosis {
 }
 
 /// The one-screen report: a line per probe, then the diagnosis and what to check.
-pub fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
+pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
     let mut out = String::from("agentconf smoke check: a few trivial cases per operation\n");
     // As wide as the longest suite name (`aer1-emit-commitment`), so every row lines up.
     let suite_width = Suite::ALL

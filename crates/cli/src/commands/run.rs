@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use agentconf_contract::case::Case;
 use agentconf_harness::adapter::{Adapter, Mode};
+use agentconf_harness::identity::ImplementationInfo;
 use agentconf_harness::report::{ReportFormat, View};
-use agentconf_harness::results::{
-    self, write_atomically, ImplementationInfo, ResultsFile, Selection,
-};
+use agentconf_harness::results::{self, write_atomically, ResultsFile, Selection};
 use agentconf_harness::Grading;
 use agentconf_harness::Implementation;
 use agentconf_harness::{
@@ -540,7 +539,7 @@ fn report_notes(
             "agentconf: the first {} cases all ended the same way, so the run stopped there \
              (give --keep-going to run every case). The smoke check says what is wrong:\n\n{}\n",
             agentconf_harness::smoke::IDENTICAL_CRASHES,
-            super::smoke::check(imp, adapter, cases).0
+            agentconf_harness::smoke::check(imp, adapter, cases).0
         ));
     }
     if notes.restarts > 0 {

@@ -5,11 +5,8 @@
 use std::time::Duration;
 
 use agentconf_contract::case::Case;
-use agentconf_harness::adapter::Adapter;
-use agentconf_harness::smoke::{self, Diagnosis};
-use agentconf_harness::work_root;
-use agentconf_harness::Grading;
-use agentconf_harness::{run_case_with, Implementation};
+use agentconf_harness::smoke::{check, Diagnosis};
+use agentconf_harness::Implementation;
 
 use super::{emit, ExitOutcome};
 use crate::args::SmokeArgs;
@@ -45,22 +42,4 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
     } else {
         ExitOutcome::Invalid
     })
-}
-
-/// Runs the probes drawn from `cases` one after another, strictly graded; the report and the
-/// diagnosis.
-pub fn check(
-    imp: &Implementation,
-    adapter: Option<&Adapter>,
-    cases: &[Case<'_>],
-) -> (String, Diagnosis) {
-    let probes = smoke::probes(cases);
-    let work = work_root().join(format!("agentconf-smoke-{}", std::process::id()));
-    let results: Vec<_> = probes
-        .iter()
-        .map(|p| run_case_with(imp, adapter, &p.case, &work, Grading::Strict))
-        .collect();
-    let _ = std::fs::remove_dir_all(&work);
-    let diagnosis = smoke::diagnose(&probes, &results);
-    (smoke::render(&probes, &results, &diagnosis), diagnosis)
 }

@@ -130,12 +130,8 @@ pub(crate) fn grade_output(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
 }
 
 /// Grades an emitter's standard output for case `c` (an `aer1-emit-timeline` vector): a pass
-/// when it is the timeline of the vector's steps, else `wrong-output` with the first faults.
-pub fn grade(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
-    grade_timeline(c, stdout).pair()
-}
-
-/// [`grade`], with the rules a wrong output broke.
+/// when it is the timeline of the vector's steps, else `wrong-output` with the first faults and
+/// the rules they broke.
 fn grade_timeline(c: &Case<'_>, stdout: &[u8]) -> EmitGrade {
     let v = c.vector;
     let steps = match v.input_bytes("steps").map(|b| TimelineSteps::parse(&b)) {

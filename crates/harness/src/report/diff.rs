@@ -15,9 +15,9 @@ use agentconf_contract::vector::Suite;
 use crate::results::{ResultLine, ResultsFile};
 use crate::status::Status;
 
-pub use cause::CorpusVersions;
 #[cfg(test)]
 pub(crate) use cause::vector_of;
+pub use cause::CorpusVersions;
 pub(crate) use cause::{Cause, Expected, Origin, CAUSES};
 pub(crate) use json::diff_json;
 pub(crate) use markdown::diff_markdown;

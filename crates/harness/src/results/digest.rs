@@ -4,11 +4,26 @@ use std::collections::BTreeMap;
 
 use agentconf_json::hex::lower as lower_hex;
 
-use super::{now_rfc3339, Footer, Header, Line, ResultLine};
+use super::{now_rfc3339, Footer, Header, Line, ResultLine, ResultsFile};
 use crate::status::STATUSES;
 
+impl ResultsFile {
+    /// Seals a file assembled or edited in memory as a run seals its own: the header's case
+    /// count and case-id digest follow the lines, and a new footer's totals and digests follow
+    /// both (not interrupted, no restarts). What `claim verify` and every report check then holds
+    /// for the file, whatever its lines say; only the corpus check can tell them false.
+    pub fn seal(&mut self, duration_ms: u64) {
+        self.header.case_count = Some(self.results.len());
+        self.header.case_ids_sha256 =
+            Some(case_ids_sha256(self.results.iter().map(|r| r.id.as_str())));
+        let mut footer = footer(&self.results, duration_ms);
+        footer.header_sha256 = Some(header_sha256(&self.header));
+        self.footer = Some(footer);
+    }
+}
+
 /// The footer for `results`.
-pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
+pub(crate) fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
     let mut totals: BTreeMap<String, usize> =
         STATUSES.iter().map(|s| (s.name().to_string(), 0)).collect();
     for r in results {
@@ -29,7 +44,7 @@ pub fn footer(results: &[ResultLine], duration_ms: u64) -> Footer {
 }
 
 /// The footer's digest of the header: SHA-256 over the header line's JSON text and a newline.
-pub fn header_sha256(header: &Header) -> String {
+pub(crate) fn header_sha256(header: &Header) -> String {
     use sha2::Digest as _;
     let mut hasher = sha2::Sha256::new();
     // A struct of strings, numbers and enums: serialisation cannot fail.
@@ -52,7 +67,7 @@ pub(crate) fn results_sha256(results: &[ResultLine]) -> String {
 
 /// The header's digest of the cases selected: SHA-256 over each case id and a newline, in run
 /// order.
-pub fn case_ids_sha256<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn case_ids_sha256<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
     use sha2::Digest as _;
     let mut hasher = sha2::Sha256::new();
     for id in ids {

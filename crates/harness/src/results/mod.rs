@@ -24,7 +24,7 @@ use crate::grade::Grading;
 use crate::status::Status;
 
 pub use check::{check, Incomplete};
-pub use digest::{case_ids_sha256, footer, header_sha256};
+pub(crate) use digest::{case_ids_sha256, footer, header_sha256};
 pub use read::{parse, read, ReadError, MAX_CASES_WITHOUT_CORPUS, MAX_LINE_BYTES};
 pub(crate) use time::now_rfc3339;
 pub use write::{check_writable, write_atomically, write_file, ResultsWriter, WriteError};
@@ -32,7 +32,7 @@ pub use write::{check_writable, write_atomically, write_file, ResultsWriter, Wri
 /// The results-file format version.
 pub const FORMAT: &str = "agentconf-results/1";
 
-pub use crate::identity::ImplementationInfo;
+pub(crate) use crate::identity::ImplementationInfo;
 
 /// The first line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
