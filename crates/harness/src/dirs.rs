@@ -9,14 +9,14 @@ use std::path::PathBuf;
 /// exercised on the kind of file system its state would live on. One directory per harness
 /// process, holding one directory per running scenario, each removed when its scenario ends (and
 /// the root with the last of them).
-pub fn state_root() -> PathBuf {
+pub(crate) fn state_root() -> PathBuf {
     std::env::temp_dir().join(format!("agentconf-grp-state-{}", std::process::id()))
 }
 
 /// Where per-case input directories go: a memory-backed directory when there is one (writing
 /// and removing inputs on a disk costs more than the implementation's own spawn), else the
 /// system's temporary directory.
-pub fn work_root() -> PathBuf {
+pub(crate) fn work_root() -> PathBuf {
     for dir in memory_backed() {
         let probe = dir.join(format!(".agentconf-probe-{}", std::process::id()));
         if std::fs::create_dir(&probe).is_ok() {

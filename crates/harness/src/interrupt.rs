@@ -110,7 +110,7 @@ pub(crate) fn unregister_group(pgid: i32) {
 }
 
 /// Records a work directory that a second signal removes.
-pub fn register_work_dir(dir: PathBuf) {
+pub(crate) fn register_work_dir(dir: PathBuf) {
     if let Ok(mut dirs) = WORK_DIRS.lock() {
         dirs.push(dir);
     }

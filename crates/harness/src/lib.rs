@@ -51,10 +51,7 @@ pub use case_result::VectorResult;
 pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
 pub use run::{run, RunRecord, SealedRun, WriteFailure};
 pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
-pub use session::{
-    run_cases, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError, RunNotes,
-    StartBackend,
-};
+pub use session::{run_unsealed, Backend, Launch, Outputs, Ran, RunError, RunNotes, RunOptions};
 pub use status::Status;
 
 // The contract's limits and defaults a caller states or documents.
@@ -73,9 +70,7 @@ pub use scenario::{play, Graded, Judge, ReceiverLink, Receivers};
 pub use scenario::cluster::history::{Entry as HistoryEntry, What as HistoryWhat};
 pub use scenario::cluster::StoreLink;
 
-// Persistent mode: a session with one server process, for the CLI and its tests.
-pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};
-
-// Where a run keeps its inputs and receivers' state.
-pub use dirs::{state_root, work_root};
+// Persistent mode: a session with one server process, for its tests and benchmark; and a case's
+// input files as an implementation is given them, for benchmarks that time the exchange alone.
 pub use materialize::write_inputs;
+pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};

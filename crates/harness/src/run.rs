@@ -17,7 +17,9 @@ use crate::results::{
     case_ids_sha256, footer, header_sha256, now_rfc3339, Header, ImplementationInfo, Line,
     ResultLine, ResultsFile, ResultsWriter, Selection, WriteError, FORMAT,
 };
-use crate::session::{run_cases, Outputs, Plan, RunError, RunNotes, StartBackend};
+use agentconf_contract::case::Case;
+
+use crate::session::{run_cases, Launch, Outputs, Plan, RunError, RunNotes, RunOptions};
 
 /// What the results header records of a run, beyond the cases it ran.
 pub struct RunRecord {
@@ -58,19 +60,24 @@ pub struct WriteFailure {
     pub lines_written: usize,
 }
 
-/// Runs `plan` with backends from `start` and seals the results file: written to `out` as the
-/// run goes (header with the first settled case, each line as soon as every case before it is
-/// settled, footer at the end), and returned whole. `progress(done, unexpected)` is called after
-/// each case.
+/// Runs `cases` on the backends `launch` makes and seals the results file: written to `out` as
+/// the run goes (header with the first settled case, each line as soon as every case before it
+/// is settled, footer at the end), and returned whole. `progress(done, unexpected)` is called
+/// after each case. A second signal ends the harness at once, and `out`'s temporary goes with it.
 pub fn run(
-    plan: &Plan<'_>,
+    launch: &Launch<'_>,
+    cases: &[Case<'_>],
+    options: &RunOptions,
     record: RunRecord,
-    start: &StartBackend<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
     out: Option<ResultsWriter>,
 ) -> Result<SealedRun, RunError> {
+    if let Some(out) = &out {
+        interrupt::register_work_dir(out.temporary().to_path_buf());
+    }
+    let grading = record.grading;
     let vector_count = {
-        let mut ids: Vec<&str> = plan.cases.iter().map(|c| c.vector.id.as_str()).collect();
+        let mut ids: Vec<&str> = cases.iter().map(|c| c.vector.id.as_str()).collect();
         ids.dedup();
         ids.len()
     };
@@ -81,13 +88,13 @@ pub fn run(
         suite_version: record.suite_version,
         corpus_digest: record.corpus_digest,
         vector_count,
-        case_count: Some(plan.cases.len()),
+        case_count: Some(cases.len()),
         implementation: record.implementation,
         adapter_digest: record.adapter_digest,
         grading: record.grading,
         profiles: record.profiles,
         containment,
-        case_ids_sha256: Some(case_ids_sha256(plan.cases.iter().map(|c| c.id.as_str()))),
+        case_ids_sha256: Some(case_ids_sha256(cases.iter().map(|c| c.id.as_str()))),
         selection: Some(record.selection),
         started_at: now_rfc3339(),
     };
@@ -107,16 +114,8 @@ pub fn run(
         Ok(mut w) => w.settle(i, line, declared),
         Err(_) => false,
     };
-    let plan = Plan {
-        cases: plan.cases,
-        jobs: plan.jobs,
-        max_fail: plan.max_fail,
-        work: plan.work.clone(),
-        stop_on_identical_crashes: plan.stop_on_identical_crashes,
-        keep_outputs: plan.keep_outputs,
-        sink: Some(&sink),
-    };
-    let ran = run_cases(&plan, start, progress)?;
+    let plan = Plan::new(cases, launch, options, Some(&sink));
+    let ran = run_cases(&plan, &|| launch.start(grading), progress)?;
     let notes = ran.notes();
     let mut w = writing.into_inner().map_err(|_| RunError::WorkerPanicked)?;
     // The header as written with the first line (what its implementation declared), else as

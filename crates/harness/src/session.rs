@@ -12,7 +12,7 @@ use agentconf_contract::protocol::Named;
 use crate::adapter::Adapter;
 use crate::grade::Grading;
 use crate::interrupt;
-use crate::persistent::PersistentSession;
+use crate::persistent::{PersistentConfig, PersistentSession};
 use crate::results::ResultLine;
 use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
@@ -35,10 +35,10 @@ pub trait Backend {
 }
 
 /// A command run once per case (and per GRP receiver), optionally through an adapter.
-pub struct CommandBackend<'a> {
-    pub implementation: &'a Implementation,
-    pub adapter: Option<&'a Adapter>,
-    pub grading: Grading,
+pub(crate) struct CommandBackend<'a> {
+    pub(crate) implementation: &'a Implementation,
+    pub(crate) adapter: Option<&'a Adapter>,
+    pub(crate) grading: Grading,
 }
 
 impl Backend for CommandBackend<'_> {
@@ -50,10 +50,10 @@ impl Backend for CommandBackend<'_> {
 /// A persistent server per worker (GRP scenarios still run one-shot), optionally through an
 /// adapter: the parts that apply to any implementation (skips, declarations, crash patterns,
 /// expected failures; see [`Adapter::check_persistent`]).
-pub struct PersistentBackend<'a> {
-    pub session: PersistentSession,
-    pub adapter: Option<&'a Adapter>,
-    pub grading: Grading,
+pub(crate) struct PersistentBackend<'a> {
+    pub(crate) session: PersistentSession,
+    pub(crate) adapter: Option<&'a Adapter>,
+    pub(crate) grading: Grading,
 }
 
 impl Backend for PersistentBackend<'_> {
@@ -77,26 +77,137 @@ impl Backend for PersistentBackend<'_> {
     }
 }
 
-/// How to run the cases.
-pub struct Plan<'a> {
-    pub cases: &'a [Case<'a>],
+/// What runs the cases: how each worker gets the backend it runs them on.
+pub enum Launch<'a> {
+    /// The command once per case (and per GRP receiver), through the adapter if any.
+    Command {
+        implementation: &'a Implementation,
+        adapter: Option<&'a Adapter>,
+    },
+    /// One persistent server per worker, through the adapter if any (GRP scenarios and emitters
+    /// still run one-shot); with `validate_protocol`, every message is checked against the
+    /// protocol's schema.
+    Persistent {
+        implementation: &'a Implementation,
+        adapter: Option<&'a Adapter>,
+        validate_protocol: bool,
+    },
+    /// A backend in this very process, one per worker, graded as asked: the reference's (the
+    /// harness does not link it, so the front end hands it in).
+    InProcess(&'a (dyn Fn(Grading) -> Box<dyn Backend + 'a> + Sync + 'a)),
+}
+
+impl<'a> Launch<'a> {
+    /// One worker's backend.
+    pub(crate) fn start(&self, grading: Grading) -> Result<Box<dyn Backend + 'a>, String> {
+        match *self {
+            Launch::Command {
+                implementation,
+                adapter,
+            } => Ok(Box::new(CommandBackend {
+                implementation,
+                adapter,
+                grading,
+            })),
+            Launch::Persistent {
+                implementation,
+                adapter,
+                validate_protocol,
+            } => {
+                let mut config = PersistentConfig::new(implementation.clone());
+                config.validate_protocol = validate_protocol;
+                let session = PersistentSession::start(config)
+                    .map_err(|e| format!("the persistent implementation did not start: {e}"))?;
+                Ok(Box::new(PersistentBackend {
+                    session,
+                    adapter,
+                    grading,
+                }))
+            }
+            Launch::InProcess(make) => Ok(make(grading)),
+        }
+    }
+
+    /// Only a command can be a broken wrapper; the reference in process is not one.
+    fn may_be_broken_wrapper(&self) -> bool {
+        !matches!(self, Launch::InProcess(_))
+    }
+}
+
+/// How the cases are run, whatever runs them.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
     /// Workers (at least one).
     pub jobs: usize,
     /// Stop starting cases once this many unexpected results came in.
     pub max_fail: Option<usize>,
+    /// Run every case even when the first ones all crash the same way (a broken wrapper, which
+    /// otherwise stops the run after [`crate::smoke::IDENTICAL_CRASHES`] cases).
+    pub keep_going: bool,
+    /// Keep what emitters wrote ([`Ran::outputs`]): the interoperability matrix hands it to
+    /// every verifier.
+    pub keep_outputs: bool,
+}
+
+/// How to run the cases.
+pub(crate) struct Plan<'a> {
+    pub(crate) cases: &'a [Case<'a>],
+    /// Workers (at least one).
+    pub(crate) jobs: usize,
+    /// Stop starting cases once this many unexpected results came in.
+    pub(crate) max_fail: Option<usize>,
     /// Where the per-case input directories go; removed at the end.
-    pub work: PathBuf,
+    pub(crate) work: PathBuf,
     /// Stop when the first results all crash the same way ([`crate::smoke::identical_crashes`]):
     /// the wrapper is broken, and going on would only repeat the message hundreds of times.
-    pub stop_on_identical_crashes: bool,
+    pub(crate) stop_on_identical_crashes: bool,
     /// Keep what emitters wrote ([`VectorResult::output`]) in [`Ran::outputs`]: the
     /// interoperability matrix hands it to every verifier.
-    pub keep_outputs: bool,
+    pub(crate) keep_outputs: bool,
     /// Told of every case as it is settled (its index, its line unless it was left out past the
     /// fail-fast limit, and what the implementation that ran it declared of itself), so the
     /// results file can be written as the run goes; `false` stops the run (the file could not be
     /// written).
-    pub sink: Option<&'a Sink<'a>>,
+    pub(crate) sink: Option<&'a Sink<'a>>,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan for `cases` launched by `launch`: per-case inputs under a directory of this
+    /// process's own (removed at the end, and first of all by a second signal, with the
+    /// receivers' state).
+    pub(crate) fn new(
+        cases: &'a [Case<'a>],
+        launch: &Launch<'_>,
+        options: &RunOptions,
+        sink: Option<&'a Sink<'a>>,
+    ) -> Plan<'a> {
+        let work = crate::dirs::work_root().join(format!("agentconf-run-{}", std::process::id()));
+        interrupt::register_work_dir(work.clone());
+        interrupt::register_work_dir(crate::dirs::state_root());
+        Plan {
+            cases,
+            jobs: options.jobs,
+            max_fail: options.max_fail,
+            work,
+            stop_on_identical_crashes: !options.keep_going && launch.may_be_broken_wrapper(),
+            keep_outputs: options.keep_outputs,
+            sink,
+        }
+    }
+}
+
+/// Runs `cases` on the backends `launch` makes, graded as `grading` says; `progress(done,
+/// unexpected)` is called after each. Not sealed into a results file: for runs whose lines are
+/// material for something else (the matrix's cross runs); [`crate::run`] seals one.
+pub fn run_unsealed(
+    launch: &Launch<'_>,
+    cases: &[Case<'_>],
+    grading: Grading,
+    options: &RunOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Ran, RunError> {
+    let plan = Plan::new(cases, launch, options, None);
+    run_cases(&plan, &|| launch.start(grading), progress)
 }
 
 /// Where settled cases go while a run goes on ([`Plan::sink`]).
@@ -144,7 +255,7 @@ pub struct RunNotes {
 pub type Outputs = Vec<(String, Vec<u8>)>;
 
 /// Starts one backend for a worker.
-pub type StartBackend<'a> = dyn Fn() -> Result<Box<dyn Backend + 'a>, String> + Sync + 'a;
+pub(crate) type StartBackend<'a> = dyn Fn() -> Result<Box<dyn Backend + 'a>, String> + Sync + 'a;
 
 /// Why a run could not finish.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,7 +279,7 @@ impl std::error::Error for RunError {}
 
 /// Runs every case of `plan`; `progress(done, unexpected)` is called after each. `Err` when a
 /// worker's backend could not start.
-pub fn run_cases<'a>(
+pub(crate) fn run_cases<'a>(
     plan: &Plan<'_>,
     start: &StartBackend<'a>,
     progress: &(dyn Fn(usize, usize) + Sync),

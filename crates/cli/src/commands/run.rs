@@ -11,11 +11,7 @@ use agentconf_harness::report::{ReportFormat, View};
 use agentconf_harness::results::{self, write_atomically, ResultsFile, Selection};
 use agentconf_harness::Grading;
 use agentconf_harness::Implementation;
-use agentconf_harness::{
-    run_cases, work_root, Backend, CommandBackend, Outputs, PersistentBackend, Plan, Ran, RunError,
-    RunNotes, StartBackend,
-};
-use agentconf_harness::{PersistentConfig, PersistentSession};
+use agentconf_harness::{Backend, Launch, Outputs, Ran, RunError, RunNotes, RunOptions};
 use agentconf_harness::{RunRecord, SealedRun};
 use agentconf_reference::inprocess::InProcess;
 
@@ -270,7 +266,6 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     if let Err(e) = agentconf_harness::interrupt::install() {
         to_stderr(&format!("agentconf: cannot watch for interruption: {e}\n"));
     }
-    agentconf_harness::interrupt::register_work_dir(out.temporary().to_path_buf());
     let (sealed, broken_wrapper) = run_sealed(
         &imp,
         adapter.as_ref(),
@@ -420,15 +415,15 @@ pub fn run_all(
     args: &RunArgs,
     keep_outputs: bool,
 ) -> Result<Ran> {
-    let ran = with_backends(
-        imp,
-        adapter,
-        cases,
-        grading,
-        args,
-        keep_outputs,
-        |plan, start, progress| run_cases(plan, start, progress),
-    )?;
+    let ran = with_progress(cases, |progress| {
+        agentconf_harness::run_unsealed(
+            &launch(imp, adapter, args, &in_process),
+            cases,
+            grading,
+            &options(args, keep_outputs),
+            progress,
+        )
+    })?;
     report_notes(imp, adapter, cases, ran.notes());
     Ok(ran)
 }
@@ -444,36 +439,52 @@ fn run_sealed(
     record: RunRecord,
     out: results::ResultsWriter,
 ) -> Result<(SealedRun, bool)> {
-    let grading = record.grading;
-    let sealed = with_backends(
-        imp,
-        adapter,
-        cases,
-        grading,
-        args,
-        keep_outputs,
-        |plan, start, progress| agentconf_harness::run(plan, record, start, progress, Some(out)),
-    )?;
+    let sealed = with_progress(cases, |progress| {
+        agentconf_harness::run(
+            &launch(imp, adapter, args, &in_process),
+            cases,
+            &options(args, keep_outputs),
+            record,
+            progress,
+            Some(out),
+        )
+    })?;
     let broken_wrapper = report_notes(imp, adapter, cases, sealed.notes);
     Ok((sealed, broken_wrapper))
 }
 
-/// The plan and the backends a run's arguments ask for, handed to `go` with a progress bar.
-fn with_backends<T>(
-    imp: &Implementation,
-    adapter: Option<&Adapter>,
-    cases: &[Case<'_>],
-    grading: Grading,
+/// The reference in this process, one per worker.
+fn in_process<'a>(grading: Grading) -> Box<dyn Backend + 'a> {
+    Box::new(InProcess { grading })
+}
+
+/// What runs the cases, as a run's arguments say: a persistent server, the reference in process
+/// (no command, no adapter), or the command once per case.
+fn launch<'a>(
+    imp: &'a Implementation,
+    adapter: Option<&'a Adapter>,
     args: &RunArgs,
-    keep_outputs: bool,
-    go: impl FnOnce(
-        &Plan<'_>,
-        &StartBackend<'_>,
-        &(dyn Fn(usize, usize) + Sync),
-    ) -> std::result::Result<T, RunError>,
-) -> Result<T> {
-    let plan = Plan {
-        cases,
+    in_process: &'a (dyn Fn(Grading) -> Box<dyn Backend + 'a> + Sync),
+) -> Launch<'a> {
+    if args.persistent {
+        Launch::Persistent {
+            implementation: imp,
+            adapter,
+            validate_protocol: args.validate_protocol,
+        }
+    } else if imp.argv.is_empty() && adapter.is_none() {
+        Launch::InProcess(in_process)
+    } else {
+        Launch::Command {
+            implementation: imp,
+            adapter,
+        }
+    }
+}
+
+/// How a run's arguments ask for the cases to be run.
+fn options(args: &RunArgs, keep_outputs: bool) -> RunOptions {
+    RunOptions {
         jobs: args
             .jobs
             .map(|n| n.get())
@@ -483,44 +494,19 @@ fn with_backends<T>(
         } else {
             args.max_fail.map(|n| n.get())
         },
-        work: {
-            let work = work_root().join(format!("agentconf-run-{}", std::process::id()));
-            // A second signal ends the harness at once: this directory goes first.
-            agentconf_harness::interrupt::register_work_dir(work.clone());
-            agentconf_harness::interrupt::register_work_dir(agentconf_harness::state_root());
-            work
-        },
-        // Only a command can be a broken wrapper; the reference in process is not one.
-        stop_on_identical_crashes: !args.keep_going && (!imp.argv.is_empty() || adapter.is_some()),
+        keep_going: args.keep_going,
         keep_outputs,
-        // The harness's run sets its own, which writes the results file as the run goes.
-        sink: None,
-    };
-    let start = || -> std::result::Result<Box<dyn Backend + '_>, String> {
-        if args.persistent {
-            let mut config = PersistentConfig::new(imp.clone());
-            config.validate_protocol = args.validate_protocol;
-            let session = PersistentSession::start(config)
-                .map_err(|e| format!("the persistent implementation did not start: {e}"))?;
-            Ok(Box::new(PersistentBackend {
-                session,
-                adapter,
-                grading,
-            }))
-        } else if imp.argv.is_empty() && adapter.is_none() {
-            // The reference in process: no command, no adapter.
-            Ok(Box::new(InProcess { grading }))
-        } else {
-            Ok(Box::new(CommandBackend {
-                implementation: imp,
-                adapter,
-                grading,
-            }))
-        }
-    };
+    }
+}
+
+/// `go` with a progress bar (or progress lines) for `cases`.
+fn with_progress<T>(
+    cases: &[Case<'_>],
+    go: impl FnOnce(&(dyn Fn(usize, usize) + Sync)) -> std::result::Result<T, RunError>,
+) -> Result<T> {
     let progress = Progress::start(cases.len());
     let on_progress = |done: usize, unexpected: usize| progress.update(done, unexpected);
-    let out = go(&plan, &start, &on_progress);
+    let out = go(&on_progress);
     progress.finish();
     Ok(out?)
 }
