@@ -29,8 +29,10 @@ pub fn checked_adapter(
     mode: Mode,
 ) -> Result<Adapter> {
     Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
-        let all = errors.all();
-        let (last, earlier) = all.split_last().unwrap_or((errors.first(), &[]));
+        let Some((last, earlier)) = errors.all().split_last() else {
+            // Never empty: an error lists at least one mistake.
+            return format!("{name}: {errors}").into();
+        };
         for e in earlier {
             let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
             to_stderr(&(line + "\n"));

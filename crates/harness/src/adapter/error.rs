@@ -14,8 +14,8 @@ use super::template::Placeholder;
 pub struct AdapterError {
     /// The 1-based line of the file the problem is on (absent only when the TOML reader gives
     /// no position).
-    pub line: Option<usize>,
-    pub problem: Problem,
+    pub(crate) line: Option<usize>,
+    pub(crate) problem: Problem,
 }
 
 impl AdapterError {
@@ -60,7 +60,8 @@ impl AdapterErrors {
     }
 
     /// The mistake on the earliest line.
-    pub fn first(&self) -> &AdapterError {
+    #[cfg(test)]
+    pub(crate) fn first(&self) -> &AdapterError {
         // `of` never builds an empty list.
         &self.0[0]
     }
@@ -84,7 +85,7 @@ impl std::error::Error for AdapterErrors {}
 /// One mistake. Values copied from the file are clipped and their control characters escaped
 /// when shown, so a message stays one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// Not TOML, a value of the wrong type, or a key the format does not have (the TOML
     /// reader's own words).
     Toml(String),

@@ -6,7 +6,7 @@ use agentconf_contract::call::{Call, Operation};
 
 /// A value of the contract's call that a template can pass on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placeholder {
+pub(crate) enum Placeholder {
     Receipt,
     /// The receipt tier, `core` when the vector gives none.
     Tier,
@@ -31,7 +31,7 @@ pub enum Placeholder {
 
 impl Placeholder {
     /// The placeholder written `{name}`, if there is one.
-    pub fn parse(name: &str) -> Option<Placeholder> {
+    pub(crate) fn parse(name: &str) -> Option<Placeholder> {
         Some(match name {
             "receipt" => Placeholder::Receipt,
             "tier" => Placeholder::Tier,

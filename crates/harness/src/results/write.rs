@@ -106,7 +106,7 @@ impl ResultsWriter {
     }
 
     /// The temporary file the lines go to until [`ResultsWriter::finish`].
-    pub fn temporary(&self) -> &Path {
+    pub(crate) fn temporary(&self) -> &Path {
         &self.tmp
     }
 
