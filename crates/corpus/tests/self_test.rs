@@ -69,9 +69,9 @@ fn check(case: &Case<'_>) -> Result<(), Failed> {
 fn emit(case: &Case<'_>) -> Result<(), Failed> {
     let steps = case.vector.input_bytes("steps").ok_or("no steps input")?;
     let text = agentconf_reference::emit::emit_timeline(&steps)?;
-    let (status, detail) = agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes());
-    if status != agentconf_harness::Status::Pass {
-        return Err(format!("{}: {detail}", status.name()).into());
+    let graded = agentconf_harness::emitted::grade_emitted(case, true, text.as_bytes());
+    if graded.status != agentconf_harness::Status::Pass {
+        return Err(format!("{}: {}", graded.status.name(), graded.detail).into());
     }
     let options = agentconf_aer1::timeline::TimelineOptions::default();
     let r = agentconf_aer1::timeline::verify_timeline(text.as_bytes(), &options)
@@ -89,12 +89,12 @@ fn emit_commitment(case: &Case<'_>) -> Result<(), Failed> {
     let timeline = v.input_bytes("timeline").ok_or("no timeline input")?;
     let published_at = v.options.published_at.as_deref().ok_or("no published_at")?;
     let made = agentconf_reference::emit::emit_commitment(&timeline, published_at)?;
-    let (status, detail) = match &made {
-        Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
-        None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
+    let graded = match &made {
+        Some(text) => agentconf_harness::emitted::grade_emitted(case, true, text.as_bytes()),
+        None => agentconf_harness::emitted::grade_emitted(case, false, &[]),
     };
-    if status != agentconf_harness::Status::Pass {
-        return Err(format!("{}: {detail}", status.name()).into());
+    if graded.status != agentconf_harness::Status::Pass {
+        return Err(format!("{}: {}", graded.status.name(), graded.detail).into());
     }
     Ok(())
 }
@@ -107,12 +107,12 @@ fn emit_receipt(case: &Case<'_>) -> Result<(), Failed> {
     let payload = v.input_bytes("payload").ok_or("no payload input")?;
     let meta = v.input_bytes("meta").ok_or("no meta input")?;
     let made = agentconf_reference::emit::emit_receipt(&payload, &meta)?;
-    let (status, detail) = match &made {
-        Some(text) => agentconf_harness::emitted::grade_emitter(case, true, text.as_bytes()),
-        None => agentconf_harness::emitted::grade_emitter(case, false, &[]),
+    let graded = match &made {
+        Some(text) => agentconf_harness::emitted::grade_emitted(case, true, text.as_bytes()),
+        None => agentconf_harness::emitted::grade_emitted(case, false, &[]),
     };
-    if status != agentconf_harness::Status::Pass {
-        return Err(format!("{}: {detail}", status.name()).into());
+    if graded.status != agentconf_harness::Status::Pass {
+        return Err(format!("{}: {}", graded.status.name(), graded.detail).into());
     }
     if let Some(text) = made {
         let r = agentconf_aer1::receipt::verify_receipt(

@@ -135,7 +135,7 @@ impl ImplementationInfo {
     }
 
     /// The reference run inside this very executable: its digest is this executable's.
-    pub fn in_process(name: String) -> ImplementationInfo {
+    pub(crate) fn in_process(name: String) -> ImplementationInfo {
         ImplementationInfo {
             name,
             argv: Vec::new(),

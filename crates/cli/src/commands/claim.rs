@@ -198,7 +198,7 @@ fn references_own(recorded: &ImplementationInfo) -> Option<ImplementationArg> {
     if recorded.argv.is_empty() {
         return Some(ImplementationArg::Reference);
     }
-    let this_build = ImplementationInfo::in_process(String::new()).executable_sha256;
+    let this_build = ImplementationInfo::of(String::new(), &[]).executable_sha256;
     let runs_impl = matches!(recorded.argv.as_slice(), [_, operation] if operation == "impl");
     (runs_impl && this_build.is_some() && recorded.executable_sha256 == this_build)
         .then_some(ImplementationArg::ReferenceProcess)

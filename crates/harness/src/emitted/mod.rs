@@ -91,12 +91,7 @@ pub fn expected_timeline(steps: &TimelineSteps) -> (Vec<Value>, String) {
 /// Grades an emitter's answer to case `c`: whether it wrote something (`wrote`, exit 0) or
 /// refused (exit 1), and what it wrote. A vector whose input no conforming producer may commit to
 /// (`invalid`: a timeline that does not verify) must be refused; any other must be written as
-/// the construction gives it.
-pub fn grade_emitter(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> (Status, String) {
-    grade_emitted(c, wrote, stdout).pair()
-}
-
-/// [`grade_emitter`], with the rules a wrong output broke.
+/// the construction gives it; a wrong output's grade names the rules it broke.
 pub fn grade_emitted(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> EmitGrade {
     match (c.expectation, wrote) {
         (Expectation::Invalid, false) => EmitGrade::of(
