@@ -90,7 +90,7 @@ pub(crate) fn register_group(pgid: i32) {
     }
     // A group that arrives after an interruption is ended at once.
     if interrupted() {
-        crate::process::kill_group(pgid as u32);
+        crate::kill::kill_group(pgid as u32);
     }
 }
 
@@ -120,7 +120,7 @@ fn kill_all_groups() {
     for slot in &GROUPS {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 0 {
-            crate::process::kill_group(pgid as u32);
+            crate::kill::kill_group(pgid as u32);
         }
     }
 }

@@ -36,6 +36,7 @@ mod case_result;
 mod child;
 mod dirs;
 mod grade;
+mod kill;
 mod materialize;
 mod persistent;
 mod process;

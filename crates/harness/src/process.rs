@@ -310,19 +310,6 @@ fn ending_of(s: ExitStatus) -> Ending {
     }
 }
 
-/// Kills the process group led by `pid`, and `pid` itself (in case it moved to another group, or
-/// is a namespace's supervisor, whose death ends the namespace), so helpers it started cannot
-/// outlive it and hold the output pipes open. Call it only while `pid` is not yet reaped: until
-/// then the pid, and so the group id, cannot have been reused.
-pub(crate) fn kill_group(pid: u32) {
-    let pid = pid as libc::pid_t;
-    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-        libc::kill(pid, libc::SIGKILL);
-    }
-}
-
 /// Whether our child `pid` has exited, asked without reaping it (`WNOWAIT`): it stays a zombie,
 /// holding its pid and group id, until the caller has killed its group and reaps it.
 pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {

@@ -115,7 +115,7 @@ impl Spawned {
     /// Kills everything the implementation runs as (its namespace, or its process group). Only
     /// while it is not reaped: until then its pid, and so its group id, cannot be reused.
     pub(crate) fn kill(&self) {
-        super::kill_group(self.pid);
+        crate::kill::kill_group(self.pid);
     }
 
     /// Waits for the process and reaps it, and forgets it for the interruption handler (after
@@ -706,7 +706,7 @@ mod linux {
             return Err(e);
         }
         let Some(exit_watch) = pidfd(pid) else {
-            crate::process::kill_group(pid as u32);
+            crate::kill::kill_group(pid as u32);
             let _ = reap_raw(pid);
             return Err(io::Error::other(
                 "no pidfd for the implementation's process",
@@ -1216,7 +1216,7 @@ mod portable {
         let watch = match pipes {
             Ok(w) => w,
             Err(e) => {
-                crate::process::kill_group(pid);
+                crate::kill::kill_group(pid);
                 let _ = child.wait();
                 return Err(e);
             }
