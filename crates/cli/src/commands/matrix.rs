@@ -62,21 +62,20 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         .iter()
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
         .collect();
+    let cases = assembly.cross_cases();
+    let mut answers = Vec::new();
     for ((name, _), a) in members.iter().zip(&run_args) {
-        let cases = assembly.cross_cases();
         to_stderr(&format!(
             "agentconf matrix: {} emitted artifacts through {name}\n",
             cases.len()
         ));
-        let answers = answers_of(a, &corpus_ids, &cases)?;
-        drop(cases);
+        answers.push(answers_of(a, &corpus_ids, &cases)?);
         if agentconf_harness::interrupt::interrupted() {
             return Ok(interrupted());
         }
-        assembly.add_answers(answers);
     }
     let silent = no_verdict_at_all(&assembly);
-    let m = assembly.finish(env!("CARGO_PKG_VERSION"), results_name);
+    let m = assembly.finish(&answers, env!("CARGO_PKG_VERSION"), results_name);
     let written = [
         ("matrix.json", matrix::to_json(&m)),
         ("matrix.md", matrix::markdown(&m)),

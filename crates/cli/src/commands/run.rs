@@ -417,7 +417,7 @@ pub fn run_all(
 ) -> Result<Ran> {
     let ran = with_progress(cases, |progress| {
         agentconf_harness::run_unsealed(
-            &launch(imp, adapter, args, &in_process),
+            &launch(imp, adapter, args),
             cases,
             grading,
             &options(args, keep_outputs),
@@ -441,7 +441,7 @@ fn run_sealed(
 ) -> Result<(SealedRun, bool)> {
     let sealed = with_progress(cases, |progress| {
         agentconf_harness::run(
-            &launch(imp, adapter, args, &in_process),
+            &launch(imp, adapter, args),
             cases,
             &options(args, keep_outputs),
             record,
@@ -460,12 +460,7 @@ fn in_process<'a>(grading: Grading) -> Box<dyn Backend + 'a> {
 
 /// What runs the cases, as a run's arguments say: a persistent server, the reference in process
 /// (no command, no adapter), or the command once per case.
-fn launch<'a>(
-    imp: &'a Implementation,
-    adapter: Option<&'a Adapter>,
-    args: &RunArgs,
-    in_process: &'a (dyn Fn(Grading) -> Box<dyn Backend + 'a> + Sync),
-) -> Launch<'a> {
+fn launch<'a>(imp: &'a Implementation, adapter: Option<&'a Adapter>, args: &RunArgs) -> Launch<'a> {
     if args.persistent {
         Launch::Persistent {
             implementation: imp,
@@ -473,7 +468,7 @@ fn launch<'a>(
             validate_protocol: args.validate_protocol,
         }
     } else if imp.argv.is_empty() && adapter.is_none() {
-        Launch::InProcess(in_process)
+        Launch::InProcess(&in_process)
     } else {
         Launch::Command {
             implementation: imp,

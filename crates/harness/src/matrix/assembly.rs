@@ -17,12 +17,10 @@ struct Run {
 }
 
 /// A matrix being assembled: [`Assembly::add_run`] for every member, then
-/// [`Assembly::add_answers`] for every member in the same order, then [`Assembly::finish`].
+/// [`Assembly::finish`] with every member's answers to [`Assembly::cross_cases`].
 pub struct Assembly<'c> {
     corpus: &'c [Vector],
     runs: Vec<Run>,
-    /// Per verifier (in member order): its answers to [`Assembly::cross_cases`].
-    answers: Vec<Vec<ResultLine>>,
 }
 
 impl<'c> Assembly<'c> {
@@ -32,7 +30,6 @@ impl<'c> Assembly<'c> {
         Assembly {
             corpus,
             runs: Vec::new(),
-            answers: Vec::new(),
         }
     }
 
@@ -53,24 +50,24 @@ impl<'c> Assembly<'c> {
     }
 
     /// The derived cases that carry every emitted artifact to a verifier, every emitter's in
-    /// member order: what each member is asked in [`Assembly::add_answers`].
+    /// member order: what each member is asked, as a verifier, before [`Assembly::finish`].
     pub fn cross_cases(&self) -> Vec<Case<'_>> {
         self.runs.iter().flat_map(|r| cases(&r.crossed)).collect()
     }
 
-    /// The next member's answers (in member order) to [`Assembly::cross_cases`], graded loosely:
-    /// the verdict is the question.
-    pub fn add_answers(&mut self, answers: Vec<ResultLine>) {
-        self.answers.push(answers);
-    }
-
-    /// The matrix: cells kind-major, then emitter-major, then verifier, as the matrix file
-    /// documents. `results_name` names a member's results file beside the matrix file. A member
-    /// whose answers were not added verifies nothing.
-    pub fn finish(self, suite_version: &str, results_name: impl Fn(&str) -> String) -> Matrix {
+    /// The matrix, from every member's answers to [`Assembly::cross_cases`] (in member order,
+    /// graded loosely: the verdict is the question). Cells kind-major, then emitter-major, then
+    /// verifier, as the matrix file documents. `results_name` names a member's results file
+    /// beside the matrix file. A member without answers verifies nothing.
+    pub fn finish(
+        self,
+        answers: &[Vec<ResultLine>],
+        suite_version: &str,
+        results_name: impl Fn(&str) -> String,
+    ) -> Matrix {
         let all: Vec<&Crossed> = self.runs.iter().flat_map(|r| &r.crossed).collect();
         let none = Vec::new();
-        let answers = |v: usize| self.answers.get(v).unwrap_or(&none);
+        let answers = |v: usize| answers.get(v).unwrap_or(&none);
         let verifies: Vec<Vec<Kind>> = (0..self.runs.len())
             .map(|v| verified_kinds(&all, answers(v)))
             .collect();
