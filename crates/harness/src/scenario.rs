@@ -452,7 +452,8 @@ impl Receivers for ProcessReceivers<'_> {
 
     fn start(&mut self, session: &str) -> Result<ProcessReceiver, Failure> {
         let state = self.state.clone();
-        self.spawn(session, &state, &[])
+        let env = self.nodes.scenario_env();
+        self.spawn(session, &state, &env)
     }
 
     fn start_node(&mut self, session: &str, node: &str) -> Result<ProcessReceiver, Failure> {

@@ -80,6 +80,8 @@ pub enum Admission {
 pub struct StoreError {
     message: String,
     unreachable: bool,
+    /// Unreachable because no answer came in time (the link may be slow rather than cut).
+    timed_out: bool,
 }
 
 impl StoreError {
@@ -88,6 +90,7 @@ impl StoreError {
         StoreError {
             message: message.into(),
             unreachable: false,
+            timed_out: false,
         }
     }
 
@@ -98,12 +101,28 @@ impl StoreError {
         StoreError {
             message: message.into(),
             unreachable: true,
+            timed_out: false,
         }
     }
 
-    /// Whether this is [`StoreError::unreachable`].
+    /// Unreachable because the store gave no answer in time: a stalled or slow link, or a
+    /// silent server (what a deadline, not a refusal, ended). Also [`StoreError::is_unreachable`].
+    pub fn timed_out(message: impl Into<String>) -> StoreError {
+        StoreError {
+            message: message.into(),
+            unreachable: true,
+            timed_out: true,
+        }
+    }
+
+    /// Whether this is [`StoreError::unreachable`] (or [`StoreError::timed_out`]).
     pub fn is_unreachable(&self) -> bool {
         self.unreachable
+    }
+
+    /// Whether this is [`StoreError::timed_out`].
+    pub fn is_timeout(&self) -> bool {
+        self.timed_out
     }
 
     /// What went wrong, without the `admission store:` prefix.

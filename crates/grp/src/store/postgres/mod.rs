@@ -290,7 +290,7 @@ impl PostgresStore {
         let result = match outcome {
             Ok(value) => return Ok(value),
             Err(Opened::Client(e)) => store_error(&self.shown, what, &e),
-            Err(_) => StoreError::unreachable(format!(
+            Err(_) => StoreError::timed_out(format!(
                 "{}: {what}: no answer within {ROUND_TRIP_LIMIT:?}",
                 self.shown
             )),

@@ -134,13 +134,18 @@ impl NodeSetup {
         self.proxies.get(node).map(|p| p as &dyn StoreLink)
     }
 
+    /// The environment of every receiver of the scenario, cluster node or not: the scenario's
+    /// token, so that an implementation's store shared by runs, vectors and deployments keeps
+    /// each scenario's pairs apart (sessions of different vectors share ids).
+    pub(crate) fn scenario_env(&self) -> Vec<(String, String)> {
+        vec![("AGENTCONF_CLUSTER".to_string(), self.token.clone())]
+    }
+
     /// The environment of node `node`: its name, the scenario's token and, when the store's
     /// address is known, the address of its proxy (started here on first use).
     fn env(&mut self, node: &str) -> Result<Vec<(String, String)>, Failure> {
-        let mut env = vec![
-            ("AGENTCONF_NODE".to_string(), node.to_string()),
-            ("AGENTCONF_CLUSTER".to_string(), self.token.clone()),
-        ];
+        let mut env = self.scenario_env();
+        env.push(("AGENTCONF_NODE".to_string(), node.to_string()));
         if let Some(target) = &self.store_addr {
             if !self.proxies.contains_key(node) {
                 let proxy = Proxy::start(target)
@@ -155,17 +160,30 @@ impl NodeSetup {
     }
 }
 
-/// `<hash of the case id>-<pid>-<counter>`: distinct for every scenario run, so nodes sharing a
-/// store namespace their state per run (sessions of different vectors share ids).
+/// `<hash of the case id>-<random>-<counter>`: distinct for every scenario run, so receivers
+/// sharing a store namespace their state per run (sessions of different vectors share ids).
+/// The random part is drawn once per harness process from the operating system (through std's
+/// hash keys): a process id alone repeats across runs (in containers, often), and a later run
+/// that reused an earlier one's token would see its pairs as duplicates.
 fn cluster_token(case_id: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::OnceLock;
     static NEXT: AtomicUsize = AtomicUsize::new(0);
+    static RUN: OnceLock<u64> = OnceLock::new();
+    let run = *RUN.get_or_init(|| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        if let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            h.write_u128(since.as_nanos());
+        }
+        h.finish()
+    });
     // FNV-1a: short, stable, no dependency.
     let hash = case_id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     });
     format!(
-        "{hash:016x}-{}-{}",
-        std::process::id(),
+        "{hash:016x}-{run:016x}-{}",
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
 }
