@@ -407,7 +407,7 @@ pub struct ImplArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Grp {
-    /// Create an empty SQLite admission store (exit 2 if something is already there).
+    /// Create an empty admission store, SQLite or PostgreSQL (exit 2 if one is already there).
     ///
     /// A store is never created on first use (only here, or by `grp admit --create`), so a
     /// deleted one cannot silently come back empty and admit every replay again.
@@ -491,7 +491,9 @@ pub struct GrpKeyArgs {
 pub struct GrpCloseArgs {
     /// The session context whose session is closed.
     pub session: PathBuf,
-    /// The store: `sqlite:PATH` (an existing one; it is never created here).
+    /// The store: `sqlite:PATH` or `postgres://USER@HOST:PORT/DB` (an existing one; it is never
+    /// created here). A cluster node's PostgreSQL store is reached as the node reaches it
+    /// (`AGENTCONF_STORE_ADDR`, in the namespace of `AGENTCONF_CLUSTER`).
     #[arg(long)]
     pub store: String,
 }

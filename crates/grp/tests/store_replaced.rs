@@ -183,3 +183,61 @@ fn a_damaged_record_is_refused() {
         refusal(&path)
     );
 }
+
+/// A store opened through a symbolic link is the one file the link names: SQLite keeps its log
+/// and index beside the real file, so those are what is watched, and the generation record is
+/// kept there too. Removing the real log stops the receiver that opened it by the link, and a
+/// receiver on the real path then does not admit those pairs again (before, the link's receiver
+/// watched files beside the link, kept admitting, and the real path's receiver admitted the same
+/// pairs a second time).
+#[cfg(unix)]
+#[test]
+fn a_store_opened_through_a_link_is_watched_and_counted_at_its_real_file() {
+    let dir = TempDir::new("linked");
+    let real = dir.file("admitted.sqlite");
+    drop(SqliteStore::create(&real).unwrap());
+    let link = dir.file("by-link.sqlite");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+
+    let through_link = SqliteStore::open(&link).unwrap();
+    admit_all(&through_link, 0..5);
+    assert!(
+        !beside(&link, "-generation").exists() && !beside(&link, "-wal").exists(),
+        "nothing of the store is kept beside the link"
+    );
+    for suffix in ["-wal", "-shm"] {
+        std::fs::remove_file(beside(&real, suffix)).unwrap();
+    }
+    let err = through_link
+        .admit("s", "p", &event(5))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("admitted.sqlite-wal") && err.contains("removed while the store was open"),
+        "{err}"
+    );
+
+    // A second receiver on the real path, while the first is still open: the pairs admitted
+    // through the link were lost with the log (the record beside the real file counts them), so
+    // the store is refused, or, if it opens, holds them all: never admits them again.
+    match SqliteStore::open(&real) {
+        Err(e) => assert!(matches!(e, OpenError::Refused { .. }), "{e}"),
+        Ok(store) => {
+            let again = (0..5)
+                .filter(|i| store.admit("s", "p", &event(*i)).unwrap() == Admission::Admitted)
+                .count();
+            assert_eq!(again, 0, "pairs admitted through the link admitted again");
+        }
+    }
+    // The same through the link once the first receiver is gone.
+    drop(through_link);
+    match SqliteStore::open(&link) {
+        Ok(store) => {
+            let again = (0..5)
+                .filter(|i| store.admit("s", "p", &event(*i)).unwrap() == Admission::Admitted)
+                .count();
+            assert_eq!(again, 0);
+        }
+        Err(e) => assert!(matches!(e, OpenError::Refused { .. }), "{e}"),
+    }
+}

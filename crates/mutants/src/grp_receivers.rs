@@ -23,7 +23,7 @@ use crate::Outcome;
 mod cluster;
 mod stores;
 
-use cluster::{shared_store, Defect, Misused};
+use cluster::{shared_store, Defect, Fault, Misused};
 use stores::{widen, FileStore, FlushAtExit, PairLookup, Recording, Rekeyed};
 
 /// One deliberate defect of a receiver.
@@ -53,6 +53,10 @@ pub enum GrpMutant {
     LookupThenInsert,
     LocalFallback,
     AdmitThenWrite,
+    FallbackOnTimeout,
+    ClusterNoSessionKey,
+    ClusterNoPublisherKey,
+    CommitThenDefer,
 }
 
 /// Name, mutant, and what it gets wrong.
@@ -190,6 +194,33 @@ pub const MUTANTS: &[(&str, GrpMutant, &str)] = &[
          only then (after the widened window) inserts the pair, ignoring a failed insert: a copy \
          at another node meanwhile, or a link cut before the insert, admits the pair twice",
     ),
+    (
+        "grp-fallback-on-timeout",
+        GrpMutant::FallbackOnTimeout,
+        "cluster: defers while the shared database refuses or closes its link, but when it is \
+         slow (no answer within the store's deadline) admits against a set of its own in \
+         STATE_DIR: a stalled link yields admissions the store never saw",
+    ),
+    (
+        "grp-cluster-no-session-key",
+        GrpMutant::ClusterNoSessionKey,
+        "cluster: keys the shared database's pairs by (cluster, publisher, event), without the \
+         session: a fresh event of another session that shares an event id is rejected as a \
+         duplicate",
+    ),
+    (
+        "grp-cluster-no-publisher-key",
+        GrpMutant::ClusterNoPublisherKey,
+        "cluster: keys the shared database's pairs by (cluster, session, event), without the \
+         publisher: another publisher's event with the same id is rejected as a duplicate",
+    ),
+    (
+        "grp-commit-then-defer",
+        GrpMutant::CommitThenDefer,
+        "cluster: commits the pair to the shared database, then answers `deferred` (as if the \
+         commit's outcome were unknown) and never resolves it: the re-delivery is rejected as a \
+         duplicate, so no node ever answers `admitted`",
+    ),
 ];
 
 impl GrpMutant {
@@ -293,7 +324,13 @@ impl MutantStore {
         }
         if !matches!(
             m,
-            GrpMutant::LookupThenInsert | GrpMutant::LocalFallback | GrpMutant::AdmitThenWrite
+            GrpMutant::LookupThenInsert
+                | GrpMutant::LocalFallback
+                | GrpMutant::AdmitThenWrite
+                | GrpMutant::FallbackOnTimeout
+                | GrpMutant::ClusterNoSessionKey
+                | GrpMutant::ClusterNoPublisherKey
+                | GrpMutant::CommitThenDefer
         ) {
             return Ok(None);
         }
@@ -307,9 +344,29 @@ impl MutantStore {
                     first: AtomicBool::new(true),
                 },
             })),
-            GrpMutant::LocalFallback => MutantStore::Any(Box::new(Misused {
+            GrpMutant::LocalFallback | GrpMutant::FallbackOnTimeout => {
+                MutantStore::Any(Box::new(Misused {
+                    shared,
+                    defect: Defect::LocalFallback {
+                        local: local()?,
+                        on: if m == GrpMutant::FallbackOnTimeout {
+                            Fault::TimedOut
+                        } else {
+                            Fault::Unreachable
+                        },
+                    },
+                }))
+            }
+            GrpMutant::ClusterNoSessionKey | GrpMutant::ClusterNoPublisherKey => {
+                MutantStore::Any(Box::new(Rekeyed {
+                    inner: Box::new(shared),
+                    ignore_publisher: m == GrpMutant::ClusterNoPublisherKey,
+                    ignore_session: m == GrpMutant::ClusterNoSessionKey,
+                }))
+            }
+            GrpMutant::CommitThenDefer => MutantStore::Any(Box::new(Misused {
                 shared,
-                defect: Defect::LocalFallback { local: local()? },
+                defect: Defect::CommitThenDefer,
             })),
             _ => MutantStore::Lookup(Box::new(shared)),
         }))

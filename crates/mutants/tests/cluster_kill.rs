@@ -13,21 +13,56 @@ use agentconf_harness::{run_case, Grading, Implementation, Status};
 mod postgres_server;
 
 /// Each mutant, and the cluster vectors (by name in `grp/admission/cluster/`) that must catch it
-/// as a false accept on every run: the step that shows its defect.
-const MUST_CATCH: &[(&str, &[&str])] = &[
+/// on every run, with the status they catch it with: the step that shows its defect. An extra
+/// admission is a false accept; a pair never admitted, or rejected as a duplicate of nothing, a
+/// false reject.
+const MUST_CATCH: &[(&str, &[(&str, Status)])] = &[
     // Each node dedups alone: a copy delivered to another node is admitted again.
     (
         "grp-node-local",
-        &["node-race-3-nodes-30-rounds", "failover-after-answer"],
+        &[
+            ("node-race-3-nodes-30-rounds", Status::FalseAccept),
+            ("failover-after-answer", Status::FalseAccept),
+        ],
     ),
     // Looks the pair up, then inserts without the unique key's answer: racing nodes both admit.
-    ("grp-lookup-then-insert", &["node-race-3-nodes-30-rounds"]),
+    (
+        "grp-lookup-then-insert",
+        &[("node-race-3-nodes-30-rounds", Status::FalseAccept)],
+    ),
     // Admits against a local set when the database is cut off: the partitioned node admits
     // what another node admitted.
-    ("grp-local-fallback", &["partition-cut-one-node"]),
+    (
+        "grp-local-fallback",
+        &[("partition-cut-one-node", Status::FalseAccept)],
+    ),
     // Answers before the pair is written: a node killed after its answer leaves the pair
     // unrecorded, and the copy re-delivered to another node is admitted again.
-    ("grp-admit-then-write", &["failover-after-answer"]),
+    (
+        "grp-admit-then-write",
+        &[("failover-after-answer", Status::FalseAccept)],
+    ),
+    // Admits locally when the store is slow rather than cut: the stalled node admits while no
+    // byte can reach the store.
+    (
+        "grp-fallback-on-timeout",
+        &[("slow-link-one-node", Status::FalseAccept)],
+    ),
+    // A key without the session: the second session's pairs look admitted already.
+    (
+        "grp-cluster-no-session-key",
+        &[("two-sessions-shared-event-ids", Status::FalseReject)],
+    ),
+    // A key without the publisher: the second publisher's pairs look admitted already.
+    (
+        "grp-cluster-no-publisher-key",
+        &[("two-publishers-shared-event-ids", Status::FalseReject)],
+    ),
+    // Commits, answers deferred, never resolves: no node ever answers admitted.
+    (
+        "grp-commit-then-defer",
+        &[("node-race-3-nodes-30-rounds", Status::FalseReject)],
+    ),
 ];
 
 /// Runs of each vector against each implementation: a catch that happens now and then fails.
@@ -61,7 +96,7 @@ fn cluster_mutants_are_caught_on_their_steps_on_every_run() {
         .collect();
     assert!(cases.len() >= 5, "the cluster vectors: {}", cases.len());
     let name = |c: &Case<'_>| c.vector.id.rsplit('/').next().unwrap_or("").to_string();
-    for must in MUST_CATCH.iter().flat_map(|(_, v)| v.iter()) {
+    for (must, _) in MUST_CATCH.iter().flat_map(|(_, v)| v.iter()) {
         assert!(
             cases.iter().any(|c| name(c) == *must),
             "no cluster vector named {must}"
@@ -74,7 +109,10 @@ fn cluster_mutants_are_caught_on_their_steps_on_every_run() {
         let imp = implementation(mutant);
         for case in &cases {
             let vector = name(case);
-            let caught_here = must.contains(&vector.as_str());
+            let caught_as = must
+                .iter()
+                .find(|(v, _)| *v == vector.as_str())
+                .map(|(_, status)| *status);
             let mut statuses = Vec::new();
             for run in 0..RUNS {
                 let r = run_case(
@@ -85,10 +123,8 @@ fn cluster_mutants_are_caught_on_their_steps_on_every_run() {
                 );
                 let wanted = if *mutant == "none" {
                     r.status == Status::Pass
-                } else if caught_here {
-                    r.status == Status::FalseAccept
                 } else {
-                    true
+                    caught_as.is_none_or(|status| r.status == status)
                 };
                 if !wanted {
                     problems.push(format!(

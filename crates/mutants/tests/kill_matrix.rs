@@ -521,6 +521,22 @@ fn cases() -> Vec<Case> {
             survives: Some(Survives::Elsewhere(CLUSTER_ELSEWHERE)),
             ..case("grp-admit-then-write", &[], &["GRP-PROFILE-ATOMIC"])
         },
+        Case {
+            survives: Some(Survives::Elsewhere(CLUSTER_ELSEWHERE)),
+            ..case("grp-fallback-on-timeout", &[], &["GRP-PROFILE-CLUSTER"])
+        },
+        Case {
+            survives: Some(Survives::Elsewhere(CLUSTER_ELSEWHERE)),
+            ..case("grp-cluster-no-session-key", &[], &["GRP-PROFILE-CLUSTER"])
+        },
+        Case {
+            survives: Some(Survives::Elsewhere(CLUSTER_ELSEWHERE)),
+            ..case("grp-cluster-no-publisher-key", &[], &["GRP-PROFILE-CLUSTER"])
+        },
+        Case {
+            survives: Some(Survives::Elsewhere(CLUSTER_ELSEWHERE)),
+            ..case("grp-commit-then-defer", &[], &["GRP-PROFILE-CLUSTER"])
+        },
     ]
 }
 

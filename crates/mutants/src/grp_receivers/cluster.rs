@@ -1,5 +1,6 @@
 //! The cluster mutants' stores: the reference's shared PostgreSQL store (as the environment
-//! names it, CONTRACT.md §5) used without its unique key, or set aside when its link fails.
+//! names it, CONTRACT.md §5) used without its unique key, set aside when its link fails or is
+//! slow, or answered `deferred` after a commit that went through.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -42,10 +43,34 @@ pub enum Defect {
     /// inserts it both admit it. The window between look-up and insert is widened as the file
     /// store's is (`stores::widen`), so that copies delivered at once to two nodes fall in it.
     LookupThenInsert { first: AtomicBool },
-    /// The node's own SQLite store in its `STATE_DIR` for when the database cannot be reached: a
-    /// cut link admits against this node's pairs alone, so a copy another node admitted (or this
-    /// node admits again after healing) is admitted twice.
-    LocalFallback { local: BoxedStore },
+    /// The node's own SQLite store in its `STATE_DIR` for when the database cannot be reached
+    /// (`on`: any fault, or only a timeout): a cut (or stalled) link admits against this node's
+    /// pairs alone, so a copy another node admitted (or this node admits again after healing) is
+    /// admitted twice, and an admission is made that the shared store never saw.
+    LocalFallback { local: BoxedStore, on: Fault },
+    /// The pair committed to the shared store, then answered as if the commit's outcome were
+    /// unknown (`deferred`), and never resolved: the re-delivery finds the pair and is rejected
+    /// as a duplicate, so no `admitted` answer is ever given for it.
+    CommitThenDefer,
+}
+
+/// Which store errors a [`Defect::LocalFallback`] falls back on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Any error that says the store cannot be consulted now (refused, cut, timed out).
+    Unreachable,
+    /// Only an answer that did not come in time (a slow or stalled link, a silent server): a
+    /// refused or closed link is deferred as the reference does.
+    TimedOut,
+}
+
+impl Fault {
+    fn matches(self, e: &StoreError) -> bool {
+        match self {
+            Fault::Unreachable => e.is_unreachable(),
+            Fault::TimedOut => e.is_timeout(),
+        }
+    }
 }
 
 impl Misused {
@@ -56,7 +81,7 @@ impl Misused {
         op: impl Fn(&dyn AdmissionStore) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         match (op(&self.shared), &self.defect) {
-            (Err(e), Defect::LocalFallback { local }) if e.is_unreachable() => op(local.as_ref()),
+            (Err(e), Defect::LocalFallback { local, on }) if on.matches(&e) => op(local.as_ref()),
             (done, _) => done,
         }
     }
@@ -64,6 +89,14 @@ impl Misused {
 
 impl AdmissionStore for Misused {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
+        if let Defect::CommitThenDefer = self.defect {
+            return match self.shared.admit(session, publisher, event)? {
+                Admission::Admitted => Err(StoreError::unreachable(
+                    "the commit's outcome is taken as unknown (grp-commit-then-defer)",
+                )),
+                duplicate => Ok(duplicate),
+            };
+        }
         let Defect::LookupThenInsert { first } = &self.defect else {
             return self.either(|store| store.admit(session, publisher, event));
         };

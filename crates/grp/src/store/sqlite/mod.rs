@@ -34,6 +34,34 @@ pub enum Durability {
     ProcessCrash,
 }
 
+/// The real path of an existing store: every link in `path` resolved (`realpath`), so that
+/// two receivers that open one store by different names watch and record the same files. A path
+/// that names nothing (or a link to nothing) is returned as it is, for the open's own refusal.
+fn resolve(path: &Path) -> Result<PathBuf, OpenError> {
+    match std::fs::canonicalize(path) {
+        Ok(real) => Ok(real),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(path.to_path_buf()),
+        Err(source) => Err(OpenError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Where a new store at `path` is made: its directory resolved ([`resolve`]), its own name kept
+/// (nothing is there yet: [`check_absent`] refused a link already at the name).
+fn resolve_for_creation(path: &Path) -> Result<PathBuf, OpenError> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Ok(path.to_path_buf());
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    Ok(resolve(dir)?.join(name))
+}
+
 /// A durable store on SQLite (WAL). Several receiver processes may share one file: the unique
 /// key makes exactly one of any number of concurrent inserts of a pair succeed.
 pub struct SqliteStore {
@@ -59,6 +87,7 @@ impl SqliteStore {
     /// path: exactly one succeeds, the others get [`OpenError::Exists`] (and may open the store).
     pub fn create_with(path: &Path, durability: Durability) -> Result<SqliteStore, OpenError> {
         check_absent(path)?;
+        let path = &resolve_for_creation(path)?;
         create_whole(path)?;
         SqliteStore::open_with(path, durability)
     }
@@ -79,6 +108,10 @@ impl SqliteStore {
     /// and the row count, and a generation record beside it that names this store and counts
     /// no more admissions than it holds. Anything else fails closed.
     pub fn open_with(path: &Path, durability: Durability) -> Result<SqliteStore, OpenError> {
+        // One store is one file whatever name it is opened by: SQLite keeps its log and index
+        // beside the file a link points to, so the files watched and the generation record kept
+        // are those beside the real file, never beside the link.
+        let path = &resolve(path)?;
         check_present(path)?;
         check_file(path)?;
         let sqlite = |source: rusqlite::Error| OpenError::Sqlite {
