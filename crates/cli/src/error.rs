@@ -114,5 +114,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// Writes a message to standard error. A closed or full standard error is ignored: the exit code
 /// still says what happened, and `eprintln!` would panic instead.
 pub fn to_stderr(text: &str) {
+    // Messages carry paths, names and output that came from outside (a claim, an
+    // implementation, an adapter): nothing in them may act on the terminal.
+    let text = agentconf_json::text::terminal_text(text);
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }

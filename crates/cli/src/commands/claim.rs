@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use agentconf_harness::identity::{self, Difference, ImplementationInfo};
 use agentconf_harness::results::ResultsFile;
 
-use super::{emit, ExitOutcome};
+use super::{say, ExitOutcome};
 use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, RunArgs};
 use crate::error::Result;
 
@@ -40,11 +40,11 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
             differences.len(),
             if differences.len() == 1 { "" } else { "s" }
         ));
-        emit(&text)?;
+        say(&text)?;
         return Ok(ExitOutcome::Invalid);
     }
     // Said before the run, which can take a while.
-    emit(&text)?;
+    say(&text)?;
     let again = super::run::execute(&run)?;
     let case_differences = compare(&claim, &again);
     let by = if differences.is_empty() {
@@ -71,7 +71,7 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
         text.push_str(&format!("  {d}\n"));
     }
     text.push_str(&format!("new results: {}\n", args.out.display()));
-    emit(&text)?;
+    say(&text)?;
     Ok(if case_differences.is_empty() {
         ExitOutcome::Valid
     } else {

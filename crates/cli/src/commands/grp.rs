@@ -20,7 +20,7 @@ use agentconf_grp::store::{
     AdmissionStore, BoxedStore, ClusterEnv, Create, Durability, Opening, StoreSpec,
 };
 
-use super::{emit, ExitOutcome, MAX_DOCUMENT_BYTES};
+use super::{emit, say, ExitOutcome, MAX_DOCUMENT_BYTES};
 use crate::args::{
     DurabilityArg, GrpAdmitArgs, GrpCloseArgs, GrpInitArgs, GrpKeyArgs, GrpSignArgs,
 };
@@ -53,7 +53,7 @@ pub fn init(args: &GrpInitArgs) -> Result<ExitOutcome> {
         ..Opening::EXISTING
     };
     drop(spec.open(only).map_err(|e| e.to_string())?);
-    emit(&format!("created admission store {spec}\n"))?;
+    say(&format!("created admission store {spec}\n"))?;
     Ok(ExitOutcome::Valid)
 }
 
@@ -133,7 +133,7 @@ pub fn close(args: &GrpCloseArgs) -> Result<ExitOutcome> {
     let n = store
         .close_session(&session.session_id)
         .map_err(|e| e.to_string())?;
-    emit(&format!(
+    say(&format!(
         "closed session {:?}: {n} admitted pairs deleted\n",
         session.session_id
     ))?;

@@ -13,7 +13,7 @@ use agentconf_harness::results::{write_atomically, ResultLine};
 use agentconf_harness::Grading;
 
 use super::run::{execute_keeping, run_all, target};
-use super::{emit, to_stderr, ExitOutcome};
+use super::{say, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, MatrixArgs, RunArgs};
 use crate::error::Result;
 
@@ -84,7 +84,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
     for (file, text) in &written {
         write_atomically(&args.out.join(file), text.as_bytes())?;
     }
-    emit(&summary(&m, &args.out))?;
+    say(&summary(&m, &args.out))?;
     for (name, cases) in &silent {
         to_stderr(&format!(
             "agentconf matrix: {name} gave no verdict at all: each of its {cases} cases crashed, \

@@ -99,6 +99,15 @@ fn revision(arg: &str) -> Result<Revision> {
 // One writer of messages for every command, below all of them (the adapter file reads too).
 pub use crate::error::to_stderr;
 
+/// Writes human-readable text to standard output, as [`emit`] does, made safe for a terminal
+/// first ([`agentconf_json::text::terminal_text`]): text that quotes a claim, an implementation's
+/// output, an adapter or a corpus id can neither move the cursor, write the clipboard (OSC 52),
+/// ring, overwrite a line nor reorder what is read. Data (JSON, a vector file, a rendered
+/// document that escaped its own content for its format) goes through [`emit`] as it is.
+fn say(text: &str) -> Result<()> {
+    emit(&agentconf_json::text::terminal_text(text))
+}
+
 /// Writes to standard output, turning failures (a closed pipe, a full disk) into an error
 /// instead of the panic `println!` would raise. A lost output is never success.
 fn emit(text: &str) -> Result<()> {

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use agentconf_harness::adapter::xfail_toml_for;
 use agentconf_harness::corpus_check::{self, CorpusMismatch};
-use agentconf_harness::report::{self, Level, View};
+use agentconf_harness::report::{self, Level, ReportFormat, View};
 use agentconf_harness::results::{self, ResultsFile};
 
-use super::{emit, to_stderr, ExitOutcome};
+use super::{emit, say, to_stderr, ExitOutcome};
 use crate::args::{ReportArgs, ReportCommand, ReportDiffArgs, RequireLevel};
 use crate::error::{Error, Result};
 use crate::input::open;
@@ -94,7 +94,7 @@ fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
     }
     let file = load_checked(path, args.corpus.as_deref())?;
     let view = View::of(&file);
-    emit(&args.format.render(&view))?;
+    show(args.format, &args.format.render(&view))?;
     if let Some(xfail) = &args.emit_xfail {
         results::write_atomically(xfail, xfail_toml_for(&file.results).as_bytes())?;
         // Standard output is the report (JSON, a badge…): where the list went goes to stderr.
@@ -175,7 +175,7 @@ fn diff(args: &ReportDiffArgs) -> Result<ExitOutcome> {
         ));
     }
     // The parser takes only the formats that render a diff.
-    emit(&args.format.render_diff(&d))?;
+    show(args.format, &args.format.render_diff(&d))?;
     // Regressions fail the diff whatever their cause: one the corpus explains is still a
     // failure of the new run, listed as such.
     Ok(if d.has_regressions() && !args.exit_zero {
@@ -203,5 +203,17 @@ fn required(require: RequireLevel) -> (Level, &'static str, &'static str) {
             "CONFORMS WITH N KNOWN FAILURES",
         ),
         RequireLevel::Partial => (Level::Partial, "partial", "PARTIAL"),
+    }
+}
+
+/// A rendered report on standard output: the formats read on a terminal (text, Markdown) made
+/// safe for it; the documents (JSON, JUnit, HTML, a badge) exactly as rendered, each of which
+/// escaped its content for its own format.
+fn show(format: ReportFormat, rendered: &str) -> Result<()> {
+    match format {
+        ReportFormat::Text | ReportFormat::Markdown => say(rendered),
+        ReportFormat::Json | ReportFormat::Junit | ReportFormat::Html | ReportFormat::Badge => {
+            emit(rendered)
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use agentconf_rules::Catalogue;
 
-use super::{emit, ExitOutcome};
+use super::{say, ExitOutcome};
 use crate::args::{Format, RulesArgs};
 use crate::error::Result;
 
@@ -25,6 +25,6 @@ pub fn run(args: &RulesArgs) -> Result<ExitOutcome> {
             out
         }
     };
-    emit(&text)?;
+    say(&text)?;
     Ok(ExitOutcome::Valid)
 }

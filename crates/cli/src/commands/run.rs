@@ -15,7 +15,7 @@ use agentconf_harness::{Backend, Launch, Outputs, Ran, RunError, RunNotes, RunOp
 use agentconf_harness::{RunRecord, SealedRun};
 use agentconf_reference::inprocess::InProcess;
 
-use super::{emit, to_stderr, ExitOutcome};
+use super::{say, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, RunArgs};
 use crate::error::{Error, Result};
 
@@ -69,7 +69,7 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
     } else {
         summary.push_str(&format!("{}: {}.\n", verdict.headline(), verdict.meaning()));
     }
-    emit(&summary)?;
+    say(&summary)?;
     // Interrupted: 130, as a shell reports a process ended by SIGINT, whatever the verdict of
     // the part that ran. Otherwise FAIL and NOTHING TESTED exit 1, the same verdict as every
     // report of the file.
@@ -279,7 +279,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     if let Some(failure) = sealed.write_failure {
         // What was graded is not lost: the table goes to standard output, the lines written so
         // far stay in the temporary file, and the error says where.
-        emit(&ReportFormat::Text.render(&View::of(&file)))?;
+        say(&ReportFormat::Text.render(&View::of(&file)))?;
         return Err(Error::ResultsNotWritten {
             target: args.out.clone(),
             failure,

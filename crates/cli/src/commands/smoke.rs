@@ -8,7 +8,7 @@ use agentconf_contract::case::Case;
 use agentconf_harness::smoke::{check, Diagnosis};
 use agentconf_harness::Implementation;
 
-use super::{emit, ExitOutcome};
+use super::{say, ExitOutcome};
 use crate::args::SmokeArgs;
 use crate::error::Result;
 
@@ -36,7 +36,7 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
         profiles: Vec::new(),
     };
     let (text, diagnosis) = check(&imp, adapter.as_ref(), &cases);
-    emit(&text)?;
+    say(&text)?;
     Ok(if diagnosis == Diagnosis::Works {
         ExitOutcome::Valid
     } else {

@@ -11,7 +11,7 @@ use agentconf_contract::case::CASE_REVISION_SEPARATOR;
 use agentconf_contract::vector::Vector;
 use agentconf_corpus::writer;
 
-use super::{emit, ExitOutcome};
+use super::{emit, say, ExitOutcome};
 use crate::args::{Format, VectorsExportArgs, VectorsListArgs, VectorsShowArgs};
 use crate::error::Result;
 
@@ -113,7 +113,7 @@ pub fn list(args: &VectorsListArgs) -> Result<ExitOutcome> {
             out
         }
     };
-    emit(&text)?;
+    say(&text)?;
     Ok(ExitOutcome::Valid)
 }
 
@@ -229,7 +229,7 @@ pub fn export(args: &VectorsExportArgs) -> Result<ExitOutcome> {
         }
     }
     let manifest = writer::manifest(&subset);
-    emit(&format!(
+    say(&format!(
         "exported {} vectors for revision {} to {} (subset corpus digest {})\n",
         subset.len(),
         args.revision,

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use agentconf_corpus::diff::{self, CorpusSnapshot};
 
-use super::{emit, ExitOutcome};
+use super::{emit, say, ExitOutcome};
 use crate::args::{DiffFormat, VectorsDiffArgs};
 use crate::error::Result;
 
@@ -20,15 +20,15 @@ pub fn run(args: &VectorsDiffArgs) -> Result<ExitOutcome> {
         None => embedded(),
     };
     let d = diff::diff(&old, &new);
-    let text = match args.format {
-        DiffFormat::Text => d.to_text(),
-        DiffFormat::Markdown => d.to_markdown(),
-        DiffFormat::Changelog => d.changelog_entry(),
-        DiffFormat::Json => {
-            serde_json::to_string_pretty(&d).map_err(|e| format!("cannot render JSON: {e}"))? + "\n"
-        }
-    };
-    emit(&text)?;
+    match args.format {
+        DiffFormat::Text => say(&d.to_text())?,
+        DiffFormat::Markdown => say(&d.to_markdown())?,
+        DiffFormat::Changelog => say(&d.changelog_entry())?,
+        DiffFormat::Json => emit(
+            &(serde_json::to_string_pretty(&d).map_err(|e| format!("cannot render JSON: {e}"))?
+                + "\n"),
+        )?,
+    }
     // Like `diff --exit-code`: a script (CI checking a pinned digest) asks whether anything
     // moved; without the option a difference is the answer, not a failure.
     Ok(if args.exit_code && !d.is_empty() {

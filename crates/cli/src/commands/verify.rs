@@ -7,7 +7,7 @@ use agentconf_aer1::workflow::verify_workflow_reader;
 use agentconf_aer1::Report;
 use agentconf_rules::Rule;
 
-use super::{emit, revision, ExitOutcome, MAX_DOCUMENT_BYTES};
+use super::{emit, revision, say, ExitOutcome, MAX_DOCUMENT_BYTES};
 use crate::args::{Format, ReceiptArgs, TierArg, TimelineArgs, WorkflowArgs};
 use crate::error::Result;
 use crate::input::{open, read_error};
@@ -88,7 +88,7 @@ pub fn workflow(args: &WorkflowArgs) -> Result<ExitOutcome> {
 fn show(report: &Report, format: Format, source: &str) -> Result<ExitOutcome> {
     match format {
         Format::Json => emit(&(render::json(report)? + "\n"))?,
-        Format::Text => emit(&render::text(report, source))?,
+        Format::Text => say(&render::text(report, source))?,
     }
     Ok(ExitOutcome::from_verdict(report.verdict()))
 }

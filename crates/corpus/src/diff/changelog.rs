@@ -4,9 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::{
-    code, family_counts, folded, grade, group_label, grouped_changes, safe, MARKDOWN,
-};
+use super::render::{code, family_counts, folded, grade, group_label, grouped_changes, MARKDOWN};
 use super::CorpusDiff;
 
 /// The top of `vectors/CHANGELOG.md`, rewritten on every prepend.
@@ -28,14 +26,16 @@ const ENTRY_HEADING: &str = "## Corpus ";
 /// The line under each heading: `From <old digest>: <counts>.`, the link to the entry below it.
 const FROM_LINE: &str = "From ";
 
+use agentconf_json::text::markdown_text;
+
 impl CorpusDiff {
     /// This diff as one changelog entry: `## Corpus <new digest>`, a line of counts from the old
     /// digest, then compact lists (ids folded per family; revision changes per group).
     pub fn changelog_entry(&self) -> String {
         let mut out = format!(
             "{ENTRY_HEADING}{}\n\n{FROM_LINE}{}: {}.\n",
-            safe(&self.new.digest),
-            safe(&self.old.digest),
+            markdown_text(&self.new.digest),
+            markdown_text(&self.old.digest),
             self.counts_line()
         );
         let mut lists = String::new();
@@ -51,7 +51,7 @@ impl CorpusDiff {
                 let _ = write!(lists, "  - {}", code(&v.id));
                 if let Some(now) = &v.replaced_by {
                     // Prose from the corpus's table of retired ids, not one name.
-                    let _ = write!(lists, " (replaced by {})", safe(now));
+                    let _ = write!(lists, " (replaced by {})", markdown_text(now));
                 }
                 lists.push('\n');
             }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::render::{
     cell, code, exercised_rule_changes, expectation_counts, family_counts, folded, grade, grades,
-    group_label, grouped_changes, revision_list, rule_delta, safe, LIST_IDS_UP_TO, MARKDOWN,
+    group_label, grouped_changes, revision_list, rule_delta, LIST_IDS_UP_TO, MARKDOWN,
 };
 use super::{CorpusDiff, RevisionChangeGroup, Tally};
 
@@ -50,7 +50,11 @@ impl CorpusDiff {
             for v in &self.retired {
                 // Prose from the corpus's own table of retired ids ("X and Y", "case X@09"), not
                 // one name: plain text, not a code span.
-                let now = v.replaced_by.as_deref().map(safe).unwrap_or_default();
+                let now = v
+                    .replaced_by
+                    .as_deref()
+                    .map(agentconf_json::text::markdown_text)
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} |",

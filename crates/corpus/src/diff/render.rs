@@ -64,35 +64,13 @@ pub(super) const MARKDOWN: Style = Style {
 /// `s` with control characters escaped (`\u{1b}`), so a hostile name cannot drive a terminal or
 /// break a line.
 pub(super) fn safe(s: &str) -> String {
-    use agentconf_json::text::is_bidi_control;
-    s.chars()
-        .map(|c| {
-            if c.is_control() || is_bidi_control(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    agentconf_json::text::terminal_safe(s)
 }
 
-/// `s` as a Markdown code span: delimited by one more backtick than its longest run, padded
-/// when it starts or ends with one.
+/// `s` as a Markdown code span: the workspace's one rule
+/// ([`agentconf_json::text::markdown_code`]).
 pub(super) fn code(s: &str) -> String {
-    let s = safe(s);
-    let mut longest = 0;
-    let mut run = 0;
-    for c in s.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{s}{pad}{fence}")
+    agentconf_json::text::markdown_code(s)
 }
 
 /// A Markdown table cell: a `|` would end it.
@@ -173,7 +151,23 @@ pub(super) fn revision_list(revisions: &[String]) -> String {
     if revisions.is_empty() {
         "–".to_string()
     } else {
-        safe(&revisions.join(", "))
+        // Revision names are short words (`09`, `06`); anything else (from a corpus directory on
+        // disk) is shown escaped, safe in text and in Markdown alike.
+        let words: Vec<String> = revisions
+            .iter()
+            .map(|r| {
+                r.chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                            c.to_string()
+                        } else {
+                            c.escape_unicode().to_string()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        words.join(", ")
     }
 }
 

@@ -13,8 +13,9 @@ use crate::status::Status;
 /// `suite/family`, sorted by id). Unexpected outcomes are `failure`s (message and type = the
 /// status; text = detail, then the captured stderr); unsupported, skipped and expected failures
 /// are `skipped` (an expected failure's text starts with the adapter's reason), counted in the
-/// suite's `skipped` attribute. Each suite's properties carry the per-suite summary. quick-junit
-/// escapes the text and drops characters XML cannot carry.
+/// suite's `skipped` attribute. Each suite's properties carry the per-suite summary. Every string
+/// from the results file goes through the workspace's XML pre-pass first (control and
+/// bidirectional characters shown as `\u{…}`, [`xml`]); quick-junit then escapes the markup.
 pub(crate) fn render(view: &View) -> String {
     let h = view.header;
     let v = &view.verdict;
@@ -25,7 +26,7 @@ pub(crate) fn render(view: &View) -> String {
         let mut lines: Vec<_> = view.results.iter().filter(|r| r.suite == suite).collect();
         lines.sort_by(|a, b| a.id.cmp(&b.id));
         let mut ts = TestSuite::new(suite.as_str());
-        ts.add_property(("implementation", h.implementation.name.as_str()));
+        ts.add_property(("implementation", xml(&h.implementation.name).as_str()));
         ts.add_property(("corpus_digest", h.corpus_digest.as_str()));
         ts.add_property(("suite_version", h.suite_version.as_str()));
         ts.add_property(("grading", grading_name(h.grading).as_str()));
@@ -48,10 +49,10 @@ pub(crate) fn render(view: &View) -> String {
             } else if r.status.is_unexpected() {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_message(name).set_type(name);
-                let mut text = r.detail.clone();
+                let mut text = xml(&r.detail);
                 if !r.stderr.is_empty() {
                     text.push_str("\n\nstderr:\n");
-                    text.push_str(&r.stderr);
+                    text.push_str(&xml(&r.stderr));
                 }
                 s.set_description(text);
                 s
@@ -60,22 +61,22 @@ pub(crate) fn render(view: &View) -> String {
                 // reason): none passes, none fails the run.
                 let mut s = TestCaseStatus::skipped();
                 match r.xfail_reason.as_deref() {
-                    Some(reason) => s.set_message(format!("{name}: {reason}")),
+                    Some(reason) => s.set_message(format!("{name}: {}", xml(reason))),
                     None => s.set_message(name),
                 };
                 s.set_type(name);
                 if !r.detail.is_empty() {
-                    s.set_description(r.detail.as_str());
+                    s.set_description(xml(&r.detail));
                 }
                 s
             };
-            let mut tc = TestCase::new(r.id.as_str(), status);
+            let mut tc = TestCase::new(xml(&r.id), status);
             if r.status == Status::Pass {
                 if let Some(why) = view.why_uncredited(&r.id) {
-                    tc.set_system_out(format!("uncredited: {why}"));
+                    tc.set_system_out(format!("uncredited: {}", xml(&why)));
                 }
             }
-            tc.set_classname(format!("{}/{}", suite.as_str(), r.family));
+            tc.set_classname(format!("{}/{}", suite.as_str(), xml(&r.family)));
             tc.set_time(Duration::from_millis(r.duration_ms));
             ts.add_test_case(tc);
         }
@@ -88,4 +89,11 @@ pub(crate) fn render(view: &View) -> String {
     report
         .to_string()
         .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
+}
+
+/// The XML pre-pass of the workspace's escaping ([`agentconf_json::text::terminal_text`]):
+/// characters that would act on a terminal or reorder text are shown as `\u{…}`; quick-junit
+/// escapes `& < > " '` after it.
+fn xml(s: &str) -> String {
+    agentconf_json::text::terminal_text(s)
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::view::{counted, DraftGroup, Part, Sections, View};
-use super::{clip, is_bidi_control, unexpected_phrase, Level, RuleStatus, DRAFTS_NOTE};
+use super::{clip, unexpected_phrase, Level, RuleStatus, DRAFTS_NOTE};
 
 /// How many unexpected results are listed before "…and N more".
 pub(crate) const MARKDOWN_UNEXPECTED_LIMIT: usize = 50;
@@ -276,25 +276,10 @@ fn rule_tables(out: &mut String, view: &View, drafts: &[DraftGroup]) {
     }
 }
 
-/// `s` as inline Markdown text on one line: HTML-significant characters as entities, Markdown
-/// punctuation backslash-escaped, control and bidirectional characters and line breaks as spaces.
+/// `s` as inline Markdown text on one line: the workspace's one Markdown rule
+/// ([`agentconf_json::text::markdown_text`]).
 pub(crate) fn md(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '#' | '|' | '~' | '!' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() || is_bidi_control(c) => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    agentconf_json::text::markdown_text(s)
 }
 
 /// `s` as a code span when it is made only of harmless characters (ids, digests), else as

@@ -605,8 +605,8 @@ fn plural(words: &str) -> String {
 
 // The workspace's one clip and terminal escaping (`agentconf_json::text`), under the names the
 // renderers use.
+pub(crate) use agentconf_json::text::clip;
 pub use agentconf_json::text::terminal_safe;
-pub(crate) use agentconf_json::text::{clip, is_bidi_control};
 
 // Each format of one file at once, for the snapshot tests (callers render a `View` through a
 // `ReportFormat`).

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{is_bidi_control, Level};
+use super::Level;
 
 /// The style both pages start with, after their palette: the page, the banner and its verdict
 /// pill, cards' headings. A macro, so that each page's style sheet is one literal (`concat!`).
@@ -91,23 +91,8 @@ pub(crate) fn level_class(level: Level) -> &'static str {
     }
 }
 
-/// Escapes `s` for HTML text and attribute values: `& < > " '` as entities; control characters
-/// other than line breaks and tabs, and bidirectional formatting characters, as visible `\u{…}`.
+/// Escapes `s` for HTML text and attribute values: the workspace's one HTML rule
+/// ([`agentconf_json::text::html_text`]).
 pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() || is_bidi_control(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    agentconf_json::text::html_text(s)
 }

@@ -1,0 +1,212 @@
+//! Every byte that came from outside (a claim's recorded name and command, a corpus id read from
+//! a directory) is escaped for the place it is written to: nothing reaches the terminal of
+//! whoever re-checks a claim or reads a report that could act on it (an escape sequence, an OSC 52
+//! clipboard write, a bell, a carriage return, a bidirectional override), and no raw HTML reaches
+//! a Markdown document. The escaping functions themselves are tested class by class in
+//! `agentconf_json::text`; this is the end-to-end check, through the commands.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use agentconf_harness::results::{parse, write_file};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentconf");
+
+/// Every hostile class at once: a screen clear, an OSC 52 clipboard write ended by BEL, a
+/// carriage return that would overwrite the line, a backspace, NUL, a C1 CSI, a right-to-left
+/// override and an isolate, and HTML.
+const HOSTILE: &str = "ACME\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}\rOK\u{8}\u{0}\u{9b}1m\u{202e}gnp.exe\u{2066}<img src=x onerror=alert(1)>";
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("agentconf-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn agentconf(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run agentconf")
+}
+
+/// The characters that act on a terminal or reorder text, found in `text` (line breaks and tabs
+/// are text).
+fn acting(text: &str) -> Vec<String> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t') || agentconf_json::text::is_bidi_control(c)
+        })
+        .map(|c| format!("U+{:04X}", c as u32))
+        .collect()
+}
+
+fn assert_inert(what: &str, out: &Output) {
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        let found = acting(&text);
+        assert!(
+            found.is_empty(),
+            "{what}: {stream} carries {found:?}:\n{text}"
+        );
+    }
+}
+
+/// A claim whose recorded name and command carry every hostile class: `claim verify` (which
+/// prints what the claim records, or refuses naming it) and every human-readable report of it
+/// print them escaped; the JUnit document carries them escaped too.
+#[test]
+fn a_hostile_claim_reaches_no_terminal_and_no_document() {
+    let scratch = Scratch::new("hostile-claim");
+    let whole = scratch.path("whole.jsonl");
+    let made = agentconf(&[
+        "run",
+        "--implementation",
+        "reference-process",
+        "--include",
+        "aer1/workflow/valid",
+        "--out",
+        &whole,
+    ]);
+    assert_eq!(made.status.code(), Some(0), "{made:?}");
+    let mut file = parse(&std::fs::read_to_string(&whole).unwrap()).unwrap();
+    file.header.implementation.name = HOSTILE.to_string();
+    file.header.implementation.argv = vec![HOSTILE.to_string(), "impl".to_string()];
+    file.seal(1);
+    let forged = scratch.path("forged.jsonl");
+    write_file(std::path::Path::new(&forged), &file).unwrap();
+
+    let claim = agentconf(&["claim", "verify", &forged]);
+    assert_inert("claim verify", &claim);
+    let said = String::from_utf8_lossy(&claim.stderr).to_string()
+        + &String::from_utf8_lossy(&claim.stdout);
+    assert!(
+        said.contains("\\u{1b}[2J") && said.contains("\\u{202e}"),
+        "the hostile bytes are shown, escaped: {said}"
+    );
+    for format in ["text", "markdown"] {
+        let report = agentconf(&["report", &forged, "--format", format]);
+        assert_inert(&format!("report --format {format}"), &report);
+        assert_eq!(report.status.code(), Some(0), "{report:?}");
+    }
+    let markdown = agentconf(&["report", &forged, "--format", "markdown"]);
+    assert!(!String::from_utf8_lossy(&markdown.stdout).contains("<img"));
+    let junit = agentconf(&["report", &forged, "--format", "junit"]);
+    assert_inert("report --format junit", &junit);
+    let html = agentconf(&["report", &forged, "--format", "html"]);
+    assert_inert("report --format html", &html);
+    assert!(!String::from_utf8_lossy(&html.stdout).contains("<img"));
+}
+
+/// A corpus directory whose vector id carries every hostile class: `vectors diff` in every
+/// format writes it escaped for that format (text and the changelog and Markdown documents: no
+/// terminal control and no raw HTML).
+#[test]
+fn a_hostile_corpus_id_reaches_no_terminal_and_no_markdown_document() {
+    let scratch = Scratch::new("hostile-corpus");
+    let dir = PathBuf::from(scratch.path("hostile-vectors"));
+    agentconf_corpus::writer::write(&dir, &agentconf_corpus::corpus()).unwrap();
+    // Hand-edited, as a directory from elsewhere may be: one vector's id made hostile, its file
+    // and the manifest brought into agreement (so the directory is read, not refused).
+    let manifest_path = dir.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    let hostile_id = format!("aer1/receipt/valid/{HOSTILE}");
+    let entry = &mut manifest["vectors"][0];
+    let file = dir.join(entry["path"].as_str().unwrap());
+    let mut vector: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    vector["id"] = hostile_id.clone().into();
+    let bytes = serde_json::to_string_pretty(&vector).unwrap();
+    std::fs::write(&file, &bytes).unwrap();
+    entry["id"] = hostile_id.into();
+    entry["sha256"] =
+        agentconf_json::hex::lower(&agentconf_aer1::digest::sha256(bytes.as_bytes())).into();
+    let mut lines: Vec<String> = manifest["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}\n",
+                e["id"].as_str().unwrap(),
+                e["sha256"].as_str().unwrap()
+            )
+        })
+        .collect();
+    lines.sort();
+    manifest["corpus_digest"] =
+        agentconf_json::hex::lower(&agentconf_aer1::digest::sha256(lines.concat().as_bytes()))
+            .into();
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    let dir = dir.to_str().unwrap();
+    for format in ["text", "markdown", "changelog"] {
+        let out = agentconf(&["vectors", "diff", dir, "--format", format]);
+        assert_eq!(out.status.code(), Some(0), "{format}: {out:?}");
+        assert_inert(&format!("vectors diff --format {format}"), &out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        if format != "text" {
+            let outside = outside_code_spans(&text);
+            assert!(!outside.contains('<'), "{format}: raw HTML:\n{text}");
+        }
+    }
+    let json = agentconf(&["vectors", "diff", dir, "--format", "json"]);
+    let text = String::from_utf8_lossy(&json.stdout);
+    serde_json::from_str::<serde_json::Value>(&text).expect("the JSON stays JSON");
+}
+
+/// `markdown` without its code spans (whose content a renderer shows as written, never as HTML),
+/// as CommonMark delimits them: a run of backticks up to the next run of the same length.
+fn outside_code_spans(markdown: &str) -> String {
+    let chars: Vec<char> = markdown.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '`' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let close = loop {
+            if j >= chars.len() {
+                break None;
+            }
+            if chars[j] == '`' {
+                let m = run_at(j);
+                if m == n {
+                    break Some(j + m);
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        };
+        match close {
+            Some(end) => i = end,
+            None => {
+                // No closing run: the backticks are text.
+                out.extend(&chars[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
+}
