@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    ignore_file_size_signal();
     let cli = args::Cli::parse();
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
@@ -27,5 +28,17 @@ fn main() -> ExitCode {
             commands::to_stderr(&(line + "\n"));
             ExitCode::from(commands::EXIT_USAGE)
         }
+    }
+}
+
+/// A file size limit (`ulimit -f`) makes the kernel send SIGXFSZ to a process whose write crosses
+/// it, and its default action ends the process at once (exit 153): nothing said, the results left
+/// in a temporary file, the lock held. Ignored, that write fails with EFBIG instead, which every
+/// writer here handles like a full disk: a message, the whole lines kept, the lock released.
+fn ignore_file_size_signal() {
+    // SAFETY: signal(2) with SIG_IGN installs no handler code; it is called once, before any
+    // thread is started.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }

@@ -206,3 +206,73 @@ fn a_full_disk_stops_the_run_and_keeps_what_was_graded() {
     );
     assert!(text.starts_with("{\"type\":\"header\""));
 }
+
+/// One file named for two outputs (`--out X --html X`, `--out X --emit-xfail X`, the same file
+/// through another path) is refused before anything runs, and nothing is written there: before,
+/// the run exited 0 and X held the HTML page, the results gone.
+#[test]
+fn one_file_for_two_outputs_is_refused_before_running() {
+    let scratch = Scratch::new("two-outputs");
+    let x = scratch.path("x.jsonl");
+    let same_via_dot = format!("{}/./x.jsonl", scratch.0.display());
+    for (flag, other) in [
+        ("--html", x.as_str()),
+        ("--emit-xfail", x.as_str()),
+        ("--html", same_via_dot.as_str()),
+    ] {
+        let out = Command::new(BIN)
+            .args([
+                "run",
+                "--include",
+                "aer1/workflow/valid",
+                "--out",
+                &x,
+                flag,
+                other,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {other}: {err}");
+        assert!(
+            err.contains("--out and") && err.contains("nothing was run"),
+            "{err}"
+        );
+        assert!(!Path::new(&x).exists(), "nothing written at {x}");
+    }
+}
+
+/// Under a file size limit with the shell's default SIGXFSZ (no `trap`), the run is not killed
+/// by the signal (exit 153, nothing said): agentconf ignores it, so the write that crosses the
+/// limit fails and is reported as what it is (a size limit, not `--fail-fast`), the lock is
+/// released, and the kept file ends at its last whole line.
+#[test]
+fn a_file_size_limit_is_a_write_error_with_whole_lines_kept() {
+    let s = Scratch::new("fsize");
+    let out = s.path("results.jsonl");
+    let script =
+        format!("ulimit -f 20; exec {BIN} run --jobs 1 --include aer1/workflow/ --out {out}");
+    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("file size limit"), "{stderr}");
+    assert!(!stderr.contains("--fail-fast"), "{stderr}");
+    let kept = stderr
+        .split("the lines written are kept in ")
+        .nth(1)
+        .and_then(|r| r.trim_end().strip_suffix(')'))
+        .expect("the kept file is named");
+    let text = std::fs::read_to_string(kept).unwrap();
+    assert!(
+        text.ends_with('\n'),
+        "a torn last line: {:?}",
+        &text[text.len().saturating_sub(80)..]
+    );
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every kept line is whole");
+    }
+    assert!(
+        !Path::new(&s.path(".results.jsonl.lock")).exists(),
+        "the lock was released"
+    );
+}

@@ -239,6 +239,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     // Before anything runs: every file the run will write can be written, the results file is
     // this run's alone (a second run writing it is refused now, not after both ran), and its
     // disk has room for it.
+    distinct_outputs(&args.out, args.html.as_deref(), args.emit_xfail.as_deref())?;
     let out = results::ResultsWriter::create(&args.out, selected.len())?;
     for path in [args.html.as_ref(), args.emit_xfail.as_ref()]
         .into_iter()
@@ -449,7 +450,13 @@ fn run_sealed(
             Some(out),
         )
     })?;
-    let broken_wrapper = report_notes(imp, adapter, cases, sealed.notes);
+    let mut notes = sealed.notes;
+    // A results file that could not be written stopped the run: its own error says so (a full
+    // disk, a size limit), not the early-stop options, which were not given.
+    if sealed.write_failure.is_some() {
+        notes.stopped_early = false;
+    }
+    let broken_wrapper = report_notes(imp, adapter, cases, notes);
     Ok((sealed, broken_wrapper))
 }
 
@@ -664,5 +671,58 @@ impl ProgressLines {
         if let Err(panic) = self.thread.join() {
             std::panic::resume_unwind(panic);
         }
+    }
+}
+
+/// Refuses, before anything runs, one file named for two outputs (`--out X --html X`): the
+/// second written would replace the first, and the results would be lost behind a success.
+fn distinct_outputs(
+    out: &std::path::Path,
+    html: Option<&std::path::Path>,
+    xfail: Option<&std::path::Path>,
+) -> Result<()> {
+    let named = [
+        ("--out", Some(out)),
+        ("--html", html),
+        ("--emit-xfail", xfail),
+    ];
+    let given: Vec<(&str, &std::path::Path)> = named
+        .iter()
+        .filter_map(|(flag, path)| path.map(|p| (*flag, p)))
+        .collect();
+    for (i, (flag_a, a)) in given.iter().enumerate() {
+        for (flag_b, b) in &given[i + 1..] {
+            if same_target(a, b) {
+                return Err(format!(
+                    "{flag_a} and {flag_b} both name {}: each output needs a file of its own \
+                     (nothing was run)",
+                    a.display()
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether two output paths name one file: the same file where both exist (any links or `..`
+/// in between), else the same name in the same (resolved) directory.
+fn same_target(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (ma.dev(), ma.ino()) == (mb.dev(), mb.ino());
+    }
+    let resolved = |p: &std::path::Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        std::fs::canonicalize(dir)
+            .ok()
+            .map(|d| d.join(p.file_name().unwrap_or_default()))
+    };
+    match (resolved(a), resolved(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
     }
 }

@@ -65,7 +65,21 @@ impl fmt::Display for WriteError {
                 "{free} bytes free where it goes, and the run needs about {needed} (refused \
                  before running)"
             ),
-            WriteProblem::Io(e) => write!(f, "{e}"),
+            WriteProblem::Io(e) => match e.raw_os_error() {
+                Some(libc::ENOSPC) => f.write_str(
+                    "the disk is full (no space left on the device): free some space, or write \
+                     the results elsewhere with --out",
+                ),
+                Some(libc::EDQUOT) => f.write_str(
+                    "your disk quota is used up: free some space, or write the results \
+                     elsewhere with --out",
+                ),
+                Some(libc::EFBIG) => f.write_str(
+                    "the file is larger than this process may write (a file size limit: \
+                     `ulimit -f`): raise the limit, or write the results elsewhere",
+                ),
+                _ => write!(f, "{e}"),
+            },
         }
     }
 }
@@ -77,7 +91,10 @@ impl fmt::Display for WriteError {
 pub struct ResultsWriter {
     target: PathBuf,
     tmp: PathBuf,
-    out: io::BufWriter<std::fs::File>,
+    /// Unbuffered: each line is one write, so a failed one can be cut off at `whole`.
+    out: std::fs::File,
+    /// Bytes of whole lines written so far.
+    whole: u64,
     /// Held until the writer is done with; a second run on the same target fails to take it.
     _lock: TargetLock,
     finished: bool,
@@ -94,12 +111,16 @@ impl ResultsWriter {
     pub fn create(target: &Path, cases: usize) -> Result<ResultsWriter, WriteError> {
         check_target(target)?;
         let lock = TargetLock::take(target)?;
+        // Holding the lock, no live run writes this target: a temporary file of it left by a run
+        // that was killed (SIGKILL: its own clean-up never ran) is removed now.
+        remove_stale_temporaries(target);
         check_space(target, BYTES_PER_LINE * (cases as u64 + 2))?;
         let (file, tmp) = create_temp(target)?;
         Ok(ResultsWriter {
             target: target.to_path_buf(),
             tmp,
-            out: io::BufWriter::new(file),
+            out: file,
+            whole: 0,
             _lock: lock,
             finished: false,
         })
@@ -110,24 +131,30 @@ impl ResultsWriter {
         &self.tmp
     }
 
-    /// Appends one line, on disk when this returns.
+    /// Appends one line, handed to the file system when this returns. A line that could not be
+    /// written whole (a full disk, a file size limit) is cut off again, so the file keeps whole
+    /// lines only.
     pub(crate) fn line(&mut self, line: &Line) -> Result<(), WriteError> {
         use std::io::Write as _;
         // Strings, numbers, options and sequences: serialisation cannot fail.
-        let text = serde_json::to_string(line).unwrap_or_default();
-        self.out
-            .write_all(text.as_bytes())
-            .and_then(|()| self.out.write_all(b"\n"))
-            .and_then(|()| self.out.flush())
-            .map_err(|e| WriteError::at(&self.tmp, WriteProblem::Io(e)))
+        let mut text = serde_json::to_vec(line).unwrap_or_default();
+        text.push(b'\n');
+        match self.out.write_all(&text) {
+            Ok(()) => {
+                self.whole += text.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = self.out.set_len(self.whole);
+                Err(WriteError::at(&self.tmp, WriteProblem::Io(e)))
+            }
+        }
     }
 
     /// The file whole: synced, and renamed over the target.
     pub(crate) fn finish(mut self) -> Result<(), WriteError> {
-        use std::io::Write as _;
         self.out
-            .flush()
-            .and_then(|()| self.out.get_ref().sync_all())
+            .sync_all()
             .map_err(|e| WriteError::at(&self.tmp, WriteProblem::Io(e)))?;
         std::fs::rename(&self.tmp, &self.target)
             .map_err(|e| WriteError::at(&self.target, WriteProblem::Io(e)))?;
@@ -138,8 +165,7 @@ impl ResultsWriter {
     /// Gives up on the target and keeps what was written in the temporary file (a run stopped by
     /// a full disk): its path.
     pub(crate) fn keep_partial(mut self) -> PathBuf {
-        use std::io::Write as _;
-        let _ = self.out.flush();
+        let _ = self.out.set_len(self.whole);
         self.finished = true;
         self.tmp.clone()
     }
@@ -162,19 +188,32 @@ struct TargetLock {
 
 impl TargetLock {
     fn take(target: &Path) -> Result<TargetLock, WriteError> {
+        use std::os::unix::fs::OpenOptionsExt as _;
         use std::os::unix::io::AsRawFd as _;
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "results".into());
         let path = target.with_file_name(format!(".{name}.lock"));
+        // Never through a link: a link planted at the lock's name (by whoever can write the
+        // directory) would have the lock create or hold a file elsewhere. O_NOFOLLOW refuses it
+        // (ELOOP), and what was opened must be a regular file.
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
-            .map_err(|e| WriteError::at(target, WriteProblem::Io(e)))?;
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => WriteError::at(&path, WriteProblem::SymbolicLink),
+                _ => WriteError::at(target, WriteProblem::Io(e)),
+            })?;
+        match file.metadata() {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(WriteError::at(&path, WriteProblem::NotARegularFile)),
+            Err(e) => return Err(WriteError::at(&path, WriteProblem::Io(e))),
+        }
         // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
         let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if locked != 0 {
@@ -296,8 +335,60 @@ fn check_target(path: &Path) -> Result<(), WriteError> {
     }
 }
 
+/// Removes the temporary files of `target` (`.NAME.PID.NONCE.N.tmp`, [`create_temp`]'s names)
+/// whose process is gone, that this user owns. Best effort: what cannot be removed stays.
+fn remove_stale_temporaries(target: &Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    let (Some(name), dir) = (target.file_name(), target.parent()) else {
+        return;
+    };
+    let dir = match dir {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    // SAFETY: getuid(2) has no preconditions and cannot fail.
+    let me = unsafe { libc::getuid() };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file_name
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let mut parts = rest.split('.');
+        let (Some(pid), Some(_nonce), Some(_n), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<libc::pid_t>() else {
+            continue;
+        };
+        // A plain file of ours (never a link), whose process no longer exists.
+        let ours = entry
+            .metadata()
+            .is_ok_and(|m| m.file_type().is_file() && m.uid() == me);
+        if ours && pid > 0 && !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process `pid` exists (kill(2) with signal 0: ESRCH means it does not).
+fn process_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
 /// A new file next to `path`, under a name no one else has (created with `O_EXCL`).
 fn create_temp(path: &Path) -> Result<(std::fs::File, PathBuf), WriteError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path
@@ -315,9 +406,11 @@ fn create_temp(path: &Path) -> Result<(std::fs::File, PathBuf), WriteError> {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
+        // O_EXCL: nothing already at the name (a link planted there included) is opened.
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)
         {
             Ok(f) => return Ok((f, tmp)),
@@ -365,6 +458,54 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["link.jsonl", "results.jsonl", "victim"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A link planted at the lock's name (`.NAME.lock`) is refused: nothing is created or opened
+    /// through it, and the file it points to keeps its bytes (before, the lock was opened through
+    /// the link, which created an empty file at its target or held a file elsewhere).
+    #[test]
+    fn the_lock_is_never_taken_through_a_link() {
+        let dir = std::env::temp_dir().join(format!("agentconf-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("results.jsonl");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join(".results.jsonl.lock")).unwrap();
+        let absent = dir.join("created-through-link");
+        std::os::unix::fs::symlink(&absent, dir.join(".other.jsonl.lock")).unwrap();
+        let refused = ResultsWriter::create(&target, 1).err().expect("refused");
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
+        assert!(ResultsWriter::create(&dir.join("other.jsonl"), 1).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert!(!absent.exists(), "nothing created through the link");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A temporary file a killed run left beside the target (its process gone) is removed by
+    /// the next run on that target; one of a live process, or not of this naming, stays.
+    #[test]
+    fn a_dead_runs_temporary_is_removed_by_the_next_run() {
+        let dir = std::env::temp_dir().join(format!("agentconf-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("results.jsonl");
+        // A process id that is surely gone: a child that already exited and was reaped.
+        let gone = std::process::Command::new("true")
+            .spawn()
+            .and_then(|mut c| c.wait().map(|_| c.id()))
+            .unwrap();
+        let stale = dir.join(format!(".results.jsonl.{gone}.1f.0.tmp"));
+        let live = dir.join(format!(".results.jsonl.{}.2e.0.tmp", std::process::id()));
+        let other = dir.join(".results.jsonl.notes.tmp");
+        for f in [&stale, &live, &other] {
+            std::fs::write(f, b"{}\n").unwrap();
+        }
+        let writer = ResultsWriter::create(&target, 1).unwrap();
+        assert!(!stale.exists(), "the dead run's temporary is removed");
+        assert!(live.exists() && other.exists());
+        drop(writer);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
