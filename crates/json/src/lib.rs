@@ -288,6 +288,47 @@ pub fn parse_limited<'a>(
     }
 }
 
+/// A bound on a document before it is parsed into a tree by a reader without limits of its own
+/// (`serde_json::Value`): one pass over the bytes, allocating nothing, that refuses nesting deeper
+/// than [`MAX_DEPTH`] and more than `max_values` values. Values are counted from above (every
+/// `,` and every `[` or `{` outside strings, plus one), so a document it passes has at most that
+/// many. A 16 MiB output of `[0,0,…]` is refused here instead of becoming a tree of eight million
+/// values (about twenty times its size in memory). Syntax is left to the parser that follows.
+pub fn check_bounds(text: &str, max_values: usize) -> Result<(), JsonError> {
+    let mut values = 1usize;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                values += 1;
+                if depth > MAX_DEPTH {
+                    return Err(JsonError::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' => values += 1,
+            _ => continue,
+        }
+        if values > max_values {
+            return Err(JsonError::TooManyValues { limit: max_values });
+        }
+    }
+    Ok(())
+}
+
 fn is_json_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
@@ -640,6 +681,22 @@ impl<'de> Visitor<'de> for NodeVisitor<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bounds_are_checked_before_any_tree_is_built() {
+        let flood = format!("[{}0]", "0,".repeat(100_000));
+        assert_eq!(
+            check_bounds(&flood, 1000),
+            Err(JsonError::TooManyValues { limit: 1000 })
+        );
+        assert_eq!(check_bounds(&flood, 200_000), Ok(()));
+        let deep = "[".repeat(MAX_DEPTH + 1);
+        assert_eq!(check_bounds(&deep, usize::MAX), Err(JsonError::TooDeep));
+        // Brackets and commas inside strings are text, escaped quotes included.
+        let text = r#"{"a":"[[[,,,\"]]],,","b":[1,2]}"#;
+        assert_eq!(check_bounds(text, 5), Ok(()));
+        assert!(check_bounds(text, 3).is_err());
+    }
     use super::*;
 
     #[test]

@@ -101,6 +101,9 @@ pub(crate) fn read_object(
     };
     let text = std::str::from_utf8(emitted)
         .map_err(|_| fault(Rule::Aer1JsonUtf8, "the output is not UTF-8".into()))?;
+    if let Err(e) = bounded(text) {
+        return Err(fault(e.0, e.1));
+    }
     match serde_json::from_str(text) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err(fault(not_object, "the output is not a JSON object".into())),
@@ -114,4 +117,23 @@ pub(crate) fn read_object(
 /// A JSON value for a message, clipped.
 pub(crate) fn shown(v: &Value) -> String {
     agentconf_json::text::clip(&v.to_string(), 80)
+}
+
+/// The most values an emitter's output may hold before it is parsed: far above any artifact the
+/// corpus asks for, and low enough that a flood (`[0,0,…]` filling the output limit) is refused
+/// without a tree of millions of values in memory per worker.
+pub(crate) const MAX_EMITTED_VALUES: usize = 250_000;
+
+/// `Err((rule, message))` when `text` nests deeper or holds more values than an emitter's output
+/// may ([`agentconf_json::check_bounds`]): checked before the output is parsed into a tree.
+pub(crate) fn bounded(text: &str) -> Result<(), (Rule, String)> {
+    agentconf_json::check_bounds(text, MAX_EMITTED_VALUES).map_err(|e| match e {
+        agentconf_json::JsonError::TooDeep => {
+            (Rule::Aer1JsonDepth, format!("the output is not read: {e}"))
+        }
+        other => (
+            Rule::Aer1JsonSize,
+            format!("the output is not read: {other}"),
+        ),
+    })
 }

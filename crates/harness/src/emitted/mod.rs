@@ -330,6 +330,9 @@ pub(crate) fn compare(want: &[Value], emitted: &[u8]) -> Vec<EmitFault> {
             "the output is not UTF-8".into(),
         )];
     };
+    if let Err((rule, message)) = fault::bounded(text) {
+        return vec![fault(rule, None, None, message)];
+    }
     let got: Vec<Value> = match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(a)) if !a.is_empty() => a,
         Ok(_) => {
@@ -501,6 +504,19 @@ fn explain_link(previous: &Value, digest: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    /// 16 MiB of `[0,0,…]` (the output limit filled with one-byte values) is refused before any
+    /// tree is built: a fault charged to the size rule, not eight million values in memory.
+    #[test]
+    fn a_flood_of_values_is_refused_unparsed() {
+        let flood = format!("[{}0]", "0,".repeat(8 * 1024 * 1024 - 1));
+        let faults = compare(&[], flood.as_bytes());
+        assert_eq!(faults.len(), 1, "{faults:?}");
+        assert_eq!(faults[0].rule, Rule::Aer1JsonSize);
+        assert!(faults[0].message.contains("not read"), "{}", faults[0].message);
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert_eq!(compare(&[], deep.as_bytes())[0].rule, Rule::Aer1JsonDepth);
+    }
     use super::*;
     use agentconf_contract::emit::EmitStep;
 
