@@ -19,6 +19,10 @@
 //!
 //! With `--check`, nothing is written: the command fails if a regeneration would change anything.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -9,6 +9,10 @@
 //! replace the last one, and recompute the links gets a chain that passes every rule. Only an
 //! independently obtained external commitment speaks to completeness ([`commitment`]).
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod commitment;
 pub mod digest;
 pub mod escape;

@@ -18,6 +18,10 @@
 //! not IETF-endorsed. Nothing here verifies anything: it says what is asked and what an answer
 //! looks like.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod call;
 pub mod case;
 pub mod decision;

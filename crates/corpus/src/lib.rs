@@ -7,6 +7,10 @@
 //! this crate, so the corpus travels inside the tool: a test proves the in-memory corpus equals
 //! the committed files.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod aer1;
 pub mod builder;
 pub mod diff;

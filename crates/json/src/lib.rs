@@ -6,6 +6,10 @@
 //! integers past 64 bits must not be rounded), and every failure is a typed [`JsonError`] that maps
 //! to a rule. Nothing here panics on any input.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod file;
 pub mod flat;
 pub mod hex;

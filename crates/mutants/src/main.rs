@@ -24,6 +24,10 @@
 //!
 //! These are test fixtures. Nothing here is a way to verify anything.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 

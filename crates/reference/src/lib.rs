@@ -10,6 +10,10 @@
 //! The harness never links this crate: the judge does not link what it judges. The CLI hands the
 //! in-process backend to the harness.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod admit;
 pub mod command;
 pub mod dispatch;

@@ -13,6 +13,10 @@
 //! The tests in this crate prove that every `Rule` has exactly one record and every record is a
 //! `Rule`, and that every rule is explained in its family's notes file.
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -162,6 +166,7 @@ rules! {
     GrpRev00NoDedup => "GRP-REV00-NO-DEDUP",
     GrpProfileDurable => "GRP-PROFILE-DURABLE",
     GrpProfileAtomic => "GRP-PROFILE-ATOMIC",
+    GrpProfileCluster => "GRP-PROFILE-CLUSTER",
 }
 
 impl fmt::Display for Rule {
