@@ -11,6 +11,10 @@
 //! check → atomic admission of the pair in the [`store`] → hand-off; each check and the admission
 //! a step of an [`admission::Pipeline`].
 
+// No raw memory or system calls here: the few that a process needs are in the harness and
+// the CLI, each with its reason.
+#![forbid(unsafe_code)]
+
 pub mod admission;
 pub mod event;
 pub mod jws;

@@ -45,8 +45,9 @@
 //!
 //! Backends: [`MemoryStore`] (`memory`), [`SqliteStore`] (`sqlite:PATH`, and the contract's
 //! receiver's store in its `STATE_DIR`, [`state_dir`]), [`PostgresStore`] (`postgres://…`, one
-//! set shared by several receiver nodes; a link it cannot use defers the line instead of
-//! deciding it, see [`postgres`]). A receiver gets its store from a spec
+//! set shared by several receiver nodes; a configuration it cannot use is refused at open, while
+//! a link that fails for a while defers the line instead of deciding it, see [`postgres`]). A
+//! receiver gets its store from a spec
 //! through one opener ([`StoreSpec::open`], or [`open`] for a spec string), boxed
 //! ([`BoxedStore`]), so that a new backend is one module and its arm there.
 
@@ -106,7 +107,9 @@ impl StoreError {
     }
 
     /// Unreachable because the store gave no answer in time: a stalled or slow link, or a
-    /// silent server (what a deadline, not a refusal, ended). Also [`StoreError::is_unreachable`].
+    /// silent server (what a deadline, not a refusal, ended), or a call a store deferred without
+    /// trying while it backs off from such a server (the PostgreSQL store's circuit breaker).
+    /// Also [`StoreError::is_unreachable`].
     pub fn timed_out(message: impl Into<String>) -> StoreError {
         StoreError {
             message: message.into(),

@@ -1,6 +1,7 @@
 //! What the GRP tests share: a session of registered P-TYPE-3 publishers with derived public test
 //! keys, their events signed as lines, and a temporary directory. Each test binary uses part.
 #![allow(dead_code)]
+pub mod faults;
 pub mod postgres;
 pub mod postgres_server;
 

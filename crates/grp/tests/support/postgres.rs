@@ -15,16 +15,29 @@ pub fn in_schema(url: &str, schema: &str) -> String {
 
 /// Runs `statements` on the database `url` names.
 pub fn run_sql(url: &str, statements: &str) {
+    if let Err(e) = try_sql(url, statements) {
+        panic!("{statements}: {e}");
+    }
+}
+
+/// Runs `statements` on the database `url` names, saying what failed.
+pub fn try_sql(url: &str, statements: &str) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .unwrap();
+        .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let config: tokio_postgres::Config = url.parse().unwrap();
-        let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+        let config: tokio_postgres::Config = url.parse().map_err(|e| format!("{e}"))?;
+        let (client, connection) = config
+            .connect(tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
         tokio::spawn(connection);
-        client.batch_execute(statements).await.unwrap();
-    });
+        client
+            .batch_execute(statements)
+            .await
+            .map_err(|e| format!("{e:?}"))
+    })
 }
 
 /// The server's `HOST:PORT`.
@@ -120,4 +133,94 @@ fn pipe(from: &TcpStream, to: &TcpStream, state: &Arc<AtomicU8>, streams: &Mutex
         }
         let _ = to.shutdown(Shutdown::Both);
     });
+}
+
+/// The first column of the first row `query` returns on the database `url` names, as text
+/// (`None` for no row or a null).
+pub fn query_text(url: &str, query: &str) -> Option<String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let config: tokio_postgres::Config = url.parse().unwrap();
+        let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let rows = client.simple_query(query).await.unwrap();
+        rows.iter().find_map(|message| match message {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+    })
+}
+
+/// A database of its own on the server (`CREATE DATABASE`), dropped with its connections when
+/// this is dropped: for what a schema of its own cannot isolate (an empty database, database
+/// settings).
+pub struct ScratchDatabase {
+    /// The server's URL (where the database is created and dropped from).
+    server: String,
+    pub name: String,
+    /// The database's URL.
+    pub url: String,
+}
+
+impl ScratchDatabase {
+    /// A new empty database named `name` (a fresh token: see `postgres_server::unique`).
+    pub fn create(server: &str, name: &str) -> ScratchDatabase {
+        run_sql(server, &format!("CREATE DATABASE {name}"));
+        ScratchDatabase {
+            server: server.to_string(),
+            name: name.to_string(),
+            url: with_database(server, name),
+        }
+    }
+}
+
+impl Drop for ScratchDatabase {
+    fn drop(&mut self) {
+        // Not `run_sql`: a failure to clean up must not turn into a second panic.
+        let drop = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        if let Err(e) = try_sql(&self.server, &drop) {
+            eprintln!("{drop}: {e}");
+        }
+    }
+}
+
+/// A schema of its own on the server ([`in_schema`]), dropped with its tables when this is
+/// dropped.
+pub struct ScratchSchema {
+    server: String,
+    name: String,
+    /// The server's URL with this schema as the search path.
+    pub url: String,
+}
+
+impl ScratchSchema {
+    /// A new empty schema named `name` (a fresh token: see `postgres_server::unique`).
+    pub fn create(server: &str, name: &str) -> ScratchSchema {
+        ScratchSchema {
+            server: server.to_string(),
+            name: name.to_string(),
+            url: in_schema(server, name),
+        }
+    }
+}
+
+impl Drop for ScratchSchema {
+    fn drop(&mut self) {
+        let drop = format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name);
+        if let Err(e) = try_sql(&self.server, &drop) {
+            eprintln!("{drop}: {e}");
+        }
+    }
+}
+
+/// `url` naming the database `name` instead of its own (its query kept).
+pub fn with_database(url: &str, name: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let query = tail.find('?').map_or("", |at| &tail[at..]);
+    format!("{scheme}://{authority}/{name}{query}")
 }

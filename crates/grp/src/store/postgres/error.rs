@@ -1,7 +1,9 @@
-//! Why a PostgreSQL store was not opened, and which client errors mean "the store cannot be
-//! consulted now" rather than "the store failed".
+//! Why a PostgreSQL store was not opened, and what a client error says about the link: a fault
+//! that passes (the line is deferred), no answer in time (deferred, and the store backs off), or
+//! anything else (the store fails: a receiver stops, nothing admitted).
 
 use std::fmt;
+use std::io;
 
 use tokio_postgres::error::SqlState;
 
@@ -13,8 +15,15 @@ use crate::store::StoreError;
 pub enum PostgresOpenError {
     /// The spec or the node's address names no database the client can try.
     Target(TargetError),
-    /// The database could not be reached when the opening had to reach it (creating a store).
+    /// The database could not be reached when the opening had to reach it (creating a store):
+    /// a fault that may pass (refused, reset, closed, no answer in time, the server starting up
+    /// or out of connections). Any other opening opens unconnected instead.
     Unreachable { target: String, why: String },
+    /// The client cannot connect as configured: no host, a host name that does not resolve,
+    /// TLS required of a server that offers none, a password the server asks for and the URL
+    /// lacks, a value the client refuses to send (a NUL byte). Waiting does not mend these, so
+    /// they are refused at open rather than deferred line after line.
+    Configuration { target: String, why: String },
     /// The database holds no admission store and the opening does not create one.
     NoSchema { target: String },
     /// A store is already there and the opening only creates (`grp init`).
@@ -22,7 +31,11 @@ pub enum PostgresOpenError {
     /// The database holds an admission store of another schema version (or a damaged version
     /// table): this build neither reads nor changes it.
     Version { target: String, found: String },
-    /// The database refused what the open asked of it.
+    /// The store's tables lack a column the store uses, have one of another type, or lack the
+    /// unique key on `pair_key` that makes an admission happen once.
+    Layout { target: String, why: String },
+    /// The database refused what the open asked of it (credentials, an unknown database, a
+    /// statement).
     Database { target: String, why: String },
 }
 
@@ -36,6 +49,11 @@ impl fmt::Display for PostgresOpenError {
                     "admission store {target}: cannot reach the database: {why}"
                 )
             }
+            PostgresOpenError::Configuration { target, why } => write!(
+                f,
+                "admission store {target}: cannot connect as configured: {why}; refused, \
+                 nothing admitted"
+            ),
             PostgresOpenError::NoSchema { target } => write!(
                 f,
                 "admission store {target}: the database holds no admission store (create one \
@@ -51,8 +69,16 @@ impl fmt::Display for PostgresOpenError {
                  {}; refused, nothing admitted",
                 super::SCHEMA_VERSION
             ),
+            PostgresOpenError::Layout { target, why } => write!(
+                f,
+                "admission store {target}: not the tables this agentconf uses: {why}; refused, \
+                 nothing admitted"
+            ),
             PostgresOpenError::Database { target, why } => {
-                write!(f, "admission store {target}: {why}")
+                write!(
+                    f,
+                    "admission store {target}: {why}; refused, nothing admitted"
+                )
             }
         }
     }
@@ -60,43 +86,95 @@ impl fmt::Display for PostgresOpenError {
 
 impl std::error::Error for PostgresOpenError {}
 
-impl PostgresOpenError {
-    /// The open error an admission meets on a new connection, as the admission's error: a
-    /// database that cannot be reached now defers the line, anything else fails the store.
-    pub(super) fn into_store_error(self) -> StoreError {
-        match self {
-            PostgresOpenError::Unreachable { .. } => StoreError::unreachable(self.to_string()),
-            _ => StoreError::new(self.to_string()),
-        }
+/// What a client error says about the link to the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fault {
+    /// The link failed in a way that passes: refused, reset, closed or cut by the peer, the
+    /// server shutting down, starting up or out of connections, a transaction rolled back by
+    /// the server. Tried again at the next call.
+    Link,
+    /// No answer in time: the client's socket timed out, or the server cancelled the statement
+    /// at its `statement_timeout` or `lock_timeout`. Deferred, and the store backs off.
+    Timeout,
+    /// Anything else: the configuration (no host, an unknown host, TLS, credentials, a value
+    /// the client refuses), or the server refusing what was asked. Waiting does not mend it.
+    Permanent,
+}
+
+/// What `e` says about the link. A whitelist: only what is known to pass defers, so that a
+/// misconfigured store fails loudly at start instead of deferring every line.
+///
+/// With a SQLSTATE: a connection exception (class 08), insufficient resources (53: too many
+/// connections), a transaction rollback (40: serialization failure, deadlock), the server
+/// shutting down, crashed, starting up or ending an idle session (57P01, 57P02, 57P03, 57P05)
+/// are link faults; a cancelled statement (57014, the statement timeout) and a lock not
+/// available in time (55P03) are timeouts. Without one: a closed connection, or an I/O error of
+/// a kind that means the peer or the network went away ([`transient_io`]).
+pub(super) fn fault(e: &tokio_postgres::Error) -> Fault {
+    if let Some(state) = e.code() {
+        return state_fault(state);
+    }
+    if e.is_closed() {
+        return Fault::Link;
+    }
+    io_errors(e)
+        .filter_map(transient_io)
+        .next()
+        .unwrap_or(Fault::Permanent)
+}
+
+fn state_fault(state: &SqlState) -> Fault {
+    if *state == SqlState::QUERY_CANCELED || *state == SqlState::LOCK_NOT_AVAILABLE {
+        return Fault::Timeout;
+    }
+    let code = state.code();
+    let passes = ["08", "53", "40"]
+        .iter()
+        .any(|class| code.starts_with(class))
+        || [
+            SqlState::ADMIN_SHUTDOWN,
+            SqlState::CRASH_SHUTDOWN,
+            SqlState::CANNOT_CONNECT_NOW,
+            SqlState::IDLE_SESSION_TIMEOUT,
+        ]
+        .contains(state);
+    if passes {
+        Fault::Link
+    } else {
+        Fault::Permanent
     }
 }
 
-/// Whether `e` means the database could not be consulted now (the line is deferred and tried
-/// again later) rather than that it refused what was asked (the store fails).
-///
-/// Without a SQLSTATE the error is the link's (refused, reset, closed, a protocol error on a
-/// cut stream). With one: a connection exception (class 08), an operator intervention (57: the
-/// statement timeout's cancel, a shutdown, "cannot connect now"), insufficient resources (53:
-/// too many connections), a transaction rollback (40: serialization failure, deadlock) and a
-/// lock not available in time (55P03). None of these says anything about the pair.
-pub(super) fn is_unreachable(e: &tokio_postgres::Error) -> bool {
-    let Some(state) = e.code() else {
-        return true;
-    };
-    let code = state.code();
-    ["08", "57", "53", "40"]
-        .iter()
-        .any(|class| code.starts_with(class))
-        || *state == SqlState::LOCK_NOT_AVAILABLE
+/// The I/O errors in `e`'s chain of causes.
+fn io_errors<'a>(e: &'a tokio_postgres::Error) -> impl Iterator<Item = &'a io::Error> + 'a {
+    let first: Option<&'a (dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    std::iter::successors(first, |cause| cause.source())
+        .filter_map(|cause| cause.downcast_ref::<io::Error>())
 }
 
-/// A client error as the store's error: [`is_unreachable`] decides which kind.
+/// An I/O error that means the link went away or did not answer, not that it was misdirected: a
+/// host name that does not resolve is none of these (its error is uncategorized), nor is a
+/// value the client refuses to send (`InvalidInput`). A stream that ends inside a message is
+/// reported by the client's framing as "bytes remaining on stream" (kind `Other`): a cut link
+/// too.
+fn transient_io(e: &io::Error) -> Option<Fault> {
+    use io::ErrorKind::*;
+    match e.kind() {
+        TimedOut => Some(Fault::Timeout),
+        ConnectionRefused | ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+        | NotConnected | NetworkUnreachable | HostUnreachable | NetworkDown => Some(Fault::Link),
+        Other if e.to_string() == "bytes remaining on stream" => Some(Fault::Link),
+        _ => None,
+    }
+}
+
+/// A client error as the store's error: [`fault`] decides which kind.
 pub(super) fn store_error(target: &str, what: &str, e: &tokio_postgres::Error) -> StoreError {
     let message = format!("{target}: {what}: {}", describe(e));
-    if is_unreachable(e) {
-        StoreError::unreachable(message)
-    } else {
-        StoreError::new(message)
+    match fault(e) {
+        Fault::Link => StoreError::unreachable(message),
+        Fault::Timeout => StoreError::timed_out(message),
+        Fault::Permanent => StoreError::new(message),
     }
 }
 

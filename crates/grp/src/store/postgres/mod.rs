@@ -1,83 +1,99 @@
 //! The PostgreSQL store (`postgres://…`): one admitted set shared by several receiver nodes,
-//! namespaced by the cluster token ([`target`]), its open refusals and the errors that defer a
-//! line rather than fail the store in [`error`].
+//! namespaced by the cluster token ([`target`]), its open refusals and what a client error says
+//! about the link in `error`.
 //!
 //! Each pair's unique key is the SHA-256 of the length-prefixed (cluster, session, publisher,
 //! event): a unique index on the values themselves would fail on an event id longer than an index
 //! entry may be (about 2.7 kB), and untrusted input must not stop the store. The admission is one
 //! statement, so one transaction: the pair and its admission record (which node admitted it,
 //! when) are inserted together or not at all, and of any number of nodes inserting the same pair
-//! at once exactly one gets the row. Every round trip is bounded ([`ROUND_TRIP_LIMIT`]): a link
-//! refused, lost, cut or stalled gives [`StoreError::unreachable`] (the receiver's `deferred`
-//! decision), the connection is dropped, and the next call connects afresh and checks the schema
-//! version again.
+//! at once exactly one gets the row. The statement is prepared once per connection, so an
+//! admission is one round trip.
+//!
+//! # Faults and refusals
+//!
+//! What cannot be mended by waiting is refused when the store is opened
+//! ([`PostgresOpenError`]; a receiver reports it in one line and exits 2 before reading a line):
+//! a URL with no host, a host name that does not resolve, TLS required of a server without it,
+//! missing or wrong credentials, an unknown database, a value the client refuses to send, a
+//! database without the store (unless the opening creates it), another schema version, tables
+//! without the columns, types or unique keys the store uses (module `schema`). Only a fault that
+//! may pass (`error::fault`: refused, reset, closed, timed out, the server starting up or out of
+//! connections) opens the store unconnected: every call then tries to connect, and the line gets
+//! [`StoreError::unreachable`] (the receiver's `deferred` decision) until one does. A connection
+//! made later is checked the same way: a refusal then fails the store (exit 2), a fault defers.
+//!
+//! Every round trip is bounded ([`ROUND_TRIP_LIMIT`]); a link refused, lost or cut gives
+//! [`StoreError::unreachable`], the connection is dropped, and the next call connects afresh
+//! (and checks the tables again). A round trip that timed out gives [`StoreError::timed_out`] and
+//! opens a circuit breaker (module `breaker`): for a short, growing interval calls are deferred at
+//! once without touching the network, so a silent server costs a few seconds a minute, not a
+//! limit per line.
+//!
+//! # An admission whose outcome is unknown
+//!
+//! When the link fails after the admission was sent, it may have committed with only its answer
+//! lost. The line is deferred and the admission kept as unresolved, in memory (module `attempts`:
+//! why in memory); each admission writes a token of its own attempt with the pair, so the
+//! re-delivery can tell this store's unanswered admission (it stands: `admitted`, once, and the
+//! hand-off is marked as for any admission) from anyone else's (a duplicate). A pair with no
+//! unresolved admission is decided as always: one found recorded is a duplicate, whoever
+//! recorded it.
+//!
+//! The node's name reaches the server as the connection's `application_name` startup parameter,
+//! never inside SQL; every value in a statement is a bound parameter.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sha2::{Digest as _, Sha256};
 use tokio::runtime::Runtime;
-use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::{Client, NoTls, Statement};
 
 use super::{Admission, AdmissionStore, Create, Durability, Opening, StoreError};
 
+mod attempts;
+mod breaker;
 mod error;
+mod schema;
 pub mod target;
 
+use attempts::{Attempt, Attempts, PairKey};
+use breaker::Breaker;
+pub use breaker::{FIRST_OPEN, LONGEST_OPEN};
 pub use error::PostgresOpenError;
-use error::{describe, is_unreachable, store_error};
+use error::{describe, fault, store_error, Fault};
 pub use target::{ClusterEnv, PostgresTarget, TargetError};
 
-/// The schema version this build reads and creates (`agentconf_grp_schema`).
-pub const SCHEMA_VERSION: i32 = 1;
+/// The schema version this build reads and creates (`agentconf_grp_schema`). Version 2 added
+/// the attempt token to each pair (`agentconf_grp_admitted.attempt`); a version-1 store is
+/// refused.
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The longest any one database round trip (connecting with its setup and schema check, or one
 /// statement) may take before the store is taken as unreachable: short enough that a cut link
 /// gives `deferred` well inside a harness's deadline (at most two limits per line: a connection,
-/// then the admission), long enough for a loaded server.
+/// then the admission; after a timeout the breaker defers at once), long enough for a loaded
+/// server.
 pub const ROUND_TRIP_LIMIT: Duration = Duration::from_secs(3);
 
-/// The tables, created together under an advisory lock so that nodes starting at once on an
-/// empty database make them once.
-const SCHEMA: &str = "
-    SELECT pg_advisory_xact_lock(4242001);
-    CREATE TABLE IF NOT EXISTS agentconf_grp_schema (version integer NOT NULL);
-    CREATE TABLE IF NOT EXISTS agentconf_grp_admitted (
-        pair_key bytea PRIMARY KEY,
-        scope_key bytea NOT NULL,
-        cluster bytea NOT NULL,
-        session_id bytea NOT NULL,
-        publisher_id bytea NOT NULL,
-        event_id bytea NOT NULL,
-        handed_off boolean NOT NULL DEFAULT false
-    );
-    CREATE INDEX IF NOT EXISTS agentconf_grp_admitted_scope
-        ON agentconf_grp_admitted (scope_key);
-    CREATE TABLE IF NOT EXISTS agentconf_grp_admissions (
-        seq bigserial PRIMARY KEY,
-        pair_key bytea NOT NULL UNIQUE,
-        scope_key bytea NOT NULL,
-        node text NOT NULL,
-        admitted_at timestamptz NOT NULL DEFAULT now()
-    );
-    INSERT INTO agentconf_grp_schema (version)
-        SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM agentconf_grp_schema);
-";
-
-/// The admission: the pair, and its record only when the pair was new. One statement, so one
-/// transaction; the unique key decides.
+/// The admission: the pair with this attempt's token, and its record only when the pair was
+/// new. One statement, so one transaction; the unique key decides. Prepared on each connection.
 const ADMIT: &str = "
     WITH pair AS (
         INSERT INTO agentconf_grp_admitted
-            (pair_key, scope_key, cluster, session_id, publisher_id, event_id)
-        VALUES ($1, $2, $3, $4, $5, $6)
+            (pair_key, scope_key, cluster, session_id, publisher_id, event_id, attempt)
+        VALUES ($1, $2, $3, $4, $5, $6, $8)
         ON CONFLICT (pair_key) DO NOTHING
         RETURNING pair_key, scope_key
     )
     INSERT INTO agentconf_grp_admissions (pair_key, scope_key, node)
     SELECT pair_key, scope_key, $7 FROM pair";
+
+/// Which attempt recorded a pair, and whether its hand-off is done.
+const RECORDED_BY: &str =
+    "SELECT attempt, handed_off FROM agentconf_grp_admitted WHERE pair_key = $1";
 
 /// The hand-off mark, committed without waiting for its flush (as the SQLite store writes it
 /// unsynced): if it is lost, the pair is merely pending and recovery resumes it, while the
@@ -94,12 +110,11 @@ pub struct PostgresStore {
     target: PostgresTarget,
     /// The target as messages show it (no password).
     shown: String,
+    /// The client's configuration: the URL's, with the node's `application_name`.
     config: tokio_postgres::Config,
     durability: Durability,
-    /// Whether a connection may create the schema: until the first connection that found or made
-    /// it (an open that could not reach the database leaves that to the first admission).
-    create: Mutex<Create>,
     link: Mutex<Link>,
+    attempts: Attempts,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -108,22 +123,53 @@ impl std::fmt::Debug for PostgresStore {
     }
 }
 
-/// The runtime the client is driven on, and the connection when there is a live one.
+/// The runtime the client is driven on, the connection when there is a live one, and what the
+/// next connection may do and when it may be tried.
 struct Link {
     runtime: Runtime,
-    client: Option<Arc<Client>>,
+    live: Option<Live>,
+    /// Whether a connection may create the schema: until the first connection that found or made
+    /// it (an open that could not reach the database leaves that to the first admission).
+    create: Create,
+    breaker: Breaker,
+}
+
+/// A connection, set up and checked, with its prepared admission.
+#[derive(Clone)]
+struct Live {
+    client: Arc<Client>,
+    admit: Statement,
+}
+
+/// How a round trip failed: before its statement was sent (connecting, or deferred by the
+/// breaker), or after, when the statement may have run.
+enum Tripped {
+    Unsent(StoreError),
+    Sent(StoreError),
+}
+
+impl Tripped {
+    fn into_error(self) -> StoreError {
+        match self {
+            Tripped::Unsent(e) | Tripped::Sent(e) => e,
+        }
+    }
 }
 
 impl PostgresStore {
-    /// Opens the store `target` names, as `opening` says. A database that cannot be reached is
-    /// not an error here, except when the opening only creates: the store opens unconnected and
-    /// every admission tries to connect ([`StoreError::unreachable`] until one does). A database
-    /// that answers is checked now: its schema version, or its lack of a store.
+    /// Opens the store `target` names, as `opening` says. A database that cannot be reached now
+    /// for a reason that may pass is not an error here, except when the opening only creates:
+    /// the store opens unconnected and every admission tries to connect
+    /// ([`StoreError::unreachable`] until one does). Anything else is refused: a configuration
+    /// the client cannot use, a database that refuses the connection, and, from a database that
+    /// answers, no store (unless created), another schema version or other tables.
     pub fn open(
         target: &PostgresTarget,
         opening: Opening,
     ) -> Result<PostgresStore, PostgresOpenError> {
-        let config = target.config().map_err(PostgresOpenError::Target)?;
+        let mut config = target.config().map_err(PostgresOpenError::Target)?;
+        // A startup parameter, not a `SET`: the name is a value and never becomes SQL.
+        config.application_name(format!("agentconf-grp {}", target.node));
         let shown = target.to_string();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
@@ -138,18 +184,22 @@ impl PostgresStore {
             shown,
             config,
             durability: opening.durability,
-            create: Mutex::new(opening.create),
             link: Mutex::new(Link {
                 runtime,
-                client: None,
+                live: None,
+                create: opening.create,
+                breaker: Breaker::default(),
             }),
+            attempts: Attempts::new(),
         };
-        match store.connect() {
-            Ok(_) => Ok(store),
-            Err(PostgresOpenError::Unreachable { .. }) if opening.create != Create::Only => {
-                Ok(store)
-            }
-            Err(e) => Err(e),
+        let connected = match store.link() {
+            Ok(mut link) => store.connect(&mut link).map(drop),
+            Err(e) => Err(Opened::Poisoned(e.message().to_string())),
+        };
+        match connected {
+            Ok(()) => Ok(store),
+            Err(e) if e.passes() && opening.create != Create::Only => Ok(store),
+            Err(e) => Err(store.open_error(e)),
         }
     }
 
@@ -167,8 +217,8 @@ impl PostgresStore {
         event: &str,
     ) -> Result<bool, StoreError> {
         let key = self.pair_key(session, publisher, event);
-        let rows = self.round_trip("look up a pair", |client| async move {
-            client
+        let rows = self.round_trip("look up a pair", |live| async move {
+            live.client
                 .query(
                     "SELECT 1 FROM agentconf_grp_admitted WHERE pair_key = $1",
                     &[&key.as_slice()],
@@ -184,41 +234,37 @@ impl PostgresStore {
             .map_err(|_| StoreError::new("PostgreSQL link poisoned by a panic"))
     }
 
-    /// Connects, sets the session up and checks (or, as allowed, creates) the schema; the live
-    /// connection is kept for the calls that follow.
-    fn connect(&self) -> Result<Arc<Client>, PostgresOpenError> {
-        let database = |why: String| PostgresOpenError::Database {
-            target: self.shown.clone(),
-            why,
-        };
-        let mut link = self.link().map_err(|e| database(e.message().to_string()))?;
-        if let Some(client) = link.client.as_ref().filter(|c| !c.is_closed()) {
-            return Ok(client.clone());
+    /// The live connection, or a new one: connected, set up and checked (or, as allowed, the
+    /// schema created), the whole within one [`ROUND_TRIP_LIMIT`]. A timeout opens the breaker.
+    fn connect(&self, link: &mut Link) -> Result<Live, Opened> {
+        if let Some(live) = link.live.as_ref().filter(|l| !l.client.is_closed()) {
+            return Ok(live.clone());
         }
-        link.client = None;
-        let mut create = self
-            .create
-            .lock()
-            .map_err(|_| database("poisoned by a panic".into()))?;
-        // The whole setup within the one limit too, not one limit per round trip of it.
-        let client = link
-            .runtime
-            .block_on(async {
-                tokio::time::timeout(ROUND_TRIP_LIMIT, self.open_connection(*create))
-                    .await
-                    .unwrap_or(Err(Opened::TimedOut))
-            })
-            .map_err(|e| self.open_error(e))?;
+        link.live = None;
+        let create = link.create;
+        let made = link.runtime.block_on(async {
+            tokio::time::timeout(ROUND_TRIP_LIMIT, self.open_connection(create))
+                .await
+                .unwrap_or(Err(Opened::TimedOut))
+        });
+        let live = match made {
+            Ok(live) => live,
+            Err(e) => {
+                if e.timed_out() {
+                    link.breaker.timed_out(Instant::now());
+                }
+                return Err(e);
+            }
+        };
         // The schema is there now: a later connection that finds none finds it removed.
-        *create = Create::Never;
-        let client = Arc::new(client);
-        link.client = Some(client.clone());
-        Ok(client)
+        link.create = Create::Never;
+        link.live = Some(live.clone());
+        Ok(live)
     }
 
     /// One connection, set up and checked, within [`ROUND_TRIP_LIMIT`] per round trip.
-    async fn open_connection(&self, create: Create) -> Result<Client, Opened> {
-        let (client, connection) = bounded(self.config.connect(NoTls)).await?;
+    async fn open_connection(&self, create: Create) -> Result<Live, Opened> {
+        let (mut client, connection) = bounded(self.config.connect(NoTls)).await?;
         // The connection task runs whenever the runtime does: during each call's `block_on`.
         tokio::spawn(async move {
             let _ = connection.await;
@@ -229,41 +275,34 @@ impl PostgresStore {
             // may lose its last moments of commits.
             Durability::ProcessCrash => "off",
         };
+        // Constants only: no value from outside is ever part of a statement's text.
         let limit = ROUND_TRIP_LIMIT.as_millis();
-        let application = format!("agentconf-grp {}", self.target.node);
         bounded(client.batch_execute(&format!(
             "SET statement_timeout = {limit}; SET lock_timeout = {limit};
-             SET synchronous_commit = {synchronous_commit};
-             SET application_name = '{}'",
-            application.replace('\'', "''")
+             SET synchronous_commit = {synchronous_commit}"
         )))
         .await?;
-        match (schema_version(&client).await?, create) {
-            (None, Create::Never) => Err(Opened::NoSchema),
-            (Some(_), Create::Only) => Err(Opened::Exists),
-            (None, _) => {
-                bounded(client.batch_execute(&format!("BEGIN; {SCHEMA} COMMIT;"))).await?;
-                check_version(schema_version(&client).await?)?;
-                Ok(client)
-            }
-            (found, _) => {
-                check_version(found)?;
-                Ok(client)
-            }
-        }
+        schema::settle(&mut client, create).await?;
+        let admit = bounded(client.prepare(ADMIT)).await?;
+        Ok(Live {
+            client: Arc::new(client),
+            admit,
+        })
     }
 
     fn open_error(&self, e: Opened) -> PostgresOpenError {
         let target = self.shown.clone();
         match e {
-            Opened::Client(e) if is_unreachable(&e) => PostgresOpenError::Unreachable {
-                target,
-                why: describe(&e),
-            },
-            Opened::Client(e) => PostgresOpenError::Database {
-                target,
-                why: describe(&e),
-            },
+            Opened::Client(e) => {
+                let why = describe(&e);
+                if fault(&e) != Fault::Permanent {
+                    PostgresOpenError::Unreachable { target, why }
+                } else if e.code().is_some() {
+                    PostgresOpenError::Database { target, why }
+                } else {
+                    PostgresOpenError::Configuration { target, why }
+                }
+            }
             Opened::TimedOut => PostgresOpenError::Unreachable {
                 target,
                 why: format!("no answer within {ROUND_TRIP_LIMIT:?}"),
@@ -271,37 +310,101 @@ impl PostgresStore {
             Opened::NoSchema => PostgresOpenError::NoSchema { target },
             Opened::Exists => PostgresOpenError::Exists { target },
             Opened::Version(found) => PostgresOpenError::Version { target, found },
+            Opened::Layout(why) => PostgresOpenError::Layout { target, why },
+            Opened::Poisoned(why) => PostgresOpenError::Database { target, why },
+        }
+    }
+
+    /// A failed connection as the error of the call that needed it: a fault defers the line
+    /// (a timeout as [`StoreError::timed_out`]), a refusal fails the store.
+    fn connect_error(&self, e: Opened) -> StoreError {
+        match e {
+            Opened::Client(e) if fault(&e) != Fault::Permanent => {
+                store_error(&self.shown, "connect", &e)
+            }
+            Opened::TimedOut => StoreError::timed_out(format!(
+                "{}: connect: no answer within {ROUND_TRIP_LIMIT:?}",
+                self.shown
+            )),
+            e => StoreError::new(self.open_error(e).to_string()),
         }
     }
 
     /// Runs `op` on a live connection (made first if there is none) within
-    /// [`ROUND_TRIP_LIMIT`]. When the link fails, the connection is dropped so that the next call
-    /// connects afresh.
+    /// [`ROUND_TRIP_LIMIT`], unless the breaker is open. When the link fails, the connection is
+    /// dropped so that the next call connects afresh.
     fn round_trip<T, F, Fut>(&self, what: &str, op: F) -> Result<T, StoreError>
     where
-        F: FnOnce(Arc<Client>) -> Fut,
+        F: FnOnce(Live) -> Fut,
         Fut: Future<Output = Result<T, tokio_postgres::Error>>,
     {
-        let client = self
-            .connect()
-            .map_err(PostgresOpenError::into_store_error)?;
-        let mut link = self.link()?;
-        let outcome = link.runtime.block_on(bounded(op(client)));
-        let result = match outcome {
-            Ok(value) => return Ok(value),
+        self.trip(what, op).map_err(Tripped::into_error)
+    }
+
+    /// [`Self::round_trip`], saying whether a failure came before the statement was sent.
+    fn trip<T, F, Fut>(&self, what: &str, op: F) -> Result<T, Tripped>
+    where
+        F: FnOnce(Live) -> Fut,
+        Fut: Future<Output = Result<T, tokio_postgres::Error>>,
+    {
+        let mut guard = self.link().map_err(Tripped::Unsent)?;
+        let link = &mut *guard;
+        if let Some(left) = link.breaker.open_for(Instant::now()) {
+            return Err(Tripped::Unsent(StoreError::timed_out(format!(
+                "{}: {what}: not tried: the circuit breaker is open for another {:.2} s (after \
+                 {} consecutive round trips without an answer within {ROUND_TRIP_LIMIT:?})",
+                self.shown,
+                left.as_secs_f64(),
+                link.breaker.timeouts()
+            ))));
+        }
+        let live = match self.connect(link) {
+            Ok(live) => live,
+            Err(e) => {
+                let error = self.connect_error(e);
+                return Err(Tripped::Unsent(backing_off(error, &link.breaker)));
+            }
+        };
+        let error = match link.runtime.block_on(bounded(op(live))) {
+            Ok(value) => {
+                link.breaker.answered();
+                return Ok(value);
+            }
             Err(Opened::Client(e)) => store_error(&self.shown, what, &e),
             Err(_) => StoreError::timed_out(format!(
                 "{}: {what}: no answer within {ROUND_TRIP_LIMIT:?}",
                 self.shown
             )),
         };
-        if result.is_unreachable() {
-            link.client = None;
+        if error.is_unreachable() {
+            link.live = None;
         }
-        Err(result)
+        if error.is_timeout() {
+            link.breaker.timed_out(Instant::now());
+        }
+        Err(Tripped::Sent(backing_off(error, &link.breaker)))
     }
 
-    fn pair_key(&self, session: &str, publisher: &str, event: &str) -> [u8; 32] {
+    /// Whether the pair, found recorded, was recorded by one of `attempts` (this store's
+    /// admissions whose outcome it does not know) and not yet handed off: the admission stands.
+    fn recorded_by(&self, pair: &PairKey, attempts: &[Attempt]) -> Result<bool, StoreError> {
+        let rows = self.round_trip("look up an unresolved admission", |live| async move {
+            live.client.query(RECORDED_BY, &[&pair.as_slice()]).await
+        })?;
+        let Some(row) = rows.first() else {
+            // Deleted since (its session closed): not this admission's to resume.
+            return Ok(false);
+        };
+        let attempt: Vec<u8> = row
+            .try_get(0)
+            .map_err(|e| StoreError::new(format!("a stored attempt: {e}")))?;
+        let handed_off: bool = row
+            .try_get(1)
+            .map_err(|e| StoreError::new(format!("a stored hand-off mark: {e}")))?;
+        Ok(!handed_off && attempts.iter().any(|a| a[..] == attempt[..]))
+    }
+
+    fn pair_key(&self, session: &str, publisher: &str, event: &str) -> PairKey {
         key_of(&[&self.target.cluster, session, publisher, event])
     }
 
@@ -310,13 +413,47 @@ impl PostgresStore {
     }
 }
 
-/// What a connection attempt met.
+/// A timeout's error, saying for how long the breaker it opened defers calls.
+fn backing_off(error: StoreError, breaker: &Breaker) -> StoreError {
+    match breaker.open_for(Instant::now()) {
+        Some(open) if error.is_timeout() => StoreError::timed_out(format!(
+            "{}; the circuit breaker is open for {:.2} s",
+            error.message(),
+            open.as_secs_f64()
+        )),
+        _ => error,
+    }
+}
+
+/// What a connection attempt (or a round trip) met.
 enum Opened {
     Client(tokio_postgres::Error),
     TimedOut,
     NoSchema,
     Exists,
     Version(String),
+    Layout(String),
+    Poisoned(String),
+}
+
+impl Opened {
+    /// A fault that may pass (the store opens unconnected), not a refusal.
+    fn passes(&self) -> bool {
+        match self {
+            Opened::Client(e) => fault(e) != Fault::Permanent,
+            Opened::TimedOut => true,
+            _ => false,
+        }
+    }
+
+    /// No answer in time, from the client's limit or the server's.
+    fn timed_out(&self) -> bool {
+        match self {
+            Opened::Client(e) => fault(e) == Fault::Timeout,
+            Opened::TimedOut => true,
+            _ => false,
+        }
+    }
 }
 
 impl From<tokio_postgres::Error> for Opened {
@@ -335,33 +472,6 @@ async fn bounded<T>(
     }
 }
 
-/// The versions in the version table, or `None` when there is no table.
-async fn schema_version(client: &Client) -> Result<Option<Vec<i32>>, Opened> {
-    match bounded(client.query("SELECT version FROM agentconf_grp_schema", &[])).await {
-        Ok(rows) => Ok(Some(
-            rows.iter()
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, _>>()
-                .map_err(|_| Opened::Version("unreadable (not an integer column)".into()))?,
-        )),
-        Err(Opened::Client(e)) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// Exactly one row, of [`SCHEMA_VERSION`].
-fn check_version(found: Option<Vec<i32>>) -> Result<(), Opened> {
-    match found.as_deref() {
-        Some([SCHEMA_VERSION]) => Ok(()),
-        Some([other]) => Err(Opened::Version(other.to_string())),
-        Some(rows) => Err(Opened::Version(format!(
-            "unknown (the version table holds {} rows)",
-            rows.len()
-        ))),
-        None => Err(Opened::Version("unknown (no version table)".into())),
-    }
-}
-
 /// SHA-256 of the parts, each prefixed by its length, so that no two tuples share a key.
 fn key_of(parts: &[&str]) -> [u8; 32] {
     let mut hash = Sha256::new();
@@ -373,15 +483,24 @@ fn key_of(parts: &[&str]) -> [u8; 32] {
 }
 
 impl AdmissionStore for PostgresStore {
+    /// One statement; for a pair with an unresolved admission of this store's, a second that
+    /// reads which attempt recorded it when the first finds it recorded.
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError> {
         let pair = self.pair_key(session, publisher, event);
         let scope = self.scope_key(session);
         let cluster = self.target.cluster.as_bytes();
         let node = self.target.node.as_str();
-        let inserted = self.round_trip("admit a pair", |client| async move {
-            client
+        let unresolved = self.attempts.take(&pair)?;
+        // An unresolved pair is tried with its earlier token: if that admission never
+        // committed, this one records the same attempt.
+        let attempt = unresolved
+            .first()
+            .copied()
+            .unwrap_or_else(|| self.attempts.next());
+        let tried = self.trip("admit a pair", |live| async move {
+            live.client
                 .execute(
-                    ADMIT,
+                    &live.admit,
                     &[
                         &pair.as_slice(),
                         &scope.as_slice(),
@@ -390,29 +509,53 @@ impl AdmissionStore for PostgresStore {
                         &publisher.as_bytes(),
                         &event.as_bytes(),
                         &node,
+                        &attempt.as_slice(),
                     ],
                 )
                 .await
-        })?;
-        Ok(if inserted == 0 {
-            Admission::Duplicate
-        } else {
-            Admission::Admitted
-        })
+        });
+        let inserted = match tried {
+            Ok(inserted) => inserted,
+            Err(Tripped::Unsent(e)) => {
+                self.attempts.keep(pair, unresolved)?;
+                return Err(e);
+            }
+            Err(Tripped::Sent(e)) => {
+                // It may have committed: unresolved until the pair comes again.
+                let mut keep = unresolved;
+                keep.push(attempt);
+                self.attempts.keep(pair, keep)?;
+                return Err(e);
+            }
+        };
+        if inserted > 0 {
+            return Ok(Admission::Admitted);
+        }
+        if unresolved.is_empty() {
+            return Ok(Admission::Duplicate);
+        }
+        match self.recorded_by(&pair, &unresolved) {
+            Ok(true) => Ok(Admission::Admitted),
+            Ok(false) => Ok(Admission::Duplicate),
+            Err(e) => {
+                self.attempts.keep(pair, unresolved)?;
+                Err(e)
+            }
+        }
     }
 
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {
         let pair = self.pair_key(session, publisher, event);
-        self.round_trip("mark a hand-off", |client| async move {
-            client.execute(HAND_OFF, &[&pair.as_slice()]).await
+        self.round_trip("mark a hand-off", |live| async move {
+            live.client.execute(HAND_OFF, &[&pair.as_slice()]).await
         })
         .map(|_| ())
     }
 
     fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
         let scope = self.scope_key(session);
-        let rows = self.round_trip("list pending hand-offs", |client| async move {
-            client
+        let rows = self.round_trip("list pending hand-offs", |live| async move {
+            live.client
                 .query(
                     "SELECT publisher_id, event_id FROM agentconf_grp_admitted
                      WHERE scope_key = $1 AND NOT handed_off ORDER BY publisher_id, event_id",
@@ -427,8 +570,8 @@ impl AdmissionStore for PostgresStore {
 
     fn count(&self, session: &str) -> Result<u64, StoreError> {
         let scope = self.scope_key(session);
-        let row = self.round_trip("count pairs", |client| async move {
-            client
+        let row = self.round_trip("count pairs", |live| async move {
+            live.client
                 .query_one(
                     "SELECT count(*) FROM agentconf_grp_admitted WHERE scope_key = $1",
                     &[&scope.as_slice()],
@@ -440,9 +583,9 @@ impl AdmissionStore for PostgresStore {
 
     fn close_session(&self, session: &str) -> Result<u64, StoreError> {
         let scope = self.scope_key(session);
-        let row = self.round_trip("close a session", |client| async move {
+        let row = self.round_trip("close a session", |live| async move {
             // One statement: the pairs and their records go together.
-            client
+            live.client
                 .query_one(
                     "WITH records AS (
                          DELETE FROM agentconf_grp_admissions WHERE scope_key = $1
