@@ -4,11 +4,12 @@
 //! A server that accepts a connection and never answers costs a whole [`ROUND_TRIP_LIMIT`]
 //! per round trip; paid per line, 2,000 lines wait 100 minutes. After a round trip (or a
 //! connection) that timed out, the breaker is open: calls are deferred at once, without touching
-//! the network, for an interval that starts at [`FIRST_OPEN`] and doubles with each further
-//! consecutive timeout up to [`LONGEST_OPEN`]; the first call after it tries the database again
-//! with the full limit. A round trip that is answered closes it. Once the interval is at its
-//! longest, a dead server costs one limit per `LONGEST_OPEN + ROUND_TRIP_LIMIT` (about 3 s in
-//! 33 s); the first minute, while the interval grows, costs about seven limits.
+//! the network, for an interval that starts at [`FIRST_OPEN`] and grows fourfold with each
+//! further consecutive timeout up to [`LONGEST_OPEN`]; the first call after it probes the
+//! database with the shorter [`PROBE_LIMIT`] (a server that answered nothing for a whole limit
+//! is not waited on as long again). A round trip that is answered closes it. A dead server so
+//! costs at most 7 s of waiting in the first minute (3 s, then probes of 1 s after 1, 4, 16 and
+//! 30 s) and about 2 s a minute after that (one probe per 31 s).
 //!
 //! A refused or closed link is not a timeout and does not open it: it costs nothing to try, so
 //! every call tries, and a link that heals is used again at once. [`FIRST_OPEN`] is short for
@@ -20,7 +21,10 @@
 use std::time::{Duration, Instant};
 
 /// The first open interval, after one timeout.
-pub const FIRST_OPEN: Duration = Duration::from_millis(500);
+pub const FIRST_OPEN: Duration = Duration::from_secs(1);
+
+/// How long a probe (a round trip while timeouts are counted) waits for an answer.
+pub const PROBE_LIMIT: Duration = Duration::from_secs(1);
 
 /// The longest open interval, however many timeouts came in a row.
 pub const LONGEST_OPEN: Duration = Duration::from_secs(30);
@@ -46,6 +50,16 @@ impl Breaker {
         self.timeouts
     }
 
+    /// How long the next round trip may wait: the full limit while closed, [`PROBE_LIMIT`] once
+    /// a timeout was counted.
+    pub(super) fn limit(&self) -> Duration {
+        if self.timeouts == 0 {
+            super::ROUND_TRIP_LIMIT
+        } else {
+            PROBE_LIMIT
+        }
+    }
+
     /// A round trip ended at its limit at `now`: open for the next interval, which it returns.
     pub(super) fn timed_out(&mut self, now: Instant) -> Duration {
         self.timeouts = self.timeouts.saturating_add(1);
@@ -62,9 +76,11 @@ impl Breaker {
 
 /// The open interval after `timeouts` consecutive timeouts (at least one).
 fn interval(timeouts: u32) -> Duration {
-    // 2^6 × 0.5 s is past the cap already; the exponent is bounded so it cannot overflow.
-    let doublings = timeouts.saturating_sub(1).min(16);
-    FIRST_OPEN.saturating_mul(1 << doublings).min(LONGEST_OPEN)
+    // 4^3 × 1 s is past the cap already; the exponent is bounded so it cannot overflow.
+    let steps = timeouts.saturating_sub(1).min(8);
+    FIRST_OPEN
+        .saturating_mul(1 << (2 * steps))
+        .min(LONGEST_OPEN)
 }
 
 #[cfg(test)]
@@ -72,14 +88,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_interval_doubles_from_half_a_second_to_its_cap() {
+    fn the_interval_grows_fourfold_from_one_second_to_its_cap() {
         let now = Instant::now();
         let mut breaker = Breaker::default();
         assert_eq!(breaker.open_for(now), None);
         let intervals: Vec<f64> = (0..9)
             .map(|_| breaker.timed_out(now).as_secs_f64())
             .collect();
-        assert_eq!(intervals, [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]);
+        assert_eq!(
+            intervals,
+            [1.0, 4.0, 16.0, 30.0, 30.0, 30.0, 30.0, 30.0, 30.0]
+        );
         for _ in 0..100 {
             breaker.timed_out(now);
         }
@@ -94,17 +113,19 @@ mod tests {
         assert_eq!(breaker.open_for(now), Some(FIRST_OPEN));
         assert_eq!(
             breaker.open_for(now + Duration::from_millis(200)),
-            Some(Duration::from_millis(300))
+            Some(Duration::from_millis(800))
         );
         assert_eq!(breaker.open_for(now + FIRST_OPEN), None);
-        // Tried again after the interval and timed out again: twice as long.
+        assert_eq!(breaker.limit(), PROBE_LIMIT);
+        // Probed after the interval and timed out again: four times as long.
         breaker.timed_out(now + FIRST_OPEN);
         assert_eq!(
             breaker.open_for(now + FIRST_OPEN),
-            Some(Duration::from_secs(1))
+            Some(Duration::from_secs(4))
         );
         assert_eq!(breaker.timeouts(), 2);
         breaker.answered();
+        assert_eq!(breaker.limit(), crate::store::postgres::ROUND_TRIP_LIMIT);
         assert_eq!(breaker.open_for(now + FIRST_OPEN), None);
         assert_eq!(breaker.timed_out(now), FIRST_OPEN);
     }

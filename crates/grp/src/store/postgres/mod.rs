@@ -61,7 +61,7 @@ pub mod target;
 
 use attempts::{Attempt, Attempts, PairKey};
 use breaker::Breaker;
-pub use breaker::{FIRST_OPEN, LONGEST_OPEN};
+pub use breaker::{FIRST_OPEN, LONGEST_OPEN, PROBE_LIMIT};
 pub use error::PostgresOpenError;
 use error::{describe, fault, store_error, Fault};
 pub use target::{ClusterEnv, PostgresTarget, TargetError};
@@ -242,8 +242,9 @@ impl PostgresStore {
         }
         link.live = None;
         let create = link.create;
+        let limit = link.breaker.limit();
         let made = link.runtime.block_on(async {
-            tokio::time::timeout(ROUND_TRIP_LIMIT, self.open_connection(create))
+            tokio::time::timeout(limit, self.open_connection(create))
                 .await
                 .unwrap_or(Err(Opened::TimedOut))
         });
@@ -365,14 +366,21 @@ impl PostgresStore {
                 return Err(Tripped::Unsent(backing_off(error, &link.breaker)));
             }
         };
-        let error = match link.runtime.block_on(bounded(op(live))) {
+        // A probe after a timeout waits the breaker's shorter limit.
+        let limit = link.breaker.limit();
+        let answered = link.runtime.block_on(async {
+            tokio::time::timeout(limit, bounded(op(live)))
+                .await
+                .unwrap_or(Err(Opened::TimedOut))
+        });
+        let error = match answered {
             Ok(value) => {
                 link.breaker.answered();
                 return Ok(value);
             }
             Err(Opened::Client(e)) => store_error(&self.shown, what, &e),
             Err(_) => StoreError::timed_out(format!(
-                "{}: {what}: no answer within {ROUND_TRIP_LIMIT:?}",
+                "{}: {what}: no answer within {limit:?}",
                 self.shown
             )),
         };
