@@ -193,8 +193,8 @@ fn a_cut_link_defers_and_healing_admits_once() {
 
 /// The reference's processes on one PostgreSQL database pass every GRP case, run after run:
 /// every receiver of every scenario (cluster or not) keeps its pairs under the scenario's token,
-/// so vectors and runs sharing the database never see each other's pairs. Both the command the
-/// issue tracker reported failing (all three profiles) and README's "GRP on PostgreSQL" command.
+/// so vectors and runs sharing the database never see each other's pairs. Both the command as
+/// first reported failing (`--include grp`) and README's "GRP on PostgreSQL" command.
 #[test]
 fn the_reference_passes_every_grp_case_on_one_database_run_after_run() {
     let Some(url) = server("the_reference_passes_every_grp_case_on_one_database_run_after_run")
@@ -213,7 +213,26 @@ fn the_reference_passes_every_grp_case_on_one_database_run_after_run() {
         "--profile",
         "cluster",
     ];
-    let readme: &[&str] = &["--profile", "cluster", "--include", "grp/"];
+    // README's command, read from its "GRP on PostgreSQL" section as written (after
+    // `agentconf run --implementation reference-process`), so the two cannot drift apart.
+    let readme_text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme_text
+        .split("### GRP on PostgreSQL")
+        .nth(1)
+        .and_then(|s| s.split("```sh\n").nth(1))
+        .and_then(|b| b.split("\n```").next())
+        .expect("README has a GRP on PostgreSQL section with an sh block");
+    let joined = section.replace("\\\n", " ");
+    let command = joined
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("agentconf run --implementation reference-process")
+        })
+        .expect("the section runs the reference's processes");
+    let readme_words: Vec<&str> = command.split_whitespace().collect();
+    let readme: &[&str] = &readme_words;
     for (run, extra) in [all_profiles, readme, all_profiles].iter().enumerate() {
         let out_file = dir.join(format!("run-{run}.jsonl"));
         let out = Command::new(env!("CARGO_BIN_EXE_agentconf"))

@@ -91,7 +91,10 @@ fn a_hostile_claim_reaches_no_terminal_and_no_document() {
     let forged = scratch.path("forged.jsonl");
     write_file(std::path::Path::new(&forged), &file).unwrap();
 
-    let claim = agentconf(&["claim", "verify", &forged]);
+    // The claim's executable digest is this build's and its command runs `impl`, so it is
+    // re-run as the reference's processes: its new results go to the scratch directory.
+    let again = scratch.path("again.jsonl");
+    let claim = agentconf(&["claim", "verify", &forged, "--out", &again]);
     assert_inert("claim verify", &claim);
     let said = String::from_utf8_lossy(&claim.stderr).to_string()
         + &String::from_utf8_lossy(&claim.stdout);

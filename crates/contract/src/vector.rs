@@ -246,12 +246,30 @@ pub enum Step {
         #[schemars(length(min = 1))]
         rounds: Vec<usize>,
     },
+    /// `cluster`: stop the running receiver and start one node per entry of `nodes`, node
+    /// `n<k>` on the session context in input file `nodes[k - 1]`, each on its own state
+    /// (CONTRACT.md 7); deliver to each node in turn its line of `warmup` (one line per node),
+    /// then, round by round, hand each node its line of the round (one line per node) before
+    /// reading any decision, and read every decision. Nodes of different sessions, or lines of
+    /// different publishers, with the same event id show whether the nodes' shared store keys
+    /// the whole (session, publisher, event).
+    #[serde(rename = "node-mix")]
+    NodeMix {
+        #[schemars(length(min = 2))]
+        nodes: Vec<String>,
+        #[schemars(length(min = 2))]
+        warmup: Vec<usize>,
+        #[schemars(length(min = 1))]
+        rounds: Vec<Vec<usize>>,
+    },
     /// `cluster`: start nodes A and B; hand line `event` to A and SIGKILL A's process group at
     /// `at`; then hand the line to B.
     Failover { event: usize, at: CrashPoint },
-    /// `cluster`: start nodes A and B; hand line `event` to A and SIGSTOP A once it has read
-    /// the line; hand the line to B and read its decision (or wait a while for it); SIGCONT A
-    /// and read A's decision.
+    /// `cluster`: start nodes A and B; hand line `event` to A and SIGSTOP A (where A's link to
+    /// the shared store can hold A's bytes, once A's statement is in flight, the held bytes then
+    /// reaching the store while A is stopped; otherwise once A has read the line); hand the
+    /// line to B and read its decision (or wait a while for it); SIGCONT A and read A's
+    /// decision.
     Pause { event: usize },
     /// `cluster`: start nodes A and B; cut A's link to the shared store; hand the lines
     /// `to_cut` to A and `to_other` to B, alternately; heal the link and hand every one of
@@ -260,6 +278,19 @@ pub enum Step {
     Partition {
         #[schemars(length(min = 1))]
         to_cut: Vec<usize>,
+        to_other: Vec<usize>,
+    },
+    /// `cluster`: start nodes A and B; stall A's link to the shared store (held open, no byte
+    /// forwarded either way: a delay, not a cut); hand A each line of `to_slow` and wait for
+    /// its decision (longer than a receiver's own deadline for its store; one that does not
+    /// come by then is read after the link is healed), and B the lines `to_other`,
+    /// alternately; heal the link (what it held is forwarded, late) and hand every one of those
+    /// lines to A again. Needs the store's address (CONTRACT.md 12.5): without it the step is
+    /// not run.
+    #[serde(rename = "slow-link")]
+    SlowLink {
+        #[schemars(length(min = 1))]
+        to_slow: Vec<usize>,
         to_other: Vec<usize>,
     },
 }
@@ -271,9 +302,11 @@ impl Step {
         matches!(
             self,
             Step::NodeRace { .. }
+                | Step::NodeMix { .. }
                 | Step::Failover { .. }
                 | Step::Pause { .. }
                 | Step::Partition { .. }
+                | Step::SlowLink { .. }
         )
     }
 }

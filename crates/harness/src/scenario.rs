@@ -53,8 +53,14 @@ pub trait Receivers {
     }
 
     /// Node `node`'s link to the shared store, once the node was started, when the harness
-    /// holds one: without it a `partition` step is not run.
+    /// holds one: without it a `partition` or `slow-link` step is not run.
     fn store_link(&mut self, _node: &str) -> Option<&dyn StoreLink> {
+        None
+    }
+
+    /// What kept the nodes' links from reaching the store, if anything did (a proxy that could
+    /// not connect to it): said at the end of a failing scenario's detail.
+    fn store_trouble(&self) -> Option<String> {
         None
     }
 }
@@ -99,6 +105,13 @@ pub trait ReceiverLink {
     /// Lets a paused receiver go on (SIGCONT).
     fn resume(&mut self) -> Result<(), Failure> {
         Ok(())
+    }
+
+    /// Whether it has taken every line handed to it so far (a process: its input pipe is
+    /// empty), without waiting; `Err` when it ended first. In process a line is taken when it is
+    /// handed over.
+    fn taken(&mut self) -> Result<bool, Failure> {
+        Ok(true)
     }
 }
 
@@ -200,8 +213,20 @@ impl Judge for Graded {
 
 /// Plays the vector's scenario against `receivers`; `Ok` when every decision was as judged.
 /// Every decision's `event_id` and `publisher_id` are compared with the line it answers, whoever
-/// judges the rest (they are part of the decision line's form, like `ale`).
+/// judges the rest (they are part of the decision line's form, like `ale`). A failing scenario
+/// whose nodes could not reach their store says so at the end of its detail.
 pub fn play<R: Receivers>(
+    v: &Vector,
+    receivers: &mut R,
+    judge: &mut dyn Judge,
+) -> Result<(), Failure> {
+    play_steps(v, receivers, judge).map_err(|(status, detail)| match receivers.store_trouble() {
+        Some(trouble) => (status, format!("{detail}; {trouble}")),
+        None => (status, detail),
+    })
+}
+
+fn play_steps<R: Receivers>(
     v: &Vector,
     receivers: &mut R,
     judge: &mut dyn Judge,
@@ -321,9 +346,11 @@ pub fn play<R: Receivers>(
                 current = Some(fresh);
             }
             Step::NodeRace { .. }
+            | Step::NodeMix { .. }
             | Step::Failover { .. }
             | Step::Pause { .. }
-            | Step::Partition { .. } => {
+            | Step::Partition { .. }
+            | Step::SlowLink { .. } => {
                 if let Some(r) = current.take() {
                     r.stop()?;
                 }
@@ -462,6 +489,10 @@ impl Receivers for ProcessReceivers<'_> {
 
     fn store_link(&mut self, node: &str) -> Option<&dyn StoreLink> {
         self.nodes.link(node)
+    }
+
+    fn store_trouble(&self) -> Option<String> {
+        self.nodes.trouble()
     }
 }
 
@@ -637,6 +668,10 @@ impl ReceiverLink for ProcessReceiver {
     fn resume(&mut self) -> Result<(), Failure> {
         cluster::resume(self);
         Ok(())
+    }
+
+    fn taken(&mut self) -> Result<bool, Failure> {
+        cluster::taken(self)
     }
 
     fn stop(mut self) -> Result<(), Failure> {

@@ -7,9 +7,11 @@
 //! live, connected node eventually decided).
 
 use agentconf_grp::event::PublisherType;
+use agentconf_grp::session::SessionContext;
 use agentconf_rules::Rule;
+use serde_json::Value;
 
-use super::common::{events_jsonl, session_json, Fixture, P3_ID};
+use super::common::{events_jsonl, session_json, Fixture, P2_ID, P3_ID};
 use crate::builder::{Family, GRP_FROM_01};
 use agentconf_contract::vector::{CrashPoint, Step, Suite, Vector};
 
@@ -22,6 +24,13 @@ const EXPECTATION: &str = "Across all nodes each (session, publisher, event) is 
 const NODE_RACE_NODES: usize = 3;
 const NODE_RACE_ROUNDS: usize = 30;
 
+/// The rounds of each `node-mix` vector (4 nodes: two pairs per round).
+const NODE_MIX_ROUNDS: usize = 10;
+
+/// The second session of `two-sessions-shared-event-ids`.
+const SESSION_B: &str = "ses-aep-session-002";
+const NONCE_B: &str = "ses-nonce-aep-session-002";
+
 pub fn generate(out: &mut Vec<Vector>) {
     let mut f = Family::new(out, Suite::GrpAdmission, "cluster");
     node_race(&mut f);
@@ -29,6 +38,9 @@ pub fn generate(out: &mut Vec<Vector>) {
     failover(&mut f, CrashPoint::BeforeDecision, "failover-before-answer");
     pause(&mut f);
     partition(&mut f);
+    slow_link(&mut f);
+    two_sessions(&mut f);
+    two_publishers(&mut f);
 }
 
 /// `count` signed P-TYPE-3 events with ids `grp-evt-20260714-<label>-NNN`.
@@ -53,14 +65,39 @@ fn push(
     steps: Vec<Step>,
     what: &str,
 ) {
-    f.vector(name)
+    push_sessions(
+        f,
+        name,
+        &[("session.json", fx.session())],
+        lines,
+        steps,
+        what,
+    );
+}
+
+/// A cluster vector named `name` with the session contexts `sessions` (input file, context; the
+/// first is the scenario's), over `lines`, playing `steps`. A cluster failure is charged to
+/// GRP-PROFILE-CLUSTER alone: the claim that failed (the single receiver's duplicate check,
+/// GRP-DUP-EVENT, is the duplicate-event vectors' to show).
+fn push_sessions(
+    f: &mut Family<'_>,
+    name: &str,
+    sessions: &[(&str, SessionContext)],
+    lines: &[String],
+    steps: Vec<Step>,
+    what: &str,
+) {
+    let mut b = f
+        .vector(name)
         .revisions(GRP_FROM_01)
         .requires("cluster")
-        .describe(&format!("{what} {EXPECTATION}"))
-        .session_file("session.json", &session_json(&fx.session()))
-        .events_text(&events_jsonl(lines))
+        .describe(&format!("{what} {EXPECTATION}"));
+    for (file, session) in sessions {
+        b = b.session_file(file, &session_json(session));
+    }
+    b.events_text(&events_jsonl(lines))
         .scenario(steps, Vec::new())
-        .exercises(&[Rule::GrpDupEvent, Rule::GrpProfileAtomic])
+        .exercises(&[Rule::GrpProfileCluster])
         .push();
 }
 
@@ -132,4 +169,106 @@ fn partition(f: &mut Family<'_>) {
         to_other: vec![1, 3],
     }];
     push(f, name, &fx, &lines, steps, what);
+}
+
+/// `slow-link-one-node`.
+fn slow_link(f: &mut Family<'_>) {
+    let name = "slow-link-one-node";
+    let fx = Fixture::new(&f.id_of(name));
+    let lines = lines(&fx, "slow", 3);
+    let what = "Node A's link to the shared store is stalled (the harness's proxy keeps it open \
+                and takes new connections, but forwards no byte either way) while events 0 and \
+                1 arrive at A, each waited for longer than a receiver's own deadline for its \
+                store, and events 1 and 2 arrive at node B. Nothing A sends reaches the store, \
+                so A must not admit: it answers deferred (or, if it just waits, the link is \
+                healed and its answer read then). The link is healed (what it held arrives, \
+                late) and every line is handed to A again. Needs the store's address \
+                (CONTRACT.md 12.5): without it the step is not run.";
+    let steps = vec![Step::SlowLink {
+        to_slow: vec![0, 1],
+        to_other: vec![1, 2],
+    }];
+    push(f, name, &fx, &lines, steps, what);
+}
+
+/// The `node-mix` step of the two vectors below: 4 nodes, `n1` and `n2` on `first`, `n3` and
+/// `n4` on `second` (input files); lines `2k` and `2k + 1` are event `k` of each side, the
+/// warm-up `k = 0`, then one round per further `k`.
+fn node_mix(first: &str, second: &str) -> Step {
+    Step::NodeMix {
+        nodes: [first, first, second, second].map(String::from).to_vec(),
+        warmup: vec![0, 0, 1, 1],
+        rounds: (1..=NODE_MIX_ROUNDS)
+            .map(|k| vec![2 * k, 2 * k, 2 * k + 1, 2 * k + 1])
+            .collect(),
+    }
+}
+
+/// The event id of round `k` of the `node-mix` vectors (round 0: the warm-up).
+fn mix_id(k: usize) -> String {
+    format!("grp-evt-20260714-mix-{k:03}")
+}
+
+/// `two-sessions-shared-event-ids`.
+fn two_sessions(f: &mut Family<'_>) {
+    let name = "two-sessions-shared-event-ids";
+    let fx = Fixture::new(&f.id_of(name));
+    let first = fx.session();
+    let mut second = fx.session();
+    second.session_id = SESSION_B.into();
+    second.session_nonce = NONCE_B.into();
+    let mut lines = Vec::new();
+    for k in 0..=NODE_MIX_ROUNDS {
+        let a = fx.event(&mix_id(k), P3_ID, PublisherType::WellKnown);
+        let mut b = a.clone();
+        b.insert("session_nonce".into(), Value::String(NONCE_B.into()));
+        lines.push(fx.signed(&a));
+        lines.push(fx.signed(&b));
+    }
+    let what = format!(
+        "Four receiver nodes share the implementation's store: n1 and n2 run session \
+         {} (session.json), n3 and n4 session {SESSION_B} (session-b.json, its own nonce). \
+         Each node is handed a warm-up event in turn, then, {NODE_MIX_ROUNDS} times, event k of \
+         the first session to n1 and n2 and the same event id of the same publisher, signed \
+         with the second session's nonce, to n3 and n4, all at the same instant. The two \
+         sessions' events are distinct pairs: each is admitted once, by one node of its own \
+         session. A store keyed without the session admits one and rejects the other as a \
+         duplicate of a pair no node admitted.",
+        first.session_id
+    );
+    push_sessions(
+        f,
+        name,
+        &[("session.json", first), ("session-b.json", second)],
+        &lines,
+        vec![node_mix("session.json", "session-b.json")],
+        &what,
+    );
+}
+
+/// `two-publishers-shared-event-ids`.
+fn two_publishers(f: &mut Family<'_>) {
+    let name = "two-publishers-shared-event-ids";
+    let fx = Fixture::new(&f.id_of(name));
+    let mut lines = Vec::new();
+    for k in 0..=NODE_MIX_ROUNDS {
+        lines.push(fx.signed(&fx.event(&mix_id(k), P3_ID, PublisherType::WellKnown)));
+        lines.push(fx.signed(&fx.event(&mix_id(k), P2_ID, PublisherType::Registered)));
+    }
+    let what = format!(
+        "Four receiver nodes of one session share the implementation's store. Each is handed \
+         a warm-up event in turn, then, {NODE_MIX_ROUNDS} times, event k of publisher {P3_ID} \
+         (P-TYPE-3) to n1 and n2 and the same event id from publisher {P2_ID} (P-TYPE-2) to n3 \
+         and n4, all at the same instant. An event id is unique only within its publisher's \
+         stream: the two are distinct pairs, each admitted once. A store keyed without the \
+         publisher admits one and rejects the other as a duplicate of a pair no node admitted."
+    );
+    push(
+        f,
+        name,
+        &fx,
+        &lines,
+        vec![node_mix("session.json", "session.json")],
+        &what,
+    );
 }

@@ -62,7 +62,7 @@ pub(super) fn lanes(history: &[Entry]) -> String {
         o,
         "<text x=\"{LEFT}\" y=\"{}\">0 ms</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}\
          </text></svg>\n<p class=\"meta\">● admitted (green) · ● rejected (grey) · ○ deferred \
-         (orange) · | delivered · ✕ killed · ‖ paused · ▸ resumed · ✂ cut · ⚭ healed</p>",
+         (orange) · | delivered · ✕ killed · ‖ paused · ▸ resumed · ✂ cut · ⧗ stalled · ⚭ healed</p>",
         height - 4,
         WIDTH - RIGHT,
         height - 4,
@@ -96,6 +96,7 @@ fn mark(what: What, x: u64, y: u64) -> String {
         What::Paused => glyph("‖", "#6a1b9a"),
         What::Resumed => glyph("▸", "#6a1b9a"),
         What::Cut => glyph("✂", "#c62828"),
+        What::Stalled => glyph("⧗", "#ef6c00"),
         What::Healed => glyph("⚭", "#2e7d32"),
     }
 }

@@ -5,7 +5,8 @@
 //! delivered, every decision read and every fault made goes into one [`history`], and
 //! [`Cluster::finish`] checks the whole of it at the end ([`history::check`]). A node's link to
 //! the shared store runs through the harness's own [`proxy`], so one node can be cut off while
-//! the others work.
+//! the others work, stalled (held open, nothing forwarded) while its node waits, or made to
+//! hold a node's bytes to the store while the node is stopped.
 
 pub(crate) mod history;
 pub(crate) mod proxy;
@@ -17,7 +18,7 @@ use std::time::Instant;
 
 use agentconf_contract::decision::LineIdentity;
 
-use self::history::{Entry, What};
+use self::history::{Entry, Pair, PairKey, What};
 use self::proxy::Proxy;
 use super::{Judge, ProcessReceiver, ProcessReceivers};
 use crate::grade::Failure;
@@ -29,10 +30,32 @@ pub(crate) use steps::play_step;
 /// all of them). Bounded so the line stays well within the results reader's line limit.
 pub(crate) const MAX_HISTORY_ENTRIES: usize = 128;
 
-/// A node's link to the shared store, which the harness can cut and heal.
+/// A node's link to the shared store, which the harness can cut, stall and heal, and (where it
+/// can) make hold the node's bytes to the store.
 pub trait StoreLink {
+    /// Closes the link: open connections and every new one, until [`StoreLink::heal`].
     fn cut(&self);
+    /// Ends a cut or a stall: what a stall held is forwarded then, late.
     fn heal(&self);
+    /// Delays the link without cutting it: connections stay open (new ones are taken) and no
+    /// byte is forwarded either way until [`StoreLink::heal`]. A link that cannot delay bytes
+    /// (the in-process one) cuts instead: the node cannot reach its store either way.
+    fn stall(&self) {
+        self.cut();
+    }
+    /// Starts holding the node's bytes to the store (buffered, not forwarded; the store's
+    /// bytes to the node still pass) until [`StoreLink::release`]: `false` when the link cannot.
+    fn hold(&self) -> bool {
+        false
+    }
+    /// How many of the node's bytes to the store are held now.
+    fn held(&self) -> usize {
+        0
+    }
+    /// Forwards what is held now, and goes on holding what comes after.
+    fn pass(&self) {}
+    /// Forwards what was held to the store, and everything after it.
+    fn release(&self) {}
 }
 
 impl StoreLink for Proxy {
@@ -41,6 +64,22 @@ impl StoreLink for Proxy {
     }
     fn heal(&self) {
         Proxy::heal(self);
+    }
+    fn stall(&self) {
+        Proxy::stall(self);
+    }
+    fn hold(&self) -> bool {
+        Proxy::hold(self);
+        true
+    }
+    fn held(&self) -> usize {
+        Proxy::held(self)
+    }
+    fn pass(&self) {
+        Proxy::pass(self);
+    }
+    fn release(&self) {
+        Proxy::release(self);
     }
 }
 
@@ -92,20 +131,60 @@ impl Cluster {
     }
 }
 
-/// The name of the pair each line carries: `event E of publisher P` (lines with the same
-/// members share it), or `line N` for one without both.
-pub(crate) fn pair_names(events: &[&[u8]]) -> Vec<String> {
-    events
+/// The pair each line carries, keyed by (session nonce, publisher, event) as the line gives
+/// them (the same event id and publisher in two sessions are two pairs), and named `event E of
+/// publisher P`, with ` in session NONCE` when the lines carry more than one nonce; `line N` for
+/// a line without both `event_id` and `publisher_id` (its own pair).
+pub(crate) fn pair_names(events: &[&[u8]]) -> Vec<Pair> {
+    let keys: Vec<PairKey> = events
         .iter()
         .enumerate()
         .map(|(n, line)| {
             let id = LineIdentity::of(line);
             match (id.event_id, id.publisher_id) {
-                (Some(Some(e)), Some(Some(p))) => format!("event {e} of publisher {p}"),
-                _ => format!("line {n}"),
+                (Some(Some(event)), Some(Some(publisher))) => PairKey::Members {
+                    nonce: session_nonce(line),
+                    publisher,
+                    event,
+                },
+                _ => PairKey::Line(n),
             }
         })
+        .collect();
+    let sessions = history::nonces(&keys) > 1;
+    keys.into_iter()
+        .map(|key| {
+            let name = match &key {
+                PairKey::Members {
+                    nonce,
+                    publisher,
+                    event,
+                } => {
+                    let mut name = format!("event {event} of publisher {publisher}");
+                    if sessions {
+                        match nonce {
+                            Some(nonce) => name.push_str(&format!(" in session {nonce}")),
+                            None => name.push_str(" without a session nonce"),
+                        }
+                    }
+                    name
+                }
+                PairKey::Line(n) => format!("line {n}"),
+            };
+            Pair { key, name }
+        })
         .collect()
+}
+
+/// The line's `session_nonce`, when it is an object with a string one.
+fn session_nonce(line: &[u8]) -> Option<String> {
+    match serde_json::from_slice::<serde_json::Value>(line) {
+        Ok(serde_json::Value::Object(m)) => m
+            .get("session_nonce")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// What receiver processes of a cluster step are started with, beyond the contract's call.
@@ -132,6 +211,45 @@ impl NodeSetup {
     /// Node `node`'s link, once its proxy was started.
     pub(crate) fn link(&self, node: &str) -> Option<&dyn StoreLink> {
         self.proxies.get(node).map(|p| p as &dyn StoreLink)
+    }
+
+    /// What went wrong between the proxies and the store, if anything did: a node that cannot
+    /// reach the store is said so (a scenario failing for it would otherwise show only the
+    /// node's deferrals).
+    pub(crate) fn trouble(&self) -> Option<String> {
+        let failed: Vec<(&str, proxy::ConnectFailures)> = self
+            .proxies
+            .iter()
+            .filter_map(|(node, p)| p.connect_failures().map(|f| (node.as_str(), f)))
+            .collect();
+        let target = self.store_addr.as_deref()?;
+        let times = |f: &proxy::ConnectFailures| match f.count {
+            1 => format!("once: {}", f.last),
+            n => format!("{n} times: {}", f.last),
+        };
+        let who = match failed.as_slice() {
+            [] => return None,
+            [(node, f)] => format!(
+                "the harness's proxy for node {node} could not connect to the store at \
+                 {target} ({})",
+                times(f)
+            ),
+            more => {
+                let each: Vec<String> = more
+                    .iter()
+                    .map(|(node, f)| format!("{node} ({})", times(f)))
+                    .collect();
+                format!(
+                    "the harness's proxies for nodes {} could not connect to the store at \
+                     {target}",
+                    each.join(", ")
+                )
+            }
+        };
+        Some(format!(
+            "{who}: check the store's address (AGENTCONF_GRP_STORE, or the adapter's [grp] \
+             store_addr)"
+        ))
     }
 
     /// The environment of every receiver of the scenario, cluster node or not: the scenario's
@@ -214,6 +332,18 @@ pub(super) fn pause(r: &mut ProcessReceiver) -> Result<(), Failure> {
     r.wait_taken()?;
     r.child.signal_group(libc::SIGSTOP);
     Ok(())
+}
+
+/// Whether a receiver process has taken everything written to its input (Linux tells how much
+/// of a pipe is unread; elsewhere it is taken as read), without waiting.
+pub(super) fn taken(r: &mut ProcessReceiver) -> Result<bool, Failure> {
+    match r.child.unread_input() {
+        Some(0) | None => Ok(true),
+        Some(_) if r.child.exited().is_some() => {
+            Err(r.ended("ended before it read its event line"))
+        }
+        Some(_) => Ok(false),
+    }
 }
 
 /// SIGCONT to a receiver process's group.
@@ -306,8 +436,64 @@ mod tests {
             br#"{"publisher_id":"p","event_id":"e7","other":1}"#,
         ];
         let names = pair_names(&lines);
-        assert_eq!(names[0], "event e7 of publisher p");
-        assert_eq!(names[1], "line 1");
+        assert_eq!(names[0].name, "event e7 of publisher p");
+        assert_eq!(names[1].name, "line 1");
         assert_eq!(names[0], names[2]);
+    }
+
+    /// The same event id and publisher under two nonces are two pairs, and the names say which
+    /// session only when the lines carry more than one.
+    #[test]
+    fn pairs_are_keyed_by_session_publisher_and_event() {
+        let lines: [&[u8]; 4] = [
+            br#"{"event_id":"e","publisher_id":"p","session_nonce":"a"}"#,
+            br#"{"event_id":"e","publisher_id":"p","session_nonce":"b"}"#,
+            br#"{"event_id":"e","publisher_id":"q","session_nonce":"a"}"#,
+            br#"{"session_nonce":"a","publisher_id":"p","event_id":"e"}"#,
+        ];
+        let pairs = pair_names(&lines);
+        assert_ne!(pairs[0].key, pairs[1].key);
+        assert_ne!(pairs[0].key, pairs[2].key);
+        assert_eq!(pairs[0].key, pairs[3].key);
+        assert_eq!(pairs[0].name, "event e of publisher p in session a");
+        assert_eq!(pairs[1].name, "event e of publisher p in session b");
+        assert_eq!(pairs[2].name, "event e of publisher q in session a");
+        let one: [&[u8]; 2] = [lines[0], lines[2]];
+        let pairs = pair_names(&one);
+        assert_eq!(pairs[0].name, "event e of publisher p");
+        assert_eq!(pairs[1].name, "event e of publisher q");
+    }
+
+    /// A proxy that cannot reach the store is named with its node, the store's address, how
+    /// often and why.
+    #[test]
+    fn a_node_that_cannot_reach_the_store_is_said_so() {
+        let free = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .to_string();
+        let mut setup = NodeSetup::new("grp/x", Some(free.clone()));
+        assert_eq!(setup.trouble(), None);
+        setup.env("n1").unwrap();
+        assert_eq!(setup.trouble(), None, "no connection tried yet");
+        let addr = setup.proxies["n1"].addr();
+        for _ in 0..3 {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            // Closed by the proxy once its connection to the store failed.
+            let _ = std::io::Read::read(&mut s, &mut [0u8; 1]);
+        }
+        assert_eq!(
+            setup.trouble().as_deref(),
+            Some(
+                format!(
+                    "the harness's proxy for node n1 could not connect to the store at {free} \
+                     (3 times: Connection refused): check the store's address \
+                     (AGENTCONF_GRP_STORE, or the adapter's [grp] store_addr)"
+                )
+                .as_str()
+            )
+        );
     }
 }
