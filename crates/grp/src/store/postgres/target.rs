@@ -99,12 +99,35 @@ impl PostgresTarget {
     /// The client's reading of the URL.
     pub(super) fn config(&self) -> Result<tokio_postgres::Config, TargetError> {
         // The client reads `postgres://` and `postgresql://` alike.
-        self.url
+        let config = self
+            .url
             .parse::<tokio_postgres::Config>()
             .map_err(|e| TargetError::Url {
                 shown: shown(&self.url),
                 why: e.to_string(),
-            })
+            })?;
+        // A NUL (`%00`) cannot travel in the protocol's strings: the server would never see the
+        // value as written. Refused here, at start, rather than found (or not, behind a refused
+        // port) at the first connection.
+        let with_nul = [
+            ("user", config.get_user().map(str::as_bytes)),
+            ("database", config.get_dbname().map(str::as_bytes)),
+            ("password", config.get_password()),
+            ("options", config.get_options().map(str::as_bytes)),
+            (
+                "application_name",
+                config.get_application_name().map(str::as_bytes),
+            ),
+        ]
+        .into_iter()
+        .find(|(_, value)| value.is_some_and(|v| v.contains(&0)));
+        if let Some((part, _)) = with_nul {
+            return Err(TargetError::Url {
+                shown: shown(&self.url),
+                why: format!("its {part} holds a NUL byte (%00), which PostgreSQL cannot carry"),
+            });
+        }
+        Ok(config)
     }
 }
 
@@ -207,5 +230,14 @@ mod tests {
         );
         assert!(!format!("{node:?}").contains("secret"));
         assert!(PostgresTarget::new("postgres://db:notaport/x").is_err());
+        for nul in [
+            "postgres://u@127.0.0.1:1/db%00x",
+            "postgres://u%00v@db/x",
+            "postgres://u:p%00w@db/x",
+        ] {
+            let refused = PostgresTarget::new(nul).unwrap_err().to_string();
+            assert!(refused.contains("NUL"), "{nul}: {refused}");
+            assert!(!refused.contains("p%00w") && !refused.contains("p\0w"), "{refused}");
+        }
     }
 }
