@@ -456,8 +456,9 @@ pub struct GrpAdmitArgs {
     /// 00 does not.
     #[arg(long, default_value = newest(GRP), value_parser = revision_values(GRP))]
     pub revision: String,
-    /// SQLite only: `power-loss` syncs every admission to disk before hand-off; `process-crash`
-    /// survives a killed receiver but not a machine crash, and is several times faster.
+    /// `power-loss` syncs every admission to disk before hand-off (SQLite `synchronous=FULL`,
+    /// PostgreSQL `synchronous_commit=on`); `process-crash` survives a killed receiver but not a
+    /// machine crash (or, on PostgreSQL, a crash of the server), and is several times faster.
     #[arg(long, value_enum, default_value_t = DurabilityArg::PowerLoss)]
     pub durability: DurabilityArg,
 }

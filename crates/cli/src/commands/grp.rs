@@ -44,8 +44,8 @@ fn open_store(spec: &str, opening: Opening) -> Result<BoxedStore> {
         .map_err(|e| format!("--store: {e}").into())
 }
 
-/// `grp init sqlite:PATH`: creates an empty store, and nothing else (exit 2 when something is
-/// there).
+/// `grp init sqlite:PATH` or `grp init postgres://…`: creates an empty store, and nothing else
+/// (exit 2 when one is there; of several started at once on one database, exactly one creates).
 pub fn init(args: &GrpInitArgs) -> Result<ExitOutcome> {
     let spec = StoreSpec::parse(&args.store).map_err(|e| e.to_string())?;
     let only = Opening {
