@@ -280,8 +280,11 @@ pub enum Step {
         to_cut: Vec<usize>,
         to_other: Vec<usize>,
     },
-    /// `cluster`: start nodes A and B; stall A's link to the shared store (held open, no byte
-    /// forwarded either way: a delay, not a cut); hand A each line of `to_slow` and wait for
+    /// `cluster`: start nodes A and B; hand A line `warmup` and read its decision (its link to
+    /// the store working, so that a node that connects on first use has its connection open, as
+    /// a deployed node's would be); stall A's link to the shared store (held open, no byte
+    /// forwarded either way: a delay, not a cut; what A sent on it reaches the store at the heal,
+    /// its answer lost to A if A gave up on the connection); hand A each line of `to_slow` and wait for
     /// its decision (longer than a receiver's own deadline for its store; one that does not
     /// come by then is read after the link is healed), and B the lines `to_other`,
     /// alternately; heal the link (what it held is forwarded, late) and hand every one of those
@@ -289,6 +292,7 @@ pub enum Step {
     /// not run.
     #[serde(rename = "slow-link")]
     SlowLink {
+        warmup: usize,
         #[schemars(length(min = 1))]
         to_slow: Vec<usize>,
         to_other: Vec<usize>,

@@ -175,18 +175,23 @@ fn partition(f: &mut Family<'_>) {
 fn slow_link(f: &mut Family<'_>) {
     let name = "slow-link-one-node";
     let fx = Fixture::new(&f.id_of(name));
-    let lines = lines(&fx, "slow", 3);
-    let what = "Node A's link to the shared store is stalled (the harness's proxy keeps it open \
-                and takes new connections, but forwards no byte either way) while events 0 and \
-                1 arrive at A, each waited for longer than a receiver's own deadline for its \
-                store, and events 1 and 2 arrive at node B. Nothing A sends reaches the store, \
-                so A must not admit: it answers deferred (or, if it just waits, the link is \
-                healed and its answer read then). The link is healed (what it held arrives, \
-                late) and every line is handed to A again. Needs the store's address \
-                (CONTRACT.md 12.5): without it the step is not run.";
+    let lines = lines(&fx, "slow", 4);
+    let what = "Node A is handed event 0 while its link to the shared store works (its \
+                connection is open, as a deployed node's is). Then the link is stalled (the \
+                harness's proxy keeps it open and takes new connections, but forwards no byte \
+                either way) while events 1 and 2 arrive at A, each waited for longer than a \
+                receiver's own deadline for its store, and events 2 and 3 arrive at node B. \
+                Nothing A sends reaches the store while the stall lasts, so A must not admit: it \
+                answers deferred (or, if it just waits, the link is healed and its answer read \
+                then). The link is healed: what A sent arrives, late, and may commit an \
+                admission whose answer A gave up on, which A must resolve as its own (answered \
+                admitted once, CONTRACT.md 5.1) when the line comes again. Every line is handed \
+                to A again. Needs the store's address (CONTRACT.md 12.5): without it the step is \
+                not run.";
     let steps = vec![Step::SlowLink {
-        to_slow: vec![0, 1],
-        to_other: vec![1, 2],
+        warmup: 0,
+        to_slow: vec![1, 2],
+        to_other: vec![2, 3],
     }];
     push(f, name, &fx, &lines, steps, what);
 }

@@ -237,7 +237,10 @@ mod tests {
         ] {
             let refused = PostgresTarget::new(nul).unwrap_err().to_string();
             assert!(refused.contains("NUL"), "{nul}: {refused}");
-            assert!(!refused.contains("p%00w") && !refused.contains("p\0w"), "{refused}");
+            assert!(
+                !refused.contains("p%00w") && !refused.contains("p\0w"),
+                "{refused}"
+            );
         }
     }
 }

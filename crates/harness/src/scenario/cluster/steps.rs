@@ -135,7 +135,11 @@ fn play_step_timed<R: Receivers>(
         Step::Failover { event, at } => play.failover(*event, *at),
         Step::Pause { event } => play.pause(*event),
         Step::Partition { to_cut, to_other } => play.partition(to_cut, to_other),
-        Step::SlowLink { to_slow, to_other } => play.slow_link(to_slow, to_other),
+        Step::SlowLink {
+            warmup,
+            to_slow,
+            to_other,
+        } => play.slow_link(*warmup, to_slow, to_other),
         _ => Err((Status::Crash, format!("step {index} is not a cluster step"))),
     }
 }
@@ -470,12 +474,22 @@ impl<R: Receivers> Play<'_, R> {
     /// and its decision waited for (at most `slow_link_wait`; if it does not come, the link is
     /// healed and the decision read then, and the link stalled again for A's next line), B the
     /// lines `to_other`, alternately; then the link is healed and every line handed to A again.
-    fn slow_link(&mut self, to_slow: &[usize], to_other: &[usize]) -> Result<(), Failure> {
+    fn slow_link(
+        &mut self,
+        warmup: usize,
+        to_slow: &[usize],
+        to_other: &[usize],
+    ) -> Result<(), Failure> {
         let mut nodes = self.start(2)?;
         if self.receivers.store_link(&nodes[0].name).is_none() {
             self.not_run("slow-link");
             return self.end(nodes);
         }
+        // A's link in use before the stall: what A then sends on it is held and reaches the
+        // store late, at the heal, whether or not A still waits for the answer. A node that gave
+        // up and answered `deferred` must then resolve that admission when the line comes again
+        // (CONTRACT 5.1), not call its own commit a duplicate.
+        self.answer(&mut nodes, 0, warmup)?;
         let mut delivered = Vec::new();
         for i in 0..to_slow.len().max(to_other.len()) {
             if let Some(&line) = to_slow.get(i) {
@@ -875,13 +889,14 @@ mod tests {
 
     fn slow_link() -> Step {
         Step::SlowLink {
-            to_slow: vec![0, 1],
-            to_other: vec![1, 2],
+            warmup: 0,
+            to_slow: vec![1, 2],
+            to_other: vec![2, 3],
         }
     }
 
-    fn three_lines() -> Vec<String> {
-        (0..3).map(|n| line(n, "p", "a")).collect()
+    fn four_lines() -> Vec<String> {
+        (0..4).map(|n| line(n, "p", "a")).collect()
     }
 
     /// A node that bounds its wait for the store answers `deferred` while its link is stalled,
@@ -889,17 +904,18 @@ mod tests {
     #[test]
     fn a_stalled_node_that_defers_passes() {
         let mut fake = Fake::new(CORRECT);
-        let (h, checked) = play(&slow_link(), &mut fake, &three_lines(), TIMING);
+        let (h, checked) = play(&slow_link(), &mut fake, &four_lines(), TIMING);
         assert_eq!(checked, Ok(()), "{h:?}");
         let a = whats(&h, "n1");
-        assert_eq!(a[0], What::Stalled);
+        // The warm-up, answered before the stall.
+        assert_eq!(a[..3], [What::Delivered, What::Admitted, What::Stalled]);
         assert!(
             a.contains(&What::Deferred) && a.contains(&What::Healed),
             "{a:?}"
         );
-        // Deferred while stalled, admitted (its own line 0) after the heal.
+        // Deferred while stalled, admitted (its own line 1) after the heal.
         let healed = a.iter().position(|w| *w == What::Healed).unwrap();
-        assert!(!a[..healed].contains(&What::Admitted), "{a:?}");
+        assert!(!a[3..healed].contains(&What::Admitted), "{a:?}");
         assert!(a[healed..].contains(&What::Admitted), "{a:?}");
     }
 
@@ -915,7 +931,7 @@ mod tests {
             slow_link_wait: Duration::from_millis(300),
             ..TIMING
         };
-        let (h, checked) = play(&slow_link(), &mut fake, &three_lines(), timing);
+        let (h, checked) = play(&slow_link(), &mut fake, &four_lines(), timing);
         assert_eq!(checked, Ok(()), "{h:?}");
         let a = whats(&h, "n1");
         // Stalled for each of its two lines, healed after each wait.
@@ -935,7 +951,7 @@ mod tests {
             admit_on_timeout: true,
             ..CORRECT
         });
-        let (h, checked) = play(&slow_link(), &mut fake, &three_lines(), TIMING);
+        let (h, checked) = play(&slow_link(), &mut fake, &four_lines(), TIMING);
         let a = checked.unwrap_err();
         assert!(
             matches!(a, Anomaly::AdmittedWhileStalled { .. }),
@@ -944,7 +960,7 @@ mod tests {
         assert_eq!(a.status(), Status::FalseAccept);
         assert!(
             a.to_string()
-                .starts_with("event e0 of publisher p admitted by node n1 at ")
+                .starts_with("event e1 of publisher p admitted by node n1 at ")
                 && a.to_string()
                     .contains(" while its link to the shared store was stalled"),
             "{a}"
