@@ -23,11 +23,14 @@ use std::time::{Duration, Instant};
 
 use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::store::{
-    BoxedStore, ClusterEnv, Create, Durability, Opening, PostgresStore, PostgresTarget,
-    SqliteStore, TestServer,
+    BoxedStore, ClusterEnv, Create, Durability, Opening, PostgresStore, PostgresTarget, SqliteStore,
 };
 
 mod support;
+
+#[path = "../tests/support/postgres_server.rs"]
+mod postgres_server;
+use postgres_server::TestServer;
 
 use support::{key, session, signed_line, TempDir};
 

@@ -62,7 +62,7 @@ pub mod state_dir;
 mod tests;
 
 pub use memory::MemoryStore;
-pub use postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget, TestServer};
+pub use postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget};
 pub use spec::{open, Create, OpenStoreError, Opening, StoreSpec};
 pub use sqlite::{row_check, Durability, OpenError, Refusal, SqliteStore};
 pub use state_dir::{StateDirError, STATE_FILE};

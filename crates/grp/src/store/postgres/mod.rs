@@ -624,38 +624,3 @@ fn number(column: Result<i64, tokio_postgres::Error>) -> Result<u64, StoreError>
     let n = column.map_err(|e| StoreError::new(format!("a count: {e}")))?;
     Ok(n.max(0) as u64)
 }
-
-/// The PostgreSQL server the project's tests use: `AGENTCONF_TEST_POSTGRES` (a `postgres://`
-/// URL; CI starts a throwaway server with `.ci/postgres` and sets it). Without it a test that
-/// needs the server skips, unless `AGENTCONF_REQUIRE_POSTGRES=1` (CI) makes that a failure.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TestServer {
-    /// The server's URL.
-    At(String),
-    /// No server, and none required: the test says so in one line and returns.
-    Skip(String),
-    /// No server although one is required: the test fails.
-    Missing(String),
-}
-
-impl TestServer {
-    /// As this process's environment says.
-    pub fn from_env() -> TestServer {
-        let url = std::env::var("AGENTCONF_TEST_POSTGRES").unwrap_or_default();
-        if !url.is_empty() {
-            return TestServer::At(url);
-        }
-        if std::env::var("AGENTCONF_REQUIRE_POSTGRES").as_deref() == Ok("1") {
-            return TestServer::Missing(
-                "AGENTCONF_REQUIRE_POSTGRES=1 but AGENTCONF_TEST_POSTGRES is unset: start a \
-                 server with `.ci/postgres start` and export its URL"
-                    .into(),
-            );
-        }
-        TestServer::Skip(
-            "no PostgreSQL server (set AGENTCONF_TEST_POSTGRES to the URL `.ci/postgres start` \
-             prints)"
-                .into(),
-        )
-    }
-}
