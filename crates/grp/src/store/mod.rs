@@ -53,19 +53,41 @@
 
 use std::fmt;
 
+// The backends that keep a set on disk or in a database are features (`sqlite`, on by default;
+// `postgres`): a crate that only signs, reads or checks events (the corpus) compiles neither a
+// database client nor an async runtime.
+mod env;
 mod memory;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 mod spec;
+#[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
 pub mod state_dir;
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite"))]
 mod tests;
 
+pub use env::ClusterEnv;
 pub use memory::MemoryStore;
-pub use postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget};
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOpenError, PostgresStore, PostgresTarget};
 pub use spec::{open, Create, OpenStoreError, Opening, StoreSpec};
-pub use sqlite::{row_check, Durability, OpenError, Refusal, SqliteStore};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{row_check, OpenError, Refusal, SqliteStore};
+#[cfg(feature = "sqlite")]
 pub use state_dir::{StateDirError, STATE_FILE};
+
+/// How far a committed admission is durable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Every admission is synced to disk before it is handed on (`synchronous=FULL`): it survives
+    /// a power loss or OS crash, at the cost of one fsync per admission.
+    PowerLoss,
+    /// Admissions survive a crash or kill of the receiver process, not of the machine
+    /// (`synchronous=NORMAL` in WAL mode). This is what the `durable` profile tests.
+    ProcessCrash,
+}
 
 /// What an attempt to admit a pair found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +162,7 @@ impl fmt::Display for StoreError {
     }
 }
 
+#[cfg(feature = "sqlite")]
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         StoreError::new(e.to_string())

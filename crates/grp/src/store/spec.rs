@@ -15,12 +15,15 @@
 //! ([`StoreSpec::in_cluster`]).
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "sqlite")]
+use std::path::PathBuf;
 
-use super::postgres::{ClusterEnv, PostgresOpenError, PostgresStore, PostgresTarget};
-use super::{
-    state_dir, BoxedStore, Durability, MemoryStore, OpenError, SqliteStore, StateDirError,
-};
+#[cfg(feature = "postgres")]
+use super::postgres::{PostgresOpenError, PostgresStore, PostgresTarget};
+#[cfg(feature = "sqlite")]
+use super::{state_dir, OpenError, SqliteStore, StateDirError};
+use super::{BoxedStore, ClusterEnv, Durability, MemoryStore};
 
 /// Where a receiver keeps its admitted set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,11 +31,14 @@ pub enum StoreSpec {
     /// `memory`: in the receiver process.
     Memory,
     /// `sqlite:PATH`: a SQLite file, shared by every receiver that opens it.
+    #[cfg(feature = "sqlite")]
     Sqlite(PathBuf),
     /// The contract's receiver's store: SQLite in its `STATE_DIR` (no spec string names it).
+    #[cfg(feature = "sqlite")]
     StateDir(PathBuf),
     /// `postgres://…`: a PostgreSQL database, shared by every receiver node that reaches it with
     /// the same cluster token.
+    #[cfg(feature = "postgres")]
     Postgres(PostgresTarget),
 }
 
@@ -83,11 +89,16 @@ pub enum OpenStoreError {
     NoPath(String),
     /// Creation asked of a store that lives and dies with its process (`memory`).
     NothingToCreate(String),
+    /// A backend this build was made without (the crate's `sqlite` or `postgres` feature).
+    NotBuilt { spec: String, feature: &'static str },
     /// The SQLite store was refused (missing, deleted, damaged, ...).
+    #[cfg(feature = "sqlite")]
     Sqlite(OpenError),
     /// The `STATE_DIR` holds no store the receiver may open or create.
+    #[cfg(feature = "sqlite")]
     StateDir(StateDirError),
     /// The PostgreSQL store was refused (no such database, another schema version, ...).
+    #[cfg(feature = "postgres")]
     Postgres(PostgresOpenError),
 }
 
@@ -112,8 +123,16 @@ impl fmt::Display for OpenStoreError {
                  with it, so there is nothing to create (`--create` and `grp init` are for \
                  `sqlite:PATH`)"
             ),
+            OpenStoreError::NotBuilt { spec, feature } => write!(
+                f,
+                "admission store {spec:?}: this build has no {feature} store (built without the \
+                 `{feature}` feature of agentconf-grp)"
+            ),
+            #[cfg(feature = "sqlite")]
             OpenStoreError::Sqlite(e) => e.fmt(f),
+            #[cfg(feature = "sqlite")]
             OpenStoreError::StateDir(e) => e.fmt(f),
+            #[cfg(feature = "postgres")]
             OpenStoreError::Postgres(e) => e.fmt(f),
         }
     }
@@ -125,8 +144,11 @@ impl fmt::Display for StoreSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreSpec::Memory => f.write_str("memory"),
+            #[cfg(feature = "sqlite")]
             StoreSpec::Sqlite(path) => write!(f, "sqlite:{}", path.display()),
+            #[cfg(feature = "sqlite")]
             StoreSpec::StateDir(dir) => write!(f, "STATE_DIR {}", dir.display()),
+            #[cfg(feature = "postgres")]
             StoreSpec::Postgres(target) => target.fmt(f),
         }
     }
@@ -140,11 +162,25 @@ impl StoreSpec {
             None if spec == "memory" => Ok(StoreSpec::Memory),
             Some(("memory", "")) => Ok(StoreSpec::Memory),
             Some(("sqlite", "")) => Err(OpenStoreError::NoPath(spec.to_string())),
+            #[cfg(feature = "sqlite")]
             Some(("sqlite", path)) => Ok(StoreSpec::Sqlite(PathBuf::from(path))),
+            #[cfg(not(feature = "sqlite"))]
+            Some(("sqlite", _)) => Err(OpenStoreError::NotBuilt {
+                spec: spec.to_string(),
+                feature: "sqlite",
+            }),
+            #[cfg(feature = "postgres")]
             Some(("postgres" | "postgresql", rest)) if rest.starts_with("//") => {
                 PostgresTarget::new(spec)
                     .map(StoreSpec::Postgres)
                     .map_err(|e| OpenStoreError::Postgres(PostgresOpenError::Target(e)))
+            }
+            #[cfg(not(feature = "postgres"))]
+            Some(("postgres" | "postgresql", rest)) if rest.starts_with("//") => {
+                Err(OpenStoreError::NotBuilt {
+                    spec: spec.to_string(),
+                    feature: "postgres",
+                })
             }
             _ => Err(OpenStoreError::Unknown(spec.to_string())),
         }
@@ -155,7 +191,16 @@ impl StoreSpec {
     /// name a store shared by the nodes, the latter reached as [`StoreSpec::in_cluster`] says.
     pub fn for_receiver(dir: &Path, env: &ClusterEnv) -> Result<StoreSpec, OpenStoreError> {
         let spec = match env.store.as_deref() {
+            #[cfg(feature = "sqlite")]
             None | Some("sqlite:") => return Ok(StoreSpec::StateDir(dir.to_path_buf())),
+            #[cfg(not(feature = "sqlite"))]
+            None | Some("sqlite:") => {
+                let _ = dir;
+                return Err(OpenStoreError::NotBuilt {
+                    spec: "sqlite:".into(),
+                    feature: "sqlite",
+                });
+            }
             Some(spec) => StoreSpec::parse(spec)?,
         };
         if spec == StoreSpec::Memory {
@@ -168,7 +213,10 @@ impl StoreSpec {
     /// (`AGENTCONF_STORE_ADDR`), in `env`'s namespace (`AGENTCONF_CLUSTER`), recording `env`'s
     /// node name; any other spec unchanged.
     pub fn in_cluster(self, env: &ClusterEnv) -> Result<StoreSpec, OpenStoreError> {
+        #[cfg(not(feature = "postgres"))]
+        let _ = env;
         match self {
+            #[cfg(feature = "postgres")]
             StoreSpec::Postgres(target) => target
                 .in_cluster(env)
                 .map(StoreSpec::Postgres)
@@ -186,12 +234,15 @@ impl StoreSpec {
                 }
                 Box::new(MemoryStore::new())
             }
+            #[cfg(feature = "sqlite")]
             StoreSpec::Sqlite(path) => {
                 Box::new(SqliteStore::open_as(path, opening).map_err(OpenStoreError::Sqlite)?)
             }
+            #[cfg(feature = "sqlite")]
             StoreSpec::StateDir(dir) => {
                 Box::new(state_dir::open(dir, opening).map_err(OpenStoreError::StateDir)?)
             }
+            #[cfg(feature = "postgres")]
             StoreSpec::Postgres(target) => {
                 Box::new(PostgresStore::open(target, opening).map_err(OpenStoreError::Postgres)?)
             }
@@ -205,7 +256,7 @@ pub fn open(spec: &str, opening: Opening) -> Result<BoxedStore, OpenStoreError> 
     StoreSpec::parse(spec)?.open(opening)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite", feature = "postgres"))]
 mod tests {
     use super::*;
 

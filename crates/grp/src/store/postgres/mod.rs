@@ -64,7 +64,7 @@ use breaker::Breaker;
 pub use breaker::{FIRST_OPEN, LONGEST_OPEN, PROBE_LIMIT};
 pub use error::PostgresOpenError;
 use error::{describe, fault, store_error, Fault};
-pub use target::{ClusterEnv, PostgresTarget, TargetError};
+pub use target::{PostgresTarget, TargetError};
 
 /// The schema version this build reads and creates (`agentconf_grp_schema`). Version 2 added
 /// the attempt token to each pair (`agentconf_grp_admitted.attempt`); a version-1 store is

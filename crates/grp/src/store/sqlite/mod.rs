@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use super::{Admission, AdmissionStore, Create, Opening, StoreError};
+use super::{Admission, AdmissionStore, Create, Durability, Opening, StoreError};
 
 mod checks;
 mod error;
@@ -22,17 +22,6 @@ pub use checks::row_check;
 pub use error::{OpenError, Refusal};
 use files::{check_absent, check_file, check_present, create_whole, creation_prefix};
 use watch::Watched;
-
-/// How far a committed admission is durable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Durability {
-    /// Every admission is synced to disk before it is handed on (`synchronous=FULL`): it survives
-    /// a power loss or OS crash, at the cost of one fsync per admission.
-    PowerLoss,
-    /// Admissions survive a crash or kill of the receiver process, not of the machine
-    /// (`synchronous=NORMAL` in WAL mode). This is what the `durable` profile tests.
-    ProcessCrash,
-}
 
 /// The real path of an existing store: every link in `path` resolved (`realpath`), so that
 /// two receivers that open one store by different names watch and record the same files. A path
