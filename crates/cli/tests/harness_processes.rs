@@ -692,6 +692,10 @@ fn reach_through_the_harness(
     use std::os::unix::process::CommandExt;
     let mut pty = Pty::open()?;
     pty.raw();
+    if let Some(uid) = uid {
+        // The user's own terminal, as a login gives it to them.
+        std::os::unix::fs::chown(&pty.slave, Some(uid), None).expect("chown the terminal");
+    }
     let script = dir.path().join("reach.py");
     let report = dir.path().join("reach.jsonl");
     let out = dir.path().join("r.jsonl");
