@@ -932,6 +932,105 @@ fn with_process_groups_the_terminal_is_still_reachable_as_the_contract_says() {
     }
 }
 
+#[test]
+fn a_huge_jobs_starts_no_more_workers_than_cases_and_a_sigterm_still_ends_the_run() {
+    // `--jobs 18446744073709551615` started workers until the run was killed: it never ended and
+    // a SIGTERM was not heeded (the interruption stops workers, not the loop starting them).
+    let dir = TempDir::new("jobs");
+    let out = dir.path().join("r.jsonl");
+    let huge = "18446744073709551615";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args([
+            "run",
+            "--jobs",
+            huge,
+            "--include",
+            "aer1/timeline/valid/example-1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start agentconf");
+    let until = Instant::now() + BOUND;
+    let ended = loop {
+        if child.try_wait().expect("wait").is_some() {
+            break true;
+        }
+        if Instant::now() > until {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !ended {
+        let _ = child.kill();
+    }
+    let run = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(ended, "still running after {BOUND:?}");
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("at most 256 workers"), "{stderr}");
+    assert_eq!(stderr.matches("at most 256 workers").count(), 1, "{stderr}");
+
+    // Persistent mode starts a server per worker: 3 cases, 3 servers, not 40.
+    let log = dir.path().join("servers.log");
+    let server = dir.script(
+        "serve.sh",
+        &format!(
+            "echo started >> '{}'\nexec '{}' impl \"$@\"",
+            log.display(),
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--persistent", "--jobs", "40"])
+        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&server)
+        .output()
+        .expect("run agentconf");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let servers = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(servers.lines().count(), 3, "servers started: {servers:?}");
+
+    // A SIGTERM mid-run still ends it, and the implementation's processes with it.
+    let marker = "61.81";
+    let slow = dir.script("slow.sh", &format!("exec sleep {marker}"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--jobs", huge, "--timeout", "120", "--keep-going"])
+        .args(["--include", "aer1/receipt/", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&slow)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start agentconf");
+    if !started(|| !sleepers(marker).is_empty()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the slow implementation never ran");
+    }
+    let running = sleepers(marker).len();
+    // SAFETY: kill(2) of our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let code = ended_after_interruption(&mut child);
+    assert_eq!(code, Some(130));
+    assert!(
+        all_gone(marker),
+        "implementation processes outlived the run"
+    );
+    assert!(running <= 256, "{running} implementations ran at once");
+}
+
 /// Starts `agentconf matrix` over one vector with `member` (NAME=COMMAND) besides the
 /// reference, writing into `dir`'s subdirectory named after the member.
 fn matrix(dir: &TempDir, member: &str, extra: &[&str]) -> Command {
