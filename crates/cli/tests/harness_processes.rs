@@ -809,7 +809,8 @@ fn an_implementation_reaches_no_terminal_by_path_or_through_proc() {
     let c = containment();
     if !c.is_mount_namespace() {
         eprintln!(
-            "SKIPPED: {test}: implementations run with containment {} here (this system refuses              a mount namespace or a /proc of its own, or {CONTAINMENT_VAR} asks for less)",
+            "SKIPPED: {test}: implementations run with containment {} here (this system refuses \
+             a mount namespace or a /proc of its own, or {CONTAINMENT_VAR} asks for less)",
             c.as_str()
         );
         return;
@@ -823,7 +824,7 @@ fn an_implementation_reaches_no_terminal_by_path_or_through_proc() {
     assert!(
         r.header["containment_note"]
             .as_str()
-            .is_some_and(|n| n.starts_with("no terminal is reachable")),
+            .is_some_and(|n| n.starts_with("no terminal device is reachable")),
         "{}",
         r.header
     );
@@ -879,7 +880,8 @@ fn an_unprivileged_user_s_implementation_reaches_no_terminal_either() {
         .to_owned();
     if c != "user-mount-and-pid-namespace" {
         eprintln!(
-            "SKIPPED: {test}: user {nobody}'s implementations run with containment {c} here (the              system refuses it a user namespace with a mount namespace and a /proc of its own)"
+            "SKIPPED: {test}: user {nobody}'s implementations run with containment {c} here (the \
+             system refuses it a user namespace with a mount namespace and a /proc of its own)"
         );
         return;
     }

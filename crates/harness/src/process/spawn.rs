@@ -1,14 +1,26 @@
-//! Starting an implementation's process so that nothing it starts can outlive it, and nothing
-//! outlives the harness either.
+//! Starting an implementation's process so that nothing it starts can outlive it, nothing
+//! outlives the harness either, and it cannot reach the user's terminal.
 //!
-//! On Linux, where the system lets the harness make a PID namespace (root, or an unprivileged
-//! user namespace), every implementation process gets one of its own:
+//! On Linux, where the system lets the harness make PID and mount namespaces and mount a `/proc`
+//! of their own (root, or an unprivileged user namespace), every implementation process gets
+//! them:
 //!
 //! ```text
-//! harness ── keeper thread ──clone(NEWPID)──► supervisor (PID 1) ──clone──► implementation (PID 2)
-//!                                                   │                          └─► whatever it starts
-//!                                 PR_SET_PDEATHSIG: dies with the keeper thread
+//! harness ── keeper thread ──clone(NEWPID|NEWNS)──► supervisor (PID 1) ──clone──► implementation
+//!                                                   │  its own /proc, /dev         no capabilities,
+//!                                                   │                              no_new_privs
+//!                                 PR_SET_PDEATHSIG: dies with the keeper thread   └─► whatever it starts
 //! ```
+//!
+//! The supervisor makes the implementation's view of the system in its mount namespace (a copy
+//! of the harness's, every mount made private first, so the system's mounts never change): a
+//! `/proc` of the PID namespace, where no process outside it, and so no terminal another process
+//! holds open, can be seen; a read-only `/dev` with no terminal of the system in it
+//! ([`Containment::note`]).
+//! The implementation drops every capability and sets `no_new_privs` before it executes its
+//! program, so that, even as root, it can neither undo those mounts nor inject input into a
+//! terminal (TIOCSTI). Where the system refuses the mount namespace or the `/proc` (a container
+//! whose `/proc` is partly masked), the PID namespace alone.
 //!
 //! The supervisor reaps what is orphaned in the namespace and, when the implementation exits,
 //! notes what it left running and exits too; the kernel then kills everything left in the
@@ -33,8 +45,9 @@
 //!
 //! Elsewhere, or where the system refuses namespaces (or `AGENTCONF_CONTAINMENT=process-group`
 //! asks for it), the implementation runs in a session and process group of its own, still with
-//! `PR_SET_PDEATHSIG` on Linux; the harness kills the group. Every implementation runs without a
-//! controlling terminal (`setsid`): it cannot write to the user's terminal or read from it.
+//! `PR_SET_PDEATHSIG` and without capabilities on Linux; the harness kills the group. Every
+//! implementation runs without a controlling terminal (`setsid`); only a mount namespace keeps a
+//! terminal its user holds open out of its reach.
 
 use std::io;
 use std::process::ExitStatus;
@@ -99,10 +112,10 @@ impl Containment {
     pub fn note(self) -> &'static str {
         match self {
             Containment::MountAndPidNamespace | Containment::UserMountAndPidNamespace => {
-                "no terminal is reachable: /proc shows only the implementation's own processes \
-                 and /dev holds no terminal (a new devpts instance); no capabilities, \
-                 no_new_privs; still shared with the system: the file system (Unix sockets on it \
-                 included), the network, and its user's files"
+                "no terminal device is reachable: /proc shows only the implementation's own \
+                 processes and /dev holds no terminal (a new devpts instance); no capabilities, \
+                 no_new_privs; still shared with the system: the file system, the network and \
+                 Unix sockets (a terminal multiplexer's included)"
             }
             Containment::PidNamespace | Containment::UserAndPidNamespace => {
                 "the system refused a mount namespace or a /proc of its own: /proc shows the \

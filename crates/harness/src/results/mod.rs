@@ -58,7 +58,7 @@ pub struct Header {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) containment: Option<crate::process::Containment>,
     /// What an implementation could still reach under `containment` (its
-    /// [`Containment::note`](crate::process::Containment::note)). Absent with it, and in files
+    /// [`Containment::note`](crate::Containment::note)). Absent with it, and in files
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) containment_note: Option<String>,
