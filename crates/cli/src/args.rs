@@ -249,7 +249,8 @@ pub struct RunArgs {
     /// Skip vectors whose id starts with this prefix; repeatable.
     #[arg(long)]
     pub exclude: Vec<String>,
-    /// Parallel workers, at least 1 (default: the number of cores).
+    /// Parallel workers, at least 1, at most 256 and the number of cases (default: the number of
+    /// cores).
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds (the implementation's whole process group is killed).
@@ -306,7 +307,8 @@ pub struct MatrixArgs {
     /// Skip vectors whose id starts with this prefix; repeatable.
     #[arg(long)]
     pub exclude: Vec<String>,
-    /// Parallel workers per implementation, at least 1 (default: the number of cores).
+    /// Parallel workers per implementation, at least 1, at most 256 and the number of cases
+    /// (default: the number of cores).
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds.
@@ -805,7 +807,8 @@ pub struct ClaimVerifyArgs {
     /// Run AER-1 vectors through `IMPL serve`, as the claim may have.
     #[arg(long)]
     pub persistent: bool,
-    /// Parallel workers, at least 1 (default: the number of cores).
+    /// Parallel workers, at least 1, at most 256 and the number of cases (default: the number of
+    /// cores).
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Per-vector timeout in seconds.

@@ -374,11 +374,12 @@ fn a_killed_harness_leaves_no_implementation_behind_and_the_next_run_cleans_up()
 }
 
 /// A pseudo-terminal: the master (to read what reached the terminal), the slave's path, and the
-/// slave held open so that the terminal is not hung up between the sessions run in it.
+/// slave held open so that the terminal is not hung up between the sessions run in it (and to
+/// read what was typed into it).
 struct Pty {
     master: std::fs::File,
     slave: PathBuf,
-    _held: std::fs::File,
+    held: std::fs::File,
 }
 
 impl Pty {
@@ -414,7 +415,7 @@ impl Pty {
             Some(Pty {
                 master,
                 slave,
-                _held: held,
+                held,
             })
         }
     }
@@ -436,6 +437,81 @@ impl Pty {
             });
         }
         command.output().expect("run under the terminal")
+    }
+
+    /// Runs `command` with this terminal as its controlling terminal and as its standard input,
+    /// output and error (as in a user's shell), reading what reaches the terminal meanwhile so
+    /// that the command never waits on a full terminal. Its exit status, and what it wrote.
+    fn run_on(&mut self, command: &mut Command) -> (std::process::ExitStatus, String) {
+        use std::os::unix::process::CommandExt;
+        let fd = || self.held.try_clone().expect("the terminal");
+        // SAFETY: only async-signal-safe calls between fork and exec; standard input is the
+        // terminal by then (and the user may have changed already: the path is not opened).
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
+            .stdin(fd())
+            .stdout(fd())
+            .stderr(fd())
+            .spawn()
+            .expect("run on the terminal");
+        let mut written = String::new();
+        let status = loop {
+            written.push_str(&self.written());
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        written.push_str(&self.written());
+        (status, written)
+    }
+
+    /// Puts the terminal in raw mode: a byte typed into it (TIOCSTI) can be read at once.
+    fn raw(&self) {
+        use std::os::fd::AsRawFd;
+        let fd = self.held.as_raw_fd();
+        // SAFETY: termios is plain data; the calls act on a terminal descriptor we hold.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(fd, &mut t), 0);
+            libc::cfmakeraw(&mut t);
+            assert_eq!(libc::tcsetattr(fd, libc::TCSANOW, &t), 0);
+        }
+    }
+
+    /// What was typed into the terminal (its input queue, read without waiting): what TIOCSTI
+    /// injected.
+    fn typed(&self) -> Vec<u8> {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let fd = self.held.as_raw_fd();
+        // SAFETY: fcntl on a descriptor we hold.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            assert!(flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0);
+        }
+        let mut all = Vec::new();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = (&self.held).read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        all
+    }
+
+    /// The terminal's device number (its slave's `st_rdev`).
+    fn device(&self) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        self.held.metadata().expect("the terminal").rdev()
     }
 
     /// What was written to the terminal so far.
@@ -496,6 +572,465 @@ fn an_implementation_cannot_reach_the_terminal() {
     for r in lines_of(&out).iter().filter(|l| l["type"] == "result") {
         assert_eq!(r["status"], "pass", "{r}");
     }
+}
+
+/// The hostile implementation of the terminal tests: it looks for a terminal everywhere it can
+/// (every `/dev/pts/*`, `/dev/tty*`, `/dev/console` and `/dev/vcs*` by path, and every link to one
+/// in `/proc/*/fd` of any other process, the harness's and the user's shell's included), opens
+/// each for writing, and where the one it opened is the test's own terminal (`REACH_PTY`, its
+/// device number: the system's other terminals are only opened, never written to) writes a line
+/// to it and types a byte into it (TIOCSTI). It reads `/proc/1/cmdline` and the links of
+/// `/proc/$PPID/fd`, and its capability sets from `/proc/self/status`. It appends what it found
+/// as one JSON line to `REACH_REPORT`, and answers "valid".
+const REACH: &str = r#"#!/usr/bin/env python3
+import errno, fcntl, glob, json, os, stat, termios
+
+r = {"opened": [], "written": [], "typed": [], "refused": {}, "pid": os.getpid(),
+     "ppid": os.getppid(), "uid": os.getuid(), "caps": {}}
+def refused(what, e):
+    r["refused"][what] = errno.errorcode.get(e.errno, str(e.errno))
+ours = int(os.environ["REACH_PTY"])
+found = set(glob.glob("/dev/pts/*") + glob.glob("/dev/tty*") + glob.glob("/dev/console")
+            + glob.glob("/dev/vcs*"))
+r["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+for pid in r["pids"]:
+    if pid == r["pid"]:
+        continue
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError as e:
+        refused(f"/proc/{pid}/fd", e)
+        continue
+    for fd in fds:
+        link = f"/proc/{pid}/fd/{fd}"
+        try:
+            target = os.readlink(link)
+        except OSError as e:
+            refused(link, e)
+            continue
+        if target.startswith(("/dev/pts/", "/dev/tty", "/dev/console")):
+            found.update([link, target])
+for path in sorted(found):
+    try:
+        if not stat.S_ISCHR(os.stat(path).st_mode) or path.endswith("ptmx"):
+            continue
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as e:
+        refused(path, e)
+        continue
+    if os.isatty(fd):
+        r["opened"].append(path)
+        if os.fstat(fd).st_rdev == ours:
+            try:
+                os.write(fd, b"REACHED-THE-TERMINAL\n")
+                r["written"].append(path)
+            except OSError as e:
+                refused(path + " write", e)
+            try:
+                fcntl.ioctl(fd, termios.TIOCSTI, b"x")
+                r["typed"].append(path)
+            except OSError as e:
+                refused(path + " TIOCSTI", e)
+    os.close(fd)
+try:
+    r["init"] = open("/proc/1/cmdline", "rb").read().split(b"\0")[0].decode(errors="replace")
+except OSError as e:
+    refused("/proc/1/cmdline", e)
+r["parent_fds"] = {}
+try:
+    for fd in os.listdir(f"/proc/{r['ppid']}/fd"):
+        try:
+            r["parent_fds"][fd] = os.readlink(f"/proc/{r['ppid']}/fd/{fd}")
+        except OSError as e:
+            r["parent_fds"][fd] = errno.errorcode.get(e.errno, str(e.errno))
+except OSError as e:
+    refused(f"/proc/{r['ppid']}/fd", e)
+for line in open("/proc/self/status"):
+    key, _, value = line.partition(":")
+    if key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs"):
+        r["caps"][key] = value.strip()
+with open(os.environ["REACH_REPORT"], "a") as f:
+    f.write(json.dumps(r) + "\n")
+print('{"verdict": "valid", "rules": [], "messages": []}')
+"#;
+
+/// Whether `python3` runs here (through `PATH`, as the test's implementation finds it).
+fn python3_runs(path: &str) -> bool {
+    Command::new("python3")
+        .env("PATH", path)
+        .arg("-c")
+        .arg("import fcntl, termios")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// This process's mount table (to see that a run left the system's mounts as they were).
+fn mount_table() -> String {
+    std::fs::read_to_string("/proc/self/mountinfo").expect("/proc/self/mountinfo")
+}
+
+/// What one hostile run through the harness on a terminal saw: the results header, every call's
+/// report, what reached the terminal (written, and typed into it), and whether the system's
+/// mounts were the same after the run.
+struct Reach {
+    header: serde_json::Value,
+    calls: Vec<serde_json::Value>,
+    on_terminal: String,
+    typed: Vec<u8>,
+    mounts_unchanged: bool,
+}
+
+/// Runs [`REACH`] through `agentconf run` (the cases of `aer1/timeline/valid/example-1…`) with
+/// the harness on a fresh terminal (its controlling terminal and its standard streams), as the
+/// user `uid` when given, with `env` added.
+fn reach_through_the_harness(
+    dir: &TempDir,
+    uid: Option<u32>,
+    path: &str,
+    env: &[(&str, &str)],
+) -> Option<Reach> {
+    use std::os::unix::process::CommandExt;
+    let mut pty = Pty::open()?;
+    pty.raw();
+    if let Some(uid) = uid {
+        // The user's own terminal, as a login gives it to them.
+        std::os::unix::fs::chown(&pty.slave, Some(uid), None).expect("chown the terminal");
+    }
+    let script = dir.path().join("reach.py");
+    let report = dir.path().join("reach.jsonl");
+    let out = dir.path().join("r.jsonl");
+    let _ = std::fs::remove_file(&report);
+    let _ = std::fs::remove_file(&out);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(&script, REACH).expect("write the script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        // The other user writes its results and reports here.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+    }
+    let mounts = mount_table();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentconf"));
+    command
+        .args(["run", "--jobs", "1", "--timeout", "60"])
+        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&script)
+        .env("PATH", path)
+        .env("REACH_PTY", pty.device().to_string())
+        .env("REACH_REPORT", &report)
+        .env_remove("XDG_RUNTIME_DIR")
+        .envs(env.iter().copied());
+    if let Some(uid) = uid {
+        command.uid(uid).gid(uid);
+    }
+    let (status, on_terminal) = pty.run_on(&mut command);
+    let mounts_unchanged = mount_table() == mounts;
+    assert!(status.success(), "agentconf run: {status}: {on_terminal}");
+    let header = lines_of(&out).into_iter().next().expect("a header");
+    let calls: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .expect("the script's reports")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a report line"))
+        .collect();
+    let results = lines_of(&out)
+        .into_iter()
+        .filter(|l| l["type"] == "result")
+        .count();
+    assert_eq!(calls.len(), results, "one report per call");
+    Some(Reach {
+        header,
+        calls,
+        on_terminal,
+        typed: pty.typed(),
+        mounts_unchanged,
+    })
+}
+
+/// The assertions of a run under a mount namespace: no terminal opened, nothing written or
+/// typed, no capability, no_new_privs, only the namespace's processes in /proc, the parent's
+/// descriptors out of reach, and the system's mounts unchanged.
+fn assert_contained(r: &Reach, who: &str) {
+    assert!(
+        r.mounts_unchanged,
+        "{who}: the run changed the system's mounts"
+    );
+    assert!(
+        !r.on_terminal.contains("REACHED-THE-TERMINAL"),
+        "{who}: {:?}",
+        r.on_terminal
+    );
+    assert!(
+        r.typed.is_empty(),
+        "{who}: typed into the terminal: {:?}",
+        r.typed
+    );
+    for call in &r.calls {
+        assert_eq!(call["opened"], serde_json::json!([]), "{who}: {call}");
+        assert_eq!(call["written"], serde_json::json!([]), "{who}: {call}");
+        assert_eq!(call["typed"], serde_json::json!([]), "{who}: {call}");
+        for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+            assert_eq!(
+                call["caps"][set], "0000000000000000",
+                "{who}: {set}: {call}"
+            );
+        }
+        assert_eq!(call["caps"]["NoNewPrivs"], "1", "{who}: {call}");
+        // Its parent is the supervisor, the namespace's first process, and /proc holds nothing
+        // but the namespace: the supervisor and the script itself.
+        assert_eq!(call["ppid"], 1, "{who}: {call}");
+        assert_eq!(
+            call["pids"],
+            serde_json::json!([1, call["pid"].clone()]),
+            "{who}: {call}"
+        );
+        // The supervisor's descriptors (the harness's ends of the output pipes) are listed, but
+        // none can be followed, and none is a terminal.
+        for (fd, target) in call["parent_fds"].as_object().expect("parent_fds") {
+            assert_eq!(target, "EACCES", "{who}: /proc/1/fd/{fd}: {call}");
+        }
+    }
+}
+
+#[test]
+fn an_implementation_reaches_no_terminal_by_path_or_through_proc() {
+    // The hostile sweep's finding: from an implementation, /proc/*/fd of its ancestors led to the
+    // user's terminal (/dev/pts/N), which it opened by name and wrote to (17 of 17 tries), and
+    // as root TIOCSTI typed into it. Before the fix, this script opened the test's terminal by
+    // path and through the harness's /proc/PID/fd/0..2, wrote to it and typed into it, saw every
+    // process of the system, and ran with all of root's capabilities.
+    let test = "an_implementation_reaches_no_terminal_by_path_or_through_proc";
+    let path = std::env::var("PATH").unwrap_or_default();
+    if !python3_runs(&path) {
+        eprintln!("SKIPPED: {test}: no python3 here");
+        return;
+    }
+    let c = containment();
+    if !c.is_mount_namespace() {
+        eprintln!(
+            "SKIPPED: {test}: implementations run with containment {} here (this system refuses \
+             a mount namespace or a /proc of its own, or {CONTAINMENT_VAR} asks for less)",
+            c.as_str()
+        );
+        return;
+    }
+    let dir = TempDir::new("reach");
+    let Some(r) = reach_through_the_harness(&dir, None, &path, &[]) else {
+        eprintln!("SKIPPED: {test}: no pseudo-terminal here");
+        return;
+    };
+    assert_eq!(r.header["containment"], c.as_str(), "{}", r.header);
+    assert!(
+        r.header["containment_note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("no terminal device is reachable")),
+        "{}",
+        r.header
+    );
+    assert_eq!(r.calls.len(), 3);
+    assert_contained(&r, "as this user");
+    for call in &r.calls {
+        // The supervisor, a clone of the harness, is the namespace's process 1.
+        assert!(
+            call["init"]
+                .as_str()
+                .is_some_and(|i| i.ends_with("agentconf")),
+            "{call}"
+        );
+    }
+}
+
+#[test]
+fn an_unprivileged_user_s_implementation_reaches_no_terminal_either() {
+    // The same as another user (nobody), whose implementations run in a user namespace of their
+    // own where the system lets an unprivileged user make one.
+    let test = "an_unprivileged_user_s_implementation_reaches_no_terminal_either";
+    // SAFETY: getuid has no memory effects.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("SKIPPED: {test}: the test runs as another user only when it runs as root");
+        return;
+    }
+    // The system's python3, which another user can reach (not one in root's home).
+    let path = "/usr/local/bin:/usr/bin:/bin";
+    if !python3_runs(path) {
+        eprintln!("SKIPPED: {test}: no python3 in {path}");
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let nobody = 65534;
+    let reachable = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .arg("--version")
+        .uid(nobody)
+        .gid(nobody)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !reachable {
+        eprintln!("SKIPPED: {test}: user {nobody} cannot run the test's agentconf (its directory)");
+        return;
+    }
+    let dir = TempDir::new("reach-nobody");
+    let Some(r) = reach_through_the_harness(&dir, Some(nobody), path, &[]) else {
+        eprintln!("SKIPPED: {test}: no pseudo-terminal here");
+        return;
+    };
+    let c = r.header["containment"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    if c != "user-mount-and-pid-namespace" {
+        eprintln!(
+            "SKIPPED: {test}: user {nobody}'s implementations run with containment {c} here (the \
+             system refuses it a user namespace with a mount namespace and a /proc of its own)"
+        );
+        return;
+    }
+    for call in &r.calls {
+        assert_eq!(call["uid"], nobody, "{call}");
+    }
+    assert_contained(&r, "as nobody");
+}
+
+#[test]
+fn with_process_groups_the_terminal_is_still_reachable_as_the_contract_says() {
+    // What CONTRACT 3.3 says `process-group` leaves reachable, seen: the script finds the test's
+    // terminal and writes to it. Typing into
+    // it (TIOCSTI) is refused even there: the implementation has no capability.
+    let test = "with_process_groups_the_terminal_is_still_reachable_as_the_contract_says";
+    let path = std::env::var("PATH").unwrap_or_default();
+    if !python3_runs(&path) {
+        eprintln!("SKIPPED: {test}: no python3 here");
+        return;
+    }
+    let dir = TempDir::new("reach-group");
+    let Some(r) =
+        reach_through_the_harness(&dir, None, &path, &[(CONTAINMENT_VAR, "process-group")])
+    else {
+        eprintln!("SKIPPED: {test}: no pseudo-terminal here");
+        return;
+    };
+    assert_eq!(r.header["containment"], "process-group", "{}", r.header);
+    assert!(
+        r.header["containment_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("/proc shows the whole system")),
+        "{}",
+        r.header
+    );
+    assert!(r.mounts_unchanged);
+    assert!(
+        r.on_terminal.contains("REACHED-THE-TERMINAL"),
+        "{:?}",
+        r.on_terminal
+    );
+    assert!(r.typed.is_empty(), "typed into the terminal: {:?}", r.typed);
+    for call in &r.calls {
+        // By path (as root without capabilities, another root process's /proc/PID/fd is out
+        // of reach; a user's own processes' are not).
+        assert_ne!(call["written"], serde_json::json!([]), "{call}");
+        assert_eq!(call["typed"], serde_json::json!([]), "{call}");
+        assert_eq!(call["caps"]["CapEff"], "0000000000000000", "{call}");
+        assert_eq!(call["caps"]["NoNewPrivs"], "1", "{call}");
+    }
+}
+
+#[test]
+fn a_huge_jobs_starts_no_more_workers_than_cases_and_a_sigterm_still_ends_the_run() {
+    // `--jobs 18446744073709551615` started workers until the run was killed: it never ended and
+    // a SIGTERM was not heeded (the interruption stops workers, not the loop starting them).
+    let dir = TempDir::new("jobs");
+    let out = dir.path().join("r.jsonl");
+    let huge = "18446744073709551615";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args([
+            "run",
+            "--jobs",
+            huge,
+            "--include",
+            "aer1/timeline/valid/example-1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start agentconf");
+    let until = Instant::now() + BOUND;
+    let ended = loop {
+        if child.try_wait().expect("wait").is_some() {
+            break true;
+        }
+        if Instant::now() > until {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !ended {
+        let _ = child.kill();
+    }
+    let run = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(ended, "still running after {BOUND:?}");
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("at most 256 workers"), "{stderr}");
+    assert_eq!(stderr.matches("at most 256 workers").count(), 1, "{stderr}");
+
+    // Persistent mode starts a server per worker: 3 cases, 3 servers, not 40.
+    let log = dir.path().join("servers.log");
+    let server = dir.script(
+        "serve.sh",
+        &format!(
+            "echo started >> '{}'\nexec '{}' impl \"$@\"",
+            log.display(),
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--persistent", "--jobs", "40"])
+        .args(["--include", "aer1/timeline/valid/example-1", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&server)
+        .output()
+        .expect("run agentconf");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let servers = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(servers.lines().count(), 3, "servers started: {servers:?}");
+
+    // A SIGTERM mid-run still ends it, and the implementation's processes with it.
+    let marker = "61.81";
+    let slow = dir.script("slow.sh", &format!("exec sleep {marker}"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(["run", "--jobs", huge, "--timeout", "120", "--keep-going"])
+        .args(["--include", "aer1/receipt/", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&slow)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start agentconf");
+    if !started(|| !sleepers(marker).is_empty()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the slow implementation never ran");
+    }
+    let running = sleepers(marker).len();
+    // SAFETY: kill(2) of our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let code = ended_after_interruption(&mut child);
+    assert_eq!(code, Some(130));
+    assert!(
+        all_gone(marker),
+        "implementation processes outlived the run"
+    );
+    assert!(running <= 256, "{running} implementations ran at once");
 }
 
 /// Starts `agentconf matrix` over one vector with `member` (NAME=COMMAND) besides the

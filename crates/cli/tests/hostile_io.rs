@@ -107,6 +107,91 @@ fn a_fifo_is_refused_by_every_command_that_reads_a_file() {
     }
 }
 
+/// A FIFO (or a directory) given as the program to run is refused at once, in one line, exit 2:
+/// before, hashing the program for the results header opened it and waited forever for a
+/// writer (`run -- FIFO`, `claim verify R -- FIFO`, `matrix x=FIFO`). The reference's own
+/// operations refuse a FIFO as their input the same way (`impl aer1-… FIFO` hung on its open).
+#[test]
+fn a_fifo_as_the_program_or_as_the_reference_s_input_is_refused_at_once() {
+    let s = Scratch::new("fifo-program");
+    let fifo = s.path("fifo");
+    mkfifo(&fifo);
+    let results = s.path("r.jsonl");
+    let made = run_within(
+        &["run", "--include", "aer1/workflow/valid", "--out", &results],
+        Duration::from_secs(120),
+    );
+    assert_eq!(made.status.code(), Some(0));
+    let member = format!("x={fifo}");
+    let dir = s.0.display().to_string();
+    let out = s.path("out");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "--out", &out, "--", &fifo], "FIFO"),
+        (vec!["run", "--out", &out, "--", &fifo, "impl"], "FIFO"),
+        (vec!["claim", "verify", &results, "--", &fifo], "FIFO"),
+        (vec!["matrix", "--out", &out, &member], "FIFO"),
+        (vec!["run", "--out", &out, "--", &dir], "a directory"),
+        (vec!["impl", "aer1-receipt", &fifo], "FIFO"),
+        (vec!["impl", "aer1-timeline", "09", &fifo], "FIFO"),
+        (vec!["impl", "aer1-workflow", &fifo], "FIFO"),
+    ];
+    for (args, kind) in cases {
+        let out = run_within(&args, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(kind), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+/// `matrix NAME=FILE.toml` names an adapter file: a missing one (or a directory) is an error, not
+/// a command. Before, `x=missing.toml` ran `missing.toml` as the implementation's command.
+#[test]
+fn a_matrix_member_s_missing_adapter_file_is_an_error_not_a_command() {
+    let s = Scratch::new("matrix-toml");
+    let out = s.path("out");
+    let missing = s.path("missing.toml");
+    let dir = s.path("dir.toml");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (member, says) in [
+        (format!("x={missing}"), "no such adapter file"),
+        (format!("x={dir}"), "is a directory, not an adapter file"),
+    ] {
+        let run = run_within(
+            &[
+                "matrix",
+                "--out",
+                &out,
+                "--include",
+                "aer1/workflow/valid",
+                &member,
+            ],
+            Duration::from_secs(120),
+        );
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{member}: {stderr}");
+        assert!(stderr.contains(says), "{member}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{member}: {stderr}");
+    }
+    // A command that merely mentions a .toml file is still a command.
+    let cmd = format!("x={BIN} impl --config missing.toml");
+    let run = run_within(
+        &[
+            "matrix",
+            "--out",
+            &out,
+            "--include",
+            "aer1/workflow/valid/",
+            "--timeout",
+            "5",
+            &cmd,
+        ],
+        Duration::from_secs(120),
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stderr.contains("adapter file"), "{stderr}");
+}
+
 /// Two runs writing one results file: the second is refused at once, before it runs anything,
 /// and the first's file is whole.
 #[test]

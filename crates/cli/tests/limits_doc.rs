@@ -90,6 +90,7 @@ fn the_readme_table_matches_the_constants() {
                 grouped(agentconf_harness::results::MAX_CASES_WITHOUT_CORPUS as u64)
             ),
         ),
+        ("workers", agentconf_harness::MAX_JOBS.to_string()),
     ];
     let text = readme();
     let section = text

@@ -89,11 +89,12 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-/// SHA-256 (lowercase hex) of a file's bytes, read in pieces.
+/// SHA-256 (lowercase hex) of a regular file's bytes, read in pieces; `None` for anything else (a
+/// FIFO, whose open would wait for a writer, is looked at without blocking and never read).
 fn file_sha256(path: &std::path::Path) -> Option<String> {
     use sha2::Digest as _;
     use std::io::Read as _;
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = agentconf_json::file::open_regular(path).ok()?;
     let mut hasher = sha2::Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {

@@ -94,6 +94,7 @@ pub fn run(
         grading: record.grading,
         profiles: record.profiles,
         containment,
+        containment_note: containment.map(|c| c.note().to_owned()),
         case_ids_sha256: Some(case_ids_sha256(cases.iter().map(|c| c.id.as_str()))),
         selection: Some(record.selection),
         started_at: now_rfc3339(),

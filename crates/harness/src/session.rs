@@ -134,10 +134,14 @@ impl<'a> Launch<'a> {
     }
 }
 
+/// The most workers a run starts, whatever it asks for: each is a thread, and may start a
+/// process (a persistent server) of its own.
+pub const MAX_JOBS: usize = 256;
+
 /// How the cases are run, whatever runs them.
 #[derive(Clone, Copy, Debug)]
 pub struct RunOptions {
-    /// Workers (at least one).
+    /// Workers (at least one; no more than there are cases, nor than [`MAX_JOBS`]).
     pub jobs: usize,
     /// Stop starting cases once this many unexpected results came in.
     pub max_fail: Option<usize>,
@@ -284,7 +288,9 @@ pub(crate) fn run_cases<'a>(
     start: &StartBackend<'a>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Ran, RunError> {
-    let jobs = plan.jobs.max(1);
+    // A worker without a case to run would only start a backend (a persistent server) for
+    // nothing.
+    let jobs = plan.jobs.min(plan.cases.len()).clamp(1, MAX_JOBS);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failures = AtomicUsize::new(0);

@@ -28,15 +28,12 @@ impl Inputs for Files {
     }
 }
 
-/// Opens a file for reading; a directory is refused with a clear message rather than failing on
-/// the first read.
+/// Opens a file for reading: only a regular file. A directory, FIFO, socket or device is refused
+/// with a clear message, without blocking (a FIFO's open would wait for a writer forever) and
+/// before anything is read from it.
 pub fn open_file(name: &str) -> Result<std::fs::File, String> {
-    let file = std::fs::File::open(name).map_err(|e| format!("cannot read {name}: {e}"))?;
-    match file.metadata() {
-        Ok(m) if m.is_dir() => Err(format!("cannot read {name}: it is a directory")),
-        Ok(_) => Ok(file),
-        Err(e) => Err(format!("cannot read {name}: {e}")),
-    }
+    agentconf_json::file::open_regular(std::path::Path::new(name))
+        .map_err(|e| format!("cannot read {name}: {e}"))
 }
 
 /// What the reference concluded about an AER-1 call.

@@ -122,7 +122,8 @@ fn no_verdict_at_all(assembly: &Assembly<'_>) -> Vec<(String, usize)> {
         .collect()
 }
 
-/// `NAME=ADAPTER.toml` or `NAME=COMMAND ARGS…`.
+/// `NAME=ADAPTER.toml` or `NAME=COMMAND ARGS…`. A value of one word ending in `.toml` names an
+/// adapter file, which must be there: a missing one is an error, never a command to run.
 fn parse_member(given: &str) -> Result<(String, Spec)> {
     let Some((name, rest)) = given.split_once('=') else {
         return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND").into());
@@ -143,8 +144,23 @@ fn parse_member(given: &str) -> Result<(String, Spec)> {
     }
     let spec = if rest.ends_with(".toml") && Path::new(rest).is_file() {
         Spec::Adapter(PathBuf::from(rest))
+    } else if rest.ends_with(".toml") && !rest.contains(char::is_whitespace) {
+        return Err(match std::fs::metadata(rest) {
+            Ok(m) => format!(
+                "{given}: {rest} is {}, not an adapter file",
+                agentconf_json::file::kind_of(&m.file_type()).unwrap_or("not a regular file")
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                format!("{given}: no such adapter file: {rest}")
+            }
+            Err(e) => format!("{given}: cannot read the adapter file {rest}: {e}"),
+        }
+        .into());
     } else {
-        Spec::Command(rest.split_whitespace().map(str::to_string).collect())
+        let argv: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+        // Before any member runs, not when its turn comes.
+        super::run::check_program(&argv)?;
+        Spec::Command(argv)
     };
     Ok((name.to_string(), spec))
 }

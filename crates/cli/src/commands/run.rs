@@ -139,10 +139,13 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         }
         // The adapter's command runs every operation, GRP receivers and a persistent server
         // included; its templates only say what follows it.
-        Some(a) if !a.command.is_empty() => (
-            a.command.clone(),
-            a.name.clone().unwrap_or_else(|| name_of(&a.command)),
-        ),
+        Some(a) if !a.command.is_empty() => {
+            check_program(&a.command)?;
+            (
+                a.command.clone(),
+                a.name.clone().unwrap_or_else(|| name_of(&a.command)),
+            )
+        }
         Some(a) if args.command.is_empty() => {
             return Err(format!(
                 "the adapter{} names no command, and none was given after --: nothing to run",
@@ -390,6 +393,7 @@ fn reference_profiles(in_process: bool) -> Vec<String> {
 /// The command to run and the name to report.
 fn implementation(args: &RunArgs) -> Result<(Vec<String>, String)> {
     if !args.command.is_empty() {
+        check_program(&args.command)?;
         return Ok((args.command.clone(), name_of(&args.command)));
     }
     if args.implementation == ImplementationArg::Reference && !args.persistent {
@@ -402,6 +406,23 @@ fn implementation(args: &RunArgs) -> Result<(Vec<String>, String)> {
         vec![exe.display().to_string(), "impl".into()],
         "reference".into(),
     ))
+}
+
+/// Refuses a command whose program is a path to something other than a regular file (a FIFO, a
+/// directory, a socket, a device), before anything opens it: hashing it for the results header
+/// would wait forever on a FIFO's open, and none of them can be run. Looked at on an open that
+/// cannot block (`O_NONBLOCK`). A program that is missing or unreadable is left to the run, which
+/// says it cannot start it; a bare name is looked up in `PATH`, where only regular files count.
+pub(crate) fn check_program(argv: &[String]) -> Result<()> {
+    let Some(program) = argv.first().filter(|p| p.contains('/')) else {
+        return Ok(());
+    };
+    match agentconf_json::file::open_regular(std::path::Path::new(program)) {
+        Err(agentconf_json::file::OpenError::NotARegularFile(kind)) => {
+            Err(format!("cannot run {program}: it is {kind}, not a regular file").into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Runs the cases on `--jobs` workers, each with its own backend; results come back in corpus
@@ -487,10 +508,7 @@ fn launch<'a>(imp: &'a Implementation, adapter: Option<&'a Adapter>, args: &RunA
 /// How a run's arguments ask for the cases to be run.
 fn options(args: &RunArgs, keep_outputs: bool) -> RunOptions {
     RunOptions {
-        jobs: args
-            .jobs
-            .map(|n| n.get())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        jobs: jobs(args.jobs),
         max_fail: if args.fail_fast {
             Some(1)
         } else {
@@ -499,6 +517,29 @@ fn options(args: &RunArgs, keep_outputs: bool) -> RunOptions {
         keep_going: args.keep_going,
         keep_outputs,
     }
+}
+
+/// The workers `--jobs` asks for (the number of cores without it), at most
+/// [`agentconf_harness::MAX_JOBS`]: asking for more says so (once per process: a matrix runs
+/// several), and the run goes on with that many. The harness also starts no more workers than
+/// there are cases.
+fn jobs(asked: Option<std::num::NonZeroUsize>) -> usize {
+    let Some(asked) = asked else {
+        return std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(agentconf_harness::MAX_JOBS);
+    };
+    static SAID: std::sync::Once = std::sync::Once::new();
+    if asked.get() > agentconf_harness::MAX_JOBS {
+        SAID.call_once(|| {
+            to_stderr(&format!(
+                "agentconf: --jobs {asked}: a run starts at most {} workers (and no more than \
+                 it has cases)\n",
+                agentconf_harness::MAX_JOBS
+            ))
+        });
+    }
+    asked.get().min(agentconf_harness::MAX_JOBS)
 }
 
 /// `go` with a progress bar (or progress lines) for `cases`.

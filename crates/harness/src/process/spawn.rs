@@ -1,14 +1,26 @@
-//! Starting an implementation's process so that nothing it starts can outlive it, and nothing
-//! outlives the harness either.
+//! Starting an implementation's process so that nothing it starts can outlive it, nothing
+//! outlives the harness either, and it cannot reach the user's terminal.
 //!
-//! On Linux, where the system lets the harness make a PID namespace (root, or an unprivileged
-//! user namespace), every implementation process gets one of its own:
+//! On Linux, where the system lets the harness make PID and mount namespaces and mount a `/proc`
+//! of their own (root, or an unprivileged user namespace), every implementation process gets
+//! them:
 //!
 //! ```text
-//! harness ── keeper thread ──clone(NEWPID)──► supervisor (PID 1) ──clone──► implementation (PID 2)
-//!                                                   │                          └─► whatever it starts
-//!                                 PR_SET_PDEATHSIG: dies with the keeper thread
+//! harness ── keeper thread ──clone(NEWPID|NEWNS)──► supervisor (PID 1) ──clone──► implementation
+//!                                                   │  its own /proc, /dev         no capabilities,
+//!                                                   │                              no_new_privs
+//!                                 PR_SET_PDEATHSIG: dies with the keeper thread   └─► whatever it starts
 //! ```
+//!
+//! The supervisor makes the implementation's view of the system in its mount namespace (a copy
+//! of the harness's, every mount made private first, so the system's mounts never change): a
+//! `/proc` of the PID namespace, where no process outside it, and so no terminal another process
+//! holds open, can be seen; a read-only `/dev` with no terminal of the system in it
+//! ([`Containment::note`]).
+//! The implementation drops every capability and sets `no_new_privs` before it executes its
+//! program, so that, even as root, it can neither undo those mounts nor inject input into a
+//! terminal (TIOCSTI). Where the system refuses the mount namespace or the `/proc` (a container
+//! whose `/proc` is partly masked), the PID namespace alone.
 //!
 //! The supervisor reaps what is orphaned in the namespace and, when the implementation exits,
 //! notes what it left running and exits too; the kernel then kills everything left in the
@@ -33,8 +45,9 @@
 //!
 //! Elsewhere, or where the system refuses namespaces (or `AGENTCONF_CONTAINMENT=process-group`
 //! asks for it), the implementation runs in a session and process group of its own, still with
-//! `PR_SET_PDEATHSIG` on Linux; the harness kills the group. Every implementation runs without a
-//! controlling terminal (`setsid`): it cannot write to the user's terminal or read from it.
+//! `PR_SET_PDEATHSIG` and without capabilities on Linux; the harness kills the group. Every
+//! implementation runs without a controlling terminal (`setsid`); only a mount namespace keeps a
+//! terminal its user holds open out of its reach.
 
 use std::io;
 use std::process::ExitStatus;
@@ -45,16 +58,24 @@ use serde::{Deserialize, Serialize};
 /// implementation that must see the harness as its parent.
 pub const CONTAINMENT_VAR: &str = "AGENTCONF_CONTAINMENT";
 
-/// What keeps an implementation's processes from outliving it: which one is in force is
-/// recorded in the results header.
+/// What keeps an implementation's processes from outliving it, and what it can reach of the
+/// system: which one is in force is recorded in the results header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Containment {
-    /// A PID namespace of its own: when the implementation exits, everything it started is
-    /// killed by the kernel, wherever it moved (another session, a daemon's double fork).
-    PidNamespace,
+    /// PID and mount namespaces of its own (as root): everything it started is killed by the
+    /// kernel when it exits, its `/proc` shows only its own namespace's processes, and its `/dev`
+    /// holds no terminal (see [`Containment::note`]).
+    MountAndPidNamespace,
     /// The same, made inside a user namespace (where an unprivileged user may make one), which
     /// maps the user's own user and group ids to themselves.
+    UserMountAndPidNamespace,
+    /// A PID namespace of its own, where the system refuses the mount namespace or a `/proc` of
+    /// its own: when the implementation exits, everything it started is killed by the kernel,
+    /// wherever it moved (another session, a daemon's double fork); but it sees the system's
+    /// `/proc` and `/dev`.
+    PidNamespace,
+    /// The same, made inside a user namespace.
     UserAndPidNamespace,
     /// Its own session and process group only: what leaves the group (`setsid`, a daemon's
     /// double fork) escapes the harness's kills.
@@ -64,6 +85,8 @@ pub enum Containment {
 impl Containment {
     pub fn as_str(self) -> &'static str {
         match self {
+            Containment::MountAndPidNamespace => "mount-and-pid-namespace",
+            Containment::UserMountAndPidNamespace => "user-mount-and-pid-namespace",
             Containment::PidNamespace => "pid-namespace",
             Containment::UserAndPidNamespace => "user-and-pid-namespace",
             Containment::ProcessGroup => "process-group",
@@ -73,6 +96,42 @@ impl Containment {
     /// Whether the implementation runs in a PID namespace of its own.
     pub fn is_namespace(self) -> bool {
         self != Containment::ProcessGroup
+    }
+
+    /// Whether the implementation runs in a mount namespace of its own, with its own `/proc` and
+    /// a `/dev` without terminals.
+    pub fn is_mount_namespace(self) -> bool {
+        matches!(
+            self,
+            Containment::MountAndPidNamespace | Containment::UserMountAndPidNamespace
+        )
+    }
+
+    /// What an implementation can still reach under this containment (CONTRACT.md 3.3), in one
+    /// sentence: the results header's `containment_note`.
+    pub fn note(self) -> &'static str {
+        match self {
+            Containment::MountAndPidNamespace | Containment::UserMountAndPidNamespace => {
+                "no terminal device is reachable: /proc shows only the implementation's own \
+                 processes and /dev holds no terminal (a new devpts instance); no capabilities, \
+                 no_new_privs; still shared with the system: the file system, the network and \
+                 Unix sockets (a terminal multiplexer's included)"
+            }
+            Containment::PidNamespace | Containment::UserAndPidNamespace => {
+                "the system refused a mount namespace or a /proc of its own: /proc shows the \
+                 whole system and /dev is the system's, so an implementation can open a terminal \
+                 by its path (/dev/pts/N, /dev/tty*, /dev/console) or through /proc/PID/fd of \
+                 another process of its user, and write to it; no capabilities, no_new_privs \
+                 (so no TIOCSTI)"
+            }
+            Containment::ProcessGroup => {
+                "a process group only: processes that leave it escape the kills; /proc shows the \
+                 whole system and /dev is the system's, so an implementation can open a terminal \
+                 by its path (/dev/pts/N, /dev/tty*, /dev/console) or through /proc/PID/fd of \
+                 another process of its user, and write to it; on Linux no capabilities and \
+                 no_new_privs (so no TIOCSTI)"
+            }
+        }
     }
 }
 
@@ -281,6 +340,10 @@ mod linux {
         /// The user namespace's maps (`deny` for setgroups, the uid map, the gid map), when one
         /// is made.
         user_maps: Option<[*const libc::c_char; 3]>,
+        /// In a mount namespace of its own (CLONE_NEWNS): the supervisor gives it its own `/proc`
+        /// and a `/dev` without terminals ([`isolate`]). The harness's own mount namespace (its
+        /// inode), which the supervisor checks it has left before it mounts anything.
+        isolate: Option<u64>,
         /// The parent the implementation must see once it has asked for PR_SET_PDEATHSIG (the
         /// harness, or the supervisor as PID 1): another means its parent died before.
         parent: libc::pid_t,
@@ -323,8 +386,10 @@ mod linux {
             for guard in [0, page + STACK_BYTES] {
                 // SAFETY: a page inside the mapping we own; a stack overflow faults there instead
                 // of writing into the harness's memory.
-                unsafe {
-                    libc::mprotect(stacks.at(guard), page, libc::PROT_NONE);
+                if unsafe { libc::mprotect(stacks.at(guard), page, libc::PROT_NONE) } != 0 {
+                    // Without its guard a stack could overflow into the harness's memory: none is
+                    // used (`stacks` is unmapped on the way out).
+                    return Err(io::Error::last_os_error());
                 }
             }
             Ok(stacks)
@@ -440,29 +505,61 @@ mod linux {
         p.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0
     }
 
-    /// Tries the namespaces, strongest first: a PID namespace, then one inside a user namespace.
+    /// Tries the containments, strongest first: mount and PID namespaces (then inside a user
+    /// namespace), then a PID namespace alone (then inside a user namespace).
     pub(super) fn probe() -> Containment {
-        for (flags, containment) in [
-            (libc::CLONE_NEWPID, Containment::PidNamespace),
-            (
-                libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
-                Containment::UserAndPidNamespace,
-            ),
+        for containment in [
+            Containment::MountAndPidNamespace,
+            Containment::UserMountAndPidNamespace,
+            Containment::PidNamespace,
+            Containment::UserAndPidNamespace,
         ] {
-            if probe_once(flags, containment) {
+            if probe_once(containment) {
                 return containment;
             }
         }
         Containment::ProcessGroup
     }
 
-    /// Whether a supervisor can be started with `flags` and set itself up (the user maps, and
-    /// closing descriptors with close_range), doing nothing else.
-    fn probe_once(flags: libc::c_int, containment: Containment) -> bool {
+    /// Whether `containment` is made inside a user namespace.
+    fn in_user_namespace(containment: Containment) -> bool {
+        matches!(
+            containment,
+            Containment::UserAndPidNamespace | Containment::UserMountAndPidNamespace
+        )
+    }
+
+    /// The inode of this process's mount namespace (`isolate` of a launch in a mount namespace
+    /// of its own: the supervisor mounts nothing while it is still in this one). `None` where
+    /// the system does not say, and then no mount namespace is made.
+    fn own_mount_namespace() -> Option<u64> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata("/proc/self/ns/mnt").ok().map(|m| m.ino())
+    }
+
+    /// `isolate` of a launch with the clone flags `flags`.
+    fn isolate_for(flags: libc::c_int) -> Option<u64> {
+        if flags & libc::CLONE_NEWNS != 0 {
+            // Never 0: the supervisor's check compares it with a real inode number.
+            Some(own_mount_namespace().unwrap_or(0))
+        } else {
+            None
+        }
+    }
+
+    /// Whether a supervisor can be started under `containment` and set itself up (the user
+    /// maps, closing descriptors with close_range, and in a mount namespace its own `/proc` and
+    /// `/dev`, made in the probe's namespace, which goes with it), doing nothing else.
+    fn probe_once(containment: Containment) -> bool {
+        let flags = namespace_flags(containment);
+        let isolate = isolate_for(flags);
+        if isolate == Some(0) {
+            return false;
+        }
         let Ok(stacks) = Stacks::new() else {
             return false;
         };
-        let maps = user_maps(containment == Containment::UserAndPidNamespace);
+        let maps = user_maps(in_user_namespace(containment));
         let outcome = Outcome::default();
         let launch = Launch {
             path: std::ptr::null(),
@@ -472,6 +569,7 @@ mod linux {
             ready: -1,
             probes: [-1; 2],
             user_maps: map_pointers(maps.as_ref()),
+            isolate,
             parent: 1,
             child_stack: stacks.second(),
             max_signal: 31,
@@ -511,6 +609,7 @@ mod linux {
         stdio: [RawFd; 3],
         ready: RawFd,
         probes: [RawFd; 2],
+        isolate: Option<u64>,
         parent: libc::pid_t,
         stacks: &Stacks,
         outcome: &Outcome,
@@ -523,6 +622,7 @@ mod linux {
             ready,
             probes,
             user_maps: map_pointers(owned.user_maps.as_ref()),
+            isolate,
             parent,
             child_stack: stacks.second(),
             max_signal: 31,
@@ -583,6 +683,10 @@ mod linux {
     /// The clone(2) flags of a containment's first child (the supervisor, or the implementation).
     fn namespace_flags(containment: Containment) -> libc::c_int {
         match containment {
+            Containment::MountAndPidNamespace => libc::CLONE_NEWPID | libc::CLONE_NEWNS,
+            Containment::UserMountAndPidNamespace => {
+                libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWUSER
+            }
             Containment::PidNamespace => libc::CLONE_NEWPID,
             Containment::UserAndPidNamespace => libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
             Containment::ProcessGroup => 0,
@@ -678,6 +782,7 @@ mod linux {
             // Only a supervisor reports that the program runs: here the clone's return says it.
             -1,
             pipes.probes(),
+            None,
             own_pid(),
             &stacks,
             &outcome,
@@ -729,7 +834,7 @@ mod linux {
 
     /// Starts `argv` from a keeper thread of its own.
     fn spawn_with_keeper(argv: &[String], containment: Containment) -> io::Result<Spawned> {
-        let owned = Owned::new(argv, containment == Containment::UserAndPidNamespace)?;
+        let owned = Owned::new(argv, in_user_namespace(containment))?;
         let pipes = Pipes::new()?;
         let (ready, ready_w) = io::pipe()?;
         let (exit_watch, watch_w) = io::pipe()?;
@@ -806,6 +911,7 @@ mod linux {
             stdio,
             ready.as_raw_fd(),
             probes,
+            isolate_for(flags),
             parent,
             &stacks,
             &outcome,
@@ -874,9 +980,8 @@ mod linux {
         let outcome = unsafe { &*l.outcome };
         // SAFETY: only system calls on this process's own state and on memory the keeper keeps.
         unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if setup(l).is_err() {
-                outcome.setup_errno.store(errno(), Ordering::SeqCst);
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || setup(l).is_err() {
+                outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
                 libc::write(l.ready, b"x".as_ptr().cast(), 1);
                 libc::_exit(1);
             }
@@ -941,7 +1046,8 @@ mod linux {
     /// The supervisor's set-up: the user namespace's maps when there is one, then every
     /// descriptor closed but the ones it keeps (it never executes a program, so close-on-exec
     /// does not close the harness's descriptors for it: another implementation's input, held
-    /// open here, would never reach its end).
+    /// open here, would never reach its end), then in a mount namespace of its own the
+    /// implementation's view of the system ([`isolate`]).
     ///
     /// # Safety
     /// Runs in the supervisor only.
@@ -974,7 +1080,168 @@ mod linux {
             }
             first = first.max(fd.saturating_add(1));
         }
-        close_range(first, libc::c_uint::MAX)
+        close_range(first, libc::c_uint::MAX)?;
+        match l.isolate {
+            Some(harness_namespace) => isolate(harness_namespace),
+            None => Ok(()),
+        }
+    }
+
+    /// Device nodes of the system's `/dev` the implementation's `/dev` keeps (each bound from
+    /// the system's, where it has one): the ones any program may open, and `/dev/tty`, which
+    /// opens only a process's controlling terminal (the implementation has none: the only one it
+    /// could get is a pseudo-terminal of its own `/dev/pts`).
+    const DEVICES: [(&std::ffi::CStr, &std::ffi::CStr); 6] = [
+        (c"/dev/null", c"/proc/null"),
+        (c"/dev/zero", c"/proc/zero"),
+        (c"/dev/full", c"/proc/full"),
+        (c"/dev/random", c"/proc/random"),
+        (c"/dev/urandom", c"/proc/urandom"),
+        (c"/dev/tty", c"/proc/tty"),
+    ];
+
+    /// The symbolic links of the implementation's `/dev` (target, link).
+    const DEVICE_LINKS: [(&std::ffi::CStr, &std::ffi::CStr); 5] = [
+        (c"pts/ptmx", c"/proc/ptmx"),
+        (c"/proc/self/fd", c"/proc/fd"),
+        (c"/proc/self/fd/0", c"/proc/stdin"),
+        (c"/proc/self/fd/1", c"/proc/stdout"),
+        (c"/proc/self/fd/2", c"/proc/stderr"),
+    ];
+
+    /// The implementation's view of the system, made in the supervisor's mount namespace (a copy
+    /// of the harness's, which nothing here changes): every mount made private first, so that
+    /// nothing mounted here reaches the system's mounts; a `/dev` of its own, with no terminal
+    /// of the system in it (the device nodes of [`DEVICES`], the system's `/dev/shm`, a new
+    /// devpts instance at `/dev/pts` and the links of [`DEVICE_LINKS`]; read-only); and a
+    /// `/proc` of its own PID namespace, where no process outside it (the harness, the user's
+    /// shell, and the terminals they hold open) can be seen. The new `/dev` is put together over
+    /// `/proc` (the one directory sure to be there, covered meanwhile), then moved to `/dev`.
+    ///
+    /// # Safety
+    /// Runs in the supervisor only.
+    unsafe fn isolate(harness_namespace: u64) -> Result<(), ()> {
+        // Never in the harness's own mount namespace: that would change the user's mounts.
+        let mut ns: libc::stat = std::mem::zeroed();
+        if libc::stat(c"/proc/self/ns/mnt".as_ptr(), &mut ns) != 0 {
+            return Err(());
+        }
+        if harness_namespace == 0 || ns.st_ino == harness_namespace {
+            return fail(libc::EPERM);
+        }
+        let none = std::ptr::null::<libc::c_char>();
+        let hidden = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        mount(
+            none,
+            c"/".as_ptr(),
+            none,
+            libc::MS_REC | libc::MS_PRIVATE,
+            none,
+        )?;
+        mount(
+            c"tmpfs".as_ptr(),
+            c"/proc".as_ptr(),
+            c"tmpfs".as_ptr(),
+            hidden,
+            c"mode=0755".as_ptr(),
+        )?;
+        for (device, at) in DEVICES {
+            let fd = libc::open(
+                at.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
+                0o666,
+            );
+            if fd < 0 || libc::close(fd) != 0 {
+                return Err(());
+            }
+            if mount(device.as_ptr(), at.as_ptr(), none, libc::MS_BIND, none).is_err() {
+                // A device the system does not have, the implementation has not either.
+                if errno() != libc::ENOENT || libc::unlink(at.as_ptr()) != 0 {
+                    return Err(());
+                }
+            }
+        }
+        for dir in [c"/proc/shm", c"/proc/pts"] {
+            if libc::mkdir(dir.as_ptr(), 0o755) != 0 {
+                return Err(());
+            }
+        }
+        // Shared memory stays the system's (the harness may write the implementation's inputs
+        // there).
+        if mount(
+            c"/dev/shm".as_ptr(),
+            c"/proc/shm".as_ptr(),
+            none,
+            libc::MS_BIND | libc::MS_REC,
+            none,
+        )
+        .is_err()
+            && errno() != libc::ENOENT
+        {
+            return Err(());
+        }
+        // Pseudo-terminals of its own, none of the system's. Where the system refuses a new
+        // instance, /dev/pts stays empty: no terminal either way.
+        let _ = mount(
+            c"devpts".as_ptr(),
+            c"/proc/pts".as_ptr(),
+            c"devpts".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            c"newinstance,ptmxmode=0666,mode=620".as_ptr(),
+        );
+        for (target, link) in DEVICE_LINKS {
+            if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
+                return Err(());
+            }
+        }
+        mount(
+            none,
+            c"/proc".as_ptr(),
+            none,
+            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | hidden,
+            none,
+        )?;
+        mount(
+            c"/proc".as_ptr(),
+            c"/dev".as_ptr(),
+            none,
+            libc::MS_MOVE,
+            none,
+        )?;
+        mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            hidden,
+            none,
+        )
+    }
+
+    /// mount(2), its result checked.
+    ///
+    /// # Safety
+    /// Every pointer is null or a valid NUL-terminated string.
+    unsafe fn mount(
+        source: *const libc::c_char,
+        target: *const libc::c_char,
+        fstype: *const libc::c_char,
+        flags: libc::c_ulong,
+        data: *const libc::c_char,
+    ) -> Result<(), ()> {
+        if libc::mount(source, target, fstype, flags, data.cast()) == 0 {
+            Ok(())
+        } else {
+            Err(())
+        }
+    }
+
+    /// A failure with the error `e` (for the supervisor's report).
+    fn fail(e: libc::c_int) -> Result<(), ()> {
+        // SAFETY: __errno_location returns this thread's errno slot.
+        unsafe {
+            *libc::__errno_location() = e;
+        }
+        Err(())
     }
 
     /// close_range(2) (Linux 5.9): the supervisor is not made where it is missing.
@@ -1054,13 +1321,15 @@ mod linux {
         let outcome = unsafe { &*l.outcome };
         // SAFETY: system calls on this process's own state, reading the keeper's strings.
         unsafe {
-            libc::setsid();
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::setsid() < 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
+                libc::_exit(127);
+            }
             if libc::getppid() != l.parent {
                 // Its parent died before it asked to die with it.
                 libc::_exit(127);
             }
-            if redirect(l.stdio).is_err() {
+            if redirect(l.stdio).is_err() || drop_capabilities().is_err() {
                 outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
                 libc::_exit(127);
             }
@@ -1069,6 +1338,77 @@ mod linux {
             outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
             libc::_exit(127)
         }
+    }
+
+    /// capget(2)/capset(2)'s header (`_LINUX_CAPABILITY_VERSION_3`: two `CapData`, 64 bits).
+    #[repr(C)]
+    struct CapHeader {
+        version: u32,
+        pid: libc::c_int,
+    }
+
+    /// One half of capget(2)/capset(2)'s sets.
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct CapData {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    const CAP_SETPCAP: u32 = 8;
+
+    /// No capabilities for the implementation, nor for any program it executes: the bounding set
+    /// emptied (where it holds CAP_SETPCAP: as root, or in its user namespace; a process without
+    /// it has no capability to lose, and no_new_privs keeps it from gaining one), no ambient
+    /// capability, `no_new_privs` (no set-user-ID program, no file capability), and its own
+    /// effective, permitted and inheritable sets empty. So it cannot undo its mounts, inject
+    /// input into a terminal (TIOCSTI), nor trace the supervisor it shares the harness's memory
+    /// with. PR_SET_PDEATHSIG stays: dropping capabilities does not clear it.
+    ///
+    /// # Safety
+    /// Runs in the implementation before it executes its program.
+    unsafe fn drop_capabilities() -> Result<(), ()> {
+        let mut header = CapHeader {
+            version: LINUX_CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let mut sets = [CapData::default(); 2];
+        if libc::syscall(libc::SYS_capget, &mut header, sets.as_mut_ptr()) != 0 {
+            return Err(());
+        }
+        if sets[0].effective & (1 << CAP_SETPCAP) != 0 {
+            // Every capability the kernel has (past the last one it answers EINVAL).
+            for cap in 0..64 as libc::c_ulong {
+                if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                    if errno() == libc::EINVAL && cap > 0 {
+                        break;
+                    }
+                    return Err(());
+                }
+            }
+        }
+        // EINVAL: a kernel without ambient capabilities (before Linux 4.3).
+        if libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        ) != 0
+            && errno() != libc::EINVAL
+        {
+            return Err(());
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(());
+        }
+        let none = [CapData::default(); 2];
+        if libc::syscall(libc::SYS_capset, &mut header, none.as_ptr()) != 0 {
+            return Err(());
+        }
+        Ok(())
     }
 
     /// Makes `stdio` the standard input, output and error. A descriptor already below 3 is

@@ -333,6 +333,7 @@ mod tests {
                 grading: Grading::Strict,
                 profiles: Vec::new(),
                 containment: None,
+                containment_note: None,
                 selection: Some(Selection {
                     include: include.iter().map(|s| s.to_string()).collect(),
                     exclude: Vec::new(),

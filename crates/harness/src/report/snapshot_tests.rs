@@ -237,6 +237,7 @@ fn file(fixed: bool) -> ResultsFile {
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
             containment: None,
+            containment_note: None,
             case_ids_sha256: None,
             selection: Some(Selection {
                 include: Vec::new(),

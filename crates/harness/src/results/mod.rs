@@ -52,11 +52,16 @@ pub struct Header {
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
     pub profiles: Vec<String>,
-    /// How the implementation's processes were contained (CONTRACT.md 3.3): a PID namespace of
-    /// their own, or only a process group. Absent when no process ran (the reference in
-    /// process), and in files written before it was recorded.
+    /// How the implementation's processes were contained (CONTRACT.md 3.3): PID and mount
+    /// namespaces of their own, a PID namespace only, or only a process group. Absent when no
+    /// process ran (the reference in process), and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) containment: Option<crate::process::Containment>,
+    /// What an implementation could still reach under `containment` (its
+    /// [`Containment::note`](crate::Containment::note)). Absent with it, and in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) containment_note: Option<String>,
     /// Which cases were selected. Absent in files written before agentconf 0.2: the selection
     /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
