@@ -1435,8 +1435,8 @@ mod linux {
     }
 
     /// Every caught signal back to its default action and nothing blocked, as a new program
-    /// expects (SIGPIPE too, which the harness ignores). Ignored signals stay ignored, as they
-    /// would through execve.
+    /// expects (SIGPIPE and SIGXFSZ too, which agentconf ignores for its own writes). Other
+    /// ignored signals stay ignored, as they would through execve.
     ///
     /// # Safety
     /// Runs in the implementation before it executes its program.
@@ -1447,7 +1447,9 @@ mod linux {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction != libc::SIG_DFL
-                && (old.sa_sigaction != libc::SIG_IGN || signal == libc::SIGPIPE)
+                && (old.sa_sigaction != libc::SIG_IGN
+                    || signal == libc::SIGPIPE
+                    || signal == libc::SIGXFSZ)
             {
                 libc::sigaction(signal, &default, std::ptr::null_mut());
             }
