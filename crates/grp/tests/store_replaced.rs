@@ -241,3 +241,30 @@ fn a_store_opened_through_a_link_is_watched_and_counted_at_its_real_file() {
         Err(e) => assert!(matches!(e, OpenError::Refused { .. }), "{e}"),
     }
 }
+
+/// A FIFO planted where the generation record goes is refused at once, never waited on: opening
+/// it blocking would hang the receiver until a writer came (exit 2, nothing admitted, instead).
+#[cfg(unix)]
+#[test]
+fn a_fifo_at_the_generation_record_is_refused_without_blocking() {
+    let dir = TempDir::new("fifo-record");
+    let path = dir.file("admitted.sqlite");
+    drop(SqliteStore::create(&path).unwrap());
+    let record = beside(&path, "-generation");
+    std::fs::remove_file(&record).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&record)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (done, waited) = std::sync::mpsc::channel();
+    let opening = path.clone();
+    std::thread::spawn(move || {
+        let _ = done.send(SqliteStore::open(&opening).map(|_| ()));
+    });
+    match waited.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok(Err(OpenError::Refused { .. })) => {}
+        Ok(other) => panic!("not refused: {other:?}"),
+        Err(_) => panic!("the open waited on the FIFO"),
+    }
+}

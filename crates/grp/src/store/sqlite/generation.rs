@@ -168,8 +168,12 @@ fn record_problem(record: &Path, why: String) -> Refusal {
 fn read_record(record: &Path) -> Result<Option<Generation>, Refusal> {
     let problem = |why: String| record_problem(record, why);
     let mut text = String::new();
-    match File::open(record) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+    // Opened without blocking and held to be a regular file: a FIFO planted at the record's name
+    // would otherwise hang the open until a writer came.
+    match agentconf_json::file::open_regular(record) {
+        Err(agentconf_json::file::OpenError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(None)
+        }
         Err(e) => return Err(problem(e.to_string())),
         Ok(f) => f
             .take(RECORD_LEN as u64 + 1)
@@ -184,9 +188,18 @@ fn read_record(record: &Path) -> Result<Option<Generation>, Refusal> {
 /// Writes a record where there is none, whole or not at all: made under a temporary name and
 /// linked into place.
 fn create_record(record: &Path, generation: &Generation) -> io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
     let tmp = with_suffix(record, &format!(".new-{}", std::process::id()));
-    let written =
-        std::fs::write(&tmp, generation.text()).and_then(|()| std::fs::hard_link(&tmp, record));
+    // A new file under the temporary name, never one already there (a link planted at that
+    // predictable name is not followed, nor a file truncated).
+    let written = File::options()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(generation.text().as_bytes()))
+        .and_then(|()| std::fs::hard_link(&tmp, record));
     let _ = std::fs::remove_file(&tmp);
     written
 }
@@ -242,16 +255,29 @@ pub(super) fn check_and_open(conn: &Connection, path: &Path) -> Result<Record, R
             }
             Some(_) => {}
         }
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .open(&record)
-            .map_err(|e| record_problem(&record, e.to_string()))?;
+        let file = open_for_writes(&record)?;
         Ok(Record {
             path: record.clone(),
             file,
         })
     })
+}
+
+/// The record opened for the writes after each admission: without blocking, not through a link,
+/// and only when it is a regular file.
+fn open_for_writes(record: &Path) -> Result<File, Refusal> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(record)
+        .map_err(|e| record_problem(record, e.to_string()))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(record_problem(record, "it is not a regular file".into())),
+        Err(e) => Err(record_problem(record, e.to_string())),
+    }
 }
 
 /// After an admission committed: the record counts it (and whatever other receivers of the store
