@@ -513,7 +513,11 @@ mod tests {
         let faults = compare(&[], flood.as_bytes());
         assert_eq!(faults.len(), 1, "{faults:?}");
         assert_eq!(faults[0].rule, Rule::Aer1JsonSize);
-        assert!(faults[0].message.contains("not read"), "{}", faults[0].message);
+        assert!(
+            faults[0].message.contains("not read"),
+            "{}",
+            faults[0].message
+        );
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert_eq!(compare(&[], deep.as_bytes())[0].rule, Rule::Aer1JsonDepth);
     }
