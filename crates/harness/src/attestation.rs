@@ -150,6 +150,7 @@ pub struct PredicateImplementation {
     /// by nothing); what ran is the executable's digest.
     pub name: String,
     /// Always `claimant`: the name is the claimant's words.
+    #[schemars(extend("const" = "claimant"))]
     pub named_by: String,
     /// The command (argv); empty for the reference run in process.
     pub argv: Vec<String>,

@@ -99,8 +99,8 @@ impl fmt::Display for SignatureError {
             ),
             SignatureError::NotEd25519 { what, algorithm } => write!(
                 f,
-                "{what} is an {algorithm} key; agentconf signs and verifies with Ed25519 keys \
-                 only (`ssh-keygen -t ed25519`)"
+                "{what} is an {algorithm} key, not an Ed25519 one; agentconf signs and verifies \
+                 with Ed25519 keys only (`ssh-keygen -t ed25519`)"
             ),
             SignatureError::BadSigners { what, line, reason } => write!(
                 f,
@@ -203,11 +203,19 @@ impl SigningKey {
             what: what.to_string(),
             reason: "not UTF-8 text".into(),
         })?;
-        let key =
-            PrivateKey::from_openssh(text.trim()).map_err(|e| SignatureError::NotAPrivateKey {
+        let key = PrivateKey::from_openssh(text.trim()).map_err(|e| match e {
+            // Built for Ed25519 only, the library knows no other algorithm's private key.
+            ssh_key::Error::AlgorithmUnknown | ssh_key::Error::AlgorithmUnsupported { .. } => {
+                SignatureError::NotEd25519 {
+                    what: what.to_string(),
+                    algorithm: "other algorithm's".into(),
+                }
+            }
+            e => SignatureError::NotAPrivateKey {
                 what: what.to_string(),
                 reason: e.to_string(),
-            })?;
+            },
+        })?;
         if key.is_encrypted() {
             return Err(SignatureError::EncryptedKey {
                 what: what.to_string(),

@@ -78,7 +78,7 @@ pub(crate) fn render(view: &View) -> String {
             let mut tc = TestCase::new(xml(&r.id), status);
             if r.status == Status::Pass {
                 if let Some(why) = view.why_uncredited(&r.id) {
-                    tc.set_system_out(format!("uncredited: {}", xml(&why)));
+                    tc.set_system_out(format!("uncredited: {}", xml(why)));
                 }
             }
             tc.set_classname(format!("{}/{}", suite.as_str(), xml(&r.family)));
