@@ -4,11 +4,14 @@
 //!   from `spec-notes/revisions.toml`, `rules.toml` and `facts.toml`, and copy those three files
 //!   to `crates/rules/catalogue/` (what the rules crate embeds).
 //! - `cargo xtask vectors [--check]`: regenerate the corpus under `vectors/` from the generators
-//!   in `crates/corpus`, the generated regions of README.md and vectors/README.md, and, when the
+//!   in `crates/corpus`, the generated regions of README.md and vectors/README.md, the corpus's
+//!   digest and case count compiled into the build (`crates/corpus/src/embedded.rs`), and, when the
 //!   corpus digest changes, a new entry at the top of `vectors/CHANGELOG.md` (the diff from the
 //!   corpus on disk).
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
-//!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`).
+//!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`), and
+//!   `crates/harness/schema/attestation-results-v1.schema.json` from the attestation predicate's
+//!   type (`agentconf_harness::attestation`).
 //!
 //! - `cargo xtask test [--slow] [ARGS…]`: every test (`cargo test --workspace ARGS…`), closed by
 //!   one line of totals over all test binaries, with a line saying what runs whenever the tests
@@ -37,7 +40,8 @@ const USAGE: &str =
             facts.toml, and the rules crate's copies of the three (crates/rules/catalogue/)
   vectors   regenerate vectors/ (vector files, manifest.json, COVERAGE.md, a CHANGELOG.md entry
             when the digest changes) and the generated regions of README.md and vectors/README.md
-  schemas   regenerate vectors/schema/*.schema.json from the vector model's types
+  schemas   regenerate vectors/schema/*.schema.json from the vector model's types and the
+            attestation predicate's schema (crates/harness/schema/) from its type
   --check   change nothing; fail if the files are stale
   test      run every test (cargo test --workspace ARGS…) and close with the totals;
             --slow also runs the tests that take minutes (the synthetic-revision procedure)
@@ -113,6 +117,10 @@ fn schemas(check: bool) -> Result<(), String> {
         (
             "vectors/schema/manifest.schema.json",
             agentconf_contract::schema::manifest_schema(),
+        ),
+        (
+            "crates/harness/schema/attestation-results-v1.schema.json",
+            agentconf_harness::attestation::predicate_schema(),
         ),
     ];
     write_or_check(&generated, check, "schemas")
@@ -275,6 +283,15 @@ fn check_changelog(dir: &Path, digest: &str) -> Result<(), String> {
 /// revisions table, or with `check` held equal to them.
 fn doc_regions(corpus: &[agentconf_contract::vector::Vector], check: bool) -> Result<(), String> {
     use agentconf_corpus::{docs, writer};
+    // The corpus facts compiled into the build (what a partial run's header records).
+    write_or_check(
+        &[(
+            "crates/corpus/src/embedded.rs",
+            writer::embedded_facts(corpus),
+        )],
+        check,
+        "vectors",
+    )?;
     let regions: [(&str, &str, String); 2] = [
         ("README.md", "corpus", writer::readme_summary(corpus)),
         (

@@ -94,7 +94,14 @@ const EXIT_RUN: &str = "Exit codes: 0 the verdict is CONFORMS, CONFORMS WITH N K
 
 const EXIT_REPORT: &str = "Exit codes: 0 the verdict is CONFORMS, CONFORMS WITH N KNOWN FAILURES \
     or PARTIAL (or at least the --require level; any verdict with --exit-zero); 1 below that; 2 \
-    usage error, or a file that is refused (cut, edited, of another corpus) or unreadable.";
+    usage error, or a file that is refused or unreadable: not whole or not as written (cut, \
+    damaged, edited without recomputing its digests, a member the format does not know), of \
+    another corpus, or, with --signed-by, unsigned or not signed by an allowed key.\n\n\
+    What each check proves: the seal (the footer's SHA-256 of the header and the lines, byte for \
+    byte) catches accidental damage and edits by someone who does not recompute it, not a forger \
+    who does; a signature (--signed-by) shows who vouched for these exact bytes, not that the run \
+    was honest; only a re-run (`agentconf claim verify RESULTS -- COMMAND`) shows the verdict is \
+    reproducible.";
 
 const EXIT_REPORT_DIFF: &str = "Exit codes: 0 no regression (or --exit-zero); 1 a case regressed, \
     whatever its cause; 2 usage error, or a file that is refused or unreadable.";
@@ -107,8 +114,14 @@ const EXIT_MATRIX: &str = "Exit codes: 0 every emitter and verifier pair agrees;
     disagrees; 2 usage error, an adapter file with mistakes or output that could not be written.";
 
 const EXIT_CLAIM: &str = "Exit codes: 0 REPRODUCED (with the claim's verdict, a FAIL claim \
-    included); 1 a case's status differs, or the command is not the implementation the claim \
-    records; 2 nothing could be checked (a refused file, a claim only its own command can re-run).";
+    included), or with --signed-by and no command SIGNED (the signature, seal and corpus hold; \
+    nothing re-run); 1 a case's status differs, or the command is not the implementation the \
+    claim records; 2 nothing could be checked (a refused file, a signature missing, not matching \
+    the bytes or by a key not allowed, a claim only its own command can re-run).";
+
+const EXIT_CLAIM_SIGN: &str = "Exit codes: 0 signed (RESULTS.sig written, and the attestation \
+    when asked for); 2 usage error, a refused results file, a key that cannot be used (missing, \
+    encrypted, not Ed25519) or an output that could not be written.";
 
 const EXIT_IMPL: &str = "Exit codes (the contract's, CONTRACT.md section 3): 0 accept; 1 reject; \
     89 unsupported; 2 usage error. `grp-admit`: 0 when the stream was processed.";
@@ -288,6 +301,19 @@ pub struct RunArgs {
     /// there and the smoke check says what is wrong with the wrapper).
     #[arg(long)]
     pub keep_going: bool,
+    /// Sign the results file with KEY, an OpenSSH Ed25519 private key file without a passphrase:
+    /// writes `OUT.sig` beside it, an SSH signature (namespace `agentconf-results`) over its exact
+    /// bytes that `ssh-keygen -Y verify` checks without agentconf. Without --sign, the
+    /// environment variable AGENTCONF_SIGNING_KEY (a key file's path, or the key's text) signs.
+    /// A signature shows who vouched for the file, not that the run was honest.
+    #[arg(long, value_name = "KEY")]
+    pub sign: Option<PathBuf>,
+    /// Also write an in-toto Statement v1 of the results file (subjects: the file, the
+    /// executable and the files the command names, with their SHA-256; predicate type
+    /// https://agentconf.invalid/attestation/results/v1) in a DSSE envelope, signed with the
+    /// signing key when there is one, unsigned otherwise.
+    #[arg(long, value_name = "FILE")]
+    pub attestation: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -360,6 +386,15 @@ pub struct ReportArgs {
     /// adapter's `[[xfail]]` entries), as `run --emit-xfail` would have: no second run needed.
     #[arg(long, value_name = "XFAIL")]
     pub emit_xfail: Option<PathBuf>,
+    /// Refuse FILE (exit 2) unless FILE.sig (or --signature) is an SSH signature of its exact
+    /// bytes by a key SIGNERS allows: an OpenSSH allowed_signers file (its `namespaces=` honoured)
+    /// or a public key file (KEY.pub). It shows who vouched for the bytes, not that the run was
+    /// honest.
+    #[arg(long, value_name = "SIGNERS")]
+    pub signed_by: Option<PathBuf>,
+    /// The signature file, when it is not FILE.sig.
+    #[arg(long, value_name = "SIG", requires = "signed_by")]
+    pub signature: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -789,8 +824,32 @@ pub enum Claim {
     /// reference's own claims are re-run: a claim recorded with the reference in process, or
     /// with `agentconf impl` of this very build (`--implementation reference-process`); any
     /// other claim is refused with exit 2 and the recorded command to give after `--`.
+    ///
+    /// With --signed-by SIGNERS it first checks RESULTS.sig (or --signature): an SSH signature of
+    /// the file's exact bytes by a key SIGNERS allows, and names the signer; then the seal and
+    /// the corpus. Without a command it then stops, having run nothing (SIGNED, exit 0): a
+    /// signature shows who vouched for the bytes, not that the run was honest, which only a
+    /// re-run shows. With a command it also re-runs, as above.
     #[command(after_help = EXIT_CLAIM)]
     Verify(ClaimVerifyArgs),
+    /// Sign an existing results file: writes RESULTS.sig (SSHSIG, namespace
+    /// `agentconf-results`, over its exact bytes), and with --attestation an in-toto attestation
+    /// of it. RESULTS must be whole and of this agentconf's corpus.
+    #[command(after_help = EXIT_CLAIM_SIGN)]
+    Sign(ClaimSignArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ClaimSignArgs {
+    /// The results file to sign.
+    pub results: PathBuf,
+    /// An OpenSSH Ed25519 private key file without a passphrase (default: the environment
+    /// variable AGENTCONF_SIGNING_KEY, a key file's path or the key's text).
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<PathBuf>,
+    /// Also write an in-toto Statement v1 of RESULTS in a DSSE envelope signed with the key.
+    #[arg(long, value_name = "FILE")]
+    pub attestation: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -823,6 +882,14 @@ pub struct ClaimVerifyArgs {
     /// re-checking a claim against a new build of the same implementation.
     #[arg(long)]
     pub allow_different_implementation: bool,
+    /// Check RESULTS.sig (or --signature) first: an SSH signature of the file's exact bytes by a
+    /// key SIGNERS allows (an OpenSSH allowed_signers file, or a public key file). Without a
+    /// command nothing is re-run.
+    #[arg(long, value_name = "SIGNERS")]
+    pub signed_by: Option<PathBuf>,
+    /// The signature file, when it is not RESULTS.sig.
+    #[arg(long, value_name = "SIG", requires = "signed_by")]
+    pub signature: Option<PathBuf>,
 }
 
 #[cfg(test)]

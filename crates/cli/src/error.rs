@@ -36,6 +36,8 @@ pub enum Error {
         target: std::path::PathBuf,
         failure: WriteFailure,
     },
+    /// A signing key, a signature or a list of signers that cannot be used.
+    Signature(agentconf_harness::signing::SignatureError),
     /// Arguments that do not go together, or input a command refuses, in one sentence.
     Usage(String),
 }
@@ -71,6 +73,7 @@ impl fmt::Display for Error {
                     None => Ok(()),
                 }
             }
+            Error::Signature(e) => write!(f, "{e}"),
             Error::Usage(message) => f.write_str(message),
         }
     }
@@ -99,6 +102,12 @@ impl From<InputError> for Error {
 impl From<WriteError> for Error {
     fn from(e: WriteError) -> Error {
         Error::Write(e)
+    }
+}
+
+impl From<agentconf_harness::signing::SignatureError> for Error {
+    fn from(e: agentconf_harness::signing::SignatureError) -> Error {
+        Error::Signature(e)
     }
 }
 

@@ -8,6 +8,7 @@ mod commands;
 mod error;
 mod input;
 mod render;
+mod signed;
 
 use std::process::ExitCode;
 

@@ -38,7 +38,11 @@ pub fn manifest_schema() -> String {
     )
 }
 
-fn render<T: JsonSchema>(id: &str, title: &str, description: &str) -> String {
+/// The JSON Schema (2020-12) of `T` with its `$id`, title and description, as the vector and
+/// manifest schemas are rendered: descriptions one line per paragraph, members in a fixed order,
+/// pretty JSON with a trailing newline. Other crates render their published schemas with it (the
+/// harness's attestation predicate).
+pub fn render<T: JsonSchema>(id: &str, title: &str, description: &str) -> String {
     let schema = SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();

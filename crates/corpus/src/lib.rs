@@ -15,6 +15,7 @@ pub mod aer1;
 pub mod builder;
 pub mod diff;
 pub mod docs;
+pub mod embedded;
 pub mod grp;
 pub mod reader;
 pub mod writer;

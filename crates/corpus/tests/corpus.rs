@@ -481,6 +481,25 @@ fn readme_corpus_region_is_up_to_date() {
     assert!(readme.contains(&manifest.corpus_digest));
 }
 
+/// The corpus facts compiled into the build (`src/embedded.rs`, what a run of part of the corpus
+/// records in its header) are the corpus's: its digest and its case count, and the file is what
+/// `cargo xtask vectors` writes.
+#[test]
+fn the_embedded_corpus_facts_are_the_corpus() {
+    let corpus = corpus();
+    let manifest = writer::manifest(&corpus);
+    assert_eq!(
+        agentconf_corpus::embedded::CORPUS_DIGEST,
+        manifest.corpus_digest,
+        "src/embedded.rs is stale: run `cargo xtask vectors`"
+    );
+    let cases: usize = corpus.iter().map(|v| v.cases().len()).sum();
+    assert_eq!(agentconf_corpus::embedded::CASE_COUNT, cases);
+    let file =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/embedded.rs")).unwrap();
+    assert_eq!(file, writer::embedded_facts(&corpus));
+}
+
 /// `vectors/CHANGELOG.md`'s newest entry is the corpus embedded in the tool, and every entry
 /// starts from the one below it: the digest a conformance claim cites can be traced to what
 /// changed in it. `cargo xtask vectors` writes it.

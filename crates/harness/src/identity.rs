@@ -1,7 +1,10 @@
 //! What ran: the implementation's identity as the results header records it — the command, the
 //! SHA-256 of its program and of every file its arguments name (the script, not only the
 //! interpreter), the interpreter's version, and what a persistent server declares itself to be.
-//! Also the facts of agentconf's own build, kept beside its executable ([`build_fact`]).
+//!
+//! Every digest here is taken from the file itself, on every run: no cache stands in for one, so
+//! nothing written beside an executable or in a cache directory can put a false digest in a
+//! results header.
 
 use std::time::Duration;
 
@@ -55,8 +58,8 @@ pub(crate) fn argv_files(argv: &[String]) -> Vec<FileDigest> {
 }
 
 /// SHA-256 (lowercase hex) of a program file, resolved through PATH when it has no slash: the
-/// header's record of what was run. Agentconf's own executable (the reference, in process or as
-/// a command) is hashed once per build: its digest is kept beside it ([`build_fact`]).
+/// header's record of what was run, read from the file itself (agentconf's own executable
+/// included: about 14 MB, some 40 ms, which `run` spends on a thread beside the corpus build).
 pub(crate) fn executable_sha256(program: &str) -> Option<String> {
     let path = if program.contains('/') {
         std::path::PathBuf::from(program)
@@ -67,26 +70,7 @@ pub(crate) fn executable_sha256(program: &str) -> Option<String> {
             .map(|d| std::path::Path::new(d).join(program))
             .find(|p| p.is_file())?
     };
-    match std::env::current_exe() {
-        Ok(own) if same_file(&own, &path) => build_fact(&own, EXECUTABLE_SHA256).or_else(|| {
-            let digest = file_sha256(&own)?;
-            record_build_fact(&own, EXECUTABLE_SHA256, &digest);
-            Some(digest)
-        }),
-        _ => file_sha256(&path),
-    }
-}
-
-/// The build fact that holds the executable's own SHA-256.
-const EXECUTABLE_SHA256: &str = "executable-sha256";
-
-/// Whether two paths name one file (the same device and inode).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
+    file_sha256(&path)
 }
 
 /// SHA-256 (lowercase hex) of a regular file's bytes, read in pieces; `None` for anything else (a
@@ -287,113 +271,6 @@ pub(crate) fn interpreter_version(argv: &[String]) -> Option<String> {
     first_line(&out.stdout.bytes).or_else(|| first_line(&out.stderr.bytes))
 }
 
-// ---------------------------------------------------------------------------------------------
-// Facts of this very build, kept beside its executable
-//
-// Some facts a run records are a function of agentconf's own executable alone: the SHA-256 of its
-// bytes, the digest of the corpus compiled into it. Worked out on every run they cost more CPU
-// than everything else a small run does, so the first run of a build records them in a small file
-// beside the executable (`.NAME.facts`), under the executable's stamp, and later runs read them
-// back while the stamp still names the same file. A stale or foreign file is ignored, never
-// trusted: whoever may write beside the executable may replace the executable itself.
-
-/// What names one executable file as it is now: its device and inode, its size, and its
-/// modification and change times. Nobody can set a change time back, so another file written at
-/// the same path with the same size and modification time still has another stamp.
-fn stamp(path: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).ok()?;
-    Some(format!(
-        "{} {} {} {}.{:09} {}.{:09}",
-        m.dev(),
-        m.ino(),
-        m.size(),
-        m.mtime(),
-        m.mtime_nsec(),
-        m.ctime(),
-        m.ctime_nsec()
-    ))
-}
-
-/// The file beside `exe` that keeps its facts (`.NAME.facts`).
-fn facts_path(exe: &std::path::Path) -> Option<std::path::PathBuf> {
-    let name = exe.file_name()?.to_str()?;
-    Some(exe.with_file_name(format!(".{name}.facts")))
-}
-
-/// The facts recorded beside `exe` (`key value` lines), when they were recorded for the file
-/// `exe` is now; empty otherwise.
-fn read_facts(exe: &std::path::Path) -> Vec<(String, String)> {
-    let (Some(path), Some(now)) = (facts_path(exe), stamp(exe)) else {
-        return Vec::new();
-    };
-    if !written_by_owner(&path, exe) {
-        return Vec::new();
-    }
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut lines = text.lines();
-    if lines.next() != Some(now.as_str()) {
-        return Vec::new();
-    }
-    lines
-        .filter_map(|l| l.split_once(' '))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-/// Whether the facts file `path` belongs to this user or to the owner of `exe`.
-fn written_by_owner(path: &std::path::Path, exe: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no memory effects.
-    let me = unsafe { libc::geteuid() };
-    match (std::fs::symlink_metadata(path), std::fs::metadata(exe)) {
-        (Ok(facts), Ok(exe)) => facts.is_file() && (facts.uid() == me || facts.uid() == exe.uid()),
-        _ => false,
-    }
-}
-
-/// Records `key value` beside `exe` with the facts already there: through a temporary file and a
-/// rename, so a reader never sees half a file. Best effort: a directory that cannot be written
-/// only means the next run computes the fact again.
-fn record_fact(exe: &std::path::Path, key: &str, value: &str) {
-    let (Some(path), Some(now)) = (facts_path(exe), stamp(exe)) else {
-        return;
-    };
-    let mut facts = read_facts(exe);
-    facts.retain(|(k, _)| k != key);
-    facts.push((key.to_string(), value.to_string()));
-    let mut text = format!("{now}\n");
-    for (k, v) in &facts {
-        text.push_str(&format!("{k} {v}\n"));
-    }
-    let tmp = path.with_extension(format!("facts.{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, &path).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-}
-
-/// A fact of the build `exe` is (the digest of its bytes, of the corpus it carries), as recorded
-/// beside it by [`record_build_fact`]: `None` when none was, or it was for another file than the
-/// one `exe` names now.
-pub fn build_fact(exe: &std::path::Path, key: &str) -> Option<String> {
-    read_facts(exe)
-        .into_iter()
-        .find_map(|(k, v)| (k == key).then_some(v))
-}
-
-/// Records `value` (one line, no newline) as the fact `key` (one word) of the build `exe` is,
-/// beside the facts recorded already. Best effort: where the directory cannot be written, the
-/// next run computes it again.
-pub fn record_build_fact(exe: &std::path::Path, key: &str, value: &str) {
-    // One writer at a time in this process: two facts recorded at once would each rewrite the
-    // file from what it held before, and one would be lost.
-    static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = WRITING.lock();
-    record_fact(exe, key, value);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,26 +294,6 @@ mod tests {
 
     /// The same bytes are the same implementation wherever they are; other bytes, another
     /// program, or a file more or less are not.
-    /// A fact recorded for a file is read back while the file is the same, beside the others
-    /// recorded for it; once the file is rewritten none is.
-    #[test]
-    fn build_facts_hold_for_the_file_they_were_recorded_for() {
-        let dir = std::env::temp_dir().join(format!("agentconf-facts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        let exe = dir.join("program");
-        std::fs::write(&exe, b"one build").expect("write");
-        assert_eq!(build_fact(&exe, "digest"), None);
-        record_build_fact(&exe, "digest", "abc");
-        record_build_fact(&exe, "corpus", "def 12");
-        let (digest, corpus) = (build_fact(&exe, "digest"), build_fact(&exe, "corpus"));
-        std::fs::write(&exe, b"another build").expect("rewrite");
-        let after = build_fact(&exe, "digest");
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(digest.as_deref(), Some("abc"));
-        assert_eq!(corpus.as_deref(), Some("def 12"));
-        assert_eq!(after, None);
-    }
-
     #[test]
     fn identities_differ_by_bytes_not_paths() {
         let recorded = info(

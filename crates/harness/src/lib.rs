@@ -20,6 +20,7 @@ compile_error!(
 // at the root. Everything else is the harness's own machinery (processes, receivers, the
 // scenario player's internals, directories), private so it can change without a caller noticing.
 pub mod adapter;
+pub mod attestation;
 pub mod corpus_check;
 pub mod emitted;
 #[cfg(feature = "fuzzing")]
@@ -30,6 +31,7 @@ pub mod matrix;
 pub mod preimage;
 pub mod report;
 pub mod results;
+pub mod signing;
 pub mod smoke;
 
 mod case_result;

@@ -1,6 +1,8 @@
-//! `agentconf claim verify RESULTS [-- COMMAND]`: a conformance claim re-checked by anyone. The
-//! claim is one results file (plus the adapter it names); this re-runs exactly the cases,
-//! grading, profiles and adapter it records and compares every case's status.
+//! `agentconf claim verify RESULTS [--signed-by SIGNERS] [-- COMMAND]`: a conformance claim
+//! re-checked by anyone. The claim is one results file (plus the adapter it names); this re-runs
+//! exactly the cases, grading, profiles and adapter it records and compares every case's status.
+//! With `--signed-by`, the signature of the file's bytes is checked first and the signer named;
+//! without a command nothing runs then. `agentconf claim sign RESULTS --key KEY` signs a file.
 //!
 //! What runs is held to what the claim records before anything runs: the command is the user's
 //! (or the adapter's), never the reference standing in for someone else's implementation, and
@@ -12,15 +14,99 @@ use agentconf_harness::identity::{self, Difference, ImplementationInfo};
 use agentconf_harness::results::ResultsFile;
 
 use super::{say, ExitOutcome};
-use crate::args::{ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, RunArgs};
+use crate::args::{
+    ClaimSignArgs, ClaimVerifyArgs, GradingArg, ImplementationArg, ProfileArg, RunArgs,
+};
 use crate::error::Result;
+
+/// `agentconf claim sign RESULTS [--key KEY] [--attestation FILE]`: RESULTS.sig written for a
+/// whole results file of this agentconf's corpus.
+pub fn sign(args: &ClaimSignArgs) -> Result<ExitOutcome> {
+    let key = crate::signed::signing_key(args.key.as_deref())?.ok_or_else(|| {
+        format!(
+            "no key: give --key KEY (an OpenSSH Ed25519 private key file) or set {}",
+            agentconf_harness::signing::SIGNING_KEY_VAR
+        )
+    })?;
+    let corpus = agentconf_corpus::corpus();
+    let cases = corpus.iter().map(|v| v.cases().len()).sum();
+    let bytes = crate::signed::results_bytes(&args.results, cases)?;
+    let name = args.results.display().to_string();
+    // Only a file every report would take is signed: whole, as written, of this corpus.
+    let claim = super::report::whole_from(&bytes[..], &name, cases)?;
+    held_to_the_embedded_corpus(&claim, &corpus, &name)?;
+    for path in [Some(agentconf_harness::signing::signature_path(
+        &args.results,
+    ))]
+    .into_iter()
+    .chain([args.attestation.clone()])
+    .flatten()
+    {
+        agentconf_harness::results::check_writable(&path)?;
+    }
+    let said = crate::signed::sign(
+        &args.results,
+        &bytes,
+        &claim,
+        Some(&key),
+        args.attestation.as_deref(),
+    )?;
+    say(&format!(
+        "{said}{name}: signed ({}).\n",
+        crate::signed::WHAT_A_SIGNATURE_PROVES
+    ))?;
+    Ok(ExitOutcome::Valid)
+}
 
 pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
     let corpus = agentconf_corpus::corpus();
     let cases = corpus.iter().map(|v| v.cases().len()).sum();
-    let claim = super::report::load_whole(&args.results, cases)?;
     let name = args.results.display().to_string();
+    // With --signed-by, the bytes are read once: the signature is checked over them, and they
+    // are what is read as the claim.
+    let (claim, signer) = match &args.signed_by {
+        Some(signers) => {
+            let bytes = crate::signed::results_bytes(&args.results, cases)?;
+            let signer = crate::signed::check_signature(
+                &args.results,
+                &bytes,
+                signers,
+                args.signature.as_deref(),
+            )?;
+            (
+                super::report::whole_from(&bytes[..], &name, cases)?,
+                Some(signer),
+            )
+        }
+        None => (super::report::load_whole(&args.results, cases)?, None),
+    };
     held_to_the_embedded_corpus(&claim, &corpus, &name)?;
+    if let Some(signer) = &signer {
+        let mut text = format!("claim:      {name}\n");
+        text.push_str(&crate::signed::signer_lines(signer));
+        text.push_str(&format!(
+            "seal:       whole: the header and the {} result lines are, byte for byte, what the \
+             footer's digests seal\n",
+            claim.results.len()
+        ));
+        text.push_str(&format!(
+            "corpus:     {}, this agentconf's: every line as the corpus says\n",
+            claim.header.corpus_digest
+        ));
+        text.push_str(&recorded_lines(&claim.header.implementation));
+        let rerun = !args.command.is_empty() || args.adapter.is_some();
+        if !rerun {
+            text.push_str(&format!(
+                "SIGNED: {} cases; the claim's verdict: {}. Nothing was re-run: to see the \
+                 verdict reproduced, give the implementation's command after --.\n",
+                claim.results.len(),
+                agentconf_harness::report::verdict(&claim).headline()
+            ));
+            say(&text)?;
+            return Ok(ExitOutcome::Valid);
+        }
+        say(&text)?;
+    }
     let corpus_ids: BTreeSet<String> = corpus
         .iter()
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
@@ -188,6 +274,9 @@ fn rerun_args(
         validate_protocol: false,
         // The claim's statuses are compared one by one: every case must run again.
         keep_going: true,
+        // A re-run is never signed: its results are the checker's, not the claim's.
+        sign: None,
+        attestation: None,
     })
 }
 
@@ -234,15 +323,7 @@ fn identities(
     differences: &[Difference],
 ) -> String {
     let mut text = format!("claim:      {name}\n");
-    text.push_str(&format!("recorded:   {}", command_of(recorded)));
-    if !recorded.argv.is_empty() {
-        text.push_str(&format!(" (named {})", recorded.name));
-    }
-    text.push('\n');
-    text.push_str(&digests(recorded));
-    if let Some(version) = &recorded.interpreter_version {
-        text.push_str(&format!("            interpreter {version}\n"));
-    }
+    text.push_str(&recorded_lines(recorded));
     if differences.is_empty() {
         text.push_str(&format!(
             "re-running: {}: the same executable and files\n",
@@ -255,6 +336,21 @@ fn identities(
         for d in differences {
             text.push_str(&format!("  {d}\n"));
         }
+    }
+    text
+}
+
+/// What the claim records of its implementation: the command, the name the claimant gave it
+/// (their words, checked by nothing) beside the digests of what ran.
+fn recorded_lines(recorded: &ImplementationInfo) -> String {
+    let mut text = format!("recorded:   {}\n", command_of(recorded));
+    text.push_str(&format!(
+        "            named {:?} by the claimant; what ran:\n",
+        recorded.name
+    ));
+    text.push_str(&digests(recorded));
+    if let Some(version) = &recorded.interpreter_version {
+        text.push_str(&format!("            interpreter {version}\n"));
     }
     text
 }

@@ -197,6 +197,8 @@ fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
         persistent: false,
         validate_protocol: false,
         keep_going: false,
+        sign: None,
+        attestation: None,
     }
 }
 

@@ -80,6 +80,7 @@ pub fn run(cli: Cli) -> Result<ExitOutcome> {
         Command::Smoke(a) => smoke::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Claim(crate::args::Claim::Verify(a)) => claim::verify(&a),
+        Command::Claim(crate::args::Claim::Sign(a)) => claim::sign(&a),
     }
 }
 

@@ -24,22 +24,43 @@ use crate::input::open;
 pub fn load_whole(path: &Path, max_cases: usize) -> Result<ResultsFile> {
     let input = open(path)?;
     let reader = std::io::BufReader::with_capacity(1 << 16, input.reader);
+    whole_from(reader, &input.name, max_cases)
+}
+
+/// As [`load_whole`], from a reader: the bytes already read (and their signature checked).
+pub fn whole_from(
+    reader: impl std::io::BufRead,
+    name: &str,
+    max_cases: usize,
+) -> Result<ResultsFile> {
     let file = results::read(reader, max_cases).map_err(|error| Error::NotResults {
-        name: input.name.clone(),
+        name: name.to_string(),
         error,
     })?;
     // No report is drawn from a file that is not the one a run wrote.
     results::check(&file).map_err(|error| Error::Incomplete {
-        name: input.name.clone(),
+        name: name.to_string(),
         error,
     })?;
     Ok(file)
 }
 
+/// A signature to require of a results file: the signers allowed, and the signature file when
+/// it is not `RESULTS.sig`.
+pub struct SignedBy<'a> {
+    pub signers: &'a Path,
+    pub signature: Option<&'a Path>,
+}
+
 /// Reads a results file, checks that it is whole, and holds it to its corpus (see
 /// `corpus_check`): the embedded one, or the corpus directory `corpus` when given. A verdict is
-/// drawn only from a file that passes both.
-pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
+/// drawn only from a file that passes both. With `signed`, the file's bytes are read once, their
+/// signature checked, and the same bytes read as the results file; who signed, when asked.
+pub fn load_checked_signed(
+    path: &Path,
+    corpus: Option<&Path>,
+    signed: Option<SignedBy<'_>>,
+) -> Result<(ResultsFile, Option<agentconf_harness::signing::Signer>)> {
     let (vectors, digest) = match corpus {
         Some(dir) => {
             let read = agentconf_corpus::reader::read_dir(dir)?;
@@ -52,7 +73,15 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
         }
     };
     let cases = vectors.iter().map(|v| v.cases().len()).sum();
-    let file = load_whole(path, cases)?;
+    let (file, signer) = match signed {
+        None => (load_whole(path, cases)?, None),
+        Some(s) => {
+            let bytes = crate::signed::results_bytes(path, cases)?;
+            let signer = crate::signed::check_signature(path, &bytes, s.signers, s.signature)?;
+            let name = path.display().to_string();
+            (whole_from(&bytes[..], &name, cases)?, Some(signer))
+        }
+    };
     corpus_check::check(&file, &vectors, &digest).map_err(|e| {
         let hint = match (&e, corpus) {
             (CorpusMismatch::OtherCorpus { .. }, None) => {
@@ -63,7 +92,7 @@ pub fn load_checked(path: &Path, corpus: Option<&Path>) -> Result<ResultsFile> {
         };
         format!("{}: refused: {e}{hint}", path.display())
     })?;
-    Ok(file)
+    Ok((file, signer))
 }
 
 pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
@@ -92,7 +121,19 @@ fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
         }
         results::check_writable(xfail)?;
     }
-    let file = load_checked(path, args.corpus.as_deref())?;
+    let signed = args.signed_by.as_deref().map(|signers| SignedBy {
+        signers,
+        signature: args.signature.as_deref(),
+    });
+    let (file, signer) = load_checked_signed(path, args.corpus.as_deref(), signed)?;
+    if let Some(signer) = &signer {
+        // Standard output is the report (JSON, a badge…): who signed goes to stderr.
+        to_stderr(&format!(
+            "agentconf: {} is signed by {signer} ({})\n",
+            path.display(),
+            crate::signed::WHAT_A_SIGNATURE_PROVES
+        ));
+    }
     let view = View::of(&file);
     show(args.format, &args.format.render(&view))?;
     if let Some(xfail) = &args.emit_xfail {

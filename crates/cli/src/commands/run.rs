@@ -20,11 +20,49 @@ use crate::args::{GradingArg, ImplementationArg, RunArgs};
 use crate::error::{Error, Result};
 
 pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
+    // The key is read and checked, and its outputs found writable, before anything runs: a run
+    // that could not be signed costs nothing.
+    let key = crate::signed::signing_key(args.sign.as_deref())?;
+    let signature = key
+        .as_ref()
+        .map(|_| agentconf_harness::signing::signature_path(&args.out));
+    distinct_outputs(&[
+        ("--out", Some(args.out.as_path())),
+        ("--html", args.html.as_deref()),
+        ("--emit-xfail", args.emit_xfail.as_deref()),
+        ("the signature (--out with .sig)", signature.as_deref()),
+        ("--attestation", args.attestation.as_deref()),
+    ])?;
+    for path in signature.iter().chain(args.attestation.iter()) {
+        results::check_writable(path)?;
+    }
     let Executed {
         file,
         broken_wrapper,
         ..
     } = execute_inner(args, false)?;
+    // Signed as written: the file's bytes read back must be the run's file (a line's bytes are
+    // exactly what agentconf writes for it, so the same lines are the same bytes).
+    let signed = if key.is_some() || args.attestation.is_some() {
+        let bytes = crate::signed::results_bytes(&args.out, file.results.len())?;
+        let name = args.out.display().to_string();
+        let read = results::read(&bytes[..], file.results.len()).ok();
+        if read.as_ref() != Some(&file) {
+            return Err(format!(
+                "{name} changed on disk after the run wrote it: not signed (run again)"
+            )
+            .into());
+        }
+        crate::signed::sign(
+            &args.out,
+            &bytes,
+            &file,
+            key.as_ref(),
+            args.attestation.as_deref(),
+        )?
+    } else {
+        String::new()
+    };
     let interrupted = file.footer.as_ref().is_some_and(|f| f.interrupted);
     let verdict = agentconf_harness::report::verdict(&file);
     // A broken wrapper's report is the smoke check's diagnosis, already said on standard error:
@@ -51,6 +89,7 @@ pub fn run(args: &RunArgs) -> Result<ExitOutcome> {
         summary.push_str(&format!(" ({} cases, none answered)", file.results.len()));
     }
     summary.push('\n');
+    summary.push_str(&signed);
     if let Some(html) = &args.html {
         summary.push_str(&format!("HTML report:  {}\n", html.display()));
     }
@@ -202,18 +241,27 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
         }
         Some(_) => None,
     };
-    // The header's corpus digest and the selection's case count are the whole corpus's. Recorded
-    // beside the executable by an earlier run of this build, they spare building the drafts no
-    // prefix selects; an adapter's lists are checked against every case id, which needs them all.
-    let recorded = match &args.adapter {
-        None => recorded_corpus_facts(),
-        Some(_) => None,
+    // The header's corpus digest and the selection's case count are the whole corpus's: computed
+    // from it when it is built whole, else the facts compiled into this build
+    // (`agentconf_corpus::embedded`), which spare building the drafts no prefix selects. Never a
+    // file on disk. An adapter's lists are checked against every case id, which needs them all.
+    let whole = args.adapter.is_some() || all_parts(&args.include);
+    let corpus = if whole {
+        agentconf_corpus::corpus()
+    } else {
+        agentconf_corpus::corpus_of(|suite| reaches(&args.include, suite))
     };
-    let corpus = match recorded {
-        Some(_) => agentconf_corpus::corpus_of(|suite| reaches(&args.include, suite)),
-        None => agentconf_corpus::corpus(),
+    let facts = if whole {
+        CorpusFacts {
+            digest: agentconf_corpus::writer::manifest(&corpus).corpus_digest,
+            case_count: case_ids(&corpus).len(),
+        }
+    } else {
+        CorpusFacts {
+            digest: agentconf_corpus::embedded::CORPUS_DIGEST.to_string(),
+            case_count: agentconf_corpus::embedded::CASE_COUNT,
+        }
     };
-    let facts = recorded.unwrap_or_else(|| record_corpus_facts(&corpus));
     // Skip and expected-failure lists name cases.
     let corpus_ids = match &args.adapter {
         Some(_) => case_ids(&corpus),
@@ -242,7 +290,11 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     // Before anything runs: every file the run will write can be written, the results file is
     // this run's alone (a second run writing it is refused now, not after both ran), and its
     // disk has room for it.
-    distinct_outputs(&args.out, args.html.as_deref(), args.emit_xfail.as_deref())?;
+    distinct_outputs(&[
+        ("--out", Some(args.out.as_path())),
+        ("--html", args.html.as_deref()),
+        ("--emit-xfail", args.emit_xfail.as_deref()),
+    ])?;
     let out = results::ResultsWriter::create(&args.out, selected.len())?;
     for path in [args.html.as_ref(), args.emit_xfail.as_ref()]
         .into_iter()
@@ -311,32 +363,12 @@ struct CorpusFacts {
     case_count: usize,
 }
 
-/// The build fact ([`agentconf_harness::identity::build_fact`]) that holds [`CorpusFacts`]:
-/// `DIGEST CASES`.
-const CORPUS_FACTS: &str = "corpus";
-
-/// The corpus facts an earlier run of this very executable recorded, if any.
-fn recorded_corpus_facts() -> Option<CorpusFacts> {
-    let exe = std::env::current_exe().ok()?;
-    let text = agentconf_harness::identity::build_fact(&exe, CORPUS_FACTS)?;
-    let (digest, cases) = text.split_once(' ')?;
-    Some(CorpusFacts {
-        digest: digest.to_string(),
-        case_count: cases.parse().ok()?,
-    })
-}
-
-/// The facts of `corpus` (the whole of it), recorded beside the executable for the next run.
-fn record_corpus_facts(corpus: &[agentconf_contract::vector::Vector]) -> CorpusFacts {
-    let facts = CorpusFacts {
-        digest: agentconf_corpus::writer::manifest(corpus).corpus_digest,
-        case_count: case_ids(corpus).len(),
-    };
-    if let Ok(exe) = std::env::current_exe() {
-        let text = format!("{} {}", facts.digest, facts.case_count);
-        agentconf_harness::identity::record_build_fact(&exe, CORPUS_FACTS, &text);
-    }
-    facts
+/// Whether the `--include` prefixes reach every suite (or there are none): the whole corpus is
+/// built then.
+fn all_parts(include: &[String]) -> bool {
+    agentconf_contract::vector::Suite::ALL
+        .into_iter()
+        .all(|suite| reaches(include, suite))
 }
 
 /// Every case id of `vectors`: a vector's id names its first case, `<id>@<revision>` its others.
@@ -717,16 +749,7 @@ impl ProgressLines {
 
 /// Refuses, before anything runs, one file named for two outputs (`--out X --html X`): the
 /// second written would replace the first, and the results would be lost behind a success.
-fn distinct_outputs(
-    out: &std::path::Path,
-    html: Option<&std::path::Path>,
-    xfail: Option<&std::path::Path>,
-) -> Result<()> {
-    let named = [
-        ("--out", Some(out)),
-        ("--html", html),
-        ("--emit-xfail", xfail),
-    ];
+fn distinct_outputs(named: &[(&str, Option<&std::path::Path>)]) -> Result<()> {
     let given: Vec<(&str, &std::path::Path)> = named
         .iter()
         .filter_map(|(flag, path)| path.map(|p| (*flag, p)))

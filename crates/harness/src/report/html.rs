@@ -157,7 +157,8 @@ impl Sections for Page<'_, '_> {
             class,
             "agentconf conformance report",
             &format!(
-                "{} <span class=\"verdict {class}\">{}</span>",
+                "{} <small>(named by the claimant)</small> <span class=\"verdict \
+                 {class}\">{}</span>",
                 esc(&view.header.implementation.name),
                 v.headline()
             ),

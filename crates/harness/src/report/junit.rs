@@ -27,6 +27,11 @@ pub(crate) fn render(view: &View) -> String {
         lines.sort_by(|a, b| a.id.cmp(&b.id));
         let mut ts = TestSuite::new(suite.as_str());
         ts.add_property(("implementation", xml(&h.implementation.name).as_str()));
+        // The name is the claimant's words; what ran is the executable's digest beside it.
+        ts.add_property(("implementation_named_by", "the claimant"));
+        if let Some(d) = &h.implementation.executable_sha256 {
+            ts.add_property(("executable_sha256", d.as_str()));
+        }
         ts.add_property(("corpus_digest", h.corpus_digest.as_str()));
         ts.add_property(("suite_version", h.suite_version.as_str()));
         ts.add_property(("grading", grading_name(h.grading).as_str()));

@@ -53,7 +53,11 @@ impl Sections for Markdown<'_, '_> {
         if t.unsupported > 0 {
             let _ = write!(out, "; {} unsupported", t.unsupported);
         }
-        let _ = writeln!(out, " ({})\n", md_code(&view.header.implementation.name));
+        let _ = writeln!(
+            out,
+            " ({}, named by the claimant)\n",
+            md_code(&view.header.implementation.name)
+        );
         for reason in &v.partial {
             let _ = writeln!(out, "- scope: {}", md(reason));
         }

@@ -649,7 +649,7 @@ pub(crate) fn badge(file: &ResultsFile) -> String {
 
 // Snapshots of every format and the escaping, ordering and classification they must keep.
 #[cfg(test)]
-mod snapshot_tests;
+pub(crate) mod snapshot_tests;
 
 #[cfg(test)]
 mod tests {

@@ -197,7 +197,7 @@ fn results() -> Vec<ResultLine> {
 
 /// The fixture. `fixed` gives fixed timestamps (string formats are compared byte for byte);
 /// otherwise the timestamps are the real time, and the JSON snapshot's redactions must hide them.
-fn file(fixed: bool) -> ResultsFile {
+pub(crate) fn file(fixed: bool) -> ResultsFile {
     let results = results();
     let mut foot = footer(&results, 12_345);
     let started_at = if fixed {

@@ -381,10 +381,15 @@ fn facts(file: &ResultsFile) -> Vec<Fact<'_>> {
     let i = &h.implementation;
     let fact = |label, value| Fact { label, value };
     let text = |s: &str| Text(Cow::Owned(s.to_string()));
-    let mut out = vec![
-        fact("implementation", vec![Text(Cow::Borrowed(i.name.as_str()))]),
-        fact("command", vec![Code(Cow::Owned(argv_line(&i.argv)))]),
-    ];
+    // The name is the claimant's own words, checked by nothing: said so, and followed at once by
+    // what ran, the executable's digest.
+    let mut out = vec![fact(
+        "implementation",
+        vec![
+            Text(Cow::Borrowed(i.name.as_str())),
+            Text(Cow::Borrowed(" (named by the claimant)")),
+        ],
+    )];
     let sha256 = |d: &'_ str| {
         vec![
             Text(Cow::Borrowed("sha256 ")),
@@ -402,6 +407,7 @@ fn facts(file: &ResultsFile) -> Vec<Fact<'_>> {
         value.push(text(&f.path));
         fact("file", value)
     }));
+    out.push(fact("command", vec![Code(Cow::Owned(argv_line(&i.argv)))]));
     out.extend(
         i.interpreter_version
             .as_deref()

@@ -66,10 +66,15 @@ impl std::error::Error for Incomplete {}
 /// digest match the result lines, and the lines are the cases the header selected. A report
 /// must not be drawn from a file that fails.
 ///
+/// For a file read by [`super::read`], the digests were already compared with SHA-256 over the
+/// lines' exact bytes, and every line held to be exactly what agentconf writes for it, so the
+/// digests recomputed here from the parsed lines are the bytes' digests; for a file built in
+/// memory they are what its lines serialize to.
+///
 /// The digests are plain SHA-256, not signatures: they catch a cut, damaged or carelessly edited
 /// file. Someone who recomputes them can still forge lines; [`crate::corpus_check`] then holds
-/// every line's metadata to the corpus, and only re-running (`agentconf claim verify`) checks
-/// the statuses.
+/// every line's metadata to the corpus, a signature ([`crate::signing`]) says who vouched for
+/// the bytes, and only re-running (`agentconf claim verify`) checks the statuses.
 pub fn check(file: &ResultsFile) -> Result<(), Incomplete> {
     let Some(f) = &file.footer else {
         return Err(Incomplete::NoFooter {
