@@ -32,6 +32,7 @@ pub(crate) fn render(view: &View) -> String {
         ts.add_property(("grading", grading_name(h.grading).as_str()));
         // The verdict of the whole file, the same words as every other format.
         ts.add_property(("verdict", v.headline().as_str()));
+        ts.add_property(("scope", v.scope.as_str()));
         for reason in &v.partial {
             ts.add_property(("scope", reason.as_str()));
         }
@@ -73,7 +74,7 @@ pub(crate) fn render(view: &View) -> String {
             let mut tc = TestCase::new(xml(&r.id), status);
             if r.status == Status::Pass {
                 if let Some(why) = view.why_uncredited(&r.id) {
-                    tc.set_system_out(format!("uncredited: {}", xml(&why)));
+                    tc.set_system_out(format!("uncredited: {}", xml(why)));
                 }
             }
             tc.set_classname(format!("{}/{}", suite.as_str(), xml(&r.family)));

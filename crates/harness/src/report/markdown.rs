@@ -54,12 +54,11 @@ impl Sections for Markdown<'_, '_> {
             let _ = write!(out, "; {} unsupported", t.unsupported);
         }
         let _ = writeln!(out, " ({})\n", md_code(&view.header.implementation.name));
+        let _ = writeln!(out, "- scope: {}", md(&v.scope));
         for reason in &v.partial {
             let _ = writeln!(out, "- scope: {}", md(reason));
         }
-        if !v.partial.is_empty() {
-            out.push('\n');
-        }
+        out.push('\n');
         let _ = writeln!(out, "_{DRAFTS_NOTE}._");
     }
 
@@ -93,7 +92,7 @@ impl Sections for Markdown<'_, '_> {
         if let Some(list) = view.not_tested(md_code) {
             let _ = writeln!(
                 out,
-                "\nNot tested (every case unsupported or skipped): {list}."
+                "\nNot tested (every case unsupported, skipped or out of scope): {list}."
             );
         }
     }
@@ -205,8 +204,8 @@ impl Sections for Markdown<'_, '_> {
         if !view.untested.is_empty() {
             let _ = writeln!(
                 out,
-                "\n<details><summary>Untested: {}, every case of theirs unsupported or \
-                 skipped</summary>\n",
+                "\n<details><summary>Untested: {}, every case of theirs unsupported, \
+                 skipped or out of scope</summary>\n",
                 counted(view.untested_rules(), "rule")
             );
             rule_tables(out, view, &view.untested);
@@ -256,6 +255,7 @@ fn rule_tables(out: &mut String, view: &View, drafts: &[DraftGroup]) {
                     RuleStatus::Fail => "❌ fail",
                     RuleStatus::Partial => "➖ partial",
                     RuleStatus::Untested => "➖ untested",
+                    RuleStatus::OutOfScope => "➖ out of scope",
                     RuleStatus::Uncredited => "➖ uncredited",
                 };
                 let unsupported = (row.unsupported_note())
