@@ -33,8 +33,9 @@ pub fn check(
         .collect();
     let _ = std::fs::remove_dir_all(&work);
     let diagnosis = diagnose(&probes, &results);
-    let text = render(&probes, &results, &diagnosis);
-    (wrap(&text, terminal_width()), diagnosis)
+    let width = terminal_width();
+    let text = render(&probes, &results, &diagnosis, width);
+    (wrap(&text, width), diagnosis)
 }
 
 /// The width of the terminal standard error (or standard output) is, in columns; 80 when
@@ -242,25 +243,45 @@ pub(crate) fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagno
     }
 }
 
-/// The one-screen report: a line per probe, then the diagnosis and what to check.
-pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
+/// The one-screen report, `width` columns wide: a line per probe (its status, what it expects and
+/// its case id, whose first part names the suite; its detail beside it when the line has room,
+/// else on a line of its own cut at the width, or, for a broken wrapper, left to the diagnosis,
+/// which gives the first one's in full), then the diagnosis, wrapped by the caller.
+pub(crate) fn render(
+    probes: &[Probe<'_>],
+    results: &[VectorResult],
+    d: &Diagnosis,
+    width: usize,
+) -> String {
     let mut out = String::from("agentconf smoke check: a few trivial cases per operation\n");
-    // As wide as the longest suite name (`aer1-emit-commitment`), so every row lines up.
-    let suite_width = Suite::ALL
-        .map(|s| s.as_str().len())
-        .into_iter()
+    // Columns as wide as their widest entry, so that a row fits a narrow terminal.
+    let status_width = results
+        .iter()
+        .map(|r| r.status.name().len())
         .max()
         .unwrap_or(0);
+    let expectation_width = (probes.iter())
+        .map(|p| expectation_name(p.case.expectation).len())
+        .max()
+        .unwrap_or(0);
+    let broken = matches!(d, Diagnosis::Broken { .. });
     for (p, r) in probes.iter().zip(results) {
-        let _ = writeln!(
-            out,
-            "  {:<suite_width$} {:<10} {:<15} {}  {}",
-            p.suite.as_str(),
-            expectation_name(p.case.expectation),
+        let head = format!(
+            "  {:<status_width$} {:<expectation_width$} {}",
             r.status.name(),
+            expectation_name(p.case.expectation),
             crate::report::terminal_safe(&p.case.id),
-            crate::report::terminal_safe(&crate::report::clip(&r.detail, 100))
         );
+        let detail = crate::report::terminal_safe(&crate::report::clip(&r.detail, 100));
+        let _ = if detail.is_empty() {
+            writeln!(out, "{head}")
+        } else if head.chars().count() + 2 + detail.chars().count() <= width {
+            writeln!(out, "{head}  {detail}")
+        } else if broken {
+            writeln!(out, "{head}")
+        } else {
+            writeln!(out, "{head}\n{}", cut(&format!("      {detail}"), width))
+        };
     }
     let of_status = |status: Status| {
         let mut s: Vec<&str> = probes
@@ -362,6 +383,16 @@ pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnos
     out
 }
 
+/// `line` cut to `width` characters, ending in `…` when cut.
+fn cut(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// How many lines of the implementation's standard error a broken wrapper's diagnosis shows.
 const STDERR_LINES: usize = 5;
 
@@ -370,7 +401,8 @@ const STDERR_LINES: usize = 5;
 fn stderr_excerpt(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
-        return "\nIts standard error was empty.".into();
+        // Nothing started, or it said nothing: no line to spend on it.
+        return String::new();
     }
     let mut out = String::from("\nIts standard error began:");
     for line in lines.iter().take(STDERR_LINES) {
@@ -457,6 +489,6 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("(2 more lines)"), "{shown}");
-        assert!(stderr_excerpt("").contains("empty"));
+        assert!(stderr_excerpt("").is_empty());
     }
 }
