@@ -976,3 +976,57 @@ fn a_mistyped_subcommand_gets_a_suggestion() {
         stderr(&o)
     );
 }
+
+/// What independent verifiers report for four vectors, graded as the corpus says: a non-boolean
+/// close on an inner entry with the link after it (the kit digests close as written), and the
+/// seq swaps with the root (the order the root is taken in is open once seq is broken), pass;
+/// a rule no reading allows is still a wrong reason.
+#[test]
+fn the_readings_independent_verifiers_share_pass() {
+    let s = Scratch::new("readings");
+    let answer = |rules: &str| {
+        format!("echo '{{\"verdict\":\"invalid\",\"rules\":[{rules}],\"messages\":[]}}'; exit 1")
+    };
+    let verifier = s.script(
+        "verifier.sh",
+        &format!(
+            "case \"$3\" in *close-null-middle*|*close-string-true-middle*) {};; esac\n\
+             case \"$2\" in *seq-swapped*|*seq-values-exchanged*) {};; esac\n\
+             case \"$3\" in *close-false-on-last*) {};; esac\n\
+             exec {} impl \"$@\"",
+            answer("\"AER1-TL-CLOSE-TYPE\",\"AER1-TL-LINK\""),
+            answer("\"AER1-WF-SEQ\",\"AER1-WF-ROOT\""),
+            answer("\"AER1-TL-CLOSE-LAST\",\"AER1-TL-LINK\""),
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let out = s.path("r.jsonl");
+    let o = agentconf(&[
+        "run",
+        "--include",
+        "aer1/timeline/structure/close-",
+        "--include",
+        "aer1/workflow/structure/seq-",
+        "--out",
+        &out,
+        "--",
+        "sh",
+        &verifier,
+    ]);
+    let file = parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    for id in [
+        "aer1/timeline/structure/close-null-middle-entry",
+        "aer1/timeline/structure/close-string-true-middle-entry",
+        "aer1/workflow/structure/seq-swapped",
+        "aer1/workflow/structure/seq-values-exchanged",
+    ] {
+        let l = line(&file, id);
+        assert_eq!(l.status, Status::Pass, "{id}: {}", l.detail);
+    }
+    // The link beside close-last is no reading of that vector: a wrong reason.
+    assert_eq!(
+        line(&file, "aer1/timeline/structure/close-false-on-last-entry").status,
+        Status::WrongReason
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+}

@@ -181,17 +181,6 @@ impl VectorBuilder<'_> {
         self
     }
 
-    /// Rules a rejection may also cite beside the expected ones, not required: a reading the
-    /// draft supports that not every verifier takes (strict grading accepts them, and refuses
-    /// any other rule outside the expected ones).
-    pub fn also_reported(mut self, rules: &[Rule]) -> Self {
-        for r in rules {
-            self.add_rule(*r);
-        }
-        self.vector.also_reported = rules.to_vec();
-        self
-    }
-
     /// Under `revisions` (disjoint from the main ones) the vector must be accepted; `reason` says
     /// why the expectation differs there.
     pub fn valid_under(self, revisions: Span, reason: &str) -> Self {
