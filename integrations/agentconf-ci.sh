@@ -23,8 +23,9 @@
 #   AGENTCONF_ARGS       further `agentconf run` arguments, split the same way
 #                        (e.g. --include aer1/timeline/ --timeout 30); not --out or --html
 #   AGENTCONF_OUT_DIR    where the outputs go (default: agentconf-out; created if missing)
-#   AGENTCONF_REQUIRE    the least verdict that passes: conforms, known-failures or partial
-#                        (default: partial, which fails on FAIL and NOTHING TESTED only)
+#   AGENTCONF_REQUIRE    the least verdict that passes: conforms, known-failures, in-scope
+#                        (every case of the scope the adapter declares ran and passed) or
+#                        partial (default: partial, which fails on FAIL and NOTHING TESTED only)
 #   AGENTCONF_EXIT_ZERO  true: exit 0 whatever the verdict once everything is written
 #                        (default: false)
 #
@@ -69,8 +70,8 @@ split_words() {
 
 # --- Check the inputs before running anything ----------------------------------------------
 case $require in
-    conforms | known-failures | partial) ;;
-    *) die "AGENTCONF_REQUIRE must be conforms, known-failures or partial, not '$require'" ;;
+    conforms | known-failures | in-scope | partial) ;;
+    *) die "AGENTCONF_REQUIRE must be conforms, known-failures, in-scope or partial, not '$require'" ;;
 esac
 case $exit_zero in
     true | false) ;;

@@ -4,6 +4,10 @@
 //! often a doc-test run with 0 tests, so without the totals a green run can be mistaken for one
 //! that ran nothing. The exit status is cargo's (a failure if any run failed).
 //!
+//! A test that cannot run here (the PostgreSQL tests without a server) passes after printing one
+//! line `SKIPPED NAME: REASON` on standard error: it is counted as skipped, not passed, and each
+//! reason is said once at the end, before the totals.
+//!
 //! A test binary can be quiet for minutes while a long test runs (libtest says once that it
 //! "has been running for over 60 seconds", then nothing), and a build step can be too; so
 //! whenever cargo and the tests print nothing for [`HEARTBEAT`], a line says what is running
@@ -17,14 +21,22 @@ use std::time::{Duration, Instant};
 /// The longest stretch without a line: under a minute, so that no minute passes in silence.
 pub const HEARTBEAT: Duration = Duration::from_secs(45);
 
-/// Sums over cargo's `test result:` lines.
+/// Sums over cargo's `test result:` lines, and the tests that said they skipped.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     pub binaries: usize,
+    /// Tests libtest counted as passed, the skipped ones included.
     pub passed: usize,
     pub failed: usize,
     pub ignored: usize,
+    /// Tests that printed a `SKIPPED ` line (libtest counts them as passed).
+    pub skipped: usize,
+    /// Each skip reason, once, with how many tests gave it, in the order first seen.
+    pub skip_reasons: Vec<(String, usize)>,
 }
+
+/// The start of the line a test prints when it cannot run here: `SKIPPED NAME: REASON`.
+pub const SKIPPED: &str = "SKIPPED ";
 
 impl Totals {
     /// Adds one line of cargo's output, if it is a `test result:` summary.
@@ -47,11 +59,49 @@ impl Totals {
         }
     }
 
+    /// Takes in one line of the tests' standard error: `true` when it is a skip (counted, its
+    /// reason kept, and said at the end rather than as it came).
+    pub fn add_stderr(&mut self, line: &str) -> bool {
+        let Some(rest) = line.strip_prefix(SKIPPED) else {
+            return false;
+        };
+        self.skipped += 1;
+        let reason = rest.split_once(": ").map_or(rest, |(_, why)| why).trim();
+        match self.skip_reasons.iter_mut().find(|(r, _)| r == reason) {
+            Some((_, n)) => *n += 1,
+            None => self.skip_reasons.push((reason.to_string(), 1)),
+        }
+        true
+    }
+
+    /// The lines before the totals: each skip reason once, with its count, and what the
+    /// totals line leaves out (binaries, ignored tests).
+    pub fn notes(&self) -> Vec<String> {
+        let mut out: Vec<String> = (self.skip_reasons.iter())
+            .map(|(reason, n)| {
+                let tests = if *n == 1 { "test" } else { "tests" };
+                format!("skipped {n} {tests}: {reason}")
+            })
+            .collect();
+        out.push(format!(
+            "in {} test binaries; {} ignored",
+            self.binaries, self.ignored
+        ));
+        out
+    }
+
+    /// The closing line, alone on its line: `N passed, N failed`, and `, N skipped` when a test
+    /// skipped. A skipped test is not among the passed.
     pub fn line(&self) -> String {
-        format!(
-            "{} passed, {} failed, {} ignored, in {} test binaries",
-            self.passed, self.failed, self.ignored, self.binaries
-        )
+        let mut line = format!(
+            "{} passed, {} failed",
+            self.passed.saturating_sub(self.skipped),
+            self.failed
+        );
+        if self.skipped > 0 {
+            line.push_str(&format!(", {} skipped", self.skipped));
+        }
+        line
     }
 }
 
@@ -175,6 +225,9 @@ pub fn run(args: &[&str]) -> ExitCode {
     for run in runs {
         ok &= cargo_test(&run, &mut totals);
     }
+    for note in totals.notes() {
+        println!("xtask test: {note}");
+    }
     println!("{}", totals.line());
     if ok {
         ExitCode::SUCCESS
@@ -213,7 +266,10 @@ fn cargo_test(args: &[&str], totals: &mut Totals) -> bool {
             Ok(line) => {
                 activity.saw(&line.text, Instant::now());
                 if line.stderr {
-                    let _ = writeln!(std::io::stderr().lock(), "{}", line.text);
+                    // A skip is said once per reason, at the end.
+                    if !totals.add_stderr(&line.text) {
+                        let _ = writeln!(std::io::stderr().lock(), "{}", line.text);
+                    }
                 } else {
                     totals.add(&line.text);
                     let _ = writeln!(std::io::stdout().lock(), "{}", line.text);
@@ -256,12 +312,35 @@ mod tests {
                 binaries: 3,
                 passed: 17,
                 failed: 3,
-                ignored: 1
+                ignored: 1,
+                skipped: 0,
+                skip_reasons: Vec::new(),
             }
         );
+        assert_eq!(t.line(), "17 passed, 3 failed");
+        assert_eq!(t.notes(), ["in 3 test binaries; 1 ignored"]);
+    }
+
+    /// A test that printed `SKIPPED` passed for libtest: it is counted as skipped, not passed,
+    /// and its reason is said once however many tests gave it.
+    #[test]
+    fn skips_are_counted_apart_and_each_reason_said_once() {
+        let mut t = Totals::default();
+        let why = "AGENTCONF_TEST_POSTGRES is not set (a postgres:// URL of a server to use)";
+        assert!(t.add_stderr(&format!("SKIPPED admits_once: {why}")));
+        assert!(t.add_stderr(&format!("SKIPPED survives_restart: {why}")));
+        assert!(t.add_stderr("SKIPPED chromium_layout: no chromium on PATH"));
+        assert!(!t.add_stderr("warning: unused variable"));
+        assert!(!t.add_stderr("  SKIPPED not at the start of the line"));
+        t.add("test result: ok. 10 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s");
+        assert_eq!(t.line(), "7 passed, 0 failed, 3 skipped");
         assert_eq!(
-            t.line(),
-            "17 passed, 3 failed, 1 ignored, in 3 test binaries"
+            t.notes(),
+            [
+                format!("skipped 2 tests: {why}"),
+                "skipped 1 test: no chromium on PATH".to_string(),
+                "in 1 test binaries; 0 ignored".to_string(),
+            ]
         );
     }
 

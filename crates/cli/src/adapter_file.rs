@@ -28,10 +28,10 @@ pub fn checked_adapter(
     corpus_ids: &std::collections::BTreeSet<String>,
     mode: Mode,
 ) -> Result<Adapter> {
-    Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
+    let adapter = Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
         let Some((last, earlier)) = errors.all().split_last() else {
             // Never empty: an error lists at least one mistake.
-            return format!("{name}: {errors}").into();
+            return format!("{name}: {errors}");
         };
         for e in earlier {
             let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
@@ -44,6 +44,34 @@ pub fn checked_adapter(
                 n + 1
             ),
         }
-        .into()
-    })
+    })?;
+    // Legal, but probably a trap: said before the run, which goes on.
+    for w in adapter.warnings() {
+        let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: warning: {w}"));
+        to_stderr(&(line + "\n"));
+    }
+    Ok(adapter)
+}
+
+/// An expected-failures file (`run --xfail FILE`): its name, the checked entries and the SHA-256
+/// the results header records for it. Read under the adapter's size limit; every mistake named
+/// as an adapter's are.
+pub fn read_expected_failures(
+    path: &std::path::Path,
+    corpus_ids: &std::collections::BTreeSet<String>,
+) -> Result<(agentconf_harness::adapter::ExpectedFailures, String)> {
+    let (name, text, digest) = read_adapter(path)?;
+    let failures = agentconf_harness::adapter::ExpectedFailures::parse(&text, corpus_ids).map_err(
+        |errors| {
+            let Some((last, earlier)) = errors.all().split_last() else {
+                return format!("{name}: {errors}");
+            };
+            for e in earlier {
+                let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
+                to_stderr(&(line + "\n"));
+            }
+            format!("{name}: {last}")
+        },
+    )?;
+    Ok((failures, digest))
 }

@@ -290,6 +290,11 @@ pub struct RunArgs {
     /// Write today's unexpected results as a starting expected-failures file (TOML).
     #[arg(long, value_name = "FILE")]
     pub emit_xfail: Option<PathBuf>,
+    /// Strict expected failures from FILE, as --emit-xfail writes it (`[[xfail]]` entries, each
+    /// an exact case id with a reason; the same entries can be pasted into an adapter): a
+    /// listed case that fails is a known failure, one that passes fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub xfail: Option<PathBuf>,
     /// Run AER-1 vectors through one long-lived `IMPL serve` process per worker (JSON lines; see
     /// CONTRACT.md); GRP scenarios still run one-shot.
     #[arg(long)]
@@ -345,10 +350,11 @@ pub struct MatrixArgs {
 
 #[derive(Args, Debug)]
 pub struct SmokeArgs {
-    /// The command of the implementation, after `--`.
-    #[arg(last = true, required = true)]
+    /// The command of the implementation, after `--` (not with an adapter that names one).
+    #[arg(last = true)]
     pub command: Vec<String>,
-    /// An adapter file for a tool that does not speak the contract itself.
+    /// An adapter file for a tool that does not speak the contract itself; its `command` runs
+    /// the tool (then give none after `--`).
     #[arg(long)]
     pub adapter: Option<PathBuf>,
     /// Per-call timeout in seconds.
@@ -378,8 +384,10 @@ pub struct ReportArgs {
     #[arg(long)]
     pub exit_zero: bool,
     /// Exit 1 unless the verdict is at least LEVEL (best first: conforms, known-failures,
-    /// partial), so that CI can demand CONFORMS. Without it, FAIL and NOTHING TESTED exit 1,
-    /// which is `--require partial`. A file that is refused or unreadable still exits 2.
+    /// in-scope, partial), so that CI can demand CONFORMS, or, for an implementation of a part
+    /// of the drafts, that every case of the scope its adapter declares passed (in-scope).
+    /// Without it, FAIL and NOTHING TESTED exit 1, which is `--require partial`. A file that is
+    /// refused or unreadable still exits 2.
     #[arg(long, value_enum, value_name = "LEVEL", conflicts_with = "exit_zero")]
     pub require: Option<RequireLevel>,
     /// Also write FILE's unexpected results as a starting expected-failures list (TOML, the
@@ -800,6 +808,10 @@ pub enum RequireLevel {
     Conforms,
     /// CONFORMS, or CONFORMS WITH N KNOWN FAILURES.
     KnownFailures,
+    /// Every case inside the scope the adapter declares ran, strictly graded, and passed or
+    /// failed as a listed expected failure; the cases outside it are not claimed (a PARTIAL
+    /// whose only reason is its declared scope, or better).
+    InScope,
     /// Anything but FAIL and NOTHING TESTED (what `report` exits by without `--require`).
     Partial,
 }
@@ -863,6 +875,10 @@ pub struct ClaimVerifyArgs {
     /// must be the one recorded.
     #[arg(long)]
     pub adapter: Option<PathBuf>,
+    /// The expected-failures file the claim was made with (`run --xfail FILE`): required when
+    /// RESULTS records one, and its SHA-256 must be the one recorded.
+    #[arg(long, value_name = "FILE")]
+    pub xfail: Option<PathBuf>,
     /// Run AER-1 vectors through `IMPL serve`, as the claim may have.
     #[arg(long)]
     pub persistent: bool,

@@ -41,6 +41,12 @@ impl Scratch {
     /// `agentconf run --adapter` with `text` as the adapter, the results file (if one was
     /// written) and the process output. `rest` is appended (selection, `-- COMMAND`).
     fn run(&self, text: &str, rest: &[&str]) -> (Output, Option<ResultsFile>) {
+        let (output, file, _) = self.run_at(text, rest);
+        (output, file)
+    }
+
+    /// As [`Scratch::run`], with the results file's path.
+    fn run_at(&self, text: &str, rest: &[&str]) -> (Output, Option<ResultsFile>, String) {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         let adapter = self.write(&format!("adapter-{n}.toml"), text);
@@ -54,7 +60,7 @@ impl Scratch {
         let file = std::fs::read_to_string(&out)
             .ok()
             .map(|text| parse(&text).unwrap());
-        (output, file)
+        (output, file, out)
     }
 }
 
@@ -293,7 +299,7 @@ fn the_adapter_command_runs_grp_receivers() {
             assert!(answered(r), "{}: {:?} {}", r.id, r.status, r.detail);
             ran += 1;
         } else {
-            assert_eq!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert_eq!(r.status, Status::OutOfScope, "{}: {}", r.id, r.detail);
             assert!(r.detail.contains("revisions 01"), "{}", r.detail);
         }
     }
@@ -328,7 +334,7 @@ fn operations_declared_unsupported_are_not_run() {
     let file = file.unwrap_or_else(|| panic!("{}", stderr(&out)));
     for r in &file.results {
         if r.id.starts_with("aer1/receipt/") {
-            assert_eq!(r.status, Status::Unsupported, "{}", r.id);
+            assert_eq!(r.status, Status::OutOfScope, "{}", r.id);
             assert!(r.detail.contains("aer1-receipt"), "{}", r.detail);
         } else {
             assert_eq!(r.status, Status::Pass, "{}: {}", r.id, r.detail);
@@ -374,10 +380,10 @@ fn a_template_runs_only_the_tiers_and_revisions_it_declares() {
         let commitment = v.inputs.iter().any(|i| i.role == "commitment");
         let runs = tier == "core" && r.revision.as_deref() != Some("06") && !commitment;
         if runs {
-            assert_ne!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert_ne!(r.status, Status::OutOfScope, "{}: {}", r.id, r.detail);
             ran += 1;
         } else {
-            assert_eq!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert_eq!(r.status, Status::OutOfScope, "{}: {}", r.id, r.detail);
         }
     }
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
@@ -417,10 +423,10 @@ fn an_id_tier_template_is_never_sent_anchored_or_profile() {
         let v = corpus.iter().find(|v| v.id == r.id).unwrap();
         let tier = v.options.tier().as_str();
         if matches!(tier, "core" | "strict") {
-            assert_ne!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert_ne!(r.status, Status::OutOfScope, "{}: {}", r.id, r.detail);
             sent.push(tier);
         } else {
-            assert_eq!(r.status, Status::Unsupported, "{}: {}", r.id, r.detail);
+            assert_eq!(r.status, Status::OutOfScope, "{}: {}", r.id, r.detail);
             assert!(r.detail.contains("{id_tier}"), "{}", r.detail);
         }
     }
@@ -617,11 +623,11 @@ fn persistent_mode_takes_the_adapter_parts_that_apply() {
     );
     for r in &file.results {
         let want = if r.id.starts_with("aer1/workflow/") {
-            Status::Unsupported
+            Status::OutOfScope
         } else if r.id.starts_with("aer1/timeline/hostile/") {
             Status::Skip
         } else if r.id.starts_with("grp/") && r.revision.as_deref() != Some("01") {
-            Status::Unsupported
+            Status::OutOfScope
         } else {
             Status::Pass
         };
@@ -688,4 +694,339 @@ done"#,
         assert_eq!(r.status, want, "{}: {}", r.id, r.detail);
         assert!(r.detail.contains("crash_on_stderr"), "{}", r.detail);
     }
+}
+
+/// `agentconf` with `args`, its output.
+fn agentconf(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_agentconf"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The per-rule status `report` prints for `rule` (the text table's first column).
+fn rule_status<'a>(report: &'a str, rule: &str) -> Option<&'a str> {
+    report
+        .lines()
+        .find(|l| l.split_whitespace().nth(3) == Some(rule))
+        .and_then(|l| l.split_whitespace().next())
+}
+
+/// A revision-09 timeline verifier (the reference behind a wrapper that answers 89 to everything
+/// else: revision 06, commitments, other operations). Undeclared, its 89s are unsupported cases
+/// of its rules, which stay `partial`; with an adapter that declares its scope (`implements`,
+/// `revisions`, `commitments = false`) they are out of scope, its chain rules are `pass`, and
+/// `report --require in-scope` guards its level (exit 0), while `known-failures` and `conforms`
+/// do not hold (exit 1). A case it gets wrong inside the scope fails the level.
+#[test]
+fn a_timeline_only_verifier_passes_its_rules_in_its_declared_scope() {
+    let s = Scratch::new("in-scope");
+    let wrapper = s.script(
+        "verifier.sh",
+        &format!(
+            "[ \"$1\" = aer1-timeline ] || exit 89\n[ \"$2\" = 06 ] && exit 89\n\
+             [ -n \"$4\" ] && exit 89\nexec {} impl \"$@\"",
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let chain_rules = [
+        "AER1-TL-LINK",
+        "AER1-TL-GENESIS",
+        "AER1-TL-SEQ",
+        "AER1-TL-JOB",
+        "AER1-TL-CLOSE-LAST",
+    ];
+    let report = |results: &str, level: &str| {
+        let o = agentconf(&["report", results, "--require", level]);
+        (o.status.code(), stdout(&o))
+    };
+
+    // Undeclared: exit 89 is the implementation's answer inside the scope.
+    let undeclared = s.path("undeclared.jsonl");
+    let o = agentconf(&["run", "--out", &undeclared, "--", "sh", &wrapper]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (code, text) = report(&undeclared, "in-scope");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("scope: every case of the corpus"), "{text}");
+    assert_eq!(
+        rule_status(&text, "AER1-TL-LINK"),
+        Some("partial"),
+        "{text}"
+    );
+
+    // Declared: the same answers, the other cases out of scope.
+    let adapter = format!(
+        "command = [\"sh\", \"{wrapper}\"]\nimplements = [\"aer1-timeline\"]\nrevisions = [\"09\"]\n\
+         [operations.aer1-timeline]\ncommitments = false\n"
+    );
+    let (o, file, results) = s.run_at(&adapter, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let file = file.unwrap();
+    assert!(file.results.iter().any(|r| r.status == Status::OutOfScope));
+    assert!(!file.results.iter().any(|r| r.status == Status::Unsupported));
+    let (code, text) = report(&results, "in-scope");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.starts_with("agentconf conformance report: PARTIAL\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  scope: as the adapter declares it, aer1-timeline (revision 09); "),
+        "{text}"
+    );
+    for rule in chain_rules {
+        assert_eq!(rule_status(&text, rule), Some("pass"), "{rule}: {text}");
+    }
+    assert_eq!(report(&results, "known-failures").0, Some(1));
+    assert_eq!(report(&results, "conforms").0, Some(1));
+    assert_eq!(report(&results, "partial").0, Some(0));
+
+    // Wrong on one case inside the scope: FAIL, and the level does not hold.
+    let wrong = s.script(
+        "wrong.sh",
+        &format!(
+            "[ \"$1\" = aer1-timeline ] || exit 89\n[ \"$2\" = 06 ] && exit 89\n\
+             [ -n \"$4\" ] && exit 89\ncase \"$3\" in *seq-gap*) exit 0 ;; esac\n\
+             exec {} impl \"$@\"",
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let (_, file) = s.run(
+        &adapter.replace(&wrapper, &wrong),
+        &["--include", "aer1/timeline/"],
+    );
+    let file = file.unwrap();
+    assert!(
+        file.results
+            .iter()
+            .any(|r| r.status.name() == "false-accept"),
+        "the wrapper accepts a chain with seq 7: {:?}",
+        file.results.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+}
+
+/// `run --emit-xfail F` then `run --xfail F`: the run's failures become known failures, the
+/// verdict CONFORMS WITH N KNOWN FAILURES (here, with a filter, PARTIAL with every failure
+/// known), and an entry that starts to pass fails the run (xpass), as in an adapter.
+#[test]
+fn emit_xfail_then_xfail_reads_the_same_list() {
+    let s = Scratch::new("xfail-file");
+    // Rejects every timeline: the valid ones fail (false reject).
+    let rejects = s.script("rejects.sh", "exit 1");
+    let list = s.path("xfail.toml");
+    let first = s.path("first.jsonl");
+    let args = |out: &str, flag: &str| {
+        vec![
+            "run".to_string(),
+            "--include".into(),
+            "aer1/timeline/valid/".into(),
+            "--out".into(),
+            out.to_string(),
+            flag.to_string(),
+            list.clone(),
+            "--".into(),
+            "sh".into(),
+            rejects.clone(),
+        ]
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        agentconf(&a)
+    };
+    let o = run(args(&first, "--emit-xfail"));
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let written = std::fs::read_to_string(&list).unwrap();
+    let entries = written.matches("[[xfail]]").count();
+    assert!(entries > 0, "{written}");
+    let second = s.path("second.jsonl");
+    let o = run(args(&second, "--xfail"));
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let file = parse(&std::fs::read_to_string(&second).unwrap()).unwrap();
+    let known = file
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Xfail)
+        .count();
+    assert_eq!(known, entries);
+    assert!(file.header.xfail_digest.is_some());
+    // The same entries pasted into an adapter: the same statuses.
+    let adapter = format!("command = [\"sh\", \"{rejects}\"]\n{written}");
+    let (_, pasted) = s.run(&adapter, &["--include", "aer1/timeline/valid/"]);
+    let statuses = |f: &ResultsFile| f.results.iter().map(|r| r.status).collect::<Vec<_>>();
+    assert_eq!(statuses(&pasted.unwrap()), statuses(&file));
+    // Strict: an implementation that now passes them fails the run with xpass.
+    let third = s.path("third.jsonl");
+    let o = agentconf(&[
+        "run",
+        "--include",
+        "aer1/timeline/valid/",
+        "--out",
+        &third,
+        "--xfail",
+        &list,
+        "--implementation",
+        "reference-process",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("xpass"), "{}", stdout(&o));
+    // The reference in process takes the list too.
+    let fourth = s.path("fourth.jsonl");
+    let o = agentconf(&[
+        "run",
+        "--include",
+        "aer1/timeline/valid/",
+        "--out",
+        &fourth,
+        "--xfail",
+        &list,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    // A file that is not an expected-failures list is refused, naming its line.
+    let bad = s.write(
+        "bad.toml",
+        "[[xfail]]\nid = \"aer1/timeline/valid/nope\"\nreason = \"r\"\n",
+    );
+    let o = agentconf(&[
+        "run",
+        "--out",
+        &s.path("bad.jsonl"),
+        "--xfail",
+        &bad,
+        "--",
+        "sh",
+        &rejects,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 2") && stderr(&o).contains("names no case"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `smoke --adapter FILE` runs the adapter's command and needs none after `--`; both at once
+/// are refused, as `run` refuses them.
+#[test]
+fn smoke_runs_the_adapters_command() {
+    let s = Scratch::new("smoke-adapter");
+    let adapter = s.write(
+        "a.toml",
+        &format!(
+            "command = [\"{}\", \"impl\"]\nimplements = [\"aer1-timeline\"]\n",
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let o = agentconf(&["smoke", "--adapter", &adapter]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("the wrapper works"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("out of the adapter's declared scope"),
+        "{}",
+        stdout(&o)
+    );
+    let o = agentconf(&["smoke", "--adapter", &adapter, "--", "sh", "-c", "exit 0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give one"), "{}", stderr(&o));
+    let o = agentconf(&["smoke"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--adapter FILE"), "{}", stderr(&o));
+}
+
+/// A wrapper that cannot start its implementation: the diagnosis shows the first lines of the
+/// implementation's own standard error, made safe for a terminal, in lines of at most 80
+/// columns off a terminal.
+#[test]
+fn a_broken_wrapper_shows_its_stderr() {
+    let s = Scratch::new("broken-stderr");
+    let missing = s.path("nonexistent.py");
+    let o = agentconf(&["smoke", "--", "python3", &missing]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("Its standard error began:"), "{out}");
+    assert!(out.contains("can't open file"), "{out}");
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // A hostile one reaches no terminal as it is.
+    let hostile = s.script(
+        "hostile.sh",
+        "printf 'boom \\033]52;c;aGk=\\007 \\342\\200\\256rev\\n' >&2\nexit 7",
+    );
+    let o = agentconf(&["smoke", "--", "sh", &hostile]);
+    let out = stdout(&o);
+    assert!(out.contains("boom \\u{1b}]52;c;aGk=\\u{7}"), "{out}");
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+        "{out}"
+    );
+}
+
+/// A mistyped subcommand gets a suggestion.
+#[test]
+fn a_mistyped_subcommand_gets_a_suggestion() {
+    let o = agentconf(&["rnu"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("similar subcommand exists: 'run'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// What independent verifiers report for four vectors, graded as the corpus says: a non-boolean
+/// close on an inner entry with the link after it (the kit digests close as written), and the
+/// seq swaps with the root (the order the root is taken in is open once seq is broken), pass;
+/// a rule no reading allows is still a wrong reason.
+#[test]
+fn the_readings_independent_verifiers_share_pass() {
+    let s = Scratch::new("readings");
+    let answer = |rules: &str| {
+        format!("echo '{{\"verdict\":\"invalid\",\"rules\":[{rules}],\"messages\":[]}}'; exit 1")
+    };
+    let verifier = s.script(
+        "verifier.sh",
+        &format!(
+            "case \"$3\" in *close-null-middle*|*close-string-true-middle*) {};; esac\n\
+             case \"$2\" in *seq-swapped*|*seq-values-exchanged*) {};; esac\n\
+             case \"$3\" in *close-false-on-last*) {};; esac\n\
+             exec {} impl \"$@\"",
+            answer("\"AER1-TL-CLOSE-TYPE\",\"AER1-TL-LINK\""),
+            answer("\"AER1-WF-SEQ\",\"AER1-WF-ROOT\""),
+            answer("\"AER1-TL-CLOSE-LAST\",\"AER1-TL-LINK\""),
+            env!("CARGO_BIN_EXE_agentconf")
+        ),
+    );
+    let out = s.path("r.jsonl");
+    let o = agentconf(&[
+        "run",
+        "--include",
+        "aer1/timeline/structure/close-",
+        "--include",
+        "aer1/workflow/structure/seq-",
+        "--out",
+        &out,
+        "--",
+        "sh",
+        &verifier,
+    ]);
+    let file = parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    for id in [
+        "aer1/timeline/structure/close-null-middle-entry",
+        "aer1/timeline/structure/close-string-true-middle-entry",
+        "aer1/workflow/structure/seq-swapped",
+        "aer1/workflow/structure/seq-values-exchanged",
+    ] {
+        let l = line(&file, id);
+        assert_eq!(l.status, Status::Pass, "{id}: {}", l.detail);
+    }
+    // The link beside close-last is no reading of that vector: a wrong reason.
+    assert_eq!(
+        line(&file, "aer1/timeline/structure/close-false-on-last-entry").status,
+        Status::WrongReason
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }

@@ -1025,6 +1025,7 @@ fn readme_ci_section_names_what_exists() {
     for level in [
         "conforms",
         "known-failures",
+        "in-scope",
         "partial",
         "--require conforms",
     ] {

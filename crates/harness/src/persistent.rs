@@ -601,7 +601,10 @@ pub(crate) fn grade_run_answer(
                 messages_note(&answer.messages)
             ),
         ),
-        ExitMeaning::Unsupported => (Status::Unsupported, "exit 89".into()),
+        ExitMeaning::Unsupported => (
+            Status::Unsupported,
+            format!("unsupported (exit {})", answer.exit_number),
+        ),
         ExitMeaning::Accept | ExitMeaning::Reject => match answer.result {
             Ok(result) => {
                 // Without a result object there are no rules to compare.

@@ -32,6 +32,8 @@ pub struct RunRecord {
     /// What ran (its declared name, from a persistent server, is added once known).
     pub implementation: ImplementationInfo,
     pub adapter_digest: Option<String>,
+    /// SHA-256 of the expected-failures file (`run --xfail FILE`), when one was given.
+    pub xfail_digest: Option<String>,
     pub grading: Grading,
     /// The capability profiles it claimed.
     pub profiles: Vec<String>,
@@ -91,6 +93,7 @@ pub fn run(
         case_count: Some(cases.len()),
         implementation: record.implementation,
         adapter_digest: record.adapter_digest,
+        xfail_digest: record.xfail_digest,
         grading: record.grading,
         profiles: record.profiles,
         containment,

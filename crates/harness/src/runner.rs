@@ -98,7 +98,7 @@ pub fn run_case_with(
 }
 
 /// What an adapter decides around any way of running a case (one-shot, persistent, GRP): its
-/// skips and what it declares the tool does not take, before `run`; its `crash_on_stderr`
+/// skips and what it declares the tool does not take (out of its scope), before `run`; its `crash_on_stderr`
 /// patterns (over the standard error recorded for the case) and its expected failures, after.
 pub(crate) fn adapted(
     adapter: Option<&Adapter>,
@@ -122,7 +122,7 @@ pub(crate) fn adapted(
         return not_run(Status::Skip, format!("skipped: {reason}"));
     }
     if let Some(why) = a.declines(c) {
-        return not_run(Status::Unsupported, why);
+        return not_run(Status::OutOfScope, why);
     }
     let mut r = run();
     // A one-shot run has already looked at all it captured; the recorded excerpt is what a
@@ -143,7 +143,7 @@ pub(crate) fn adapted(
                     "passed, but listed as an expected failure ({reason}): remove it from the list"
                 );
             }
-            Status::Unsupported | Status::Skip => {}
+            Status::Unsupported | Status::OutOfScope | Status::Skip => {}
             _ => {
                 r.detail = format!("expected failure ({reason}): {}", r.detail);
                 r.failed_as = Some(r.status);
@@ -286,6 +286,15 @@ fn invoke(
     })
 }
 
+/// The detail of an unsupported answer: `unsupported (exit 89)`, with the code the tool exited
+/// with (an adapter may map another code to unsupported).
+fn unsupported_detail(ending: &Ending) -> String {
+    match ending.code() {
+        Some(code) => format!("unsupported (exit {code})"),
+        None => "unsupported".into(),
+    }
+}
+
 /// The most an emitter may write for one vector: at least four times the largest artifact any
 /// emitter vector asks for (a 10,000-step timeline, about 3 MiB; a test in the corpus holds the
 /// two together), so pretty-printing and extra members fit, and a runaway emitter costs the
@@ -312,7 +321,9 @@ fn run_emit(
         Err(failed) => return failed,
     };
     let graded = match exit {
-        ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
+        ExitMeaning::Unsupported => {
+            return (Status::Unsupported, unsupported_detail(&out.ending), stderr)
+        }
         ExitMeaning::Reject => crate::emitted::grade_emitted(c, false, &[]),
         _ if out.stdout.truncated() => {
             return (
@@ -355,7 +366,9 @@ fn run_one_shot(
     };
     let operation = call.operation();
     let result = match exit {
-        ExitMeaning::Unsupported => return (Status::Unsupported, "exit 89".into(), stderr),
+        ExitMeaning::Unsupported => {
+            return (Status::Unsupported, unsupported_detail(&out.ending), stderr)
+        }
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.
         _ if adapter.is_some_and(|a| a.has_template(operation)) => None,

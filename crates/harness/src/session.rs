@@ -93,8 +93,34 @@ pub enum Launch<'a> {
         validate_protocol: bool,
     },
     /// A backend in this very process, one per worker, graded as asked: the reference's (the
-    /// harness does not link it, so the front end hands it in).
-    InProcess(&'a (dyn Fn(Grading) -> Box<dyn Backend + 'a> + Sync + 'a)),
+    /// harness does not link it, so the front end hands it in); through an adapter's skips and
+    /// expected failures when one is given (`run --xfail FILE`).
+    InProcess(
+        &'a (dyn Fn(Grading) -> Box<dyn Backend + 'a> + Sync + 'a),
+        Option<&'a Adapter>,
+    ),
+}
+
+/// A backend whose cases go through an adapter's skips, declarations, crash patterns and
+/// expected failures (the reference in process, with `run --xfail FILE`).
+struct AdaptedBackend<'a> {
+    inner: Box<dyn Backend + 'a>,
+    adapter: &'a Adapter,
+}
+
+impl Backend for AdaptedBackend<'_> {
+    fn run(&mut self, c: &Case<'_>, work: &Path) -> VectorResult {
+        let inner = &mut self.inner;
+        adapted(Some(self.adapter), c, || inner.run(c, work))
+    }
+
+    fn declared(&self) -> Option<Named> {
+        self.inner.declared()
+    }
+
+    fn finish(self: Box<Self>) -> usize {
+        self.inner.finish()
+    }
 }
 
 impl<'a> Launch<'a> {
@@ -124,13 +150,17 @@ impl<'a> Launch<'a> {
                     grading,
                 }))
             }
-            Launch::InProcess(make) => Ok(make(grading)),
+            Launch::InProcess(make, None) => Ok(make(grading)),
+            Launch::InProcess(make, Some(adapter)) => Ok(Box::new(AdaptedBackend {
+                inner: make(grading),
+                adapter,
+            })),
         }
     }
 
     /// Only a command can be a broken wrapper; the reference in process is not one.
     fn may_be_broken_wrapper(&self) -> bool {
-        !matches!(self, Launch::InProcess(_))
+        !matches!(self, Launch::InProcess(..))
     }
 }
 

@@ -33,7 +33,81 @@ pub fn check(
         .collect();
     let _ = std::fs::remove_dir_all(&work);
     let diagnosis = diagnose(&probes, &results);
-    (render(&probes, &results, &diagnosis), diagnosis)
+    let width = terminal_width();
+    let text = render(&probes, &results, &diagnosis, width);
+    (wrap(&text, width), diagnosis)
+}
+
+/// The width of the terminal standard error (or standard output) is, in columns; 80 when
+/// neither is a terminal (a CI log, a file, a pipe).
+pub fn terminal_width() -> usize {
+    const OFF_A_TERMINAL: usize = 80;
+    for fd in [libc::STDERR_FILENO, libc::STDOUT_FILENO] {
+        // SAFETY: TIOCGWINSZ writes one `winsize` into the struct it is given, which lives
+        // across the call; a descriptor that is no terminal makes it fail, leaving it unread.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col >= 20 {
+            return usize::from(size.ws_col);
+        }
+    }
+    OFF_A_TERMINAL
+}
+
+/// `text` with every line longer than `width` characters (at least 20) broken at spaces, the
+/// continuation lines indented by four spaces more than the line's own indentation; a word
+/// longer than the room left is cut. Runs of spaces inside a line (column alignment) are kept.
+pub(crate) fn wrap(text: &str, width: usize) -> String {
+    let width = width.max(20);
+    let mut out = String::with_capacity(text.len() + text.len() / width * 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if line.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let hang = " ".repeat((indent + 4).min(width / 2));
+        let mut current = " ".repeat(indent);
+        let mut length = indent;
+        // Nothing on `current` yet but indentation.
+        let mut at_start = true;
+        for word in line[indent..].split(' ') {
+            if word.is_empty() && at_start {
+                continue;
+            }
+            let mut chars: Vec<char> = word.chars().collect();
+            loop {
+                let gap = usize::from(!at_start);
+                if length + gap + chars.len() <= width {
+                    if !at_start {
+                        current.push(' ');
+                    }
+                    length += gap + chars.len();
+                    current.extend(chars.drain(..));
+                    at_start = false;
+                    break;
+                }
+                if at_start {
+                    // Wider than a whole line: as much as fits, the rest on the next.
+                    let take = width.saturating_sub(length).max(1).min(chars.len());
+                    current.extend(chars.drain(..take));
+                }
+                out.push_str(current.trim_end());
+                out.push('\n');
+                current.clone_from(&hang);
+                length = hang.len();
+                at_start = true;
+                if chars.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.push_str(current.trim_end());
+    }
+    out
 }
 
 /// One probe: a case and the operation it calls.
@@ -104,9 +178,15 @@ pub(crate) fn probes<'a>(cases: &[Case<'a>]) -> Vec<Probe<'a>> {
 pub enum Diagnosis {
     /// Every probe was answered as the corpus expects (or an operation is unsupported).
     Works,
-    /// Every probe crashed, timed out or broke the protocol (`status` and `detail` are the
-    /// first probe's).
-    Broken { status: Status, detail: String },
+    /// Every probe crashed, timed out or broke the protocol (`status`, `detail` and `stderr`,
+    /// what it wrote on standard error, are the first probe's).
+    Broken {
+        status: Status,
+        detail: String,
+        stderr: String,
+        /// The suite of the first probe: a GRP receiver gets the stream's advice.
+        suite: Suite,
+    },
     /// Valid probes were rejected; every invalid probe was rejected as it should be.
     RejectsEverything,
     /// Invalid probes were accepted; every valid probe was accepted as it should be.
@@ -122,16 +202,18 @@ pub(crate) fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagno
     let answered: Vec<(&Probe<'_>, &VectorResult)> = probes
         .iter()
         .zip(results)
-        .filter(|(_, r)| r.status != Status::Unsupported)
+        .filter(|(_, r)| !matches!(r.status, Status::Unsupported | Status::OutOfScope))
         .collect();
     if answered.is_empty() {
         return Diagnosis::Works;
     }
-    if let Some((_, first)) = answered.first() {
+    if let Some((probe, first)) = answered.first() {
         if answered.iter().all(|(_, r)| r.status.is_no_answer()) {
             return Diagnosis::Broken {
                 status: first.status,
                 detail: first.detail.clone(),
+                stderr: first.stderr.clone(),
+                suite: probe.suite,
             };
         }
     }
@@ -161,36 +243,60 @@ pub(crate) fn diagnose(probes: &[Probe<'_>], results: &[VectorResult]) -> Diagno
     }
 }
 
-/// The one-screen report: a line per probe, then the diagnosis and what to check.
-pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnosis) -> String {
+/// The one-screen report, `width` columns wide: a line per probe (its status, what it expects and
+/// its case id, whose first part names the suite; its detail beside it when the line has room,
+/// else on a line of its own cut at the width, or, for a broken wrapper, left to the diagnosis,
+/// which gives the first one's in full), then the diagnosis, wrapped by the caller.
+pub(crate) fn render(
+    probes: &[Probe<'_>],
+    results: &[VectorResult],
+    d: &Diagnosis,
+    width: usize,
+) -> String {
     let mut out = String::from("agentconf smoke check: a few trivial cases per operation\n");
-    // As wide as the longest suite name (`aer1-emit-commitment`), so every row lines up.
-    let suite_width = Suite::ALL
-        .map(|s| s.as_str().len())
-        .into_iter()
+    // Columns as wide as their widest entry, so that a row fits a narrow terminal.
+    let status_width = results
+        .iter()
+        .map(|r| r.status.name().len())
         .max()
         .unwrap_or(0);
+    let expectation_width = (probes.iter())
+        .map(|p| expectation_name(p.case.expectation).len())
+        .max()
+        .unwrap_or(0);
+    let broken = matches!(d, Diagnosis::Broken { .. });
     for (p, r) in probes.iter().zip(results) {
-        let _ = writeln!(
-            out,
-            "  {:<suite_width$} {:<10} {:<15} {}  {}",
-            p.suite.as_str(),
-            expectation_name(p.case.expectation),
+        let head = format!(
+            "  {:<status_width$} {:<expectation_width$} {}",
             r.status.name(),
+            expectation_name(p.case.expectation),
             crate::report::terminal_safe(&p.case.id),
-            crate::report::terminal_safe(&crate::report::clip(&r.detail, 100))
         );
+        let detail = crate::report::terminal_safe(&crate::report::clip(&r.detail, 100));
+        let _ = if detail.is_empty() {
+            writeln!(out, "{head}")
+        } else if head.chars().count() + 2 + detail.chars().count() <= width {
+            writeln!(out, "{head}  {detail}")
+        } else if broken {
+            writeln!(out, "{head}")
+        } else {
+            writeln!(out, "{head}\n{}", cut(&format!("      {detail}"), width))
+        };
     }
-    let unsupported: Vec<&str> = {
+    let of_status = |status: Status| {
         let mut s: Vec<&str> = probes
             .iter()
             .zip(results)
-            .filter(|(_, r)| r.status == Status::Unsupported)
+            .filter(|(_, r)| r.status == status)
             .map(|(p, _)| p.suite.as_str())
             .collect();
         s.dedup();
         s
     };
+    let (unsupported, out_of_scope) = (
+        of_status(Status::Unsupported),
+        of_status(Status::OutOfScope),
+    );
     out.push('\n');
     let advice = "check the command, the argument order and the exit codes in \
                   crates/contract/CONTRACT.md (sections 2 and 3)";
@@ -200,9 +306,30 @@ pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnos
             "diagnosis: the wrapper works: every call was answered as the contract asks. This \
              says nothing yet about conformance: run the whole corpus with `agentconf run`."
         ),
-        Diagnosis::Broken { status, detail } => writeln!(
+        Diagnosis::Broken {
+            status,
+            detail,
+            stderr,
+            suite: Suite::GrpAdmission,
+        } => writeln!(
             out,
-            "diagnosis: the wrapper is broken: no call was answered (the first: {}, {}). {}",
+            "diagnosis: the receiver is broken: no GRP call was answered (the first: {}, {}). A \
+             receiver is started as COMMAND grp-admit REVISION SESSION STATE_DIR, reads one event \
+             per line on standard input and writes one decision line per event, flushed, until \
+             its input ends; exiting before that is a crash, whatever its status (CONTRACT.md \
+             sections 3.2 and 5).{}",
+            status.name(),
+            crate::report::terminal_safe(&crate::report::clip(detail, 200)),
+            stderr_excerpt(stderr)
+        ),
+        Diagnosis::Broken {
+            status,
+            detail,
+            stderr,
+            ..
+        } => writeln!(
+            out,
+            "diagnosis: the wrapper is broken: no call was answered (the first: {}, {}). {}{}",
             status.name(),
             crate::report::terminal_safe(&crate::report::clip(detail, 200)),
             match status {
@@ -216,7 +343,8 @@ pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnos
                 _ => format!(
                     "It cannot start, or exits with codes the contract does not use: {advice}."
                 ),
-            }
+            },
+            stderr_excerpt(stderr)
         ),
         Diagnosis::RejectsEverything => writeln!(
             out,
@@ -245,6 +373,48 @@ pub(crate) fn render(probes: &[Probe<'_>], results: &[VectorResult], d: &Diagnos
             unsupported.join(", ")
         );
     }
+    if !out_of_scope.is_empty() {
+        let _ = writeln!(
+            out,
+            "out of the adapter's declared scope (not run): {}.",
+            out_of_scope.join(", ")
+        );
+    }
+    out
+}
+
+/// `line` cut to `width` characters, ending in `…` when cut.
+fn cut(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// How many lines of the implementation's standard error a broken wrapper's diagnosis shows.
+const STDERR_LINES: usize = 5;
+
+/// The first lines of what the first probe wrote on standard error, each made safe for a
+/// terminal and clipped, after a line saying so; nothing when it wrote nothing.
+fn stderr_excerpt(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        // Nothing started, or it said nothing: no line to spend on it.
+        return String::new();
+    }
+    let mut out = String::from("\nIts standard error began:");
+    for line in lines.iter().take(STDERR_LINES) {
+        out.push_str("\n    ");
+        out.push_str(&crate::report::terminal_safe(&crate::report::clip(
+            line.trim_end(),
+            400,
+        )));
+    }
+    if lines.len() > STDERR_LINES {
+        let _ = write!(out, "\n    … ({} more lines)", lines.len() - STDERR_LINES);
+    }
     out
 }
 
@@ -268,4 +438,57 @@ pub(crate) fn identical_crashes(first: &[(Status, String)]) -> bool {
         && first
             .iter()
             .all(|(s, d)| s.is_no_answer() && (*s, d) == (first[0].0, &first[0].1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_wrapped_to_the_width_and_short_ones_kept() {
+        let long = format!(
+            "  aer1-receipt  valid  crash  {}  exit code 2 is not one of the contract's",
+            "x".repeat(150)
+        );
+        let text = format!("short line\n{long}\nend");
+        for width in [20, 40, 80, 100] {
+            let wrapped = wrap(&text, width);
+            for line in wrapped.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line:?}");
+            }
+            assert!(wrapped.starts_with("short line\n"), "{wrapped}");
+            assert!(wrapped.ends_with("\nend"), "{wrapped}");
+            // Nothing is lost: the words, in order, are the text's.
+            let words = |s: &str| s.split_whitespace().collect::<String>();
+            assert_eq!(words(&wrapped), words(&text), "{width}");
+            // Continuation lines hang under the first.
+            assert!(
+                wrapped.lines().nth(2).unwrap().starts_with("      "),
+                "{wrapped}"
+            );
+        }
+        assert_eq!(wrap(&text, 400), text);
+    }
+
+    #[test]
+    fn a_broken_wrapper_shows_the_first_lines_of_its_stderr_made_safe() {
+        let stderr = "python3: can't open file '/w/nonexistent.py': [Errno 2] No such file\n\
+                      \x1b]52;c;aGk=\x07second\nthird\nfourth\nfifth\nsixth\nseventh\n";
+        let shown = stderr_excerpt(stderr);
+        assert!(
+            shown.contains("can't open file '/w/nonexistent.py'"),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{shown}"
+        );
+        assert!(shown.contains("\\u{1b}"), "{shown}");
+        assert!(
+            shown.contains("fifth") && !shown.contains("sixth"),
+            "{shown}"
+        );
+        assert!(shown.contains("(2 more lines)"), "{shown}");
+        assert!(stderr_excerpt("").is_empty());
+    }
 }

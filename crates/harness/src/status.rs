@@ -22,13 +22,18 @@ pub enum Status {
     /// An emitter wrote output that is not what the draft's construction gives for the steps.
     WrongOutput,
     Unsupported,
+    /// Not run: outside the scope the adapter declares (`implements`, `revisions`, `tiers`,
+    /// `commitments = false`, `unsupported = true`, a timeline template without a commitment
+    /// template). Unlike an unsupported answer inside that scope, it is no failure to earn a
+    /// rule: a rule is `pass` when every case of it inside the scope passed.
+    OutOfScope,
     Timeout,
     Crash,
     ProtocolError,
 }
 
 /// Every status, in report order: false accepts first (the security-relevant failure).
-pub(crate) const STATUSES: [Status; 12] = [
+pub(crate) const STATUSES: [Status; 13] = [
     Status::FalseAccept,
     Status::FalseReject,
     Status::WrongReason,
@@ -40,6 +45,7 @@ pub(crate) const STATUSES: [Status; 12] = [
     Status::Xfail,
     Status::Skip,
     Status::Unsupported,
+    Status::OutOfScope,
     Status::Pass,
 ];
 
@@ -53,6 +59,7 @@ impl Status {
             Status::WrongReason => "wrong-reason",
             Status::WrongOutput => "wrong-output",
             Status::Unsupported => "unsupported",
+            Status::OutOfScope => "out-of-scope",
             Status::Timeout => "timeout",
             Status::Crash => "crash",
             Status::ProtocolError => "protocol-error",
@@ -67,14 +74,17 @@ impl Status {
     pub(crate) fn is_unexpected(self) -> bool {
         !matches!(
             self,
-            Status::Pass | Status::Unsupported | Status::Skip | Status::Xfail
+            Status::Pass | Status::Unsupported | Status::OutOfScope | Status::Skip | Status::Xfail
         )
     }
 
-    /// Whether the case was graded: anything but unsupported and skipped. Verdicts, rule statuses
-    /// and the badge count these.
+    /// Whether the case was graded: anything but unsupported, out of scope and skipped.
+    /// Verdicts, rule statuses and the badge count these.
     pub(crate) fn is_counted(self) -> bool {
-        !matches!(self, Status::Unsupported | Status::Skip)
+        !matches!(
+            self,
+            Status::Unsupported | Status::OutOfScope | Status::Skip
+        )
     }
 
     /// Whether no verdict came back: the implementation crashed, ran past its deadline or broke

@@ -864,8 +864,10 @@ fn racy_mutants_are_caught_on_every_run() {
 /// Producers are blamed only for the rules they break. Each single-fault producer mutant runs
 /// over its emitter suite; its result lines, as a run writes them, go through the per-rule table,
 /// and the rules failing there are exactly the ones its defect breaks: a wrong output is charged
-/// to the rules of its faults, not to every rule its vector lists. A refusal, or an artifact
-/// written where none may be, is a verdict on the vector and charged to the vector's rules.
+/// to the rules of its faults, not to every rule its vector lists. A refusal is a verdict on the
+/// vector and charged to the vector's rules; an artifact written where none may be is charged to
+/// the rules that make its input unfit (the vector's expected rules) and to those its output
+/// breaks besides: a commitment whose final digest is the chain's is no failure of AER1-CM-FINAL.
 #[test]
 fn single_fault_producers_fail_only_the_rules_they_break() {
     use agentconf_harness::report::{per_rule, RuleStatus};
@@ -878,8 +880,18 @@ fn single_fault_producers_fail_only_the_rules_they_break() {
     // The payload that is not JSON: the re-serialising producer refuses it, a false rejection.
     let mut reserialised = rules_of("aer1/emit-receipt/bytes/not-json");
     reserialised.push("AER1-RC-BYTES-KEPT".into());
-    let mut unverified = rules_of("aer1/emit-commitment/refuse/tampered-entry");
-    unverified.extend(rules_of("aer1/emit-commitment/refuse/unclosed"));
+    let expected_of = |id: &str| -> Vec<String> {
+        let v = corpus.iter().find(|v| v.id == id).expect("the vector");
+        v.expected_rules
+            .iter()
+            .map(|r| r.id().to_string())
+            .collect()
+    };
+    // It commits to chains that do not verify, correctly: charged with what it did not check
+    // (the link, the close), not with the final digest it got right.
+    let mut unverified = expected_of("aer1/emit-commitment/refuse/tampered-entry");
+    unverified.extend(expected_of("aer1/emit-commitment/refuse/unclosed"));
+    assert!(!unverified.iter().any(|r| r == "AER1-CM-FINAL"));
     let producers: [(&str, Suite, Vec<String>); 5] = [
         (
             "count-off-by-one",
@@ -949,11 +961,13 @@ fn single_fault_producers_fail_only_the_rules_they_break() {
         // lines charged to them, and a line's kept rules still have their row.
         for row in per_rule(&file) {
             let charged = file.results.iter().filter(|l| {
-                let names = match l.status {
-                    Status::WrongOutput => &l.broken_rules,
-                    _ => &l.rules,
+                let names = if l.broken_rules.is_empty() {
+                    &l.rules
+                } else {
+                    &l.broken_rules
                 };
-                names.contains(&row.rule) && l.status != Status::Unsupported
+                names.contains(&row.rule)
+                    && !matches!(l.status, Status::Unsupported | Status::OutOfScope)
             });
             assert_eq!(row.total, charged.count(), "{mutant}: {}", row.rule);
         }

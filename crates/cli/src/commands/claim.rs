@@ -112,6 +112,7 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
         .flat_map(|v| v.cases().into_iter().map(|c| c.id))
         .collect();
     let adapter_command = claimed_adapter_command(&claim, args, &corpus_ids, &name)?;
+    claimed_xfail(&claim, args, &name)?;
     let run = rerun_args(&claim, args, adapter_command.as_deref(), &name)?;
     // Exactly what `run` will start, resolved the way it resolves it.
     let argv = super::run::target(&run, &corpus_ids)?.implementation.argv;
@@ -224,6 +225,35 @@ fn claimed_adapter_command(
     Ok(Some(adapter.command).filter(|c| !c.is_empty()))
 }
 
+/// The expected-failures file given is the one the claim was made with (`run --xfail FILE`),
+/// checked by its SHA-256 before anything runs (the run reads and checks its entries).
+fn claimed_xfail(claim: &ResultsFile, args: &ClaimVerifyArgs, name: &str) -> Result<()> {
+    match (&claim.header.xfail_digest, &args.xfail) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(format!(
+            "{name} was made with an expected-failures file (run --xfail): give it with --xfail"
+        )
+        .into()),
+        (None, Some(_)) => Err(format!(
+            "{name} was made without an expected-failures file; --xfail would change its statuses"
+        )
+        .into()),
+        (Some(recorded), Some(path)) => {
+            let (_, _, digest) = crate::adapter_file::read_adapter(path)?;
+            if *recorded == digest {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} is not the expected-failures file {name} was made with (sha256 {digest}, \
+                     recorded {recorded})",
+                    path.display()
+                )
+                .into())
+            }
+        }
+    }
+}
+
 /// The run that re-checks the claim: its cases, grading and profiles, through the command given
 /// (after `--` or by the adapter) or, with none, the reference, when the claim is its own.
 fn rerun_args(
@@ -270,6 +300,7 @@ fn rerun_args(
         html: None,
         adapter: args.adapter.clone(),
         emit_xfail: None,
+        xfail: args.xfail.clone(),
         persistent: args.persistent,
         validate_protocol: false,
         // The claim's statuses are compared one by one: every case must run again.

@@ -194,6 +194,7 @@ fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
             _ => None,
         },
         emit_xfail: None,
+        xfail: None,
         persistent: false,
         validate_protocol: false,
         keep_going: false,

@@ -158,13 +158,22 @@ fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
         });
     };
     let (level, flag, least) = required(require);
-    if verdict.at_least(level) {
+    let met = match require {
+        RequireLevel::InScope => verdict.meets_in_scope(),
+        _ => verdict.at_least(level),
+    };
+    if met {
         return Ok(ExitOutcome::Valid);
     }
     // Standard output is the report (Markdown, a badge…): the reason goes to stderr.
     to_stderr(&format!(
-        "agentconf: the verdict is {}; --require {flag} asks for {least} or better\n",
+        "agentconf: the verdict is {}; --require {flag} asks for {least}{}\n",
         verdict.headline(),
+        if require == RequireLevel::InScope {
+            ""
+        } else {
+            " or better"
+        }
     ));
     Ok(ExitOutcome::Invalid)
 }
@@ -242,6 +251,11 @@ fn required(require: RequireLevel) -> (Level, &'static str, &'static str) {
             Level::ConformsWithKnownFailures,
             "known-failures",
             "CONFORMS WITH N KNOWN FAILURES",
+        ),
+        RequireLevel::InScope => (
+            Level::Partial,
+            "in-scope",
+            "every case of the declared scope run strictly and passed (or a listed known failure)",
         ),
         RequireLevel::Partial => (Level::Partial, "partial", "PARTIAL"),
     }

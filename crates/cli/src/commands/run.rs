@@ -147,6 +147,8 @@ pub struct Target {
     pub implementation: Implementation,
     pub adapter: Option<Adapter>,
     pub adapter_digest: Option<String>,
+    /// The SHA-256 of the `--xfail` file, whose entries are in `adapter`.
+    pub xfail_digest: Option<String>,
     pub name: String,
 }
 
@@ -166,40 +168,13 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
             (Some(adapter), Some(digest))
         }
     };
-    let (argv, name) = match &adapter {
-        // Both would be joined into one argv that runs neither as meant.
-        Some(a) if !args.command.is_empty() && !a.command.is_empty() => {
-            return Err(format!(
-                "--adapter names a command ({}) and another was given after -- ({}): give one",
-                a.command.join(" "),
-                args.command.join(" ")
-            )
-            .into())
+    let (argv, name) = match (&adapter, one_command(adapter.as_ref(), &args.command)?) {
+        (Some(a), Some(argv)) => {
+            check_program(&argv)?;
+            let name = a.name.clone().unwrap_or_else(|| name_of(&argv));
+            (argv, name)
         }
-        // The adapter's command runs every operation, GRP receivers and a persistent server
-        // included; its templates only say what follows it.
-        Some(a) if !a.command.is_empty() => {
-            check_program(&a.command)?;
-            (
-                a.command.clone(),
-                a.name.clone().unwrap_or_else(|| name_of(&a.command)),
-            )
-        }
-        Some(a) if args.command.is_empty() => {
-            return Err(format!(
-                "the adapter{} names no command, and none was given after --: nothing to run",
-                a.name
-                    .as_ref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
-            )
-            .into())
-        }
-        Some(a) => (
-            args.command.clone(),
-            a.name.clone().unwrap_or_else(|| name_of(&args.command)),
-        ),
-        None => implementation(args)?,
+        _ => implementation(args)?,
     };
     // The reference claims the GRP capability profiles it has unless told otherwise.
     let profiles = if let Some(a) = adapter.as_ref().filter(|a| !a.profiles.is_empty()) {
@@ -212,6 +187,21 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
             .map(|p| p.as_str().to_string())
             .collect()
     };
+    // `--xfail FILE`: its entries join the adapter's own list (an adapter that lists nothing
+    // else when none was given).
+    let (adapter, xfail_digest) = match &args.xfail {
+        None => (adapter, None),
+        Some(path) => {
+            let (failures, digest) = crate::adapter_file::read_expected_failures(path, corpus_ids)?;
+            let adapter = match adapter {
+                Some(a) => a
+                    .with_expected_failures(failures)
+                    .map_err(|e| format!("{}: {e}", path.display()))?,
+                None => Adapter::expecting(failures),
+            };
+            (Some(adapter), Some(digest))
+        }
+    };
     Ok(Target {
         implementation: Implementation {
             argv,
@@ -221,8 +211,40 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         },
         adapter,
         adapter_digest,
+        xfail_digest,
         name,
     })
+}
+
+/// The one command source of `run`, `claim verify` and `smoke`: the adapter's `command`, or the
+/// command after `--`, never both (they would be joined into one argv that runs neither as
+/// meant). `None` when neither names one and there is no adapter (`run` then runs the
+/// reference); an adapter with no command needs one after `--`.
+pub fn one_command(
+    adapter: Option<&Adapter>,
+    after_dashes: &[String],
+) -> Result<Option<Vec<String>>> {
+    match adapter {
+        Some(a) if !after_dashes.is_empty() && !a.command.is_empty() => Err(format!(
+            "--adapter names a command ({}) and another was given after -- ({}): give one",
+            a.command.join(" "),
+            after_dashes.join(" ")
+        )
+        .into()),
+        // The adapter's command runs every operation, GRP receivers and a persistent server
+        // included; its templates only say what follows it.
+        Some(a) if !a.command.is_empty() => Ok(Some(a.command.clone())),
+        Some(a) if after_dashes.is_empty() => Err(format!(
+            "the adapter{} names no command, and none was given after --: nothing to run",
+            a.name
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        )
+        .into()),
+        _ if after_dashes.is_empty() => Ok(None),
+        _ => Ok(Some(after_dashes.to_vec())),
+    }
 }
 
 /// Runs the selected cases and writes the results file (and the HTML report and
@@ -244,8 +266,10 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
     // The header's corpus digest and the selection's case count are the whole corpus's: computed
     // from it when it is built whole, else the facts compiled into this build
     // (`agentconf_corpus::embedded`), which spare building the drafts no prefix selects. Never a
-    // file on disk. An adapter's lists are checked against every case id, which needs them all.
-    let whole = args.adapter.is_some() || all_parts(&args.include);
+    // file on disk. An adapter's lists and an expected-failure file are checked against every
+    // case id, which needs them all.
+    let lists_cases = args.adapter.is_some() || args.xfail.is_some();
+    let whole = lists_cases || all_parts(&args.include);
     let corpus = if whole {
         agentconf_corpus::corpus()
     } else {
@@ -263,14 +287,16 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
         }
     };
     // Skip and expected-failure lists name cases.
-    let corpus_ids = match &args.adapter {
-        Some(_) => case_ids(&corpus),
-        None => std::collections::BTreeSet::new(),
+    let corpus_ids = if lists_cases {
+        case_ids(&corpus)
+    } else {
+        std::collections::BTreeSet::new()
     };
     let Target {
         implementation: imp,
         adapter,
         adapter_digest,
+        xfail_digest,
         name,
     } = target(args, &corpus_ids)?;
     let grading = grading_of(args.grading);
@@ -313,6 +339,7 @@ fn execute_inner(args: &RunArgs, keep_outputs: bool) -> Result<Executed> {
             None => ImplementationInfo::of(name, &imp.argv),
         },
         adapter_digest,
+        xfail_digest,
         grading,
         profiles: imp.profiles.clone(),
         persistent: args.persistent,
@@ -527,8 +554,10 @@ fn launch<'a>(imp: &'a Implementation, adapter: Option<&'a Adapter>, args: &RunA
             adapter,
             validate_protocol: args.validate_protocol,
         }
-    } else if imp.argv.is_empty() && adapter.is_none() {
-        Launch::InProcess(&in_process)
+    } else if imp.argv.is_empty() {
+        // The reference in process (an adapter names a command, so this one only lists
+        // expected failures: `--xfail FILE`).
+        Launch::InProcess(&in_process, adapter)
     } else {
         Launch::Command {
             implementation: imp,

@@ -1,4 +1,5 @@
-//! `agentconf smoke -- COMMAND`: does the wrapper speak the contract? A few trivial cases per
+//! `agentconf smoke -- COMMAND` (or `--adapter FILE`, whose command runs): does the wrapper
+//! speak the contract? A few trivial cases per
 //! operation and a one-screen diagnosis (`agentconf_harness::smoke`). Exit 0 when it works, 1
 //! when it does not, 2 for usage errors.
 
@@ -28,8 +29,16 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
             )?)
         }
     };
+    // One command source, as `run` has: the adapter's command or the one after `--`.
+    let Some(argv) = super::run::one_command(adapter.as_ref(), &args.command)? else {
+        return Err(
+            "smoke needs a command: give it after -- (agentconf smoke -- ./your-wrapper), \
+                    or an adapter whose command runs the tool (--adapter FILE)"
+                .into(),
+        );
+    };
     let imp = Implementation {
-        argv: args.command.clone(),
+        argv,
         timeout: Duration::from_secs(args.timeout),
         capture_limit: agentconf_harness::DEFAULT_CAPTURE_BYTES,
         // Probes need no profile: they are the plainest cases of each suite.

@@ -44,6 +44,36 @@ pub const READINGS: &[Reading] = &[
                  fails the RFC 3339 check of that field, so its readers report a format failure",
     },
     Reading {
+        id: "aer1/timeline/structure/close-null-middle-entry",
+        rules: &[Rule::Aer1TlCloseType, Rule::Aer1TlLink],
+        basis: ReadingBasis::Kit,
+        reason: CLOSE_AS_WRITTEN,
+    },
+    Reading {
+        id: "aer1/timeline/structure/close-string-true-middle-entry",
+        rules: &[Rule::Aer1TlCloseType, Rule::Aer1TlLink],
+        basis: ReadingBasis::Kit,
+        reason: CLOSE_AS_WRITTEN,
+    },
+    Reading {
+        id: "aer1/workflow/structure/seq-swapped",
+        rules: &[Rule::Aer1WfSeq, Rule::Aer1WfRoot],
+        basis: ReadingBasis::Interp,
+        reason:
+            "with seq broken the draft does not define the order the root is taken in; in \
+                 document order the ids are not the published five, so a verifier that takes the \
+                 root in document order also reports the root failing (spec-notes/aer1-workflow.md)",
+    },
+    Reading {
+        id: "aer1/workflow/structure/seq-values-exchanged",
+        rules: &[Rule::Aer1WfSeq, Rule::Aer1WfRoot],
+        basis: ReadingBasis::Interp,
+        reason: "with seq broken the draft does not define the order the root is taken in; sorted \
+                 by seq value the ids do not give the published root, so a verifier that takes \
+                 the root in seq-value order also reports the root failing \
+                 (spec-notes/aer1-workflow.md)",
+    },
+    Reading {
         id: "aer1/workflow/structure/root-missing",
         rules: &[Rule::Aer1WfRoot],
         basis: ReadingBasis::Interp,
@@ -52,6 +82,13 @@ pub const READINGS: &[Reading] = &[
                  member missing",
     },
 ];
+
+/// Why a verifier may report the link rule beside the close type rule for a non-boolean close on
+/// an inner entry.
+const CLOSE_AS_WRITTEN: &str = "the kit digests a present non-boolean close as written (AER1.md \
+    section 2.1), so its digest of the entry is not the one the next entry's stored link was \
+    made with (close false) and that link breaks as well; the Perl port, both kit verifiers and \
+    an independent timeline verifier report AER1-TL-LINK beside AER1-TL-CLOSE-TYPE";
 
 /// Adds each reading of [`READINGS`] to its vector's main expectation. A row naming no vector
 /// is a bug of this crate, found the first time the corpus is built (every test builds it).

@@ -507,9 +507,13 @@ fn close(f: &mut Family<'_>) {
             .revisions(FROM_07)
             .describe(&format!(
                 "Entry 2's close is {what}; links are unchanged. close, where present, must be a \
-                 boolean. It is not close: true, so the early-close rule does not apply. The entry \
-                 cannot be digested (the preimage needs a boolean close), so entry 3's link cannot \
-                 be judged and is not reported: only the close type rule breaks."
+                 boolean, so the close type rule breaks (required). It is not close: true, so the \
+                 early-close rule does not apply. The draft author's kit digests a present \
+                 non-boolean close as written (AER1.md 2.1, kit), so its digest of entry 2 differs \
+                 from the one entry 3's stored link was made with (close false): a verifier that \
+                 also reports the link rule on entry 3 is right: that reading (close type and \
+                 link) is accepted as well as the close type rule alone (the reference does not \
+                 judge a link from an entry it cannot digest)."
             ))
             .timeline_values(&chain)
             .invalid(&[Rule::Aer1TlCloseType])

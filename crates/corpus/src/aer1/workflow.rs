@@ -969,8 +969,10 @@ fn seq(cases: &mut Vec<Case>) {
          [1,3,2,4,5]. seq must run 1..n in document order, never sorted first, so AER1-WF-SEQ \
          fails (at indexes 1 and 2), and nothing else may be required: with seq broken the draft does \
          not define the seq order the root is taken in (in seq order the ids are the published \
-         five, in document order they are not), so the root is not judged. A verifier that ignores \
-         seq, or sorts the steps before checking it, accepts this."
+         five, in document order they are not), so the root is not judged: only AER1-WF-SEQ is \
+         required, and a verifier that also reports AER1-WF-ROOT (taking the root in document \
+         order) is not wrong: that reading is accepted. A verifier that ignores seq, or sorts the steps before checking it, \
+         accepts this."
             .into(),
         "steps 1 and 2 swapped with their seq values, root kept".into(),
         &[Rule::Aer1WfSeq],
@@ -1019,7 +1021,8 @@ fn seq(cases: &mut Vec<Case>) {
          at indexes 1 and 2. With seq broken the draft does not define the seq order the root is \
          taken in (in document order the root matches, in seq-value order it does not), so the \
          root is not judged and only AER1-WF-SEQ is required; a verifier may also report \
-         AER1-WF-ROOT. Expectation changed: first generated expecting AER1-WF-ROOT as well."
+         AER1-WF-ROOT (taking the root in seq-value order): that reading is accepted. \
+         Expectation changed: first generated expecting AER1-WF-ROOT as well."
             .into(),
         "steps[1].seq and steps[2].seq exchanged, root kept".into(),
         &[Rule::Aer1WfSeq],

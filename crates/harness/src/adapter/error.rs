@@ -227,6 +227,25 @@ pub(crate) enum Problem {
     NotInPersistentMode {
         part: String,
     },
+    /// A value of the top-level `revisions` that is no revision of either draft.
+    UnknownRevision {
+        value: String,
+        valid: String,
+    },
+    /// The top-level `revisions = []`.
+    NoRevisions,
+    /// An operation's `revisions` names a revision of its draft that the top-level list leaves
+    /// out: its cases would never be in scope.
+    RevisionOutsideScope {
+        operation: Operation,
+        value: String,
+        scope_line: usize,
+    },
+    /// `commitments = false` beside an `argv_with_commitment`, or `commitments = true` for a
+    /// template without one.
+    CommitmentsContradicted {
+        declared: bool,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -511,6 +530,36 @@ impl fmt::Display for Problem {
                 shown(id),
                 shown(glob)
             ),
+            Problem::UnknownRevision { value, valid } => write!(
+                f,
+                "\"{}\" in revisions is not a revision of either draft; use {valid}",
+                shown(value)
+            ),
+            Problem::NoRevisions => write!(
+                f,
+                "revisions is empty: list the revisions the tool implements (leave the key out \
+                 for every revision)"
+            ),
+            Problem::RevisionOutsideScope {
+                operation,
+                value,
+                scope_line,
+            } => write!(
+                f,
+                "{} takes revision {}, which the top-level revisions (line {scope_line}) leave \
+                 out, so its cases would never be in scope: add it there, or remove it here",
+                operation.as_str(),
+                shown(value)
+            ),
+            Problem::CommitmentsContradicted { declared: false } => write!(
+                f,
+                "commitments = false, but argv_with_commitment is given: remove one"
+            ),
+            Problem::CommitmentsContradicted { declared: true } => write!(
+                f,
+                "commitments = true, but the template has no argv_with_commitment to pass the \
+                 commitment with: add one, or write commitments = false"
+            ),
             Problem::NotInPersistentMode { part } => write!(
                 f,
                 "{part} cannot apply with --persistent: a persistent server is sent the \
@@ -562,7 +611,7 @@ fn why_not(operation: Operation, key: &str) -> &'static str {
         }
         (_, "tiers") => "only aer1-receipt takes a tier",
         (_, "revisions") => "only aer1-timeline and grp-admit take a revision",
-        (_, "argv_with_commitment") => "only aer1-timeline takes a commitment",
+        (_, "argv_with_commitment" | "commitments") => "only aer1-timeline takes a commitment",
         _ => "it has no such key",
     }
 }

@@ -58,6 +58,9 @@ pub struct Adapter {
     /// `implements = [...]`: the operations the tool implements (absent: every operation not
     /// declared unsupported).
     implements: Option<Implements>,
+    /// The top-level `revisions = [...]`: the revisions of either draft the tool implements
+    /// (absent: every revision). An operation's own `revisions` may narrow it for that operation.
+    revisions: Option<Declared>,
     operations: Vec<(Operation, OperationSpec)>,
     exit_codes: Option<ExitCodes>,
     error_map: Vec<ErrorMapping>,
@@ -66,6 +69,9 @@ pub struct Adapter {
     /// The parts that shape one-shot calls (templates, exit codes, error maps), each with its
     /// line: what persistent mode refuses.
     one_shot_parts: Vec<(usize, String)>,
+    /// What is legal but probably a trap (an error map that reads every operation's output and
+    /// reports a rule some of them never cite), each with its line: said, never refused.
+    warnings: Vec<String>,
 }
 
 /// `implements = [...]`, and its line.
@@ -86,6 +92,9 @@ struct OperationSpec {
     /// The tiers (receipts) or revisions (timelines, GRP) the tool takes; absent: all.
     tiers: Option<Declared>,
     revisions: Option<Declared>,
+    /// `commitments = false` (`aer1-timeline`), and its line: the cases with a commitment are
+    /// out of scope.
+    no_commitments: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +104,23 @@ struct Declared {
     /// Not written as `tiers`, but implied by a template's `{id_tier}` (the tiers before
     /// agentconf 0.2.0); `line` is the template's.
     by_id_tier: bool,
+}
+
+impl Declared {
+    /// The values that are revisions of `op`'s draft, as a declaration of their own; `None`
+    /// when it lists none of them (the draft's revisions are then not restricted).
+    fn of_draft(&self, op: Operation) -> Option<Declared> {
+        let draft_revisions = parse::draft_revisions(op);
+        let values: Vec<String> = (self.values.iter())
+            .filter(|v| draft_revisions.contains(&v.as_str()))
+            .cloned()
+            .collect();
+        (!values.is_empty()).then_some(Declared {
+            line: self.line,
+            values,
+            by_id_tier: false,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +153,7 @@ struct Skip {
 
 /// An expected failure: an exact case id, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Listed {
+pub(crate) struct Listed {
     id: String,
     reason: String,
 }
@@ -171,7 +197,73 @@ fn suites_citing(rule: Rule) -> Option<&'static [Suite]> {
     })
 }
 
+/// The entries of an expected-failures file (`run --xfail FILE`), checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectedFailures(Vec<Listed>);
+
+impl ExpectedFailures {
+    /// Reads an expected-failures file, as `--emit-xfail` writes it (`[[xfail]]` entries with
+    /// `id` and `reason`, nothing else): each id an exact case id of `known_ids`, each with a
+    /// reason, none twice. Every mistake is returned, each with its line.
+    pub fn parse(text: &str, known_ids: &BTreeSet<String>) -> Result<Self, AdapterErrors> {
+        parse::parse_xfail_file(text, known_ids).map(ExpectedFailures)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl Adapter {
+    /// An adapter that only lists expected failures (`run --xfail FILE` without `--adapter`):
+    /// no command, no declaration; every case runs as the contract says.
+    pub fn expecting(failures: ExpectedFailures) -> Adapter {
+        Adapter {
+            name: None,
+            command: Vec::new(),
+            profiles: Vec::new(),
+            store_addr: None,
+            crash_on_stderr: Vec::new(),
+            implements: None,
+            revisions: None,
+            operations: Vec::new(),
+            exit_codes: None,
+            error_map: Vec::new(),
+            skip: Vec::new(),
+            xfail: failures.0,
+            one_shot_parts: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The adapter with the expected failures of a file added to its own `[[xfail]]` list: a
+    /// case listed in both, or skipped by the adapter, is a mistake (`Err` names each).
+    pub fn with_expected_failures(mut self, failures: ExpectedFailures) -> Result<Adapter, String> {
+        let mut mistakes = Vec::new();
+        for f in &failures.0 {
+            if self.xfail.iter().any(|x| x.id == f.id) {
+                mistakes.push(format!(
+                    "{} is an expected failure of the adapter already",
+                    crate::report::terminal_safe(&f.id)
+                ));
+            } else if self.skip_reason(&f.id).is_some() {
+                mistakes.push(format!(
+                    "{} is skipped by the adapter, so it would never run",
+                    crate::report::terminal_safe(&f.id)
+                ));
+            }
+        }
+        if !mistakes.is_empty() {
+            return Err(mistakes.join("; "));
+        }
+        self.xfail.extend(failures.0);
+        Ok(self)
+    }
+
     /// Reads and checks an adapter file for one-shot calls; `known_ids` are the corpus's case
     /// ids, which every skip, expected failure and per-case error map must name (a glob:
     /// match). Every mistake of the file is returned, each with its line.
@@ -189,6 +281,12 @@ impl Adapter {
         parse::parse(text, known_ids, mode)
     }
 
+    /// What is legal in the file but probably a mistake, each line starting with its line
+    /// number (`line N: …`): the front end says them before the run, and runs.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     fn spec(&self, op: Operation) -> Option<&OperationSpec> {
         self.operations
             .iter()
@@ -197,9 +295,15 @@ impl Adapter {
     }
 
     /// Why the case is not run through this adapter, when it declares that the tool does not
-    /// take what the case needs: its operation (`unsupported = true`), its tier or revision (not
-    /// in `tiers` / `revisions`), or a commitment (a timeline template without
-    /// `argv_with_commitment`). Such a case is unsupported, never run as something else.
+    /// take what the case needs: its operation (`implements`, `unsupported = true`), its
+    /// revision (the top-level `revisions`, or its operation's), its tier (`tiers`), or a
+    /// commitment (`commitments = false`, or a timeline template without
+    /// `argv_with_commitment`). Such a case is out of the declared scope, never run as
+    /// something else.
+    ///
+    /// A timeline or GRP case is in the scope of a revision list when the revision it runs
+    /// under (the one its call carries) is listed; a case of another operation, whose call
+    /// carries no revision, when one of the revisions it grades is.
     pub(crate) fn declines(&self, c: &Case<'_>) -> Option<String> {
         let op = operation_of(c.vector.suite);
         let name = op.as_str();
@@ -215,13 +319,33 @@ impl Adapter {
                 i.line
             ));
         }
-        let spec = self.spec(op)?;
-        if spec.unsupported {
+        if let Some(spec) = self.spec(op).filter(|s| s.unsupported) {
             return Some(format!(
                 "the adapter declares {name} unsupported (line {})",
                 spec.line
             ));
         }
+        if let Some(d) = self.revisions.as_ref().and_then(|r| r.of_draft(op)) {
+            let carries_revision = matches!(op, Operation::Aer1Timeline | Operation::GrpAdmit);
+            let in_scope = if carries_revision {
+                d.values.iter().any(|v| v == c.revision)
+            } else {
+                c.revisions.iter().any(|r| d.values.contains(r))
+            };
+            if !in_scope {
+                let runs = if carries_revision {
+                    format!("this case runs under revision {}", c.revision)
+                } else {
+                    format!("this case grades revisions {}", c.revisions.join(", "))
+                };
+                return Some(format!(
+                    "the adapter implements revisions {} (line {}); {runs}",
+                    d.values.join(", "),
+                    d.line
+                ));
+            }
+        }
+        let spec = self.spec(op)?;
         let needs = |d: &Declared, key: &str, value: &str| {
             (!d.values.iter().any(|v| v == value)).then(|| {
                 if d.by_id_tier {
@@ -257,6 +381,12 @@ impl Adapter {
         };
         declined.or_else(|| {
             let commitment = c.vector.inputs.iter().any(|i| i.role == "commitment");
+            if let Some(line) = spec.no_commitments.filter(|_| commitment) {
+                return Some(format!(
+                    "the adapter declares commitments = false for aer1-timeline (line {line}); \
+                     this case has a commitment"
+                ));
+            }
             match (&spec.argv, &spec.argv_with_commitment) {
                 (Some(t), None) if op == Operation::Aer1Timeline && commitment => Some(format!(
                     "the adapter's aer1-timeline template (line {}) takes no commitment (it has \

@@ -34,8 +34,10 @@ struct File {
     profiles: Vec<Text>,
     #[serde(default)]
     crash_on_stderr: Vec<Text>,
-    /// The operations the tool implements; every other one is unsupported.
+    /// The operations the tool implements; every other one is out of scope.
     implements: Option<List>,
+    /// The draft revisions the tool implements; cases under another are out of scope.
+    revisions: Option<List>,
     #[serde(default)]
     operations: BTreeMap<Text, Spanned<OperationTable>>,
     exit_codes: Option<Spanned<BTreeMap<Text, Text>>>,
@@ -46,6 +48,39 @@ struct File {
     #[serde(default)]
     xfail: Vec<Spanned<ListedTable>>,
     grp: Option<GrpTable>,
+}
+
+/// An expected-failures file (`run --xfail FILE`): what `--emit-xfail` writes, `[[xfail]]`
+/// entries and nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct XfailFile {
+    #[serde(default)]
+    xfail: Vec<Spanned<ListedTable>>,
+}
+
+/// Reads an expected-failures file: each entry checked as an adapter's `[[xfail]]` is (an exact
+/// case id of the corpus, a reason, named once), every mistake named with its line.
+pub(super) fn parse_xfail_file(
+    text: &str,
+    known_ids: &BTreeSet<String>,
+) -> Result<Vec<Listed>, AdapterErrors> {
+    let lines = Lines(text);
+    let file: XfailFile = toml::from_str(text).map_err(|e| {
+        AdapterErrors::one(AdapterError {
+            line: e.span().map(|s| lines.at(s.start)),
+            problem: Problem::Toml(e.message().to_string()),
+        })
+    })?;
+    let mut mistakes = Mistakes::default();
+    let mut named = Named::default();
+    let xfail: Vec<Listed> = (file.xfail.iter())
+        .filter_map(|entry| xfail_entry(entry, known_ids, &lines, &[], &mut named, &mut mistakes))
+        .collect();
+    match AdapterErrors::of(mistakes.0) {
+        Some(errors) => Err(errors),
+        None => Ok(xfail),
+    }
 }
 
 /// `[grp]`: what the harness needs to know of a GRP receiver beyond its operation.
@@ -64,6 +99,9 @@ struct OperationTable {
     unsupported: Option<Spanned<bool>>,
     tiers: Option<List>,
     revisions: Option<List>,
+    /// `aer1-timeline`: whether the tool checks external commitments (`false`: the cases with
+    /// one are out of scope).
+    commitments: Option<Spanned<bool>>,
 }
 
 #[derive(Deserialize)]
@@ -88,6 +126,11 @@ struct ListedTable {
 
 // ------------------------------------------------------------------------------------------------
 // Checking
+
+/// The revisions of `op`'s draft (AER-1 for every operation but `grp-admit`).
+pub(super) fn draft_revisions(op: Operation) -> &'static [&'static str] {
+    known_revisions(op)
+}
 
 /// The revisions an operation takes, as the contract passes them: the revisions table's.
 fn known_revisions(op: Operation) -> &'static [&'static str] {
@@ -161,6 +204,10 @@ pub(super) fn parse(
         .implements
         .as_ref()
         .map(|list| implemented(list, &lines, &mut mistakes));
+    let revisions = file
+        .revisions
+        .as_ref()
+        .map(|list| top_revisions(list, &lines, &mut mistakes));
     let mut operations = Vec::new();
     for (name, table) in &file.operations {
         match Operation::parse(name.get_ref()) {
@@ -168,7 +215,8 @@ pub(super) fn parse(
                 if let Some(problem) = implements.as_ref().and_then(|i| outside(i, op, table)) {
                     mistakes.add(lines.of(name), problem);
                 }
-                operations.push((op, operation(op, table, &lines, &mut mistakes)));
+                let scope = revisions.as_ref().and_then(|r| r.of_draft(op));
+                operations.push((op, operation(op, table, scope, &lines, &mut mistakes)));
             }
             None => mistakes.add(
                 lines.of(name),
@@ -192,6 +240,7 @@ pub(super) fn parse(
     let xfail: Vec<Listed> = (file.xfail.iter())
         .filter_map(|entry| xfail_entry(entry, known_ids, &lines, &skip, &mut named, &mut mistakes))
         .collect();
+    let warnings = unscoped_error_maps(&error_map, implements.as_ref(), &operations);
     let one_shot_parts = one_shot_parts(&file, &lines);
     if mode == Mode::Persistent {
         mistakes
@@ -209,13 +258,78 @@ pub(super) fn parse(
         store_addr,
         crash_on_stderr,
         implements,
+        revisions,
         operations,
         exit_codes,
         error_map,
         skip,
         xfail,
         one_shot_parts,
+        warnings,
     })
+}
+
+/// Warnings (never mistakes) for error maps that read every operation (no `operation`, no
+/// `vectors`) and report a rule that some operation the tool implements cannot cite: a receipt
+/// rule mapped from a message the tool's timeline answers print too reads as a wrong reason on
+/// every such timeline case.
+fn unscoped_error_maps(
+    maps: &[ErrorMapping],
+    implements: Option<&Implements>,
+    operations: &[(Operation, OperationSpec)],
+) -> Vec<String> {
+    let used: Vec<Operation> = ERROR_MAP_OPERATIONS
+        .into_iter()
+        .filter(|op| implements.is_none_or(|i| i.operations.contains(op)))
+        .filter(|op| !operations.iter().any(|(o, s)| o == op && s.unsupported))
+        .collect();
+    let mut out = Vec::new();
+    for m in maps
+        .iter()
+        .filter(|m| m.operation.is_none() && m.vectors.is_empty())
+    {
+        let Some(suites) = super::suites_citing(m.rule) else {
+            continue;
+        };
+        let cites = |op: &Operation| suites.iter().any(|s| operation_of(*s) == *op);
+        let wrong: Vec<&str> = used
+            .iter()
+            .filter(|op| !cites(op))
+            .map(|o| o.as_str())
+            .collect();
+        let Some(right) = used.iter().find(|op| cites(op)) else {
+            // No operation in use cites it: with an `implements` list that is no mistake of the
+            // map (every operation it could serve is out of scope), but it maps nothing right.
+            if !wrong.is_empty() {
+                out.push(format!(
+                    "line {}: error_map rule {} is cited by {} answers only, which this tool does \
+                     not give: the mapping reads {} output, whose answers never cite it",
+                    m.line,
+                    m.rule.id(),
+                    suites
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    wrong.join(", ")
+                ));
+            }
+            continue;
+        };
+        if !wrong.is_empty() {
+            out.push(format!(
+                "line {}: error_map rule {} (pattern \"{}\") has no operation, so it also reads {} \
+                 output, whose answers never cite it: a match there grades the case on a rule of \
+                 another suite. Scope it with operation = \"{}\"",
+                m.line,
+                m.rule.id(),
+                crate::report::terminal_safe(&crate::report::clip(&m.pattern, 60)),
+                wrong.join(", "),
+                right.as_str()
+            ));
+        }
+    }
+    out
 }
 
 /// `implements = [...]`: operation names, at least one; unknown names are mistakes.
@@ -237,6 +351,39 @@ fn implemented(list: &List, lines: &Lines<'_>, mistakes: &mut Mistakes) -> Imple
     Implements {
         line: lines.of(list),
         operations,
+    }
+}
+
+/// The top-level `revisions = [...]`: revisions of either draft (the revisions table's), at
+/// least one.
+fn top_revisions(list: &List, lines: &Lines<'_>, mistakes: &mut Mistakes) -> Declared {
+    use agentconf_rules::draft_revisions::{AER1, GRP};
+    if list.get_ref().is_empty() {
+        mistakes.add(lines.of(list), Problem::NoRevisions);
+    }
+    let table = agentconf_rules::Revisions::embedded();
+    let (aer1, grp) = (table.numbers(AER1), table.numbers(GRP));
+    let mut values = Vec::new();
+    for v in list.get_ref() {
+        let value = v.get_ref();
+        if aer1.contains(&value.as_str()) || grp.contains(&value.as_str()) {
+            if !values.contains(value) {
+                values.push(value.clone());
+            }
+        } else {
+            mistakes.add(
+                lines.of(v),
+                Problem::UnknownRevision {
+                    value: value.clone(),
+                    valid: format!("{} (AER-1) or {} (GRP)", aer1.join(", "), grp.join(", ")),
+                },
+            );
+        }
+    }
+    Declared {
+        line: lines.of(list),
+        values,
+        by_id_tier: false,
     }
 }
 
@@ -636,11 +783,12 @@ pub(super) fn refused_in_persistent_mode(parts: &[(usize, String)]) -> Vec<Adapt
 fn operation(
     op: Operation,
     table: &Spanned<OperationTable>,
+    scope: Option<Declared>,
     lines: &Lines<'_>,
     mistakes: &mut Mistakes,
 ) -> OperationSpec {
     let t = table.get_ref();
-    let keys: [(&'static str, Option<usize>); 4] = [
+    let keys: [(&'static str, Option<usize>); 5] = [
         ("argv", t.argv.as_ref().map(|s| lines.of(s))),
         (
             "argv_with_commitment",
@@ -648,6 +796,7 @@ fn operation(
         ),
         ("tiers", t.tiers.as_ref().map(|s| lines.of(s))),
         ("revisions", t.revisions.as_ref().map(|s| lines.of(s))),
+        ("commitments", t.commitments.as_ref().map(|s| lines.of(s))),
     ];
     let unsupported = t.unsupported.as_ref().is_some_and(|u| *u.get_ref());
     if let Some(u) = t.unsupported.as_ref().filter(|_| unsupported) {
@@ -662,7 +811,7 @@ fn operation(
     // template for timelines, the values it can declare.
     let takes = |key: &str| match key {
         "argv" => op != Operation::GrpAdmit,
-        "argv_with_commitment" => op == Operation::Aer1Timeline,
+        "argv_with_commitment" | "commitments" => op == Operation::Aer1Timeline,
         "tiers" => op == Operation::Aer1Receipt,
         _ => matches!(op, Operation::Aer1Timeline | Operation::GrpAdmit),
     };
@@ -678,9 +827,24 @@ fn operation(
     let tiers = (t.tiers.as_ref())
         .filter(|_| takes("tiers"))
         .map(|l| declared(op, "tiers", l, TIERS, lines, mistakes));
-    let revisions = (t.revisions.as_ref())
+    let own = (t.revisions.as_ref())
         .filter(|_| takes("revisions"))
         .map(|l| declared(op, "revisions", l, known_revisions(op), lines, mistakes));
+    // The operation's revisions and the top-level ones both apply: its own list may narrow the
+    // top-level one, never widen it. Either alone is what the templates are checked against.
+    if let (Some(own), Some(scope)) = (&own, &scope) {
+        for v in own.values.iter().filter(|v| !scope.values.contains(v)) {
+            mistakes.add(
+                own.line,
+                Problem::RevisionOutsideScope {
+                    operation: op,
+                    value: v.clone(),
+                    scope_line: scope.line,
+                },
+            );
+        }
+    }
+    let revisions = own.or(scope.filter(|_| takes("revisions")));
     let argv = (t.argv.as_ref())
         .filter(|_| takes("argv"))
         .and_then(|a| template(op, "argv", a, lines, &tiers, &revisions, mistakes));
@@ -698,6 +862,18 @@ fn operation(
             )
         });
     let tiers = id_tier_declaration(argv.as_ref(), tiers, mistakes);
+    let commitments = (t.commitments.as_ref()).filter(|_| takes("commitments"));
+    if let Some(c) = commitments {
+        let declared = *c.get_ref();
+        let contradicted = if declared {
+            t.argv.is_some() && t.argv_with_commitment.is_none()
+        } else {
+            t.argv_with_commitment.is_some()
+        };
+        if contradicted {
+            mistakes.add(lines.of(c), Problem::CommitmentsContradicted { declared });
+        }
+    }
     OperationSpec {
         line: lines.of(table),
         unsupported,
@@ -705,6 +881,7 @@ fn operation(
         argv_with_commitment,
         tiers,
         revisions,
+        no_commitments: commitments.filter(|c| !*c.get_ref()).map(|c| lines.of(c)),
     }
 }
 

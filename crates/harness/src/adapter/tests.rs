@@ -731,3 +731,185 @@ fn a_cluster_receiver_names_its_store() {
     let none = Adapter::parse("profiles = [\"cluster\"]\n", &BTreeSet::new()).expect("adapter");
     assert_eq!(none.store_addr, None);
 }
+
+/// The top-level `revisions` scopes every operation of the drafts it names a revision of; an
+/// operation's own list narrows it, never widens it; `commitments = false` puts the cases with a
+/// commitment out of scope; a draft it names no revision of is not restricted.
+#[test]
+fn top_level_revisions_and_commitments_declare_the_scope() {
+    let a = parse(
+        "command = [\"tool\"]\nimplements = [\"aer1-timeline\", \"aer1-receipt\", \"grp-admit\"]\n\
+         revisions = [\"09\"]\n\
+         [operations.aer1-timeline]\ncommitments = false\n",
+    )
+    .unwrap();
+    let declines = |v: &Vector| a.declines(&v.main_case());
+    let t09 = vector("aer1-timeline", &["09"], None, &["timeline"]);
+    assert_eq!(declines(&t09), None);
+    let t06 = declines(&vector("aer1-timeline", &["06"], None, &["timeline"]));
+    assert!(
+        t06.as_deref()
+            .is_some_and(|d| d.contains("revisions 09 (line 3)") && d.contains("revision 06")),
+        "{t06:?}"
+    );
+    let committed = declines(&vector(
+        "aer1-timeline",
+        &["09"],
+        None,
+        &["timeline", "commitment"],
+    ));
+    assert!(
+        committed
+            .as_deref()
+            .is_some_and(|d| d.contains("commitments = false") && d.contains("line 5")),
+        "{committed:?}"
+    );
+    // A receipt case grades revisions 06-09: one of them is 09, so it is in scope; one that
+    // grades 06 alone is not.
+    assert_eq!(
+        declines(&vector(
+            "aer1-receipt",
+            &["06", "07", "08", "09"],
+            None,
+            &["receipt"]
+        )),
+        None
+    );
+    assert!(declines(&vector("aer1-receipt", &["06"], None, &["receipt"])).is_some());
+    // GRP: the list names no GRP revision, so both run.
+    for rev in ["00", "01"] {
+        assert_eq!(
+            declines(&vector(
+                "grp-admission",
+                &[rev],
+                None,
+                &["session", "events"]
+            )),
+            None,
+            "{rev}"
+        );
+    }
+    // A template may leave {revision} out: the top-level list has one AER-1 revision.
+    assert!(parse(
+        "command = [\"t\"]\nrevisions = [\"09\"]\n[operations.aer1-timeline]\nargv = [\"{timeline}\"]\n"
+    )
+    .is_ok());
+    // Narrowing is fine; widening, an unknown or empty list, and a contradicted commitment
+    // declaration are mistakes.
+    assert!(parse(
+        "revisions = [\"08\", \"09\"]\n[operations.aer1-timeline]\nrevisions = [\"09\"]\n"
+    )
+    .is_ok());
+    let wide = parse("revisions = [\"09\"]\n[operations.aer1-timeline]\nrevisions = [\"06\"]\n")
+        .unwrap_err();
+    assert!(
+        matches!(wide.first().problem, Problem::RevisionOutsideScope { .. }),
+        "{wide}"
+    );
+    assert!(
+        wide.to_string().contains("line 3") && wide.to_string().contains("(line 1)"),
+        "{wide}"
+    );
+    let unknown = parse("revisions = [\"10\", \"09\"]\n").unwrap_err();
+    assert!(
+        unknown
+            .to_string()
+            .contains("\"10\" in revisions is not a revision"),
+        "{unknown}"
+    );
+    assert!(parse("revisions = []\n").is_err());
+    let contradicted = parse(
+        "[operations.aer1-timeline]\nargv = [\"{timeline}\", \"{revision}\"]\n\
+         argv_with_commitment = [\"{timeline}\", \"{revision}\", \"{commitment}\"]\ncommitments = false\n",
+    )
+    .unwrap_err();
+    assert!(contradicted
+        .to_string()
+        .contains("commitments = false, but argv_with_commitment"));
+    assert!(parse("[operations.aer1-receipt]\ncommitments = false\n").is_err());
+}
+
+/// An error map without `operation` that reports a rule some implemented operation never cites
+/// is said (a warning), not refused; scoped, or for a tool that implements only the citing
+/// operation, it says nothing.
+#[test]
+fn unscoped_error_maps_of_another_suite_are_warned_about() {
+    let map = "[[error_map]]\npattern = \"bad base64\"\nrule = \"AER1-RC-B64\"\n";
+    let every = parse(&format!("command = [\"t\"]\n{map}")).unwrap();
+    assert_eq!(every.warnings().len(), 1, "{:?}", every.warnings());
+    let w = &every.warnings()[0];
+    assert!(
+        w.starts_with("line 2:")
+            && w.contains("aer1-timeline, aer1-workflow")
+            && w.contains("operation = \"aer1-receipt\""),
+        "{w}"
+    );
+    // A timeline-only tool mapping a receipt rule: the map reads timeline output only.
+    let timelines = parse(&format!(
+        "command = [\"t\"]\nimplements = [\"aer1-timeline\"]\n{map}"
+    ))
+    .unwrap();
+    assert_eq!(timelines.warnings().len(), 1);
+    assert!(
+        timelines.warnings()[0].contains("aer1-timeline output"),
+        "{:?}",
+        timelines.warnings()
+    );
+    let scoped = parse(&format!(
+        "command = [\"t\"]\n{map}operation = \"aer1-receipt\"\n"
+    ))
+    .unwrap();
+    assert!(scoped.warnings().is_empty());
+    let receipts = parse(&format!(
+        "command = [\"t\"]\nimplements = [\"aer1-receipt\"]\n{map}"
+    ))
+    .unwrap();
+    assert!(receipts.warnings().is_empty());
+    let json =
+        parse("command = [\"t\"]\n[[error_map]]\npattern = \"deep\"\nrule = \"AER1-JSON-DEPTH\"\n")
+            .unwrap();
+    assert!(
+        json.warnings().is_empty(),
+        "a JSON rule is cited by every AER-1 operation"
+    );
+}
+
+/// An expected-failures file is what `--emit-xfail` writes, read strictly: exact known ids,
+/// reasons, nothing else; joined with an adapter's list, a case in both (or skipped) is refused.
+#[test]
+fn expected_failures_files_read_what_emit_xfail_writes() {
+    let written = xfail_toml(&[
+        ("a/b/c/d".into(), "false-accept".into()),
+        ("a/b/c/e@06".into(), "wrong-reason".into()),
+    ]);
+    let listed = ExpectedFailures::parse(&written, &known()).unwrap();
+    assert_eq!(listed.len(), 2);
+    let a = Adapter::expecting(listed.clone());
+    assert!(a
+        .xfail_reason("a/b/c/d")
+        .is_some_and(|r| r.contains("false-accept")));
+    assert!(a.xfail_reason("a/b/f/g").is_none());
+    // Nothing but [[xfail]] entries; each id exact and known; a reason each; none twice.
+    for (bad, says) in [
+        ("command = [\"t\"]\n", "unknown field"),
+        ("[[xfail]]\nid = \"a/b/x\"\nreason = \"r\"\n", "names no case"),
+        ("[[xfail]]\nid = \"a/b/c/*\"\nreason = \"r\"\n", "pattern"),
+        ("[[xfail]]\nid = \"a/b/c/d\"\n", "no reason"),
+        ("[[xfail]]\nid = \"a/b/c/d\"\nreason = \"r\"\n[[xfail]]\nid = \"a/b/c/d\"\nreason = \"r\"\n", "twice"),
+    ] {
+        let e = ExpectedFailures::parse(bad, &known()).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    let with = parse("command = [\"t\"]\n[[xfail]]\nid = \"a/b/c/d\"\nreason = \"r\"\n").unwrap();
+    let both = with.with_expected_failures(listed.clone()).unwrap_err();
+    assert!(
+        both.contains("a/b/c/d is an expected failure of the adapter already"),
+        "{both}"
+    );
+    let skipping =
+        parse("command = [\"t\"]\n[[skip]]\nglob = \"a/b/c/*\"\nreason = \"r\"\n").unwrap();
+    assert!(skipping.with_expected_failures(listed.clone()).is_err());
+    let plain = parse("command = [\"t\"]\n").unwrap();
+    let joined = plain.with_expected_failures(listed).unwrap();
+    assert!(joined.xfail_reason("a/b/c/e@06").is_some());
+}

@@ -35,9 +35,10 @@ pub struct EmitGrade {
     pub status: Status,
     pub detail: String,
     /// For `wrong-output`: the rule of every fault found, each once, in the order found (the
-    /// per-rule table charges the case to these alone). Empty for every other status: a pass
-    /// broke nothing, and a refusal or a written artifact where none may be is the vector's
-    /// matter, charged to its rules.
+    /// per-rule table charges the case to these alone). For an artifact written where none may
+    /// be (`false-accept`): the rules that make the input unfit (the vector's expected rules)
+    /// and those of the faults of the output besides. Empty for every other status: a pass
+    /// broke nothing, and a refusal is a verdict on the vector, charged to its rules.
     pub broken_rules: Vec<Rule>,
 }
 

@@ -98,10 +98,25 @@ pub fn grade_emitted(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> EmitGrade {
             Status::Pass,
             "refused: nothing is made of input that does not verify",
         ),
-        (Expectation::Invalid, true) => EmitGrade::of(
-            Status::FalseAccept,
-            "wrote an artifact for input that does not verify (it must exit 1)",
-        ),
+        (Expectation::Invalid, true) => {
+            // Charged to what it failed to check (the rules that make the input unfit) and to
+            // what its output breaks besides, never to a rule the output kept: a commitment
+            // whose final digest is the chain's is no failure of AER1-CM-FINAL.
+            let mut broken_rules: Vec<Rule> = c.expected_rules.to_vec();
+            let output = grade_output(c, stdout);
+            if output.status == Status::WrongOutput {
+                for r in output.broken_rules {
+                    if !broken_rules.contains(&r) {
+                        broken_rules.push(r);
+                    }
+                }
+            }
+            EmitGrade {
+                status: Status::FalseAccept,
+                detail: "wrote an artifact for input that does not verify (it must exit 1)".into(),
+                broken_rules,
+            }
+        }
         (_, false) => EmitGrade::of(
             Status::FalseReject,
             "exit 1: it refused input that is well formed",

@@ -127,13 +127,15 @@ pub fn markdown(m: &Matrix) -> String {
         for i in wrong {
             let _ = writeln!(o, "### {}\n", md(&i.name));
             for w in &i.emitted_wrong {
+                // An invalid artifact's reason is the grading's first fault, which the detail
+                // gives: each detail once. An unjudged one's says why the judge holds back.
                 let why = match &w.judged {
-                    Judged::Invalid { why, .. } | Judged::Unjudged { why } => md(why),
-                    Judged::Valid => String::new(),
+                    Judged::Unjudged { why } => format!(": {}", md(why)),
+                    Judged::Invalid { .. } | Judged::Valid => String::new(),
                 };
                 let _ = writeln!(
                     o,
-                    "- {} ({}: {why})<br>{}",
+                    "- {} ({}{why})<br>{}",
                     md_code(&w.vector),
                     judged_short(&w.judged),
                     md(&w.detail)

@@ -330,6 +330,7 @@ mod tests {
                     interpreter_version: None,
                 },
                 adapter_digest: None,
+                xfail_digest: None,
                 grading: Grading::Strict,
                 profiles: Vec::new(),
                 containment: None,

@@ -184,13 +184,12 @@ impl Sections for Page<'_, '_> {
             );
         }
         o.push_str("</p>");
-        if !v.partial.is_empty() {
-            o.push_str("<ul class=\"partial\">");
-            for reason in &v.partial {
-                let _ = write!(o, "<li>scope: {}</li>", esc(reason));
-            }
-            o.push_str("</ul>");
+        o.push_str("<ul class=\"partial\">");
+        let _ = write!(o, "<li>scope: {}</li>", esc(&v.scope));
+        for reason in &v.partial {
+            let _ = write!(o, "<li>scope: {}</li>", esc(reason));
         }
+        o.push_str("</ul>");
         o.push_str(page::BANNER_END);
         o.push_str("<main class=\"wrap\">\n");
     }
@@ -226,8 +225,8 @@ impl Sections for Page<'_, '_> {
         if !untested.is_empty() {
             let _ = write!(
                 o,
-                "<details class=\"more\"><summary>Not tested: {}, every case unsupported or \
-                 skipped</summary><ul class=\"untested\">",
+                "<details class=\"more\"><summary>Not tested: {}, every case unsupported, \
+                 skipped or out of scope</summary><ul class=\"untested\">",
                 counted(untested.len(), "suite")
             );
             for s in untested {
@@ -322,13 +321,26 @@ impl Sections for Page<'_, '_> {
                 .collect();
             let _ = writeln!(o, "<dt>{}</dt><dd>{value}</dd>", f.label);
         }
+        // One command source: an adapter's claim is re-run through the adapter (its command),
+        // never with a command after `--` beside it; the expected-failures file goes with it.
+        let h = self.view.header;
+        let mut how = String::from("agentconf claim verify RESULTS");
+        if h.adapter_digest.is_some() {
+            how.push_str(" --adapter FILE");
+        }
+        if h.xfail_digest.is_some() {
+            how.push_str(" --xfail FILE");
+        }
+        if h.adapter_digest.is_none() && !h.implementation.argv.is_empty() {
+            how.push_str(" -- COMMAND");
+        }
         let _ = writeln!(
             o,
             "</dl><p class=\"note\">{}. Same corpus digest and same implementation give the same \
-             results: anyone can re-check this report with <code>agentconf claim verify RESULTS \
-             -- COMMAND</code>, which re-runs every case it records and lists each \
-             difference.</p></section>",
-            esc(DRAFTS_NOTE)
+             results: anyone can re-check this report with <code>{}</code>, which re-runs every \
+             case it records and lists each difference.</p></section>",
+            esc(DRAFTS_NOTE),
+            esc(&how)
         );
     }
 
@@ -422,7 +434,7 @@ impl Sections for Page<'_, '_> {
             let _ = writeln!(
                 self.o,
                 "<details class=\"more untested\"><summary>Untested: {}, every case of theirs \
-                 unsupported or skipped</summary>",
+                 unsupported, skipped or out of scope</summary>",
                 counted(view.untested_rules(), "rule")
             );
             self.rule_tables(&view.untested);
@@ -584,7 +596,10 @@ fn rule_pill(s: RuleStatus) -> String {
         RuleStatus::Pass => "pass",
         RuleStatus::KnownFailure => "xfail",
         RuleStatus::Fail => "false-accept",
-        RuleStatus::Partial | RuleStatus::Untested | RuleStatus::Uncredited => "unsupported",
+        RuleStatus::Partial
+        | RuleStatus::Untested
+        | RuleStatus::OutOfScope
+        | RuleStatus::Uncredited => "unsupported",
     };
     format!("<span class=\"pill s-{class}\">{}</span>", s.as_str())
 }

@@ -37,6 +37,7 @@ pub(crate) fn render(view: &View) -> String {
         ts.add_property(("grading", grading_name(h.grading).as_str()));
         // The verdict of the whole file, the same words as every other format.
         ts.add_property(("verdict", v.headline().as_str()));
+        ts.add_property(("scope", v.scope.as_str()));
         for reason in &v.partial {
             ts.add_property(("scope", reason.as_str()));
         }

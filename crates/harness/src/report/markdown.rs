@@ -58,12 +58,11 @@ impl Sections for Markdown<'_, '_> {
             " ({}, named by the claimant)\n",
             md_code(&view.header.implementation.name)
         );
+        let _ = writeln!(out, "- scope: {}", md(&v.scope));
         for reason in &v.partial {
             let _ = writeln!(out, "- scope: {}", md(reason));
         }
-        if !v.partial.is_empty() {
-            out.push('\n');
-        }
+        out.push('\n');
         let _ = writeln!(out, "_{DRAFTS_NOTE}._");
     }
 
@@ -97,7 +96,7 @@ impl Sections for Markdown<'_, '_> {
         if let Some(list) = view.not_tested(md_code) {
             let _ = writeln!(
                 out,
-                "\nNot tested (every case unsupported or skipped): {list}."
+                "\nNot tested (every case unsupported, skipped or out of scope): {list}."
             );
         }
     }
@@ -209,8 +208,8 @@ impl Sections for Markdown<'_, '_> {
         if !view.untested.is_empty() {
             let _ = writeln!(
                 out,
-                "\n<details><summary>Untested: {}, every case of theirs unsupported or \
-                 skipped</summary>\n",
+                "\n<details><summary>Untested: {}, every case of theirs unsupported, \
+                 skipped or out of scope</summary>\n",
                 counted(view.untested_rules(), "rule")
             );
             rule_tables(out, view, &view.untested);
@@ -260,6 +259,7 @@ fn rule_tables(out: &mut String, view: &View, drafts: &[DraftGroup]) {
                     RuleStatus::Fail => "❌ fail",
                     RuleStatus::Partial => "➖ partial",
                     RuleStatus::Untested => "➖ untested",
+                    RuleStatus::OutOfScope => "➖ out of scope",
                     RuleStatus::Uncredited => "➖ uncredited",
                 };
                 let unsupported = (row.unsupported_note())

@@ -61,8 +61,10 @@ pub use view::View;
 pub(crate) const DRAFTS_NOTE: &str = "AER-1 (draft-zambo-aer1) and GRP (draft-sato-soos-grp) are \
     individual Internet-Drafts: not RFCs, not endorsed by the IETF";
 
-/// How one rule fared. `pass` is earned only when every case that exercises the rule ran and
-/// passed, none of them as an expected failure.
+/// How one rule fared. `pass` is earned only when every case that exercises the rule inside the
+/// declared scope ran and passed, none of them as an expected failure. Cases out of the scope
+/// the adapter declares ([`Status::OutOfScope`]) are left out of the rule: they neither fail it
+/// nor make it partial.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RuleStatus {
@@ -72,10 +74,13 @@ pub enum RuleStatus {
     KnownFailure,
     /// At least one case that exercises the rule had an unexpected outcome.
     Fail,
-    /// Everything that ran passed, but some cases were skipped or unsupported.
+    /// Everything that ran passed, but some cases inside the scope were skipped or unsupported.
     Partial,
     /// No case that exercises the rule was counted (all unsupported or skipped).
     Untested,
+    /// Every case that exercises the rule is outside the scope the adapter declares: the
+    /// implementation does not claim it.
+    OutOfScope,
     /// Its cases passed, but not all of them earned credit: a rejection whose valid counterpart
     /// was not accepted (or an acceptance whose invalid counterparts were not rejected) proves
     /// nothing about the rule (see [`credited`]).
@@ -83,6 +88,12 @@ pub enum RuleStatus {
 }
 
 impl RuleStatus {
+    /// Whether no case of the rule ran (untested, or out of the declared scope): every format
+    /// folds such rows after the implementation's own rules.
+    pub(crate) fn folded(self) -> bool {
+        matches!(self, RuleStatus::Untested | RuleStatus::OutOfScope)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             RuleStatus::Pass => "pass",
@@ -90,6 +101,7 @@ impl RuleStatus {
             RuleStatus::Fail => "fail",
             RuleStatus::Partial => "partial",
             RuleStatus::Untested => "untested",
+            RuleStatus::OutOfScope => "out-of-scope",
             RuleStatus::Uncredited => "uncredited",
         }
     }
@@ -112,10 +124,13 @@ pub struct RuleRow {
     pub known: bool,
     /// Vectors exercising the rule that passed.
     pub passed: usize,
-    /// Vectors exercising the rule, unsupported ones excluded.
+    /// Vectors exercising the rule, unsupported and out-of-scope ones excluded.
     pub total: usize,
     /// Vectors exercising the rule that were unsupported (not in `total`).
     pub unsupported: usize,
+    /// Vectors exercising the rule that were out of the declared scope (not in `total`, and
+    /// no part of the rule's status).
+    pub out_of_scope: usize,
     pub status: RuleStatus,
     /// Ids of the vectors with an unexpected outcome, false accepts first.
     pub unexpected: Vec<String>,
@@ -126,9 +141,17 @@ pub struct RuleRow {
 }
 
 impl RuleRow {
-    /// `+3 unsupported, not counted`, when some of the rule's cases were unsupported.
+    /// `+3 unsupported, not counted`, when some of the rule's cases were unsupported;
+    /// `+2 out of scope` when some were outside the declared scope.
     pub(crate) fn unsupported_note(&self) -> Option<String> {
-        (self.unsupported > 0).then(|| format!("+{} unsupported, not counted", self.unsupported))
+        let mut parts = Vec::new();
+        if self.unsupported > 0 {
+            parts.push(format!("+{} unsupported, not counted", self.unsupported));
+        }
+        if self.out_of_scope > 0 {
+            parts.push(format!("+{} out of scope", self.out_of_scope));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 }
 
@@ -138,9 +161,11 @@ pub(crate) struct Totals {
     /// Result lines in the file.
     pub vectors: usize,
     pub passed: usize,
-    /// Vectors counted for conformance: all but the unsupported ones.
+    /// Vectors counted for conformance: all but the unsupported and out-of-scope ones.
     pub total: usize,
     pub unsupported: usize,
+    /// Vectors outside the scope the adapter declares (not in `total`).
+    pub out_of_scope: usize,
     /// Vectors whose status fails the run.
     pub unexpected: usize,
     /// Vectors per status in report order (false accepts first), zeros included.
@@ -172,11 +197,12 @@ impl Serialize for Totals {
                 m.end()
             }
         }
-        let mut m = s.serialize_map(Some(7))?;
+        let mut m = s.serialize_map(Some(8))?;
         m.serialize_entry("vectors", &self.vectors)?;
         m.serialize_entry("passed", &self.passed)?;
         m.serialize_entry("total", &self.total)?;
         m.serialize_entry("unsupported", &self.unsupported)?;
+        m.serialize_entry("out_of_scope", &self.out_of_scope)?;
         m.serialize_entry("unexpected", &self.unexpected)?;
         m.serialize_entry("by_status", &Ordered(&self.by_status))?;
         m.serialize_entry("listed_false_accepts", &self.listed_false_accepts)?;
@@ -208,6 +234,11 @@ pub(crate) fn totals(file: &ResultsFile) -> Totals {
         .iter()
         .filter(|r| r.status == Status::Unsupported)
         .count();
+    let out_of_scope = file
+        .results
+        .iter()
+        .filter(|r| r.status == Status::OutOfScope)
+        .count();
     Totals {
         listed_false_accepts: file
             .results
@@ -216,8 +247,9 @@ pub(crate) fn totals(file: &ResultsFile) -> Totals {
             .count(),
         vectors: file.results.len(),
         passed,
-        total: file.results.len() - unsupported,
+        total: file.results.len() - unsupported - out_of_scope,
         unsupported,
+        out_of_scope,
         unexpected: file
             .results
             .iter()
@@ -248,9 +280,9 @@ pub(crate) fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
 /// (numerically: `3-6` before `7` before `8.6`; unnumbered sections such as `none (input
 /// hygiene)` last), then id.
 ///
-/// A line counts in the rows of its vector's rules, except an emitter's wrong output that records
-/// the rules it broke (`broken_rules`): it is a failure of those alone, listed by the vector or
-/// not. Of the vector's other rules the output kept, it is left out: it is no failure of a rule it
+/// A line counts in the rows of its vector's rules, except an emitter's wrong output (or an
+/// artifact it wrote where none may be) that records the rules it broke (`broken_rules`): it is a
+/// failure of those alone, listed by the vector or not. Of the vector's other rules the output kept, it is left out: it is no failure of a rule it
 /// did not break, and, the conservative choice, no pass either (the output kept them, but a case
 /// that failed credits no rule). Their rows are still there (a rule whose every case failed on
 /// another rule is `untested`, not missing). A wrong output without `broken_rules` (a file
@@ -258,9 +290,9 @@ pub(crate) fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
 pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
     /// The rules `r` counts for, and the rules it names but is left out of.
     fn charged(r: &ResultLine) -> (&[String], Vec<&str>) {
-        let wrong_output = r.status == Status::WrongOutput
-            || (r.status == Status::Xfail && r.failed_as == Some(Status::WrongOutput));
-        if !wrong_output || r.broken_rules.is_empty() {
+        // An emitter's wrong output, or an artifact written where none may be: the rules it
+        // broke, whatever the line's status (an expected failure included).
+        if r.broken_rules.is_empty() {
             return (&r.rules, Vec::new());
         }
         let kept = r
@@ -301,6 +333,12 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 .iter()
                 .filter(|l| l.status == Status::Unsupported)
                 .count();
+            // Out of the declared scope: no part of the rule's status.
+            let out_of_scope = lines
+                .iter()
+                .filter(|l| l.status == Status::OutOfScope)
+                .count();
+            let in_scope = lines.len() - out_of_scope;
             let unexpected: Vec<String> = lines
                 .iter()
                 .filter(|l| l.status.is_unexpected())
@@ -311,17 +349,19 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 .filter(|l| l.status == Status::Xfail)
                 .map(|l| l.id.clone())
                 .collect();
-            let total = lines.len() - unsupported;
+            let total = in_scope - unsupported;
             let counted = lines.iter().filter(|l| l.status.is_counted()).count();
             let status = if !unexpected.is_empty() {
                 RuleStatus::Fail
             } else if !known_failures.is_empty() {
                 RuleStatus::KnownFailure
+            } else if in_scope == 0 && !lines.is_empty() {
+                RuleStatus::OutOfScope
             } else if counted == 0 {
                 RuleStatus::Untested
             } else if !uncredited.is_empty() {
                 RuleStatus::Uncredited
-            } else if passed < lines.len() {
+            } else if passed < in_scope {
                 RuleStatus::Partial
             } else {
                 RuleStatus::Pass
@@ -340,6 +380,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
                 passed,
                 total,
                 unsupported,
+                out_of_scope,
                 status,
                 unexpected,
                 known_failures,
@@ -582,7 +623,7 @@ pub(crate) fn argv_line(argv: &[String]) -> String {
 pub(crate) fn unexpected_phrase(t: &Totals) -> String {
     t.by_status
         .iter()
-        .filter(|(s, n)| *n > 0 && s != "pass" && s != "unsupported")
+        .filter(|(s, n)| *n > 0 && !matches!(s.as_str(), "pass" | "unsupported" | "out-of-scope"))
         .map(|(s, n)| {
             let words = s.replace('-', " ");
             if *n == 1 {

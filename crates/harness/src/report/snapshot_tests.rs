@@ -234,6 +234,7 @@ pub(crate) fn file(fixed: bool) -> ResultsFile {
                 interpreter_version: Some("Python 3.11.7".into()),
             },
             adapter_digest: None,
+            xfail_digest: None,
             grading: Grading::Strict,
             profiles: vec!["atomic".into()],
             containment: None,
@@ -1207,13 +1208,16 @@ fn untested_suites_and_rules_come_last_and_folded() {
     );
     let text = report::text(&f);
     assert!(
-        text.contains("not tested (every case unsupported or skipped): aer1-receipt (4 cases)"),
+        text.contains(
+            "not tested (every case unsupported, skipped or out of scope): aer1-receipt (4 cases)"
+        ),
         "{text}"
     );
     assert!(!text.lines().any(|l| l.starts_with("    aer1-receipt ")));
     assert!(report::markdown(&f).contains("`aer1-receipt` (4 cases)"));
     let html = report::html(&f);
-    assert!(html.contains("<summary>Not tested: 1 suite, every case unsupported or skipped"));
+    assert!(html
+        .contains("<summary>Not tested: 1 suite, every case unsupported, skipped or out of scope"));
     // The receipt rules no case of which ran: after every tested rule, folded.
     let untested = text.find("Untested (").expect("the untested rules");
     assert!(text[untested..].contains("AER1-RC-MEMBERS"), "{text}");
@@ -1256,8 +1260,9 @@ fn known_failures_are_listed_with_their_reasons_in_every_format() {
          link is not checked\n"
     ));
     assert!(text.find("Known failures (2)").unwrap() < text.find("\nRun:").unwrap());
-    // Said once: not again as a scope line.
-    assert!(!text.contains("scope:"), "{text}");
+    // Said once: not again as a scope line (the one scope line says the corpus is whole).
+    assert_eq!(text.matches("scope:").count(), 1, "{text}");
+    assert!(text.contains("  scope: every case of the corpus"), "{text}");
     assert!(report::markdown(&f).contains(
         "| `aer1/timeline/link/tampered-3` | false-accept | issue \\#7: the last link is not checked |"
     ));
@@ -1389,4 +1394,159 @@ fn sections_read_as_words_and_the_run_starts_before_it_finishes() {
         report::html(&f).contains("<th colspan=\"4\">Capability profile (no draft section)</th>")
     );
     assert!(report::html(&f).contains("<p class=\"sub\">1 of 7 cases passed"));
+}
+
+/// A revision-09 timeline verifier right on every case of its declared scope: the cases of the
+/// other suites, of revision 06 and with a commitment are out of scope, so its rules are `pass`
+/// (not `partial`), the verdict is PARTIAL, every format says the scope in one line, and the
+/// `in-scope` level holds. An exit 89 inside the scope, a filter or a skip takes it away.
+#[test]
+fn a_subset_right_in_its_declared_scope_passes_its_rules_and_meets_in_scope() {
+    use Expectation::*;
+    use Status::*;
+    let tl = |id: &str, rules: &[&str], e: Expectation, s: Status, rev: &str| {
+        let mut l = line(id, Suite::Aer1Timeline, "t", rules, e, s, "", "", 1);
+        l.revision = Some(rev.into());
+        l
+    };
+    let chain = [
+        "AER1-TL-LINK",
+        "AER1-TL-GENESIS",
+        "AER1-TL-SEQ",
+        "AER1-TL-JOB",
+    ];
+    let mut f = file(true);
+    f.results = vec![
+        tl("aer1/timeline/t/valid", &chain, Valid, Pass, "09"),
+        tl(
+            "aer1/timeline/t/tampered",
+            &["AER1-TL-LINK"],
+            Invalid,
+            Pass,
+            "09",
+        ),
+        tl(
+            "aer1/timeline/t/genesis",
+            &["AER1-TL-GENESIS"],
+            Invalid,
+            Pass,
+            "09",
+        ),
+        tl("aer1/timeline/t/seq", &["AER1-TL-SEQ"], Invalid, Pass, "09"),
+        tl("aer1/timeline/t/job", &["AER1-TL-JOB"], Invalid, Pass, "09"),
+        tl(
+            "aer1/timeline/t/unclosed",
+            &["AER1-TL-CLOSE-LAST"],
+            Invalid,
+            Pass,
+            "09",
+        ),
+        // Outside the scope: revision 06, a commitment, another suite.
+        tl(
+            "aer1/timeline/t/tampered@06",
+            &["AER1-TL-LINK"],
+            Invalid,
+            OutOfScope,
+            "06",
+        ),
+        tl(
+            "aer1/timeline/t/unclosed-06",
+            &["AER1-TL-CLOSE-LAST"],
+            Invalid,
+            OutOfScope,
+            "06",
+        ),
+        tl(
+            "aer1/timeline/t/commitment",
+            &["AER1-CM-FINAL", "AER1-TL-CLOSE-LAST"],
+            Invalid,
+            OutOfScope,
+            "09",
+        ),
+        line(
+            "aer1/receipt/r/valid",
+            Suite::Aer1Receipt,
+            "r",
+            &["AER1-RC-ID"],
+            Valid,
+            OutOfScope,
+            "",
+            "",
+            0,
+        ),
+    ];
+    f.header.case_count = Some(f.results.len());
+    if let Some(sel) = f.header.selection.as_mut() {
+        sel.corpus_case_count = f.results.len();
+    }
+    let rows = report::per_rule(&f);
+    let status = |rule: &str| rows.iter().find(|r| r.rule == rule).map(|r| r.status);
+    for rule in [
+        "AER1-TL-LINK",
+        "AER1-TL-GENESIS",
+        "AER1-TL-SEQ",
+        "AER1-TL-JOB",
+        "AER1-TL-CLOSE-LAST",
+    ] {
+        assert_eq!(status(rule), Some(RuleStatus::Pass), "{rule}: {rows:?}");
+    }
+    assert_eq!(status("AER1-CM-FINAL"), Some(RuleStatus::OutOfScope));
+    assert_eq!(status("AER1-RC-ID"), Some(RuleStatus::OutOfScope));
+    let link = rows.iter().find(|r| r.rule == "AER1-TL-LINK").unwrap();
+    assert_eq!((link.passed, link.total, link.out_of_scope), (2, 2, 1));
+    let v = report::verdict(&f);
+    assert_eq!(v.level, report::Level::Partial);
+    assert!(v.meets_in_scope(), "{v:?}");
+    assert_eq!(
+        v.scope,
+        "as the adapter declares it, aer1-timeline (revision 09); 4 of the 10 cases out of scope"
+    );
+    // Every format says it, in one line.
+    let scope_line = format!("scope: {}", v.scope);
+    assert!(report::text(&f).contains(&format!("  {scope_line}\n")));
+    assert!(report::html(&f).contains(&format!("<li>{scope_line}</li>")));
+    assert!(
+        report::junit(&f).contains(&format!("<property name=\"scope\" value=\"{}\"/>", v.scope))
+    );
+    assert!(report::json(&f).contains(&format!("\"scope\": \"{}\"", v.scope)));
+    assert!(report::markdown(&f)
+        .contains("- scope: as the adapter declares it, aer1-timeline \\(revision 09\\)"));
+    // The implementation's own rules first; the out-of-scope ones folded after them.
+    let html = report::html(&f);
+    let folded = html.find("<details class=\"more untested\">").unwrap();
+    assert!(html[..folded].contains(">AER1-TL-LINK<"));
+    assert!(html[folded..].contains(">AER1-RC-ID<") && !html[..folded].contains(">AER1-RC-ID<"));
+
+    // An exit 89 inside the scope: the rule is partial, and the level is not met.
+    let mut g = f.clone();
+    g.results[4].status = Unsupported;
+    let rows = report::per_rule(&g);
+    assert_eq!(
+        rows.iter()
+            .find(|r| r.rule == "AER1-TL-JOB")
+            .map(|r| r.status),
+        Some(RuleStatus::Partial)
+    );
+    assert!(!report::verdict(&g).meets_in_scope());
+    // A filter, or a skip, takes it away as well; a failure inside the scope is a FAIL.
+    let mut g = f.clone();
+    if let Some(sel) = g.header.selection.as_mut() {
+        sel.include = vec!["aer1/timeline/".into()];
+    }
+    assert!(!report::verdict(&g).meets_in_scope());
+    let mut g = f.clone();
+    g.results[3].status = Skip;
+    assert!(!report::verdict(&g).meets_in_scope());
+    let mut g = f.clone();
+    g.results[1].status = FalseAccept;
+    assert_eq!(report::verdict(&g).level, report::Level::Fail);
+    assert!(!report::verdict(&g).meets_in_scope());
+    // Nothing out of scope: the scope line says so, and a whole CONFORMS meets the level.
+    let whole = with_statuses(&[Pass; 4]);
+    let v = report::verdict(&whole);
+    assert_eq!(
+        v.scope,
+        "every case of the corpus (no narrower scope declared)"
+    );
+    assert_eq!(v.meets_in_scope(), v.level == report::Level::Conforms);
 }

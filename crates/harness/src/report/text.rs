@@ -32,6 +32,7 @@ impl Sections for Text<'_, '_> {
     fn headline(&mut self) {
         let v = &self.view.verdict;
         let _ = writeln!(self.out, "agentconf conformance report: {}", v.headline());
+        let _ = writeln!(self.out, "  scope: {}", terminal_safe(&v.scope));
         for reason in &v.partial {
             let _ = writeln!(self.out, "  scope: {}", terminal_safe(reason));
         }
@@ -60,7 +61,7 @@ impl Sections for Text<'_, '_> {
         if let Some(list) = view.not_tested(str::to_string) {
             let _ = writeln!(
                 out,
-                "  not tested (every case unsupported or skipped): {list}"
+                "  not tested (every case unsupported, skipped or out of scope): {list}"
             );
         }
     }
@@ -218,7 +219,7 @@ fn untested_rules(out: &mut String, view: &View) {
     }
     let _ = writeln!(
         out,
-        "Untested ({}: every case of theirs was unsupported or skipped):",
+        "Untested ({}: every case of theirs was unsupported, skipped or out of scope):",
         counted(view.untested_rules(), "rule")
     );
     for draft in &view.untested {

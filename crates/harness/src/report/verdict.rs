@@ -39,6 +39,13 @@ pub struct RunVerdict {
     /// complete run graded strictly). Every format shows them as `scope:` lines. Expected
     /// failures are not among them: every format lists them, each with its reason.
     pub partial: Vec<String>,
+    /// The scope the results speak for, in one line that every format shows first among its
+    /// scope lines: the whole corpus, or what the adapter declared (its suites and revisions)
+    /// and how many cases fell outside it.
+    pub scope: String,
+    /// Whether the `in-scope` level holds ([`RunVerdict::meets_in_scope`]): CONFORMS, CONFORMS
+    /// WITH N KNOWN FAILURES, or a PARTIAL whose only reason is cases out of the declared scope.
+    pub in_scope: bool,
 }
 
 impl RunVerdict {
@@ -54,6 +61,11 @@ impl RunVerdict {
             Level::ConformsWithKnownFailures => {
                 "as CONFORMS, except the cases the expected-failures list names: each is still a \
                  failure of its rules"
+            }
+            Level::Partial if self.in_scope => {
+                "nothing failed, and every case of the scope the adapter declares ran strictly \
+                 graded and passed (report --require in-scope holds); the cases outside that \
+                 scope did not run: a claim about the declared scope only, not about the corpus"
             }
             Level::Partial => {
                 "nothing failed, but not every case ran or was graded strictly (the scope lines \
@@ -89,6 +101,16 @@ impl RunVerdict {
     /// is [`RunVerdict::exit_ok`].
     pub fn at_least(&self, level: Level) -> bool {
         rank(self.level) <= rank(level)
+    }
+
+    /// `report --require in-scope`: what `known-failures` asks of the whole corpus, asked of the
+    /// scope the adapter declares. CONFORMS or CONFORMS WITH N KNOWN FAILURES, or a PARTIAL
+    /// whose only reason is cases outside the declared scope: every case inside it ran,
+    /// strictly graded, with nothing unexpected, skipped, unsupported, filtered out or cut,
+    /// each passing or failing as a listed expected failure. Between `known-failures` and
+    /// `partial`: every verdict that meets `known-failures` meets it, and it meets `partial`.
+    pub fn meets_in_scope(&self) -> bool {
+        self.in_scope
     }
 }
 
@@ -132,7 +154,7 @@ pub fn verdict(file: &ResultsFile) -> RunVerdict {
         .iter()
         .filter(|r| r.status.is_counted())
         .count();
-    let partial = partial_reasons(file);
+    let (partial, scope_only) = partial_reasons(file);
     let level = if counted == 0 {
         Level::NothingTested
     } else if unexpected > 0 {
@@ -147,14 +169,66 @@ pub fn verdict(file: &ResultsFile) -> RunVerdict {
     RunVerdict {
         level,
         known_failures,
+        in_scope: matches!(level, Level::Conforms | Level::ConformsWithKnownFailures)
+            || (level == Level::Partial && scope_only),
+        scope: scope_line(file),
         partial,
     }
 }
 
-/// Why a file does not speak for the whole corpus under strict grading.
-fn partial_reasons(file: &ResultsFile) -> Vec<String> {
+/// The scope line: the whole corpus when no case is out of the declared scope; else the suites
+/// in scope, each with the revisions its cases ran under, and the count out of scope.
+fn scope_line(file: &ResultsFile) -> String {
+    let out = file
+        .results
+        .iter()
+        .filter(|r| r.status == Status::OutOfScope)
+        .count();
+    if out == 0 {
+        return "every case of the corpus (no narrower scope declared)".into();
+    }
+    let mut suites: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in file
+        .results
+        .iter()
+        .filter(|r| r.status != Status::OutOfScope)
+    {
+        let revision = r.revision.as_deref().unwrap_or("?");
+        match suites.iter_mut().find(|(s, _)| *s == r.suite.as_str()) {
+            Some((_, revs)) if revs.contains(&revision) => {}
+            Some((_, revs)) => revs.push(revision),
+            None => suites.push((r.suite.as_str(), vec![revision])),
+        }
+    }
+    let listed: Vec<String> = suites
+        .into_iter()
+        .map(|(suite, mut revs)| {
+            revs.sort_unstable();
+            let word = if revs.len() == 1 {
+                "revision"
+            } else {
+                "revisions"
+            };
+            format!("{suite} ({word} {})", revs.join(", "))
+        })
+        .collect();
+    let within = if listed.is_empty() {
+        "nothing".to_string()
+    } else {
+        listed.join(", ")
+    };
+    format!(
+        "as the adapter declares it, {within}; {out} of the {} cases out of scope",
+        file.results.len()
+    )
+}
+
+/// Why a file does not speak for the whole corpus under strict grading, and whether every
+/// reason is a case out of the declared scope (the `in-scope` level).
+fn partial_reasons(file: &ResultsFile) -> (Vec<String>, bool) {
     let h = &file.header;
     let mut out = Vec::new();
+    let mut scope_only = true;
     match &h.selection {
         None => out.push("the results file does not record which cases were selected".into()),
         Some(s) => {
@@ -194,9 +268,11 @@ fn partial_reasons(file: &ResultsFile) -> Vec<String> {
     if h.grading == Grading::Loose {
         out.push("loose grading: rejections were not checked for their rules".into());
     }
+    scope_only &= out.is_empty();
     for (status, what) in [
         (Status::Skip, "skipped by the adapter"),
         (Status::Unsupported, "unsupported"),
+        (Status::OutOfScope, "out of the declared scope"),
     ] {
         let mut by_suite: BTreeMap<&str, usize> = BTreeMap::new();
         for r in file.results.iter().filter(|r| r.status == status) {
@@ -206,9 +282,10 @@ fn partial_reasons(file: &ResultsFile) -> Vec<String> {
             let n: usize = by_suite.values().sum();
             let suites: Vec<String> = by_suite.iter().map(|(s, n)| format!("{s} {n}")).collect();
             out.push(format!("{n} {what} ({})", suites.join(", ")));
+            scope_only &= status == Status::OutOfScope;
         }
     }
-    out
+    (out, scope_only)
 }
 
 #[cfg(test)]
@@ -228,6 +305,8 @@ mod tests {
             level,
             known_failures: usize::from(level == Level::ConformsWithKnownFailures),
             partial: Vec::new(),
+            scope: String::new(),
+            in_scope: false,
         }
     }
 

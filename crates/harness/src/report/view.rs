@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::{
     argv_line, grading_name, per_rule, rules_without_cases_phrase, seconds, totals, uncredited,
-    verdict, RuleRow, RuleStatus, RunVerdict, Totals, UncreditedCase,
+    verdict, RuleRow, RunVerdict, Totals, UncreditedCase,
 };
 use crate::results::{Footer, Header, ResultLine, ResultsFile};
 use crate::status::Status;
@@ -57,6 +57,8 @@ pub(crate) struct SuiteSummary {
     /// Expected failures (`xfail`): listed by the adapter, each still a failure of its rules.
     pub known_failures: usize,
     pub unsupported: usize,
+    /// Cases outside the scope the adapter declares.
+    pub out_of_scope: usize,
     pub skipped: usize,
 }
 
@@ -77,13 +79,14 @@ pub(crate) struct SuiteColumn {
 }
 
 /// The per-suite summary's columns: ran, passed, failed, known failures, unsupported, and
-/// skipped when the adapter skipped any case.
-const SUITE_COLUMNS: [SuiteColumn; 6] = [
+/// out of scope and skipped when the adapter declared a scope or skipped any case.
+const SUITE_COLUMNS: [SuiteColumn; 7] = [
     column("ran", |s| s.ran, false),
     column("passed", |s| s.passed, false),
     column("failed", |s| s.failed, true),
     column("known failures", |s| s.known_failures, false),
     column("unsupported", |s| s.unsupported, false),
+    column("out of scope", |s| s.out_of_scope, false),
     column("skipped", |s| s.skipped, false),
 ];
 
@@ -160,8 +163,8 @@ pub struct View<'a> {
     pub(crate) rules: Vec<RuleRow>,
     /// The rules a case of which ran, grouped by draft, then section.
     pub(crate) drafts: Vec<DraftGroup>,
-    /// The rules no case of which ran (every one unsupported or skipped), grouped the same way:
-    /// every format folds them after the others.
+    /// The rules no case of which ran (every one unsupported, skipped or out of the declared
+    /// scope), grouped the same way: every format folds them after the others.
     pub(crate) untested: Vec<DraftGroup>,
     /// `N more rules of the catalogue have no case in this file`, when some have none.
     pub(crate) rules_without_cases: Option<String>,
@@ -193,8 +196,8 @@ impl<'a> View<'a> {
             totals: totals(file),
             unexpected: super::unexpected(file),
             lines,
-            drafts: drafts(&rules, |r| r.status != RuleStatus::Untested),
-            untested: drafts(&rules, |r| r.status == RuleStatus::Untested),
+            drafts: drafts(&rules, |r| !r.status.folded()),
+            untested: drafts(&rules, |r| r.status.folded()),
             rules_without_cases: rules_without_cases_phrase(&rules),
             uncredited_by_id: uncredited
                 .iter()
@@ -213,12 +216,15 @@ impl<'a> View<'a> {
             .map(|i| self.uncredited[*i].why.as_str())
     }
 
-    /// The per-suite summary's columns (skipped only when a case was skipped).
+    /// The per-suite summary's columns (skipped only when a case was skipped, out of scope only
+    /// when a case was).
     pub(crate) fn suite_columns(&self) -> Vec<SuiteColumn> {
         let skips = self.suites.iter().any(|s| s.skipped > 0);
+        let scoped = self.suites.iter().any(|s| s.out_of_scope > 0);
         SUITE_COLUMNS
             .into_iter()
             .filter(|c| c.heading != "skipped" || skips)
+            .filter(|c| c.heading != "out of scope" || scoped)
             .collect()
     }
 
@@ -344,6 +350,7 @@ fn suites(file: &ResultsFile) -> Vec<SuiteSummary> {
                 failed: lines.iter().filter(|r| r.status.is_unexpected()).count(),
                 known_failures: count(Status::Xfail),
                 unsupported: count(Status::Unsupported),
+                out_of_scope: count(Status::OutOfScope),
                 skipped: count(Status::Skip),
             }
         })

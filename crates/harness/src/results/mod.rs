@@ -49,6 +49,10 @@ pub struct Header {
     pub implementation: ImplementationInfo,
     /// SHA-256 of the adapter file, when one was used.
     pub adapter_digest: Option<String>,
+    /// SHA-256 of the expected-failures file (`run --xfail FILE`), when one was given. Absent
+    /// otherwise, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xfail_digest: Option<String>,
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
     pub profiles: Vec<String>,
