@@ -247,6 +247,32 @@ fn a_signed_run_verifies_with_ssh_keygen_and_claim_verify_without_rerunning() {
         assert!(r.stderr.contains("namespace \"git\""), "{}", r.stderr);
     }
 
+    // In CI the key comes from AGENTCONF_SIGNING_KEY: the key's text (a CI secret) or its path.
+    for value in [v.signing.to_openssh(), path(&v.key).to_string()] {
+        let from_env = dir.path().join("from-env.jsonl");
+        let o = Command::new(env!("CARGO_BIN_EXE_agentconf"))
+            .args([
+                "run",
+                "--include",
+                "aer1/workflow/valid/one-step",
+                "--out",
+                path(&from_env),
+            ])
+            .env("AGENTCONF_SIGNING_KEY", &value)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r = run(&[
+            "claim",
+            "verify",
+            path(&from_env),
+            "--signed-by",
+            path(&v.allowed),
+        ]);
+        assert_eq!(r.code, 0, "{}", r.both());
+        std::fs::remove_file(format!("{}.sig", from_env.display())).unwrap();
+    }
+
     // Unsigned: no RESULTS.sig.
     std::fs::remove_file(&sig).unwrap();
     let r = run(&[
