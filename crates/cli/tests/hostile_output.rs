@@ -5,7 +5,6 @@
 //! a Markdown document. The escaping functions themselves are tested class by class in
 //! `agentconf_json::text`; this is the end-to-end check, through the commands.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use agentconf_harness::results::{parse, write_file};
@@ -17,25 +16,15 @@ const BIN: &str = env!("CARGO_BIN_EXE_agentconf");
 /// override and an isolate, and HTML.
 const HOSTILE: &str = "ACME\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}\rOK\u{8}\u{0}\u{9b}1m\u{202e}gnp.exe\u{2066}<img src=x onerror=alert(1)>";
 
-struct Scratch(PathBuf);
+// The shared helpers; this test uses the directory alone.
+#[allow(dead_code)]
+mod support;
 
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("agentconf-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
+use support::TempDir;
 
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// `name` in `dir`, as a string argument.
+fn path_in(dir: &TempDir, name: &str) -> String {
+    dir.path().join(name).to_str().unwrap().to_string()
 }
 
 fn agentconf(args: &[&str]) -> Output {
@@ -72,8 +61,8 @@ fn assert_inert(what: &str, out: &Output) {
 /// print them escaped; the JUnit document carries them escaped too.
 #[test]
 fn a_hostile_claim_reaches_no_terminal_and_no_document() {
-    let scratch = Scratch::new("hostile-claim");
-    let whole = scratch.path("whole.jsonl");
+    let scratch = TempDir::new("hostile-claim");
+    let whole = path_in(&scratch, "whole.jsonl");
     let made = agentconf(&[
         "run",
         "--implementation",
@@ -88,12 +77,12 @@ fn a_hostile_claim_reaches_no_terminal_and_no_document() {
     file.header.implementation.name = HOSTILE.to_string();
     file.header.implementation.argv = vec![HOSTILE.to_string(), "impl".to_string()];
     file.seal(1);
-    let forged = scratch.path("forged.jsonl");
+    let forged = path_in(&scratch, "forged.jsonl");
     write_file(std::path::Path::new(&forged), &file).unwrap();
 
     // The claim's executable digest is this build's and its command runs `impl`, so it is
     // re-run as the reference's processes: its new results go to the scratch directory.
-    let again = scratch.path("again.jsonl");
+    let again = path_in(&scratch, "again.jsonl");
     let claim = agentconf(&["claim", "verify", &forged, "--out", &again]);
     assert_inert("claim verify", &claim);
     let said = String::from_utf8_lossy(&claim.stderr).to_string()
@@ -121,8 +110,8 @@ fn a_hostile_claim_reaches_no_terminal_and_no_document() {
 /// terminal control and no raw HTML).
 #[test]
 fn a_hostile_corpus_id_reaches_no_terminal_and_no_markdown_document() {
-    let scratch = Scratch::new("hostile-corpus");
-    let dir = PathBuf::from(scratch.path("hostile-vectors"));
+    let scratch = TempDir::new("hostile-corpus");
+    let dir = scratch.path().join("hostile-vectors");
     agentconf_corpus::writer::write(&dir, &agentconf_corpus::corpus()).unwrap();
     // Hand-edited, as a directory from elsewhere may be: one vector's id made hostile, its file
     // and the manifest brought into agreement (so the directory is read, not refused).
