@@ -7,6 +7,7 @@ use super::page::{self, base_css, esc, level_class};
 use super::view::{cases, counted, DraftGroup, Part, Sections, View};
 use super::{clip, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
 use crate::results::ResultLine;
+use crate::status::Status;
 
 /// How many unexpected results the overview lists before folding the rest.
 const UNEXPECTED_SHOWN: usize = 20;
@@ -137,11 +138,35 @@ impl Page<'_, '_> {
              <button type=\"button\" id=\"f-close\">collapse all</button> \
              <span id=\"f-count\" class=\"count\"></span></form>\n<div id=\"vlist\">\n",
         );
+        // Cases outside the declared scope were never run: one line each would make a subset
+        // implementation's page mostly rows that say nothing (tens of thousands of pixels on a
+        // phone). They are listed together, folded, after the cases that ran.
+        let mut out_of_scope: Vec<&str> = Vec::new();
         for (i, r) in view.lines.iter().enumerate() {
+            if r.status == Status::OutOfScope {
+                out_of_scope.push(&r.id);
+                continue;
+            }
             vector_row(o, i, r, &self.rule_anchor);
         }
+        o.push_str("</div>\n");
+        if !out_of_scope.is_empty() {
+            let _ = write!(
+                o,
+                "<details class=\"more out-of-scope\"><summary>{} cases outside the declared \
+                 scope, not run (none is charged to a rule)</summary><p class=\"ids\">",
+                out_of_scope.len()
+            );
+            for (n, id) in out_of_scope.iter().enumerate() {
+                if n > 0 {
+                    o.push_str(", ");
+                }
+                let _ = write!(o, "<code>{}</code>", esc(id));
+            }
+            o.push_str("</p></details>\n");
+        }
         o.push_str(
-            "</div>\n<p id=\"f-empty\" class=\"empty\" hidden>No case matches the filters.</p>\
+            "<p id=\"f-empty\" class=\"empty\" hidden>No case matches the filters.</p>\
              </section>\n",
         );
     }
@@ -688,7 +713,7 @@ ul.untested{margin:4px 0 0;padding-left:20px;color:var(--mut)}
 header.top a{color:#fff}
 details.more.untested{margin-top:14px}details.more.untested>summary{font-weight:600}
 ol.known{margin:0;padding-left:26px}ol.known li{margin:6px 0}p.reason{margin:2px 0 0;color:#424a53}
-@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(3,1fr)}.small .counter.zero{display:none}.counter{min-height:0;padding:6px 10px}.counter .n{font-size:20px}.counter.big .n{font-size:40px}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}table.suites th,table.suites td{padding-right:6px;font-size:12.5px}table.suites thead th{font-size:11px}table.suites tbody th code{font-size:11.5px}h1{font-size:22px}}
+@media (max-width:820px){.wrap{padding:0 12px}.card{padding:12px}dl{grid-template-columns:max-content minmax(0,1fr)}.counters{grid-template-columns:1fr}.small{grid-template-columns:repeat(3,1fr)}.small .counter.zero{display:none}.counter{min-height:0;padding:6px 10px}.counter .n{font-size:20px}.counter.big .n{font-size:40px}.cmp{grid-template-columns:1fr}table.rules th:nth-child(2),table.rules td:nth-child(2){display:none}table.rules td:nth-child(3),table.rules th:nth-child(3),table.rules td:nth-child(4),table.rules th:nth-child(4){width:auto}.bar{width:50px}details.v>summary{flex-wrap:wrap}ol.bad .d{display:none}table.suites th,table.suites td{padding-right:4px;font-size:12px}table.suites thead th{font-size:11px}table.suites tbody th code{font-size:11.5px}h1{font-size:22px}}
 body{overflow-wrap:anywhere}
 @media print{.filters{display:none}details.v{break-inside:avoid}}
 "#
