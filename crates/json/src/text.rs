@@ -40,9 +40,7 @@ pub fn terminal_safe(s: &str) -> String {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push(' '),
-            c if c.is_control() || is_bidi_control(c) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
+            c if needs_escape(c) => push_visible(&mut out, c),
             c => out.push(c),
         }
     }
@@ -62,7 +60,7 @@ pub fn terminal_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
         if needs_escape(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            push_visible(&mut out, c);
         } else {
             out.push(c);
         }
@@ -73,6 +71,13 @@ pub fn terminal_text(s: &str) -> String {
 /// A control character other than a line break or a tab, or a bidirectional control.
 fn needs_escape(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)
+}
+
+/// `c` shown as the text `\u{…}` (its code point in hex): how every destination shows a
+/// character that must not act.
+fn push_visible(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
 }
 
 /// `s` as inline Markdown text on one line: HTML-significant characters as entities (so no raw
@@ -129,7 +134,7 @@ pub fn html_text(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if needs_escape(c) => push_visible(&mut out, c),
             c => out.push(c),
         }
     }
