@@ -278,12 +278,7 @@ fn a_full_disk_stops_the_run_and_keeps_what_was_graded() {
         !Path::new(&out).exists(),
         "a partial file took the results file's name"
     );
-    let kept = stderr
-        .split("the lines written are kept in ")
-        .nth(1)
-        .and_then(|r| r.trim_end().strip_suffix(')'))
-        .expect("the kept file is named");
-    let text = std::fs::read_to_string(kept).unwrap();
+    let text = std::fs::read_to_string(kept_file(&stderr)).unwrap();
     assert!(
         text.lines().count() > 10,
         "{} lines kept",
@@ -342,12 +337,7 @@ fn a_file_size_limit_is_a_write_error_with_whole_lines_kept() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("file size limit"), "{stderr}");
     assert!(!stderr.contains("--fail-fast"), "{stderr}");
-    let kept = stderr
-        .split("the lines written are kept in ")
-        .nth(1)
-        .and_then(|r| r.trim_end().strip_suffix(')'))
-        .expect("the kept file is named");
-    let text = std::fs::read_to_string(kept).unwrap();
+    let text = std::fs::read_to_string(kept_file(&stderr)).unwrap();
     assert!(
         text.ends_with('\n'),
         "a torn last line: {:?}",
@@ -360,4 +350,13 @@ fn a_file_size_limit_is_a_write_error_with_whole_lines_kept() {
         !Path::new(&s.path(".results.jsonl.lock")).exists(),
         "the lock was released"
     );
+}
+
+/// The file a run stopped by a write failure says it kept its lines in.
+fn kept_file(stderr: &str) -> &str {
+    stderr
+        .split("the lines written are kept in ")
+        .nth(1)
+        .and_then(|r| r.trim_end().strip_suffix(')'))
+        .expect("the kept file is named")
 }
