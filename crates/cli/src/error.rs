@@ -111,6 +111,19 @@ impl From<agentconf_harness::signing::SignatureError> for Error {
     }
 }
 
+impl From<agentconf_harness::RunFailure> for Error {
+    fn from(e: agentconf_harness::RunFailure) -> Error {
+        use agentconf_harness::{FilesError, RunFailure};
+        match e {
+            RunFailure::Files(FilesError::Write(e)) | RunFailure::SideOutput(e) => Error::Write(e),
+            RunFailure::Files(shared @ FilesError::Shared { .. }) => {
+                Error::Usage(shared.to_string())
+            }
+            RunFailure::Run(e) => Error::Run(e),
+        }
+    }
+}
+
 impl From<RunError> for Error {
     fn from(e: RunError) -> Error {
         Error::Run(e)

@@ -5,10 +5,13 @@
 mod adapter_file;
 mod args;
 mod commands;
+mod corpus_choice;
 mod error;
 mod input;
+mod progress;
 mod render;
 mod signed;
+mod target;
 
 use std::process::ExitCode;
 

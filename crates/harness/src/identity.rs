@@ -36,6 +36,44 @@ pub struct ImplementationInfo {
     pub interpreter_version: Option<String>,
 }
 
+/// An implementation's identity, known or being worked out on a thread of its own: hashing the
+/// executable (agentconf's own is about 14 MB) and the files its command names, and perhaps
+/// asking an interpreter its version, does not depend on the corpus, so a run starts it before
+/// building the corpus and takes it when the header is written.
+pub struct PendingIdentity(Pending);
+
+enum Pending {
+    Known(ImplementationInfo),
+    Working(std::thread::JoinHandle<ImplementationInfo>),
+}
+
+impl PendingIdentity {
+    /// Starts working out what `argv` runs ([`ImplementationInfo::of`]), named `name`.
+    pub fn start(name: String, argv: Vec<String>) -> PendingIdentity {
+        PendingIdentity(Pending::Working(std::thread::spawn(move || {
+            ImplementationInfo::of(name, &argv)
+        })))
+    }
+
+    /// An identity already known.
+    pub fn known(info: ImplementationInfo) -> PendingIdentity {
+        PendingIdentity(Pending::Known(info))
+    }
+
+    /// The identity, once worked out.
+    pub fn wait(self) -> ImplementationInfo {
+        match self.0 {
+            Pending::Known(info) => info,
+            Pending::Working(thread) => match thread.join() {
+                Ok(info) => info,
+                // The thread only hashes files and runs `--version`; a panic there is a bug
+                // here, carried on as one.
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+        }
+    }
+}
+
 /// A file named on the command line, and its SHA-256.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDigest {

@@ -52,11 +52,12 @@ mod status;
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
 pub use case_result::VectorResult;
 pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
-pub use run::{run, RunRecord, SealedRun, WriteFailure};
-pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
-pub use session::{
-    run_unsealed, Backend, Launch, Outputs, Ran, RunError, RunNotes, RunOptions, MAX_JOBS,
+pub use run::{
+    check_distinct, FilesError, Finished, NamedFile, RunBuilder, RunFailure, RunRecord,
+    WriteFailure,
 };
+pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
+pub use session::{Backend, Launch, Outputs, RunError, RunNotes, RunOptions, MAX_JOBS};
 pub use status::Status;
 
 // The contract's limits and defaults a caller states or documents.

@@ -158,6 +158,23 @@ impl<'a> Launch<'a> {
         }
     }
 
+    /// The command (and its adapter) this launch runs, unless the backend is in this process:
+    /// what a smoke check probes.
+    pub(crate) fn command(&self) -> Option<(&'a Implementation, Option<&'a Adapter>)> {
+        match *self {
+            Launch::Command {
+                implementation,
+                adapter,
+            }
+            | Launch::Persistent {
+                implementation,
+                adapter,
+                ..
+            } => Some((implementation, adapter)),
+            Launch::InProcess(..) => None,
+        }
+    }
+
     /// Only a command can be a broken wrapper; the reference in process is not one.
     fn may_be_broken_wrapper(&self) -> bool {
         !matches!(self, Launch::InProcess(..))
@@ -228,20 +245,6 @@ impl<'a> Plan<'a> {
             sink,
         }
     }
-}
-
-/// Runs `cases` on the backends `launch` makes, graded as `grading` says; `progress(done,
-/// unexpected)` is called after each. Not sealed into a results file: for runs whose lines are
-/// material for something else (the matrix's cross runs); [`crate::run`] seals one.
-pub fn run_unsealed(
-    launch: &Launch<'_>,
-    cases: &[Case<'_>],
-    grading: Grading,
-    options: &RunOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Ran, RunError> {
-    let plan = Plan::new(cases, launch, options, None);
-    run_cases(&plan, &|| launch.start(grading), progress)
 }
 
 /// Where settled cases go while a run goes on ([`Plan::sink`]).

@@ -6,6 +6,7 @@
 //! - [`admit`]: the GRP receiver on a stream of event lines;
 //! - [`command`]: the one-shot command and the persistent server (`impl serve`);
 //! - [`inprocess`]: the reference as a backend of the harness, called as a library (no spawns).
+//! - [`profiles`]: the GRP capability profiles it claims.
 //!
 //! The harness never links this crate: the judge does not link what it judges. The CLI hands the
 //! in-process backend to the harness.
@@ -19,4 +20,5 @@ pub mod command;
 pub mod dispatch;
 pub mod emit;
 pub mod inprocess;
+pub mod profiles;
 pub mod vector_inputs;

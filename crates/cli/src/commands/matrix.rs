@@ -7,12 +7,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agentconf_contract::case::Case;
 use agentconf_harness::matrix::{self, Assembly, Matrix};
-use agentconf_harness::results::{write_atomically, ResultLine};
-use agentconf_harness::Grading;
+use agentconf_harness::results::write_atomically;
 
-use super::run::{execute_keeping, run_all, target};
+use super::run::execute_keeping;
 use super::{say, to_stderr, ExitOutcome};
 use crate::args::{GradingArg, ImplementationArg, MatrixArgs, RunArgs};
 use crate::error::Result;
@@ -45,7 +43,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
     let corpus = agentconf_corpus::corpus();
     // Each implementation over the whole corpus, keeping what it emitted.
     let mut assembly = Assembly::new(&corpus);
-    let mut run_args: Vec<RunArgs> = Vec::new();
+    let mut run_args: Vec<(RunArgs, agentconf_harness::identity::ImplementationInfo)> = Vec::new();
     for (name, spec) in &members {
         to_stderr(&format!("agentconf matrix: {name} over the corpus\n"));
         let a = run_args_of(args, name, spec);
@@ -53,8 +51,8 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         if agentconf_harness::interrupt::interrupted() {
             return Ok(interrupted());
         }
+        run_args.push((a, file.header.implementation.clone()));
         assembly.add_run(name, file, &outputs);
-        run_args.push(a);
     }
 
     // Every emitted artifact through every verifier.
@@ -64,12 +62,12 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         .collect();
     let cases = assembly.cross_cases();
     let mut answers = Vec::new();
-    for ((name, _), a) in members.iter().zip(&run_args) {
+    for ((name, _), (a, identity)) in members.iter().zip(&run_args) {
         to_stderr(&format!(
             "agentconf matrix: {} emitted artifacts through {name}\n",
             cases.len()
         ));
-        answers.push(answers_of(a, &corpus_ids, &cases)?);
+        answers.push(super::run::answers(a, &corpus_ids, &cases, identity)?);
         if agentconf_harness::interrupt::interrupted() {
             return Ok(interrupted());
         }
@@ -159,7 +157,7 @@ fn parse_member(given: &str) -> Result<(String, Spec)> {
     } else {
         let argv: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
         // Before any member runs, not when its turn comes.
-        super::run::check_program(&argv)?;
+        crate::target::check_program(&argv)?;
         Spec::Command(argv)
     };
     Ok((name.to_string(), spec))
@@ -201,32 +199,6 @@ fn run_args_of(args: &MatrixArgs, name: &str, spec: &Spec) -> RunArgs {
         sign: None,
         attestation: None,
     }
-}
-
-/// A verifier's answers to every emitted artifact (loose grading: the verdict is the question).
-fn answers_of(
-    a: &RunArgs,
-    corpus_ids: &BTreeSet<String>,
-    cases: &[Case<'_>],
-) -> Result<Vec<ResultLine>> {
-    let t = target(a, corpus_ids)?;
-    if cases.is_empty() {
-        return Ok(Vec::new());
-    }
-    // Every artifact is answered: a verifier's first crashes do not stop its cross run.
-    let every = RunArgs {
-        keep_going: true,
-        ..a.clone()
-    };
-    let ran = run_all(
-        &t.implementation,
-        t.adapter.as_ref(),
-        cases,
-        Grading::Loose,
-        &every,
-        false,
-    )?;
-    Ok(ran.lines)
 }
 
 /// The lines printed at the end: the matrix as text and where every file went.

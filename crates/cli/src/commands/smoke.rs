@@ -30,7 +30,7 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
         }
     };
     // One command source, as `run` has: the adapter's command or the one after `--`.
-    let Some(argv) = super::run::one_command(adapter.as_ref(), &args.command)? else {
+    let Some(argv) = crate::target::one_command(adapter.as_ref(), &args.command)? else {
         return Err(
             "smoke needs a command: give it after -- (agentconf smoke -- ./your-wrapper), \
                     or an adapter whose command runs the tool (--adapter FILE)"
