@@ -84,13 +84,11 @@ impl LongLived {
 
     /// Sends `signal` to its process group (SIGSTOP, SIGCONT), unless it was already reaped
     /// (its pid may be reused then).
-    pub(crate) fn signal_group(&mut self, signal: libc::c_int) {
+    pub(crate) fn signal_group(&mut self, signal: rustix::process::Signal) {
         if self.status.is_none() {
-            let pid = self.child.id() as libc::pid_t;
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
-            // involved, and the group is ours until the child is reaped.
-            unsafe {
-                libc::kill(-pid, signal);
+            // The group is ours until the child is reaped; a group already gone is no error.
+            if let Some(pid) = crate::kill::pid(self.child.id()) {
+                let _ = rustix::process::kill_process_group(pid, signal);
             }
         }
     }
@@ -106,7 +104,7 @@ impl LongLived {
         let parts = (|| {
             let stdin = child.stdin.take();
             if let Some(s) = &stdin {
-                set_nonblocking(s.as_raw_fd())?;
+                set_nonblocking(s)?;
             }
             let stdout = child
                 .stdout
@@ -290,9 +288,7 @@ impl LongLived {
         let fd = self.stdin.as_ref()?.as_raw_fd();
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            let mut n: libc::c_int = 0;
-            // SAFETY: FIONREAD writes one int through a valid pointer; the descriptor is ours.
-            if unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0 {
+            if let Ok(n) = rustix::io::ioctl_fionread(self.stdin.as_ref()?) {
                 return usize::try_from(n).ok();
             }
         }

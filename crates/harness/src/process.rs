@@ -14,6 +14,8 @@ use std::process::ExitStatus;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rustix::process::WaitIdOptions;
+
 #[cfg(test)]
 pub(crate) use spawn::tests as spawn_tests;
 pub use spawn::{containment, Containment, CONTAINMENT_VAR};
@@ -139,7 +141,7 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let mut stdin = child
         .stdin
         .take()
-        .filter(|s| !spec.stdin.is_empty() && set_nonblocking(s.as_raw_fd()).is_ok());
+        .filter(|s| !spec.stdin.is_empty() && set_nonblocking(s).is_ok());
     let mut written = 0;
     let mut out = Stream::new(child.stdout.take(), spec.capture_limit);
     let mut err = Stream::new(child.stderr.take(), spec.capture_limit);
@@ -315,30 +317,27 @@ fn ending_of(s: ExitStatus) -> Ending {
 pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
     // With WNOHANG and nothing to report the structure stays zeroed (Linux writes a zero
     // si_signo); a child that exited is reported with SIGCHLD.
-    waitid_unreaped(pid, libc::WNOHANG).map(|info| info.si_signo == libc::SIGCHLD)
+    waitid_unreaped(pid, WaitIdOptions::NOHANG).map(|exited| exited.is_some())
 }
 
 /// waitid(2) on our child `pid` for its exit, without reaping it (`WNOWAIT`), retried when a
 /// signal interrupts it; `flags` adds `WNOHANG` to ask without waiting.
-pub(crate) fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> {
+/// `Ok(None)`: with `WNOHANG`, it has not exited yet.
+pub(crate) fn waitid_unreaped(
+    pid: u32,
+    flags: WaitIdOptions,
+) -> io::Result<Option<rustix::process::WaitIdStatus>> {
+    // An id that names no single process is no child of ours (waitid would say ECHILD).
+    let Some(pid) = crate::kill::pid(pid) else {
+        return Err(io::Error::from_raw_os_error(libc::ECHILD));
+    };
     loop {
-        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid on our own child with a valid out-pointer.
-        let r = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT | flags,
-            )
-        };
-        if r == 0 {
-            return Ok(info);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match rustix::process::waitid(
+            rustix::process::WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | flags,
+        ) {
+            Err(rustix::io::Errno::INTR) => {}
+            r => return r.map_err(io::Error::from),
         }
     }
 }
@@ -409,13 +408,10 @@ pub(crate) fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
 }
 
 /// Puts `fd` (a pipe end we own) in non-blocking mode.
-pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl(2) on a descriptor we own; no memory is involved.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    // SAFETY: as above.
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+pub(crate) fn set_nonblocking(fd: impl std::os::fd::AsFd) -> io::Result<()> {
+    let fd = fd.as_fd();
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
     Ok(())
 }
 
@@ -535,9 +531,8 @@ pub(crate) mod tests {
     /// Kills every `sleep MARKER` (a test's clean-up of what escaped the group).
     pub(crate) fn kill_sleepers(marker: &str) {
         for pid in sleepers(marker) {
-            // SAFETY: kill(2) of a test's own marked sleeper.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
+            if let Some(pid) = rustix::process::Pid::from_raw(pid.max(0)) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
         }
     }
