@@ -8,12 +8,13 @@
 mod spawn;
 
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::WaitIdOptions;
 
 #[cfg(test)]
@@ -161,40 +162,37 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         let mut fds = Vec::with_capacity(4);
         let mut which = Vec::with_capacity(4);
         if let Some(p) = &out.pipe {
-            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(p, PollFlags::IN));
             which.push(0);
         }
         if let Some(p) = &err.pipe {
-            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(p, PollFlags::IN));
             which.push(1);
         }
         if let Some(s) = &stdin {
-            fds.push(pollfd(s.as_raw_fd(), libc::POLLOUT));
+            fds.push(PollFd::new(s, PollFlags::OUT));
             which.push(2);
         }
         if let Some(w) = &exit_watch {
-            fds.push(pollfd(w.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(w, PollFlags::IN));
             which.push(3);
         }
-        // SAFETY: `fds` is a valid array of `fds.len()` pollfds for descriptors we own.
-        let ready = unsafe {
-            libc::poll(
-                fds.as_mut_ptr(),
-                fds.len() as libc::nfds_t,
-                millis_until(deadline, now),
-            )
-        };
-        if ready < 0 {
+        if let Err(e) = rustix::event::poll(&mut fds, Some(&timeout_until(deadline, now))) {
             // EINTR; anything else (ENOMEM) is retried too, and the deadline still bounds it.
-            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            if e != rustix::io::Errno::INTR {
                 thread::sleep(Duration::from_millis(10));
             }
             continue;
         }
-        for (fd, which) in fds.iter().zip(which) {
-            if fd.revents == 0 {
-                continue;
-            }
+        // What woke, before the streams are read (the pollfds borrow them).
+        let woke: Vec<usize> = fds
+            .iter()
+            .zip(which)
+            .filter(|(fd, _)| !fd.revents().is_empty())
+            .map(|(_, which)| which)
+            .collect();
+        drop(fds);
+        for which in woke {
             match which {
                 0 => out.read_some(&mut buf),
                 1 => err.read_some(&mut buf),
@@ -245,7 +243,7 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
             // whenever it goes, and the run does not wait.
             let died = exit_watch
                 .as_ref()
-                .is_some_and(|w| wait_readable(w.as_raw_fd(), Duration::from_secs(5)));
+                .is_some_and(|w| wait_readable(w, Duration::from_secs(5)));
             if died {
                 let _ = child.reap();
             } else {
@@ -272,7 +270,7 @@ struct Stream<R> {
     limit: usize,
 }
 
-impl<R: Read + AsRawFd> Stream<R> {
+impl<R: Read + AsFd> Stream<R> {
     fn new(pipe: Option<R>, limit: usize) -> Self {
         Stream {
             pipe,
@@ -300,7 +298,7 @@ impl<R: Read + AsRawFd> Stream<R> {
 
     /// Whether another process still holds the pipe's write end.
     fn held(&self) -> bool {
-        self.pipe.as_ref().is_some_and(|p| !hung_up(p.as_raw_fd()))
+        self.pipe.as_ref().is_some_and(|p| !hung_up(p))
     }
 }
 
@@ -381,27 +379,29 @@ pub(crate) fn others_in_group(pid: u32) -> Option<bool> {
 }
 
 /// Whether no process holds the write end of the pipe `fd` reads any more.
-pub(crate) fn hung_up(fd: RawFd) -> bool {
-    let mut p = pollfd(fd, libc::POLLIN);
-    // SAFETY: one valid pollfd for a descriptor the caller owns; no waiting.
-    let r = unsafe { libc::poll(&mut p, 1, 0) };
-    r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+pub(crate) fn hung_up(fd: impl AsFd) -> bool {
+    let mut p = [PollFd::new(&fd, PollFlags::IN)];
+    let zero = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    rustix::event::poll(&mut p, Some(&zero)).is_ok_and(|n| n > 0)
+        && p[0]
+            .revents()
+            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
 }
 
 /// Waits up to `timeout` for `fd` to become readable (or reach its end).
-pub(crate) fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
+pub(crate) fn wait_readable(fd: impl AsFd, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
     loop {
         let now = Instant::now();
-        let mut p = pollfd(fd, libc::POLLIN);
-        // SAFETY: one valid pollfd for a descriptor the caller owns.
-        let r = unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
-        if r > 0 {
+        let mut p = [PollFd::new(&fd, PollFlags::IN)];
+        let r = rustix::event::poll(&mut p, Some(&timeout_until(deadline, now)));
+        if r.is_ok_and(|n| n > 0) {
             return true;
         }
-        if (r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
-            && Instant::now() >= deadline
-        {
+        if r != Err(rustix::io::Errno::INTR) && Instant::now() >= deadline {
             return false;
         }
     }
@@ -415,11 +415,13 @@ pub(crate) fn set_nonblocking(fd: impl std::os::fd::AsFd) -> io::Result<()> {
     Ok(())
 }
 
-pub(crate) fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
-    libc::pollfd {
-        fd,
-        events,
-        revents: 0,
+/// poll's timeout from `now` to `deadline`: [`millis_until`]'s milliseconds, rounded up and
+/// bounded as there (where the system has no ppoll, rustix passes milliseconds to poll).
+pub(crate) fn timeout_until(deadline: Instant, now: Instant) -> Timespec {
+    let ms = i64::from(millis_until(deadline, now));
+    Timespec {
+        tv_sec: ms / 1000,
+        tv_nsec: ((ms % 1000) * 1_000_000) as _,
     }
 }
 
