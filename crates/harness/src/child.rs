@@ -7,16 +7,16 @@
 //! dropped.
 
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::process::{
-    exited_unreaped, hung_up, millis_until, pollfd, set_nonblocking, spawn, Spawned,
-};
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+
+use crate::process::{exited_unreaped, hung_up, set_nonblocking, spawn, timeout_until, Spawned};
 
 /// How long to poll without sleeping before waiting for a line: a response usually comes within
 /// microseconds, and looking again for a moment saves a wake-up per request (see the bench).
@@ -84,13 +84,11 @@ impl LongLived {
 
     /// Sends `signal` to its process group (SIGSTOP, SIGCONT), unless it was already reaped
     /// (its pid may be reused then).
-    pub(crate) fn signal_group(&mut self, signal: libc::c_int) {
+    pub(crate) fn signal_group(&mut self, signal: rustix::process::Signal) {
         if self.status.is_none() {
-            let pid = self.child.id() as libc::pid_t;
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
-            // involved, and the group is ours until the child is reaped.
-            unsafe {
-                libc::kill(-pid, signal);
+            // The group is ours until the child is reaped; a group already gone is no error.
+            if let Some(pid) = crate::kill::pid(self.child.id()) {
+                let _ = rustix::process::kill_process_group(pid, signal);
             }
         }
     }
@@ -106,7 +104,7 @@ impl LongLived {
         let parts = (|| {
             let stdin = child.stdin.take();
             if let Some(s) = &stdin {
-                set_nonblocking(s.as_raw_fd())?;
+                set_nonblocking(s)?;
             }
             let stdout = child
                 .stdout
@@ -172,10 +170,9 @@ impl LongLived {
                             "it did not read its standard input before the deadline",
                         ));
                     }
-                    let mut p = pollfd(stdin.as_raw_fd(), libc::POLLOUT);
-                    // SAFETY: one valid pollfd for a descriptor we own. An error (EINTR) only
-                    // means another round; the deadline bounds them.
-                    unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
+                    let mut p = [PollFd::new(stdin, PollFlags::OUT)];
+                    // An error (EINTR) only means another round; the deadline bounds them.
+                    let _ = poll(&mut p, Some(&timeout_until(deadline, now)));
                 }
                 Err(e) => return Err(e),
             }
@@ -189,7 +186,7 @@ impl LongLived {
     /// [`LineFailure::Eof`], since the process itself ended in time.
     pub(crate) fn read_line(&mut self, deadline: Instant) -> Result<Vec<u8>, LineFailure> {
         loop {
-            let watch = self.exit_watch.as_ref().map(|w| w.as_raw_fd());
+            let watch = self.exit_watch.as_ref().map(|w| w.as_fd());
             match self.stdout.read_line(deadline, watch) {
                 Err(Wake::Exited) => {
                     self.exited();
@@ -244,10 +241,7 @@ impl LongLived {
                 return self.status;
             }
         }
-        let (stdout, stderr) = (
-            self.stdout.stdout.as_raw_fd(),
-            self.stderr_probe.as_raw_fd(),
-        );
+        let (stdout, stderr) = (self.stdout.stdout.as_fd(), self.stderr_probe.as_fd());
         self.left_descendants = self
             .child
             .left_descendants(|| !hung_up(stdout) || !hung_up(stderr));
@@ -271,9 +265,9 @@ impl LongLived {
             let Some(watch) = &self.exit_watch else {
                 return None;
             };
-            let mut p = pollfd(watch.as_raw_fd(), libc::POLLIN);
-            // SAFETY: one valid pollfd for a descriptor we own; EINTR means another round.
-            unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
+            let mut p = [PollFd::new(watch, PollFlags::IN)];
+            // EINTR means another round.
+            let _ = poll(&mut p, Some(&timeout_until(deadline, now)));
         }
     }
 
@@ -287,16 +281,14 @@ impl LongLived {
     /// (Linux counts a pipe's contents with FIONREAD). After the process is gone this says
     /// whether it read the last request before it went.
     pub(crate) fn unread_input(&self) -> Option<usize> {
-        let fd = self.stdin.as_ref()?.as_raw_fd();
+        let stdin = self.stdin.as_ref()?;
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
-            let mut n: libc::c_int = 0;
-            // SAFETY: FIONREAD writes one int through a valid pointer; the descriptor is ours.
-            if unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0 {
+            if let Ok(n) = rustix::io::ioctl_fionread(stdin) {
                 return usize::try_from(n).ok();
             }
         }
-        let _ = fd;
+        let _ = stdin;
         None
     }
 
@@ -377,7 +369,7 @@ impl LineReader {
     fn read_line(
         &mut self,
         deadline: Instant,
-        exit_watch: Option<std::os::fd::RawFd>,
+        exit_watch: Option<BorrowedFd<'_>>,
     ) -> Result<Vec<u8>, Wake> {
         let fail = |f| Err(Wake::Failed(f));
         let mut scanned = self.start;
@@ -407,36 +399,43 @@ impl LineReader {
             if now >= deadline {
                 return fail(LineFailure::Timeout);
             }
-            let mut fds = [
-                pollfd(self.stdout.as_raw_fd(), libc::POLLIN),
-                pollfd(exit_watch.unwrap_or(-1), libc::POLLIN),
-            ];
+            // Its output, and the exit watch when there is one (poll only what exists).
+            let stdout = self.stdout.as_fd();
+            let mut fds = [PollFd::new(&stdout, PollFlags::IN)];
+            let mut both = exit_watch.map(|w| {
+                [
+                    PollFd::new(&stdout, PollFlags::IN),
+                    PollFd::from_borrowed_fd(w, PollFlags::IN),
+                ]
+            });
+            let fds: &mut [PollFd<'_>] = match both.as_mut() {
+                Some(both) => both,
+                None => &mut fds,
+            };
             let spin_until = now + self.spin;
-            let mut ready = 0;
-            while ready == 0 && Instant::now() < spin_until {
-                // SAFETY: valid pollfds, for descriptors we own (a negative fd is ignored), for
-                // the duration of the call.
-                ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, 0) };
-                if ready == 0 {
+            let zero = Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            let mut ready = Ok(0);
+            while ready == Ok(0) && Instant::now() < spin_until {
+                ready = poll(fds, Some(&zero));
+                if ready == Ok(0) {
                     // Let the implementation have this CPU if it is waiting for one.
                     thread::yield_now();
                 }
             }
-            if ready == 0 {
-                // SAFETY: as above.
-                ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis_until(deadline, now)) };
+            if ready == Ok(0) {
+                ready = poll(fds, Some(&timeout_until(deadline, now)));
             }
-            if ready < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return fail(LineFailure::Io(e));
+            match ready {
+                Err(rustix::io::Errno::INTR) | Ok(0) => continue,
+                Err(e) => return fail(LineFailure::Io(e.into())),
+                Ok(_) => {}
             }
-            if ready == 0 {
-                continue;
-            }
-            if fds[0].revents != 0 {
+            let output = !fds[0].revents().is_empty();
+            let exited = fds.get(1).is_some_and(|w| !w.revents().is_empty());
+            if output {
                 let mut chunk = [0u8; 16 * 1024];
                 match self.stdout.read(&mut chunk) {
                     Ok(0) => return fail(LineFailure::Eof),
@@ -444,7 +443,7 @@ impl LineReader {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => return fail(LineFailure::Io(e)),
                 }
-            } else if fds[1].revents != 0 {
+            } else if exited {
                 // Its output first, the exit second: what it wrote before it exited is read.
                 return Err(Wake::Exited);
             }
@@ -466,9 +465,14 @@ impl LineReader {
             if unread.len() > self.max {
                 return Some(unread[..self.max].to_vec());
             }
-            let mut p = pollfd(self.stdout.as_raw_fd(), libc::POLLIN);
-            // SAFETY: one valid pollfd for a descriptor we own; no waiting.
-            if unsafe { libc::poll(&mut p, 1, 0) } <= 0 || p.revents & libc::POLLIN == 0 {
+            let mut p = [PollFd::new(&self.stdout, PollFlags::IN)];
+            let zero = Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            if !poll(&mut p, Some(&zero)).is_ok_and(|n| n > 0)
+                || !p[0].revents().contains(PollFlags::IN)
+            {
                 return None;
             }
             let mut chunk = [0u8; 16 * 1024];
@@ -506,21 +510,18 @@ impl BackgroundCapture {
                 let mut chunk = [0u8; 8192];
                 loop {
                     let mut fds = [
-                        pollfd(stream.as_raw_fd(), libc::POLLIN),
-                        pollfd(stop_reader.as_raw_fd(), libc::POLLIN),
+                        PollFd::new(&stream, PollFlags::IN),
+                        PollFd::new(&stop_reader, PollFlags::IN),
                     ];
-                    // SAFETY: two valid pollfds for descriptors this thread owns.
-                    let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-                    if ready < 0 {
-                        if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                            continue;
-                        }
+                    match poll(&mut fds, None) {
+                        Err(rustix::io::Errno::INTR) => continue,
+                        Err(_) => break,
+                        Ok(_) => {}
+                    }
+                    if !fds[1].revents().is_empty() {
                         break;
                     }
-                    if fds[1].revents != 0 {
-                        break;
-                    }
-                    if fds[0].revents == 0 {
+                    if fds[0].revents().is_empty() {
                         continue;
                     }
                     match stream.read(&mut chunk) {

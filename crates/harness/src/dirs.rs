@@ -83,12 +83,15 @@ fn owner_pid(name: &str) -> Option<u32> {
 /// Whether a process `pid` is alive (or cannot be told to be gone): kill(2) with no signal, and
 /// on Linux /proc, which shows processes of other PID namespaces that kill(2) cannot reach.
 fn alive(pid: u32) -> bool {
-    let Ok(id) = libc::pid_t::try_from(pid) else {
+    // 0 or an id past pid_t names no single process: it cannot be told to be gone.
+    let Some(id) = crate::kill::pid(pid) else {
         return true;
     };
-    // SAFETY: kill(2) with signal 0 sends nothing; it only says whether the process exists.
-    let reachable = unsafe { libc::kill(id, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+    // kill(2) with no signal sends nothing; it only says whether the process exists.
+    let reachable = !matches!(
+        rustix::process::test_kill_process(id),
+        Err(rustix::io::Errno::SRCH)
+    );
     reachable
         || (cfg!(target_os = "linux") && std::path::Path::new(&format!("/proc/{pid}")).exists())
 }
@@ -96,8 +99,7 @@ fn alive(pid: u32) -> bool {
 /// Whether `path` is a directory (not a link to one) owned by this process's user.
 fn is_own_directory(path: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no memory effects.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && m.uid() == me)
 }
 

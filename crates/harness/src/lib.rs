@@ -6,6 +6,11 @@
 //! what it judges. The reference reaches it as one more backend ([`session::Backend`]), handed
 //! in by the CLI.
 
+// Every unsafe operation in an explicit block with a `// SAFETY:` note saying why it is sound,
+// also inside an `unsafe fn` (whose own contract does not cover the calls it makes).
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 // Deadlines that hold and nothing left running need process groups, `poll` and `waitid`
 // (`process.rs`, `child.rs`, `interrupt.rs`): one clear message instead of fifty missing-symbol
 // errors. On Windows, agentconf runs under WSL 2 or from the container image (Dockerfile).

@@ -8,11 +8,14 @@
 mod spawn;
 
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::process::WaitIdOptions;
 
 #[cfg(test)]
 pub(crate) use spawn::tests as spawn_tests;
@@ -139,7 +142,7 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
     let mut stdin = child
         .stdin
         .take()
-        .filter(|s| !spec.stdin.is_empty() && set_nonblocking(s.as_raw_fd()).is_ok());
+        .filter(|s| !spec.stdin.is_empty() && set_nonblocking(s).is_ok());
     let mut written = 0;
     let mut out = Stream::new(child.stdout.take(), spec.capture_limit);
     let mut err = Stream::new(child.stderr.take(), spec.capture_limit);
@@ -159,40 +162,37 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
         let mut fds = Vec::with_capacity(4);
         let mut which = Vec::with_capacity(4);
         if let Some(p) = &out.pipe {
-            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(p, PollFlags::IN));
             which.push(0);
         }
         if let Some(p) = &err.pipe {
-            fds.push(pollfd(p.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(p, PollFlags::IN));
             which.push(1);
         }
         if let Some(s) = &stdin {
-            fds.push(pollfd(s.as_raw_fd(), libc::POLLOUT));
+            fds.push(PollFd::new(s, PollFlags::OUT));
             which.push(2);
         }
         if let Some(w) = &exit_watch {
-            fds.push(pollfd(w.as_raw_fd(), libc::POLLIN));
+            fds.push(PollFd::new(w, PollFlags::IN));
             which.push(3);
         }
-        // SAFETY: `fds` is a valid array of `fds.len()` pollfds for descriptors we own.
-        let ready = unsafe {
-            libc::poll(
-                fds.as_mut_ptr(),
-                fds.len() as libc::nfds_t,
-                millis_until(deadline, now),
-            )
-        };
-        if ready < 0 {
+        if let Err(e) = rustix::event::poll(&mut fds, Some(&timeout_until(deadline, now))) {
             // EINTR; anything else (ENOMEM) is retried too, and the deadline still bounds it.
-            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            if e != rustix::io::Errno::INTR {
                 thread::sleep(Duration::from_millis(10));
             }
             continue;
         }
-        for (fd, which) in fds.iter().zip(which) {
-            if fd.revents == 0 {
-                continue;
-            }
+        // What woke, before the streams are read (the pollfds borrow them).
+        let woke: Vec<usize> = fds
+            .iter()
+            .zip(which)
+            .filter(|(fd, _)| !fd.revents().is_empty())
+            .map(|(_, which)| which)
+            .collect();
+        drop(fds);
+        for which in woke {
             match which {
                 0 => out.read_some(&mut buf),
                 1 => err.read_some(&mut buf),
@@ -243,7 +243,7 @@ pub fn run(spec: &RunSpec) -> io::Result<RunOutput> {
             // whenever it goes, and the run does not wait.
             let died = exit_watch
                 .as_ref()
-                .is_some_and(|w| wait_readable(w.as_raw_fd(), Duration::from_secs(5)));
+                .is_some_and(|w| wait_readable(w, Duration::from_secs(5)));
             if died {
                 let _ = child.reap();
             } else {
@@ -270,7 +270,7 @@ struct Stream<R> {
     limit: usize,
 }
 
-impl<R: Read + AsRawFd> Stream<R> {
+impl<R: Read + AsFd> Stream<R> {
     fn new(pipe: Option<R>, limit: usize) -> Self {
         Stream {
             pipe,
@@ -298,7 +298,7 @@ impl<R: Read + AsRawFd> Stream<R> {
 
     /// Whether another process still holds the pipe's write end.
     fn held(&self) -> bool {
-        self.pipe.as_ref().is_some_and(|p| !hung_up(p.as_raw_fd()))
+        self.pipe.as_ref().is_some_and(|p| !hung_up(p))
     }
 }
 
@@ -315,30 +315,27 @@ fn ending_of(s: ExitStatus) -> Ending {
 pub(crate) fn exited_unreaped(pid: u32) -> io::Result<bool> {
     // With WNOHANG and nothing to report the structure stays zeroed (Linux writes a zero
     // si_signo); a child that exited is reported with SIGCHLD.
-    waitid_unreaped(pid, libc::WNOHANG).map(|info| info.si_signo == libc::SIGCHLD)
+    waitid_unreaped(pid, WaitIdOptions::NOHANG).map(|exited| exited.is_some())
 }
 
 /// waitid(2) on our child `pid` for its exit, without reaping it (`WNOWAIT`), retried when a
 /// signal interrupts it; `flags` adds `WNOHANG` to ask without waiting.
-pub(crate) fn waitid_unreaped(pid: u32, flags: libc::c_int) -> io::Result<libc::siginfo_t> {
+/// `Ok(None)`: with `WNOHANG`, it has not exited yet.
+pub(crate) fn waitid_unreaped(
+    pid: u32,
+    flags: WaitIdOptions,
+) -> io::Result<Option<rustix::process::WaitIdStatus>> {
+    // An id that names no single process is no child of ours (waitid would say ECHILD).
+    let Some(pid) = crate::kill::pid(pid) else {
+        return Err(io::Error::from_raw_os_error(libc::ECHILD));
+    };
     loop {
-        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: waitid on our own child with a valid out-pointer.
-        let r = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT | flags,
-            )
-        };
-        if r == 0 {
-            return Ok(info);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match rustix::process::waitid(
+            rustix::process::WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | flags,
+        ) {
+            Err(rustix::io::Errno::INTR) => {}
+            r => return r.map_err(io::Error::from),
         }
     }
 }
@@ -382,48 +379,49 @@ pub(crate) fn others_in_group(pid: u32) -> Option<bool> {
 }
 
 /// Whether no process holds the write end of the pipe `fd` reads any more.
-pub(crate) fn hung_up(fd: RawFd) -> bool {
-    let mut p = pollfd(fd, libc::POLLIN);
-    // SAFETY: one valid pollfd for a descriptor the caller owns; no waiting.
-    let r = unsafe { libc::poll(&mut p, 1, 0) };
-    r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+pub(crate) fn hung_up(fd: impl AsFd) -> bool {
+    let mut p = [PollFd::new(&fd, PollFlags::IN)];
+    let zero = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    rustix::event::poll(&mut p, Some(&zero)).is_ok_and(|n| n > 0)
+        && p[0]
+            .revents()
+            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
 }
 
 /// Waits up to `timeout` for `fd` to become readable (or reach its end).
-pub(crate) fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
+pub(crate) fn wait_readable(fd: impl AsFd, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
     loop {
         let now = Instant::now();
-        let mut p = pollfd(fd, libc::POLLIN);
-        // SAFETY: one valid pollfd for a descriptor the caller owns.
-        let r = unsafe { libc::poll(&mut p, 1, millis_until(deadline, now)) };
-        if r > 0 {
+        let mut p = [PollFd::new(&fd, PollFlags::IN)];
+        let r = rustix::event::poll(&mut p, Some(&timeout_until(deadline, now)));
+        if r.is_ok_and(|n| n > 0) {
             return true;
         }
-        if (r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
-            && Instant::now() >= deadline
-        {
+        if r != Err(rustix::io::Errno::INTR) && Instant::now() >= deadline {
             return false;
         }
     }
 }
 
 /// Puts `fd` (a pipe end we own) in non-blocking mode.
-pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl(2) on a descriptor we own; no memory is involved.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    // SAFETY: as above.
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+pub(crate) fn set_nonblocking(fd: impl std::os::fd::AsFd) -> io::Result<()> {
+    let fd = fd.as_fd();
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
     Ok(())
 }
 
-pub(crate) fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
-    libc::pollfd {
-        fd,
-        events,
-        revents: 0,
+/// poll's timeout from `now` to `deadline`: [`millis_until`]'s milliseconds, rounded up and
+/// bounded as there (where the system has no ppoll, rustix passes milliseconds to poll).
+pub(crate) fn timeout_until(deadline: Instant, now: Instant) -> Timespec {
+    let ms = i64::from(millis_until(deadline, now));
+    Timespec {
+        tv_sec: ms / 1000,
+        tv_nsec: ((ms % 1000) * 1_000_000) as _,
     }
 }
 
@@ -535,9 +533,8 @@ pub(crate) mod tests {
     /// Kills every `sleep MARKER` (a test's clean-up of what escaped the group).
     pub(crate) fn kill_sleepers(marker: &str) {
         for pid in sleepers(marker) {
-            // SAFETY: kill(2) of a test's own marked sleeper.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
+            if let Some(pid) = rustix::process::Pid::from_raw(pid.max(0)) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
         }
     }

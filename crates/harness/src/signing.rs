@@ -619,7 +619,9 @@ fn parse_time(text: &str) -> Result<i64, String> {
     if utc {
         return Ok(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second);
     }
-    // SAFETY: mktime(3) reads and normalises the zeroed struct it is given; no other memory.
+    // Local time needs the C library's time-zone database (mktime(3)): no system call wraps it.
+    // SAFETY: all-zero bytes are a valid `tm` (integers, and a null `tm_zone` where there is
+    // one, which mktime never reads).
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     tm.tm_year = (year - 1900) as libc::c_int;
     tm.tm_mon = (month - 1) as libc::c_int;
@@ -628,6 +630,8 @@ fn parse_time(text: &str) -> Result<i64, String> {
     tm.tm_min = minute as libc::c_int;
     tm.tm_sec = second as libc::c_int;
     tm.tm_isdst = -1;
+    // SAFETY: mktime(3) reads and normalises the valid local it is given, and keeps no pointer
+    // to it.
     let t = unsafe { libc::mktime(&mut tm) };
     if t == -1 {
         return Err(bad());

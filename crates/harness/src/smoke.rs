@@ -42,13 +42,13 @@ pub fn check(
 /// neither is a terminal (a CI log, a file, a pipe).
 pub fn terminal_width() -> usize {
     const OFF_A_TERMINAL: usize = 80;
-    for fd in [libc::STDERR_FILENO, libc::STDOUT_FILENO] {
-        // SAFETY: TIOCGWINSZ writes one `winsize` into the struct it is given, which lives
-        // across the call; a descriptor that is no terminal makes it fail, leaving it unread.
-        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-        let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0;
-        if ok && size.ws_col >= 20 {
-            return usize::from(size.ws_col);
+    use std::os::fd::AsFd as _;
+    for fd in [std::io::stderr().as_fd(), std::io::stdout().as_fd()] {
+        // A descriptor that is no terminal makes it fail.
+        if let Ok(size) = rustix::termios::tcgetwinsize(fd) {
+            if size.ws_col >= 20 {
+                return usize::from(size.ws_col);
+            }
         }
     }
     OFF_A_TERMINAL

@@ -279,7 +279,7 @@ mod linux {
     //! before that calls only system calls (no allocation, no lock, no panic): it shares the
     //! harness's memory while other threads run on.
 
-    use std::ffi::{CString, OsStr, OsString};
+    use std::ffi::{CStr, CString, OsStr, OsString};
     use std::io::{self, Read};
     use std::os::fd::{AsRawFd, OwnedFd, RawFd};
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -289,7 +289,7 @@ mod linux {
     use std::sync::Arc;
 
     use super::{Containment, Spawned, Starter};
-    use crate::process::{hung_up, others_in_group, waitid_unreaped};
+    use crate::process::{others_in_group, waitid_unreaped};
 
     /// The stack of each child before it executes a program, or of the supervisor for its
     /// whole life: the code on it is a few system calls deep.
@@ -363,33 +363,32 @@ mod linux {
 
     impl Stacks {
         fn new() -> io::Result<Stacks> {
-            // SAFETY: sysconf has no memory effects.
-            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-                .unwrap_or(4096)
-                .max(4096);
+            use rustix::mm::{MapFlags, MprotectFlags, ProtFlags};
+            let page = rustix::param::page_size().max(4096);
             let len = 2 * (page + STACK_BYTES);
-            // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
+            // SAFETY: a fresh private anonymous mapping at an address the kernel chooses (a null
+            // hint), so no existing memory is replaced; only `Stacks` refers to it.
             let base = unsafe {
-                libc::mmap(
+                rustix::mm::mmap_anonymous(
                     std::ptr::null_mut(),
                     len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                    -1,
-                    0,
+                    ProtFlags::READ | ProtFlags::WRITE,
+                    MapFlags::PRIVATE | MapFlags::STACK,
                 )
-            };
-            if base == libc::MAP_FAILED {
-                return Err(io::Error::last_os_error());
-            }
+            }?;
             let stacks = Stacks { base, len, page };
             for guard in [0, page + STACK_BYTES] {
-                // SAFETY: a page inside the mapping we own; a stack overflow faults there instead
-                // of writing into the harness's memory.
-                if unsafe { libc::mprotect(stacks.at(guard), page, libc::PROT_NONE) } != 0 {
+                // SAFETY: one page inside the mapping made above, which nothing uses yet; a stack
+                // overflow faults there instead of writing into the harness's memory.
+                let guarded =
+                    unsafe { rustix::mm::mprotect(stacks.at(guard), page, MprotectFlags::empty()) };
+                if let Err(e) = guarded {
                     // Without its guard a stack could overflow into the harness's memory: none is
-                    // used (`stacks` is unmapped on the way out).
-                    return Err(io::Error::last_os_error());
+                    // used (`stacks` is unmapped on the way out), and the spawn fails (the probe
+                    // reports the containment unavailable).
+                    return Err(io::Error::other(format!(
+                        "a guard page below a child's stack could not be set: {e}"
+                    )));
                 }
             }
             Ok(stacks)
@@ -411,10 +410,9 @@ mod linux {
 
     impl Drop for Stacks {
         fn drop(&mut self) {
-            // SAFETY: the mapping made in `new`; no child runs on it any more (see `keep`).
-            unsafe {
-                libc::munmap(self.base, self.len);
-            }
+            // SAFETY: exactly the mapping made in `new`; no child runs on it any more (see `keep`)
+            // and no pointer into it outlives `self`. A failure leaves it mapped, not unsound.
+            let _ = unsafe { rustix::mm::munmap(self.base, self.len) };
         }
     }
 
@@ -456,8 +454,10 @@ mod linux {
     /// as they would be without the namespace.
     fn user_maps(user: bool) -> Option<[CString; 3]> {
         user.then(|| {
-            // SAFETY: getuid and getgid have no memory effects.
-            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            let (uid, gid) = (
+                rustix::process::getuid().as_raw(),
+                rustix::process::getgid().as_raw(),
+            );
             let line = |id: u32| CString::new(format!("{id} {id} 1")).unwrap_or_default();
             [c"deny".to_owned(), line(uid), line(gid)]
         })
@@ -498,11 +498,7 @@ mod linux {
     }
 
     fn is_executable_file(p: &std::path::Path) -> bool {
-        let Ok(c) = CString::new(p.as_os_str().as_bytes()) else {
-            return false;
-        };
-        // SAFETY: access(2) reads a valid NUL-terminated path.
-        p.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0
+        p.is_file() && rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok()
     }
 
     /// Tries the containments, strongest first: mount and PID namespaces (then inside a user
@@ -589,11 +585,9 @@ mod linux {
         if pid <= 0 {
             return false;
         }
-        let mut status = 0;
-        // SAFETY: reaping our own child.
-        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
+        let Ok(status) = reap_raw(pid) else {
+            return false;
+        };
         outcome.setup_errno.load(Ordering::SeqCst) == 0
             && libc::WIFEXITED(status)
             && libc::WEXITSTATUS(status) == 0
@@ -636,23 +630,24 @@ mod linux {
 
     impl BlockedSignals {
         fn new() -> BlockedSignals {
-            // SAFETY: sigset_t is plain data; pthread_sigmask writes the old mask into it.
-            unsafe {
-                let mut all: libc::sigset_t = std::mem::zeroed();
-                let mut old: libc::sigset_t = std::mem::zeroed();
-                libc::sigfillset(&mut all);
-                libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-                BlockedSignals(old)
-            }
+            // SAFETY: all-zero bytes are a valid `sigset_t` (plain data), filled below.
+            let mut all: libc::sigset_t = unsafe { std::mem::zeroed() };
+            // SAFETY: as above; pthread_sigmask writes the old mask into it.
+            let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+            // SAFETY: sigfillset(3) writes the valid local it is given.
+            unsafe { libc::sigfillset(&mut all) };
+            // SAFETY: sets this thread's own mask from a valid local and saves the old one into
+            // another (no safe wrapper for a thread's mask outside a libc runtime).
+            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old) };
+            BlockedSignals(old)
         }
     }
 
     impl Drop for BlockedSignals {
         fn drop(&mut self) {
-            // SAFETY: restores the mask saved in `new`.
-            unsafe {
-                libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut());
-            }
+            // SAFETY: restores this thread's mask from the valid one saved in `new` (the value is
+            // dropped on the thread that made it: it is neither Send nor shared).
+            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
         }
     }
 
@@ -676,8 +671,7 @@ mod linux {
     /// Whether this system has pidfd_open(2) (asked once, of this process).
     fn pidfds_work() -> bool {
         static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        // SAFETY: getpid has no memory effects.
-        *WORKS.get_or_init(|| pidfd(unsafe { libc::getpid() }).is_some())
+        *WORKS.get_or_init(|| pidfd(own_pid()).is_some())
     }
 
     /// The clone(2) flags of a containment's first child (the supervisor, or the implementation).
@@ -828,8 +822,7 @@ mod linux {
     }
 
     fn own_pid() -> libc::pid_t {
-        // SAFETY: getpid has no memory effects.
-        unsafe { libc::getpid() }
+        rustix::process::getpid().as_raw_nonzero().get()
     }
 
     /// Starts `argv` from a keeper thread of its own.
@@ -870,12 +863,8 @@ mod linux {
     /// A pidfd of our child `pid` (readable once it has exited: for a supervisor, once its
     /// namespace is gone), where the system has pidfd_open(2).
     fn pidfd(pid: libc::pid_t) -> Option<OwnedFd> {
-        use std::os::fd::FromRawFd;
-        // SAFETY: pidfd_open returns a new descriptor (close-on-exec) or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0 as libc::c_uint) };
-        let fd = RawFd::try_from(fd).ok().filter(|fd| *fd >= 0)?;
-        // SAFETY: a descriptor just returned to us, owned by nobody else.
-        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+        let pid = rustix::process::Pid::from_raw(pid.max(0))?;
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
     }
 
     /// The keeper thread: starts the process, and lives until it has exited (so that
@@ -891,18 +880,19 @@ mod linux {
         watch: io::PipeWriter,
     ) {
         let _blocked = BlockedSignals::new();
-        let Ok(stacks) = Stacks::new() else {
-            // Dropping `ready` unwritten tells the caller.
-            return outcome.setup_failed(libc::ENOMEM);
+        let stacks = match Stacks::new() {
+            Ok(stacks) => stacks,
+            Err(e) => {
+                // Dropping `ready` unwritten tells the caller. The error is the one returned
+                // (rustix does not set errno), ENOMEM for a guard page that could not be set.
+                let errno = e.raw_os_error().filter(|e| *e != 0).unwrap_or(libc::ENOMEM);
+                outcome.setup_errno.store(errno, Ordering::SeqCst);
+                return;
+            }
         };
         let namespace = flags != 0;
         // The implementation must see the harness as its parent, or the supervisor (PID 1).
-        let parent = if namespace {
-            1
-        } else {
-            // SAFETY: getpid has no memory effects.
-            unsafe { libc::getpid() }
-        };
+        let parent = if namespace { 1 } else { own_pid() };
         let (argv, envp) = (pointers(&owned.argv), pointers(&owned.env));
         let launch = launch(
             &owned,
@@ -944,20 +934,17 @@ mod linux {
         if !namespace {
             // The program runs (or failed): the caller may read the outcome, and nothing runs on
             // the stacks or reads the strings any more.
-            // SAFETY: writing one byte from a valid buffer to a descriptor we own.
-            unsafe {
-                libc::write(ready.as_raw_fd(), b"x".as_ptr().cast(), 1);
-            }
+            let _ = rustix::io::write(&ready, b"x");
             drop((stacks, launch, argv, envp, owned));
             drop(ready);
             // ECHILD (the owner reaped it already) ends the watch as well as the exit does.
-            let _ = waitid_unreaped(pid as u32, 0);
+            let _ = waitid_unreaped(pid as u32, rustix::process::WaitIdOptions::empty());
             drop(watch);
             return;
         }
         drop(ready);
         // The namespace is gone once its supervisor is a zombie (or reaped: ECHILD).
-        let _ = waitid_unreaped(pid as u32, 0);
+        let _ = waitid_unreaped(pid as u32, rustix::process::WaitIdOptions::empty());
         // The exit first: unmapping the stacks is not on the harness's way.
         drop(watch);
         drop((stacks, launch, argv, envp, owned));
@@ -966,7 +953,7 @@ mod linux {
     /// errno of the last failed call on this thread (the children's is the keeper's, which is
     /// suspended while they use it).
     fn errno() -> libc::c_int {
-        // SAFETY: __errno_location returns this thread's errno slot.
+        // SAFETY: __errno_location returns this thread's errno slot, valid for reading.
         unsafe { *libc::__errno_location() }
     }
 
@@ -974,59 +961,103 @@ mod linux {
     /// reaps what is orphaned until the implementation exits, notes its status and whether it left
     /// descendants holding its output, and exits: the kernel kills the rest of the namespace.
     extern "C" fn supervise(arg: *mut libc::c_void) -> libc::c_int {
-        // SAFETY: `arg` is the keeper's `Launch`, alive while this process runs.
+        // Everything below runs in a clone sharing the harness's memory, on the keeper's stack
+        // slot and errno (the keeper is suspended by CLONE_VFORK, then waits in waitid until
+        // this process is gone): only async-signal-safe system calls, no allocation, no lock,
+        // no panic.
+        // SAFETY: `arg` is the keeper's `Launch`, alive while this process runs (the keeper
+        // drops it only after waitid has seen this process exit).
         let l = unsafe { &*arg.cast::<Launch>() };
-        // SAFETY: as above: the keeper's `Outcome`.
+        // SAFETY: as above: `l.outcome` points at the keeper's `Outcome`, held by an `Arc` the
+        // keeper keeps for as long.
         let outcome = unsafe { &*l.outcome };
-        // SAFETY: only system calls on this process's own state and on memory the keeper keeps.
-        unsafe {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || setup(l).is_err() {
-                outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
-                libc::write(l.ready, b"x".as_ptr().cast(), 1);
-                libc::_exit(1);
-            }
-            // The implementation's id in the namespace is the supervisor's outside it (unique
-            // while it runs), not 2 for every implementation: scripts name temporary files after
-            // `$$`, and implementations running side by side share the file system. Where the
-            // system refuses (a read-only /proc/sys), it is 2.
-            let _ = write_number(
-                c"/proc/sys/kernel/ns_last_pid".as_ptr(),
-                outcome.pid.load(Ordering::SeqCst) - 1,
-            );
-            let pid = libc::clone(
+        // SAFETY: prctl(PR_SET_PDEATHSIG) takes two integers and changes only this process's
+        // own death signal; async-signal-safe.
+        let tied = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } == 0;
+        // SAFETY: `l` is valid (above) and its pointers are the keeper's live strings; `setup`
+        // runs here, in the supervisor, as its contract asks.
+        if !tied || unsafe { setup(l) }.is_err() {
+            outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
+            report_ready(l.ready);
+            // SAFETY: _exit(2) ends this process at once, without running the harness's atexit
+            // handlers or flushing its buffers, which a clone must not touch.
+            unsafe { libc::_exit(1) };
+        }
+        // The implementation's id in the namespace is the supervisor's outside it (unique
+        // while it runs), not 2 for every implementation: scripts name temporary files after
+        // `$$`, and implementations running side by side share the file system. Where the
+        // system refuses (a read-only /proc/sys), it is 2.
+        let _ = write_number(
+            c"/proc/sys/kernel/ns_last_pid",
+            outcome.pid.load(Ordering::SeqCst) - 1,
+        );
+        // SAFETY: `implementation` runs on `l.child_stack`, the second stack of the keeper's
+        // `Stacks` (nothing else runs on it), and reads `arg`, alive until it executes its
+        // program: CLONE_VFORK suspends this process until then.
+        let pid = unsafe {
+            libc::clone(
                 implementation,
                 l.child_stack,
                 libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
                 arg,
-            );
-            if pid < 0 {
-                outcome.exec_errno.store(errno(), Ordering::SeqCst);
-            }
-            // Its copies of the implementation's streams would keep them open.
-            for fd in l.stdio {
-                libc::close(fd);
-            }
-            libc::write(l.ready, b"x".as_ptr().cast(), 1);
-            libc::close(l.ready);
-            if pid < 0 {
-                libc::_exit(1);
-            }
-            let mut status = 0;
-            loop {
-                let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
-                if reaped == pid || (reaped < 0 && errno() != libc::EINTR) {
-                    break;
-                }
-            }
-            outcome.status.store(status, Ordering::SeqCst);
-            let left = anything_running();
-            let held = l.probes.iter().any(|fd| !hung_up(*fd));
-            outcome
-                .left_descendants
-                .store(left && held, Ordering::SeqCst);
-            outcome.reported.store(true, Ordering::SeqCst);
-            libc::_exit(0)
+            )
+        };
+        if pid < 0 {
+            outcome.exec_errno.store(errno(), Ordering::SeqCst);
         }
+        // Its copies of the implementation's streams would keep them open.
+        for fd in l.stdio {
+            // SAFETY: close(2) of this process's own copy (its descriptor table is its own: no
+            // CLONE_FILES); the harness's descriptors and Rust owners are in another table.
+            unsafe { libc::close(fd) };
+        }
+        report_ready(l.ready);
+        // SAFETY: as above: this process's own copy of the keeper's `ready` pipe end.
+        unsafe { libc::close(l.ready) };
+        if pid < 0 {
+            // SAFETY: as above: _exit(2) touches none of the harness's state.
+            unsafe { libc::_exit(1) };
+        }
+        let mut status = 0;
+        loop {
+            // SAFETY: waitpid(2) for any child of this process (the implementation, or orphans
+            // the namespace gave it), with a valid out-pointer to a local.
+            let reaped = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
+            if reaped == pid || (reaped < 0 && errno() != libc::EINTR) {
+                break;
+            }
+        }
+        outcome.status.store(status, Ordering::SeqCst);
+        let left = anything_running();
+        let held = l.probes.iter().any(|fd| !pipe_hung_up(*fd));
+        outcome
+            .left_descendants
+            .store(left && held, Ordering::SeqCst);
+        outcome.reported.store(true, Ordering::SeqCst);
+        // SAFETY: as above: _exit(2) touches none of the harness's state.
+        unsafe { libc::_exit(0) }
+    }
+
+    /// Writes the one byte that tells the caller the start is done (the program runs, or it
+    /// failed), from a child before or instead of executing a program.
+    fn report_ready(ready: RawFd) {
+        // SAFETY: write(2) of one byte from a static buffer to a descriptor of this process's
+        // own table; async-signal-safe. A failure only leaves the caller to see the pipe's end.
+        unsafe { libc::write(ready, b"x".as_ptr().cast(), 1) };
+    }
+
+    /// Whether no process holds the write end of the pipe `fd` reads any more: the supervisor's
+    /// own poll(2) through libc, like every call it makes (a raw descriptor of its own table,
+    /// no allocation).
+    fn pipe_hung_up(fd: RawFd) -> bool {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd on this stack for the duration of the call; no waiting.
+        let r = unsafe { libc::poll(&mut p, 1, 0) };
+        r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
     }
 
     /// Whether a child of this process (an orphan the namespace gave it) is still running,
@@ -1058,7 +1089,10 @@ mod linux {
                 (c"/proc/self/uid_map", uid_map),
                 (c"/proc/self/gid_map", gid_map),
             ] {
-                write_file(file.as_ptr(), text)?;
+                // SAFETY: the caller vouches that `user_maps` points at the keeper's
+                // NUL-terminated strings, alive while this process runs.
+                let text = unsafe { std::ffi::CStr::from_ptr(text) };
+                write_file(file, text)?;
             }
         }
         let mut keep = [
@@ -1082,7 +1116,8 @@ mod linux {
         }
         close_range(first, libc::c_uint::MAX)?;
         match l.isolate {
-            Some(harness_namespace) => isolate(harness_namespace),
+            // SAFETY: this is the supervisor, as `isolate` asks (and so is `setup`'s caller).
+            Some(harness_namespace) => unsafe { isolate(harness_namespace) },
             None => Ok(()),
         }
     }
@@ -1122,58 +1157,60 @@ mod linux {
     /// Runs in the supervisor only.
     unsafe fn isolate(harness_namespace: u64) -> Result<(), ()> {
         // Never in the harness's own mount namespace: that would change the user's mounts.
-        let mut ns: libc::stat = std::mem::zeroed();
-        if libc::stat(c"/proc/self/ns/mnt".as_ptr(), &mut ns) != 0 {
+        // SAFETY: all-zero bytes are a valid `stat` (integers only), an out-parameter.
+        let mut ns: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: stat(2) of a static NUL-terminated path into a valid local out-parameter.
+        if unsafe { libc::stat(c"/proc/self/ns/mnt".as_ptr(), &mut ns) } != 0 {
             return Err(());
         }
         if harness_namespace == 0 || ns.st_ino == harness_namespace {
             return fail(libc::EPERM);
         }
-        let none = std::ptr::null::<libc::c_char>();
         let hidden = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None)?;
         mount(
-            none,
-            c"/".as_ptr(),
-            none,
-            libc::MS_REC | libc::MS_PRIVATE,
-            none,
-        )?;
-        mount(
-            c"tmpfs".as_ptr(),
-            c"/proc".as_ptr(),
-            c"tmpfs".as_ptr(),
+            Some(c"tmpfs"),
+            c"/proc",
+            Some(c"tmpfs"),
             hidden,
-            c"mode=0755".as_ptr(),
+            Some(c"mode=0755"),
         )?;
         for (device, at) in DEVICES {
-            let fd = libc::open(
-                at.as_ptr(),
-                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
-                0o666,
-            );
-            if fd < 0 || libc::close(fd) != 0 {
+            // SAFETY: open(2) of a static NUL-terminated path; the descriptor it returns is
+            // closed just below and never reaches a Rust owner.
+            let fd = unsafe {
+                libc::open(
+                    at.as_ptr(),
+                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
+                    0o666,
+                )
+            };
+            // SAFETY: closes the descriptor just opened, owned by nothing else.
+            if fd < 0 || unsafe { libc::close(fd) } != 0 {
                 return Err(());
             }
-            if mount(device.as_ptr(), at.as_ptr(), none, libc::MS_BIND, none).is_err() {
+            if mount(Some(device), at, None, libc::MS_BIND, None).is_err() {
                 // A device the system does not have, the implementation has not either.
-                if errno() != libc::ENOENT || libc::unlink(at.as_ptr()) != 0 {
+                // SAFETY: unlink(2) of a static NUL-terminated path.
+                if errno() != libc::ENOENT || unsafe { libc::unlink(at.as_ptr()) } != 0 {
                     return Err(());
                 }
             }
         }
         for dir in [c"/proc/shm", c"/proc/pts"] {
-            if libc::mkdir(dir.as_ptr(), 0o755) != 0 {
+            // SAFETY: mkdir(2) of a static NUL-terminated path.
+            if unsafe { libc::mkdir(dir.as_ptr(), 0o755) } != 0 {
                 return Err(());
             }
         }
         // Shared memory stays the system's (the harness may write the implementation's inputs
         // there).
         if mount(
-            c"/dev/shm".as_ptr(),
-            c"/proc/shm".as_ptr(),
-            none,
+            Some(c"/dev/shm"),
+            c"/proc/shm",
+            None,
             libc::MS_BIND | libc::MS_REC,
-            none,
+            None,
         )
         .is_err()
             && errno() != libc::ENOENT
@@ -1183,52 +1220,50 @@ mod linux {
         // Pseudo-terminals of its own, none of the system's. Where the system refuses a new
         // instance, /dev/pts stays empty: no terminal either way.
         let _ = mount(
-            c"devpts".as_ptr(),
-            c"/proc/pts".as_ptr(),
-            c"devpts".as_ptr(),
+            Some(c"devpts"),
+            c"/proc/pts",
+            Some(c"devpts"),
             libc::MS_NOSUID | libc::MS_NOEXEC,
-            c"newinstance,ptmxmode=0666,mode=620".as_ptr(),
+            Some(c"newinstance,ptmxmode=0666,mode=620"),
         );
         for (target, link) in DEVICE_LINKS {
-            if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
+            // SAFETY: symlink(2) of two static NUL-terminated paths.
+            if unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) } != 0 {
                 return Err(());
             }
         }
         mount(
-            none,
-            c"/proc".as_ptr(),
-            none,
+            None,
+            c"/proc",
+            None,
             libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | hidden,
-            none,
+            None,
         )?;
-        mount(
-            c"/proc".as_ptr(),
-            c"/dev".as_ptr(),
-            none,
-            libc::MS_MOVE,
-            none,
-        )?;
-        mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
-            hidden,
-            none,
-        )
+        mount(Some(c"/proc"), c"/dev", None, libc::MS_MOVE, None)?;
+        mount(Some(c"proc"), c"/proc", Some(c"proc"), hidden, None)
     }
 
-    /// mount(2), its result checked.
-    ///
-    /// # Safety
-    /// Every pointer is null or a valid NUL-terminated string.
-    unsafe fn mount(
-        source: *const libc::c_char,
-        target: *const libc::c_char,
-        fstype: *const libc::c_char,
+    /// mount(2), its result checked (errno says why it failed).
+    fn mount(
+        source: Option<&CStr>,
+        target: &CStr,
+        fstype: Option<&CStr>,
         flags: libc::c_ulong,
-        data: *const libc::c_char,
+        data: Option<&CStr>,
     ) -> Result<(), ()> {
-        if libc::mount(source, target, fstype, flags, data.cast()) == 0 {
+        let ptr = |s: Option<&CStr>| s.map_or(std::ptr::null(), CStr::as_ptr);
+        // SAFETY: every pointer is null or a NUL-terminated string borrowed for the call;
+        // mount(2) copies what it reads and keeps no pointer.
+        let r = unsafe {
+            libc::mount(
+                ptr(source),
+                target.as_ptr(),
+                ptr(fstype),
+                flags,
+                ptr(data).cast(),
+            )
+        };
+        if r == 0 {
             Ok(())
         } else {
             Err(())
@@ -1237,7 +1272,8 @@ mod linux {
 
     /// A failure with the error `e` (for the supervisor's report).
     fn fail(e: libc::c_int) -> Result<(), ()> {
-        // SAFETY: __errno_location returns this thread's errno slot.
+        // SAFETY: __errno_location returns this thread's errno slot, valid for writing (in a
+        // child, the suspended keeper's, which it reads no more until the child is done).
         unsafe {
             *libc::__errno_location() = e;
         }
@@ -1246,7 +1282,8 @@ mod linux {
 
     /// close_range(2) (Linux 5.9): the supervisor is not made where it is missing.
     fn close_range(first: libc::c_uint, last: libc::c_uint) -> Result<(), ()> {
-        // SAFETY: closes descriptors of this process's own table.
+        // SAFETY: closes descriptors of the supervisor's own table (no CLONE_FILES: the
+        // harness's descriptors, and the Rust values owning them, are in another table).
         let r = unsafe { libc::syscall(libc::SYS_close_range, first, last, 0 as libc::c_uint) };
         if r == 0 {
             Ok(())
@@ -1257,10 +1294,7 @@ mod linux {
 
     /// Writes `n` in decimal to the file `path` (formatted on the stack: the supervisor does not
     /// allocate).
-    ///
-    /// # Safety
-    /// `path` is a valid NUL-terminated string.
-    unsafe fn write_number(path: *const libc::c_char, n: libc::c_int) -> Result<(), ()> {
+    fn write_number(path: &CStr, n: libc::c_int) -> Result<(), ()> {
         let mut digits = [0u8; 12];
         let mut at = digits.len() - 1;
         let mut rest = n.max(0).unsigned_abs();
@@ -1273,22 +1307,26 @@ mod linux {
             }
         }
         // The last byte stays 0: the text is NUL-terminated.
-        write_file(path, digits[at..].as_ptr().cast())
+        match CStr::from_bytes_until_nul(&digits[at..]) {
+            Ok(text) => write_file(path, text),
+            Err(_) => Err(()),
+        }
     }
 
-    /// Writes the NUL-terminated `text` to the file `path` (a /proc map).
-    ///
-    /// # Safety
-    /// Both pointers are valid NUL-terminated strings.
-    unsafe fn write_file(path: *const libc::c_char, text: *const libc::c_char) -> Result<(), ()> {
-        let fd = libc::open(path, libc::O_WRONLY | libc::O_CLOEXEC);
+    /// Writes `text` to the file `path` (a /proc map).
+    fn write_file(path: &CStr, text: &CStr) -> Result<(), ()> {
+        // SAFETY: open(2) of a NUL-terminated path borrowed for the call; the descriptor is
+        // closed below and never reaches a Rust owner.
+        let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
         if fd < 0 {
             return Err(());
         }
-        let len = libc::strlen(text);
-        let written = libc::write(fd, text.cast(), len);
-        libc::close(fd);
-        if written == len as isize {
+        let bytes = text.to_bytes();
+        // SAFETY: write(2) from a borrowed buffer of exactly `bytes.len()` bytes.
+        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        // SAFETY: closes the descriptor opened above, owned by nothing else.
+        unsafe { libc::close(fd) };
+        if usize::try_from(written) == Ok(bytes.len()) {
             Ok(())
         } else {
             Err(())
@@ -1301,14 +1339,15 @@ mod linux {
         let l = unsafe { &*arg.cast::<Launch>() };
         // SAFETY: as above.
         let outcome = unsafe { &*l.outcome };
-        // SAFETY: system calls on this process's own state.
-        unsafe {
-            if setup(l).is_err() {
-                outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
-                libc::_exit(1);
-            }
-            libc::_exit(0)
+        // SAFETY: `l` is valid (above), its map pointers the prober's live strings; this is
+        // the probe's supervisor, where `setup` may run.
+        if unsafe { setup(l) }.is_err() {
+            outcome.setup_errno.store(errno().max(1), Ordering::SeqCst);
+            // SAFETY: _exit(2) ends this clone without touching the harness's state.
+            unsafe { libc::_exit(1) };
         }
+        // SAFETY: as above.
+        unsafe { libc::_exit(0) }
     }
 
     /// The implementation, before it executes its program: a session of its own (no controlling
@@ -1319,25 +1358,37 @@ mod linux {
         let l = unsafe { &*arg.cast::<Launch>() };
         // SAFETY: as above.
         let outcome = unsafe { &*l.outcome };
-        // SAFETY: system calls on this process's own state, reading the keeper's strings.
-        unsafe {
-            if libc::setsid() < 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
-                libc::_exit(127);
-            }
-            if libc::getppid() != l.parent {
-                // Its parent died before it asked to die with it.
-                libc::_exit(127);
-            }
-            if redirect(l.stdio).is_err() || drop_capabilities().is_err() {
-                outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
-                libc::_exit(127);
-            }
-            default_signals(l.max_signal);
-            libc::execve(l.path, l.argv, l.envp);
+        // SAFETY: setsid(2) takes nothing and changes only this process's session.
+        let own_session = unsafe { libc::setsid() } >= 0;
+        // SAFETY: prctl(PR_SET_PDEATHSIG) takes two integers and changes only this process.
+        if !own_session || unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } != 0 {
             outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
-            libc::_exit(127)
+            // SAFETY: _exit(2) ends this clone without touching the harness's state.
+            unsafe { libc::_exit(127) };
         }
+        // SAFETY: getppid(2) takes nothing and cannot fail.
+        if unsafe { libc::getppid() } != l.parent {
+            // Its parent died before it asked to die with it.
+            // SAFETY: as above.
+            unsafe { libc::_exit(127) };
+        }
+        // SAFETY: this is the implementation before it executes its program, as both ask: its
+        // descriptor table and capabilities are its own.
+        if unsafe { redirect(l.stdio) }.is_err() || unsafe { drop_capabilities() }.is_err() {
+            outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
+            // SAFETY: as above.
+            unsafe { libc::_exit(127) };
+        }
+        // SAFETY: as above: its signal dispositions are its own from here on (it shares the
+        // harness's memory, not its signal handlers: no CLONE_SIGHAND).
+        unsafe { default_signals(l.max_signal) };
+        // SAFETY: `path`, `argv` and `envp` point at the keeper's NUL-terminated strings and
+        // NULL-terminated pointer arrays, alive until this call replaces the process image
+        // (CLONE_VFORK keeps the keeper suspended until then).
+        unsafe { libc::execve(l.path, l.argv, l.envp) };
+        outcome.exec_errno.store(errno().max(1), Ordering::SeqCst);
+        // SAFETY: as above.
+        unsafe { libc::_exit(127) }
     }
 
     /// capget(2)/capset(2)'s header (`_LINUX_CAPABILITY_VERSION_3`: two `CapData`, 64 bits).
@@ -1375,13 +1426,16 @@ mod linux {
             pid: 0,
         };
         let mut sets = [CapData::default(); 2];
-        if libc::syscall(libc::SYS_capget, &mut header, sets.as_mut_ptr()) != 0 {
+        // SAFETY: capget(2) reads one valid header and writes two `CapData` (version 3) into a
+        // local array of exactly two.
+        if unsafe { libc::syscall(libc::SYS_capget, &mut header, sets.as_mut_ptr()) } != 0 {
             return Err(());
         }
         if sets[0].effective & (1 << CAP_SETPCAP) != 0 {
             // Every capability the kernel has (past the last one it answers EINVAL).
             for cap in 0..64 as libc::c_ulong {
-                if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                // SAFETY: prctl(2) with integer arguments only, on this process's own sets.
+                if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) } != 0 {
                     if errno() == libc::EINVAL && cap > 0 {
                         break;
                     }
@@ -1390,22 +1444,27 @@ mod linux {
             }
         }
         // EINVAL: a kernel without ambient capabilities (before Linux 4.3).
-        if libc::prctl(
-            libc::PR_CAP_AMBIENT,
-            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
-            0,
-            0,
-            0,
-        ) != 0
+        // SAFETY: as above.
+        if unsafe {
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+                0,
+                0,
+                0,
+            )
+        } != 0
             && errno() != libc::EINVAL
         {
             return Err(());
         }
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+        // SAFETY: as above.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) } != 0 {
             return Err(());
         }
         let none = [CapData::default(); 2];
-        if libc::syscall(libc::SYS_capset, &mut header, none.as_ptr()) != 0 {
+        // SAFETY: capset(2) reads one valid header and two `CapData` from a local array of two.
+        if unsafe { libc::syscall(libc::SYS_capset, &mut header, none.as_ptr()) } != 0 {
             return Err(());
         }
         Ok(())
@@ -1420,14 +1479,18 @@ mod linux {
         let mut fds = stdio;
         for fd in fds.iter_mut() {
             if *fd < 3 {
-                *fd = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 3);
+                // SAFETY: fcntl(2) duplicates a descriptor of this process's own table; the
+                // copy is close-on-exec and owned by nothing in Rust.
+                *fd = unsafe { libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 3) };
                 if *fd < 0 {
                     return Err(());
                 }
             }
         }
         for (target, fd) in fds.into_iter().enumerate() {
-            if libc::dup2(fd, target as RawFd) < 0 {
+            // SAFETY: dup2(2) onto 0, 1 and 2 of this process's own table, which no Rust value
+            // of this process owns (the caller's contract: before it executes its program).
+            if unsafe { libc::dup2(fd, target as RawFd) } < 0 {
                 return Err(());
             }
         }
@@ -1441,35 +1504,44 @@ mod linux {
     /// # Safety
     /// Runs in the implementation before it executes its program.
     unsafe fn default_signals(max_signal: libc::c_int) {
-        let mut default: libc::sigaction = std::mem::zeroed();
+        // SAFETY: all-zero bytes are a valid `sigaction` (an empty mask, no flags, SIG_DFL).
+        let mut default: libc::sigaction = unsafe { std::mem::zeroed() };
         default.sa_sigaction = libc::SIG_DFL;
         for signal in 1..=max_signal {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            // SAFETY: as above.
+            let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+            // SAFETY: sigaction(2) only reads the disposition into a valid local.
+            if unsafe { libc::sigaction(signal, std::ptr::null(), &mut old) } == 0
                 && old.sa_sigaction != libc::SIG_DFL
                 && (old.sa_sigaction != libc::SIG_IGN
                     || signal == libc::SIGPIPE
                     || signal == libc::SIGXFSZ)
             {
-                libc::sigaction(signal, &default, std::ptr::null_mut());
+                // SAFETY: installs SIG_DFL (no handler code) from a valid local, in this process
+                // only (no CLONE_SIGHAND: the harness's handlers are untouched).
+                unsafe { libc::sigaction(signal, &default, std::ptr::null_mut()) };
             }
         }
-        let mut none: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut none);
-        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        // SAFETY: all-zero bytes are a valid `sigset_t`, emptied below.
+        let mut none: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: sigemptyset(3) writes the valid local it is given.
+        unsafe { libc::sigemptyset(&mut none) };
+        // SAFETY: sets this thread's mask from a valid local; the old one is not asked for.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) };
     }
 
     /// Waits for our child `pid` and reaps it: its raw wait status.
     fn reap_raw(pid: libc::pid_t) -> io::Result<libc::c_int> {
-        let mut status = 0;
+        let Some(pid) = rustix::process::Pid::from_raw(pid.max(0)) else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
         loop {
-            // SAFETY: waitpid on our own child with a valid out-pointer.
-            if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
-                return Ok(status);
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
+            match rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty()) {
+                Ok(Some((_, status))) => return Ok(status.as_raw()),
+                // Without WNOHANG waitpid reports a child or fails; nothing else is expected.
+                Ok(None) => return Err(io::Error::from(io::ErrorKind::WouldBlock)),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
             }
         }
     }
@@ -1489,12 +1561,13 @@ mod linux {
     }
 
     pub(super) fn try_reap(pid: u32, outcome: &mut Keeper) -> io::Result<Option<ExitStatus>> {
-        let mut status = 0;
-        // SAFETY: waitpid on our own child with a valid out-pointer, without waiting.
-        match unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) } {
-            0 => Ok(None),
-            r if r < 0 => Err(io::Error::last_os_error()),
-            _ => Ok(Some(status_of(status, outcome))),
+        let Some(pid) = crate::kill::pid(pid) else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
+        match rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG) {
+            Ok(None) => Ok(None),
+            Ok(Some((_, status))) => Ok(Some(status_of(status.as_raw(), outcome))),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -1550,7 +1623,7 @@ mod portable {
                 .name("agentconf-exit-watch".into())
                 .spawn(move || {
                     // ECHILD (the owner reaped it already) ends the watch as well as the exit.
-                    let _ = waitid_unreaped(pid, 0);
+                    let _ = waitid_unreaped(pid, rustix::process::WaitIdOptions::empty());
                     drop(writer);
                 })?;
             Ok::<_, io::Error>(watch)

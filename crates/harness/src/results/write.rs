@@ -189,7 +189,6 @@ struct TargetLock {
 impl TargetLock {
     fn take(target: &Path) -> Result<TargetLock, WriteError> {
         use std::os::unix::fs::OpenOptionsExt as _;
-        use std::os::unix::io::AsRawFd as _;
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -214,10 +213,10 @@ impl TargetLock {
             Ok(_) => return Err(WriteError::at(&path, WriteProblem::NotARegularFile)),
             Err(e) => return Err(WriteError::at(&path, WriteProblem::Io(e))),
         }
-        // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
-        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if locked != 0 {
-            let e = io::Error::last_os_error();
+        if let Err(e) =
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+        {
+            let e = io::Error::from(e);
             return Err(WriteError::at(
                 target,
                 if e.kind() == io::ErrorKind::WouldBlock {
@@ -241,22 +240,15 @@ impl Drop for TargetLock {
 
 /// `Err` when the file system holding `target` has less than `needed` bytes free for this user.
 fn check_space(target: &Path, needed: u64) -> Result<(), WriteError> {
-    use std::os::unix::ffi::OsStrExt as _;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let Ok(c_dir) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+    let Ok(st) = rustix::fs::statvfs(dir) else {
+        // Unknown (a NUL in the path included): the writes themselves will say.
         return Ok(());
     };
-    // SAFETY: statvfs(3) fills the zeroed struct it is given for a NUL-terminated path.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c_dir.as_ptr(), &mut st) } != 0 {
-        // Unknown: the writes themselves will say.
-        return Ok(());
-    }
-    #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
-    let free = st.f_bavail as u64 * st.f_frsize as u64;
+    let free = st.f_bavail.saturating_mul(st.f_frsize);
     if free < needed {
         return Err(WriteError::at(
             target,
@@ -350,8 +342,7 @@ fn remove_stale_temporaries(target: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    // SAFETY: getuid(2) has no preconditions and cannot fail.
-    let me = unsafe { libc::getuid() };
+    let me = rustix::process::getuid().as_raw();
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().into_owned();
         let Some(rest) = file_name
@@ -366,24 +357,25 @@ fn remove_stale_temporaries(target: &Path) {
         else {
             continue;
         };
-        let Ok(pid) = pid.parse::<libc::pid_t>() else {
+        let Some(pid) = pid.parse::<u32>().ok().and_then(crate::kill::pid) else {
             continue;
         };
         // A plain file of ours (never a link), whose process no longer exists.
         let ours = entry
             .metadata()
             .is_ok_and(|m| m.file_type().is_file() && m.uid() == me);
-        if ours && pid > 0 && !process_alive(pid) {
+        if ours && !process_alive(pid) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
 /// Whether a process `pid` exists (kill(2) with signal 0: ESRCH means it does not).
-fn process_alive(pid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks that the process exists and may be signalled.
-    let sent = unsafe { libc::kill(pid, 0) };
-    sent == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+fn process_alive(pid: rustix::process::Pid) -> bool {
+    !matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
 }
 
 /// A new file next to `path`, under a name no one else has (created with `O_EXCL`).

@@ -330,7 +330,7 @@ pub(super) fn start_process_node(
 /// SIGSTOP to a receiver process's group, once it has taken the line last handed to it.
 pub(super) fn pause(r: &mut ProcessReceiver) -> Result<(), Failure> {
     r.wait_taken()?;
-    r.child.signal_group(libc::SIGSTOP);
+    r.child.signal_group(rustix::process::Signal::STOP);
     Ok(())
 }
 
@@ -348,7 +348,7 @@ pub(super) fn taken(r: &mut ProcessReceiver) -> Result<bool, Failure> {
 
 /// SIGCONT to a receiver process's group.
 pub(super) fn resume(r: &mut ProcessReceiver) {
-    r.child.signal_group(libc::SIGCONT);
+    r.child.signal_group(rustix::process::Signal::CONT);
 }
 
 /// The address of the store an implementation's nodes share: the adapter's `[grp] store_addr`,
