@@ -125,6 +125,10 @@ fn schemas(check: bool) -> Result<(), String> {
             agentconf_contract::schema::protocol_schema(),
         ),
         (
+            "crates/harness/schema/results.schema.json",
+            agentconf_harness::results::results_schema(),
+        ),
+        (
             "crates/harness/schema/attestation-results-v1.schema.json",
             agentconf_harness::attestation::predicate_schema(),
         ),
