@@ -11,8 +11,10 @@
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
 //!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`),
 //!   `crates/contract/schema/protocol.schema.json` from the persistent-mode response types
-//!   (`agentconf_contract::protocol`), and `crates/harness/schema/attestation-results-v1.schema.json`
-//!   from the attestation predicate's type (`agentconf_harness::attestation`).
+//!   (`agentconf_contract::protocol`), `crates/harness/schema/results.schema.json` from the
+//!   results file's line types (`agentconf_harness::results`), and
+//!   `crates/harness/schema/attestation-results-v1.schema.json` from the attestation predicate's
+//!   type (`agentconf_harness::attestation`).
 //!
 //! - `cargo xtask test [--slow] [ARGS…]`: every test (`cargo test --workspace ARGS…`), closed by
 //!   one line of totals over all test binaries, with a line saying what runs whenever the tests
@@ -42,8 +44,9 @@ const USAGE: &str =
   vectors   regenerate vectors/ (vector files, manifest.json, COVERAGE.md, a CHANGELOG.md entry
             when the digest changes) and the generated regions of README.md and vectors/README.md
   schemas   regenerate vectors/schema/*.schema.json from the vector model's types, the
-            persistent-mode schema (crates/contract/schema/) from the response types and the
-            attestation predicate's schema (crates/harness/schema/) from its type
+            persistent-mode schema (crates/contract/schema/) from the response types, and the
+            results line's and the attestation predicate's schemas (crates/harness/schema/)
+            from theirs
   --check   change nothing; fail if the files are stale
   test      run every test (cargo test --workspace ARGS…) and close with the totals;
             --slow also runs the tests that take minutes (the synthetic-revision procedure)

@@ -4,7 +4,8 @@
 //! fields that differ between two runs of the same implementation on the same corpus.
 //!
 //! The model is here; [`digest`] seals a file (footer and digests), [`check`] says whether a file
-//! is whole, [`read`] reads one and [`write`] writes one without ever exposing half a file.
+//! is whole, [`read`] reads one and [`write`] writes one without ever exposing half a file;
+//! [`schema`] renders the JSON Schema of a line from these types (`schema/results.schema.json`).
 
 mod check;
 mod digest;
