@@ -9,7 +9,10 @@
 //!   corpus digest changes, a new entry at the top of `vectors/CHANGELOG.md` (the diff from the
 //!   corpus on disk).
 //! - `cargo xtask schemas [--check]`: regenerate `vectors/schema/vector.schema.json` and
-//!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`), and
+//!   `manifest.schema.json` from the vector model's types (`agentconf_contract::schema`),
+//!   `crates/contract/schema/protocol.schema.json` from the persistent-mode response types
+//!   (`agentconf_contract::protocol`), `crates/harness/schema/results.schema.json` from the
+//!   results file's line types (`agentconf_harness::results`), and
 //!   `crates/harness/schema/attestation-results-v1.schema.json` from the attestation predicate's
 //!   type (`agentconf_harness::attestation`).
 //!
@@ -40,8 +43,10 @@ const USAGE: &str =
             facts.toml, and the rules crate's copies of the three (crates/rules/catalogue/)
   vectors   regenerate vectors/ (vector files, manifest.json, COVERAGE.md, a CHANGELOG.md entry
             when the digest changes) and the generated regions of README.md and vectors/README.md
-  schemas   regenerate vectors/schema/*.schema.json from the vector model's types and the
-            attestation predicate's schema (crates/harness/schema/) from its type
+  schemas   regenerate vectors/schema/*.schema.json from the vector model's types, the
+            persistent-mode schema (crates/contract/schema/) from the response types, and the
+            results line's and the attestation predicate's schemas (crates/harness/schema/)
+            from theirs
   --check   change nothing; fail if the files are stale
   test      run every test (cargo test --workspace ARGS…) and close with the totals;
             --slow also runs the tests that take minutes (the synthetic-revision procedure)
@@ -117,6 +122,14 @@ fn schemas(check: bool) -> Result<(), String> {
         (
             "vectors/schema/manifest.schema.json",
             agentconf_contract::schema::manifest_schema(),
+        ),
+        (
+            "crates/contract/schema/protocol.schema.json",
+            agentconf_contract::schema::protocol_schema(),
+        ),
+        (
+            "crates/harness/schema/results.schema.json",
+            agentconf_harness::results::results_schema(),
         ),
         (
             "crates/harness/schema/attestation-results-v1.schema.json",

@@ -1,7 +1,8 @@
-//! The JSON Schemas (2020-12) of a vector file and of the manifest, generated from the types of
-//! [`crate::vector`] and [`crate::manifest`] so the files and the serde model cannot drift apart.
-//! `cargo xtask schemas` writes them to `vectors/schema/`, and a test fails when the checked-in
-//! files differ from what these functions produce.
+//! The JSON Schemas (2020-12) of a vector file, of the manifest and of the persistent-mode
+//! responses, generated from the types of [`crate::vector`], [`crate::manifest`] and
+//! [`crate::protocol`] so the files and the serde model cannot drift apart. `cargo xtask schemas`
+//! writes them (`vectors/schema/`, `crates/contract/schema/`), and a test fails when the
+//! checked-in files differ from what these functions produce.
 //!
 //! The constraints serde does not carry (id and file name patterns, minimum lengths, unique
 //! items, the expectation/flags coupling) are `#[schemars(...)]` attributes on the types. The
@@ -16,6 +17,9 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::manifest::Manifest;
+/// The stand-ins other crates name in `#[schemars(with = ...)]` for rule ids, levels and
+/// digests (the harness's results line), so every published schema says them the same way.
+pub use crate::schema_types::{LevelName, RuleId, Sha256};
 use crate::vector::Vector;
 
 /// The JSON Schema of one vector file (`vectors/schema/vector.schema.json`): pretty JSON with a
@@ -35,6 +39,22 @@ pub fn manifest_schema() -> String {
         "agentconf corpus manifest",
         "Every vector with its file's SHA-256, and one corpus digest: SHA-256 over the sorted \
          lines '<id> <sha256>\\n'.",
+    )
+}
+
+/// The JSON Schema of the persistent-mode responses (`crates/contract/schema/protocol.schema.json`,
+/// [`crate::protocol::SCHEMA`]): one definition per response (`$defs/start_response`,
+/// `$defs/run_response`, `$defs/stop_response`), which `--validate-protocol` checks each response
+/// against; the root accepts any of the three.
+pub fn protocol_schema() -> String {
+    render::<crate::protocol::Response>(
+        "https://agentconf.invalid/schema/protocol.schema.json",
+        "agentconf persistent-mode responses (protocol 1)",
+        "The three response lines an implementation writes in persistent mode \
+         (crates/contract/CONTRACT.md, section 8): one per request, in order. `agentconf run \
+         --validate-protocol` checks every response against the definition for the request it \
+         answers (`start_response`, `run_response`, `stop_response`); the root accepts any of \
+         the three. Extra members are allowed everywhere and ignored.",
     )
 }
 

@@ -17,7 +17,7 @@ pub(crate) const FILE_PATTERN: &str = "^[a-z0-9][a-z0-9._-]*$";
 pub(crate) const PATH_PATTERN: &str = r"^[a-z0-9-]+/[a-z0-9-]+/[a-z0-9][a-z0-9.-]*\.json$";
 
 /// The schema of a [`Rule`]: one of the catalogue's ids.
-pub(crate) struct RuleId;
+pub struct RuleId;
 
 impl JsonSchema for RuleId {
     fn schema_name() -> Cow<'static, str> {
@@ -39,7 +39,7 @@ impl JsonSchema for RuleId {
 }
 
 /// The schema of a [`Level`]: `MUST` or `SHOULD`.
-pub(crate) struct LevelName;
+pub struct LevelName;
 
 impl JsonSchema for LevelName {
     fn schema_name() -> Cow<'static, str> {
@@ -87,7 +87,7 @@ impl JsonSchema for Revision {
 }
 
 /// The schema of a SHA-256 digest written as lowercase hex.
-pub(crate) struct Sha256;
+pub struct Sha256;
 
 impl JsonSchema for Sha256 {
     fn schema_name() -> Cow<'static, str> {

@@ -14,13 +14,17 @@ use crate::process::{run, Ending, RunSpec};
 use agentconf_json::hex::lower as hex;
 
 /// What was run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// Closed in the schema: the results reader refuses a member it does not know.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ImplementationInfo {
     /// A name for the implementation (`reference` for agentconf's own).
     pub name: String,
     /// The command prefix (argv) used, empty when run in process.
     pub argv: Vec<String>,
     /// SHA-256 of the executable, where it could be resolved and read.
+    // Written as null when unknown, never left out: required.
+    #[schemars(schema_with = "crate::results::sha256_or_null", required)]
     pub executable_sha256: Option<String>,
     /// Every other argument of the command that names an existing file (a script after its
     /// interpreter, a configuration), with its SHA-256: what ran, not only what ran it.
@@ -29,10 +33,12 @@ pub struct ImplementationInfo {
     /// What a persistent server said it is in its start response (CONTRACT.md section 8.3):
     /// its own words, recorded, not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "agentconf_contract::protocol::Named")]
     pub declared: Option<agentconf_contract::protocol::Named>,
     /// The first line `PROGRAM --version` printed, when the program is an interpreter running a
     /// script (`python3 impl.py`): the script's digest says what ran, this what ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub interpreter_version: Option<String>,
 }
 
@@ -75,9 +81,11 @@ impl PendingIdentity {
 }
 
 /// A file named on the command line, and its SHA-256.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FileDigest {
     pub path: String,
+    #[schemars(with = "agentconf_contract::schema::Sha256")]
     pub sha256: String,
 }
 

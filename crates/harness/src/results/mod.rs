@@ -4,7 +4,8 @@
 //! fields that differ between two runs of the same implementation on the same corpus.
 //!
 //! The model is here; [`digest`] seals a file (footer and digests), [`check`] says whether a file
-//! is whole, [`read`] reads one and [`write`] writes one without ever exposing half a file.
+//! is whole, [`read`] reads one and [`write`] writes one without ever exposing half a file;
+//! [`schema`] renders the JSON Schema of a line from these types (`schema/results.schema.json`).
 
 mod check;
 mod digest;
@@ -15,8 +16,10 @@ mod write;
 use std::collections::BTreeMap;
 
 use agentconf_contract::case::Case;
+use agentconf_contract::schema::{LevelName, Sha256};
 use agentconf_contract::vector::{Expectation, Suite};
 use agentconf_rules::Rule;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::case_result::VectorResult;
@@ -34,52 +37,75 @@ pub const FORMAT: &str = "agentconf-results/1";
 
 pub(crate) use crate::identity::ImplementationInfo;
 
+mod schema;
+pub use schema::results_schema;
+pub(crate) use schema::sha256_or_null;
+
+// The schema's members follow the reader: every line is closed (the reader refuses a member it
+// does not know), and a member left out when empty is described by what it holds when present,
+// never as null (`with` the inner type).
+
 /// The first line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Header {
+    #[schemars(extend("const" = FORMAT))]
     pub format: String,
     pub suite_version: String,
+    #[schemars(with = "Sha256")]
     pub corpus_digest: String,
     /// Vectors selected for the run.
     pub vector_count: usize,
     /// Cases selected (a vector has one case per revision group it is graded under): the number
     /// of result lines a complete run writes. Absent in files written before cases existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
     pub case_count: Option<usize>,
     pub implementation: ImplementationInfo,
     /// SHA-256 of the adapter file, when one was used.
+    // Written as null without an adapter, never left out: required.
+    #[schemars(schema_with = "schema::sha256_or_null", required)]
     pub adapter_digest: Option<String>,
     /// SHA-256 of the expected-failures file (`run --xfail FILE`), when one was given. Absent
     /// otherwise, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Sha256")]
     pub xfail_digest: Option<String>,
+    #[schemars(with = "schema::GradingName")]
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
+    // The three an adapter may claim (its reader refuses any other).
+    #[schemars(extend("items" = {"type": "string", "enum": ["durable", "atomic", "cluster"]}))]
     pub profiles: Vec<String>,
     /// How the implementation's processes were contained (CONTRACT.md 3.3): PID and mount
     /// namespaces of their own, a PID namespace only, or only a process group. Absent when no
     /// process ran (the reference in process), and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "schema::ContainmentName")]
     pub(crate) containment: Option<crate::process::Containment>,
     /// What an implementation could still reach under `containment` (its
     /// [`Containment::note`](crate::Containment::note)). Absent with it, and in files
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) containment_note: Option<String>,
     /// Which cases were selected. Absent in files written before agentconf 0.2: the selection
     /// is unknown, and no verdict drawn from such a file says the whole corpus ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Selection")]
     pub selection: Option<Selection>,
     /// SHA-256 over the selected case ids, each with a newline, in run order (see
     /// [`case_ids_sha256`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Sha256")]
     pub case_ids_sha256: Option<String>,
     /// RFC 3339, UTC.
     pub started_at: String,
 }
 
 /// The cases a run was restricted to.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Selection {
     /// Case-id prefixes a case had to start with (`--include`); empty: every case.
     pub include: Vec<String>,
@@ -101,22 +127,26 @@ impl Selection {
 
 /// One case's line: the vector's metadata (so reports need no corpus), the expectation under the
 /// revision it ran, and its outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ResultLine {
     /// The case id: the vector id, or `<id>@<revision>` for a vector's further revisions.
     pub id: String,
     /// The draft revision the case ran under. Absent in files written before cases existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub revision: Option<String>,
     pub suite: Suite,
     pub family: String,
     pub rules: Vec<String>,
+    #[schemars(with = "LevelName")]
     pub level: String,
     pub expectation: Expectation,
     pub expected_rules: Vec<String>,
     /// The vector this one was derived from (`derivation.source`), for paired credit: a rejection
     /// counts for its rules only when that vector was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub derived_from: Option<String>,
     pub status: Status,
     pub detail: String,
@@ -126,11 +156,13 @@ pub struct ResultLine {
     /// For an expected failure (`xfail`): the status it failed with, so that a false accept
     /// listed as expected is still shown as one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Status")]
     pub failed_as: Option<Status>,
     /// For an expected failure (`xfail`): the reason the adapter's list gives, which every
     /// report shows beside it. Absent otherwise, and in files written before it was recorded
     /// (the detail then starts with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output` (or an expected failure that failed so): the rules of the
     /// faults found in what it wrote, each once, whether the vector lists them or not. The
@@ -138,10 +170,12 @@ pub struct ResultLine {
     /// otherwise, and in files written before it existed (such a line is charged to every rule
     /// of its vector, as it was then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1))]
     pub broken_rules: Vec<String>,
     /// For a GRP case with cluster steps: what each node was handed and decided, and the faults
     /// made, in order (bounded). Absent otherwise, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1, max = crate::scenario::cluster::MAX_HISTORY_ENTRIES))]
     pub history: Vec<crate::scenario::cluster::history::Entry>,
 }
 
@@ -212,7 +246,8 @@ fn rules_of_case(c: &Case<'_>) -> Vec<String> {
 }
 
 /// The last line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Footer {
     /// Vectors per status (every status listed, zeros included).
     pub totals: BTreeMap<String, usize>,
@@ -225,25 +260,30 @@ pub struct Footer {
     /// order: an edited, removed, added or reordered line no longer matches. Absent in files
     /// written before agentconf 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Sha256")]
     pub results_sha256: Option<String>,
     /// SHA-256 over the header line as written (see [`header_sha256`]): a header edited after
     /// the run (its grading, profiles, selection or implementation) no longer matches. Absent in
     /// files written before agentconf 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Sha256")]
     pub header_sha256: Option<String>,
     /// The run was interrupted (SIGINT or SIGTERM): the lines are the cases that finished
     /// before it, and the file can never support a conformance claim.
+    // Written only when true (left out otherwise): the schema allows `true` alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("const" = true))]
     pub interrupted: bool,
     /// Persistent mode only: how many times the implementation's process was started again
     /// (after a crash, a hang or a protocol error, or because it exited between requests).
     /// Absent for one-shot runs, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
     pub restarts: Option<usize>,
 }
 
 /// One line of the file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub(crate) enum Line {
     Header(Header),

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::status::Status;
 
 /// What happened at one point of the history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum What {
     /// The line was written to the node.
@@ -75,7 +75,7 @@ pub(crate) const PAUSED_MID_STATEMENT: &str = "mid-statement";
 pub(crate) const PAUSED_AFTER_READ: &str = "after-read";
 
 /// One point of the history (the form of the results line's `history` items).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     /// The node's name (`n1`, `n2`, …: its `AGENTCONF_NODE`).
@@ -83,10 +83,15 @@ pub struct Entry {
     /// Microseconds since the scenario began (a monotonic clock).
     pub t_us: u64,
     /// The line of the `events` input (0-based) delivered or answered; null for a fault.
+    // Written as null for a fault, never left out: required, and null kept (a required `Option`
+    // loses it in the derived schema).
+    #[schemars(required, extend("type" = ["integer", "null"]))]
     pub line: Option<usize>,
     pub decision: What,
     /// A rejection's `rejection_reason`; a pause's `mid-statement` or `after-read`.
+    // Absent rather than null when there is none: the schema says a string.
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "String")]
     pub reason: Option<String>,
 }
 
