@@ -13,6 +13,13 @@
 //! their receiver durability (SQLite `synchronous=FULL`, PostgreSQL `synchronous_commit=on`).
 //! Nothing here asserts a time.
 //!
+//! Then, for one session of 2,000 events written to the receiver's input at once (a burst: every
+//! line already waiting), the stream as the reference receiver runs it
+//! ([`agentconf_grp::stream::admit_stream`]): group commit (up to 64 waiting lines per commit,
+//! each answer written after its commit) and one line per commit, SQLite and PostgreSQL rounds
+//! interleaved, the median round of each; it prints
+//! `PostgreSQL N admissions/s, SQLite M admissions/s, ratio R` for each way.
+//!
 //! How: start a server (`.ci/postgres start` prints its URL), then
 //! `AGENTCONF_TEST_POSTGRES=URL cargo bench -p agentconf-grp --bench cluster` (about 25 s once
 //! built). Without `--bench` (`cargo test --benches`) a smoke version runs with tiny counts. With
@@ -87,6 +94,77 @@ fn main() {
         TestServer::Missing(why) => panic!("{why}"),
     }
     report(&results);
+    burst(&key, full);
+}
+
+/// One session's burst through the stream, group commit and one line per commit, SQLite and
+/// PostgreSQL rounds interleaved (the machine's noise falls on both alike).
+fn burst(key: &ed25519_dalek::SigningKey, full: bool) {
+    use agentconf_grp::lines::BATCH_LIMIT;
+    use agentconf_grp::stream::admit_stream;
+    let (events, rounds) = if full { (2_000, 5) } else { (20, 1) };
+    let mut input = Vec::new();
+    for i in 0..events {
+        input.extend_from_slice(&signed_line(key, &format!("grp-evt-burst-{i:06}")));
+        input.push(b'\n');
+    }
+    let url = match TestServer::from_env() {
+        TestServer::At(url) => Some(url),
+        TestServer::Skip(why) => {
+            println!("PostgreSQL skipped (no server: {why}); SQLite only");
+            None
+        }
+        TestServer::Missing(why) => panic!("{why}"),
+    };
+    let dir = TempDir::new("burst");
+    for (way, limit) in [("group commit", BATCH_LIMIT), ("one line per commit", 1)] {
+        let (mut sqlite, mut postgres) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            // A fresh store each round: every event is new.
+            let stores: Vec<(bool, BoxedStore)> = std::iter::once((
+                false,
+                Box::new(
+                    SqliteStore::create_with(
+                        &dir.file(&format!("{limit}-{round}.sqlite")),
+                        Durability::PowerLoss,
+                    )
+                    .expect("create the SQLite store"),
+                ) as BoxedStore,
+            ))
+            .chain(url.iter().map(|u| (true, postgres_nodes(u, 1).remove(0))))
+            .collect();
+            for (is_postgres, store) in stores {
+                let receiver = Receiver::new(session(), Revision::R01, store);
+                let mut out = Vec::new();
+                let began = Instant::now();
+                admit_stream(&receiver, &input[..], &mut out, limit).expect("the stream runs");
+                let rate = events as f64 / began.elapsed().as_secs_f64();
+                let admitted = String::from_utf8_lossy(&out)
+                    .matches("\"admitted\"")
+                    .count();
+                assert_eq!(admitted, events, "every event admitted");
+                if is_postgres {
+                    postgres.push(rate)
+                } else {
+                    sqlite.push(rate)
+                }
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let s = median(&mut sqlite);
+        if postgres.is_empty() {
+            println!("one session of {events} events, {way}: PostgreSQL skipped, SQLite {s:.0} admissions/s");
+        } else {
+            let p = median(&mut postgres);
+            println!(
+                "one session of {events} events, {way}: PostgreSQL {p:.0} admissions/s, SQLite {s:.0} admissions/s, ratio {:.2}",
+                p / s
+            );
+        }
+    }
 }
 
 /// `nodes` stores on the server at `url`, one connection each, in a namespace of their own.

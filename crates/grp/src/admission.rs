@@ -429,16 +429,7 @@ impl<S: AdmissionStore> Receiver<S> {
                 Err(e) => return Err(e),
             }
         }
-        let decision = Decision {
-            event_id: Some(event.event_id.clone()),
-            publisher_id: Some(event.publisher_id.clone()),
-            outcome: DecisionOutcome::Admitted,
-            ale: None,
-            rejection_reason: None,
-            rule: None,
-            member: None,
-            message: None,
-        };
+        let decision = admitted_decision(&event);
         hand_off(&decision);
         if recorded {
             let marked = self.store.handed_off(
@@ -454,6 +445,167 @@ impl<S: AdmissionStore> Receiver<S> {
             }
         }
         Ok(decision)
+    }
+
+    /// Judges a batch of lines that were all waiting together, with one commit for the batch's
+    /// admissions ([`AdmissionStore::admit_batch`]), and gives `answer` every line's decision in
+    /// order, only after that commit: the same decisions, in the same order, as
+    /// [`Self::deliver_then`] one line at a time (a pair twice in the batch is a duplicate the
+    /// second time). The hand-offs are then marked together, after every answer was given, as
+    /// one line's mark follows its answer. A pair whose admission the store could not decide
+    /// gets [`Decision::deferred`]; on any other store failure the lines before the first line
+    /// it concerns are answered and `Err` is returned: nothing of the batch after it is answered
+    /// (a transactional store admitted none of it).
+    pub fn deliver_batch(
+        &self,
+        lines: &[Delivery<'_>],
+        mut answer: impl FnMut(&Decision),
+    ) -> Result<(), StoreError> {
+        let admits = self
+            .pipeline
+            .steps
+            .iter()
+            .filter(|s| **s == Step::Admit)
+            .count();
+        if admits > 1 {
+            // A receiver that admits twice per line is a mutant's: one line at a time.
+            for line in lines {
+                let decision = match line {
+                    Delivery::Line(bytes) => self.deliver_then(bytes, |_| {})?,
+                    Delivery::Oversized => self.deliver_oversized(MAX_EVENT_BYTES)?,
+                };
+                answer(&decision);
+            }
+            return Ok(());
+        }
+        // Every step before the admission, for every line; the store is not touched yet.
+        let judged: Vec<Judged> = lines
+            .iter()
+            .map(|line| self.before_admission(line))
+            .collect();
+        let waiting: Vec<(&str, &str)> = judged
+            .iter()
+            .filter_map(|j| match j {
+                Judged::ToAdmit { event, .. } => {
+                    Some((event.publisher_id.as_str(), event.event_id.as_str()))
+                }
+                Judged::Decided(_) => None,
+            })
+            .collect();
+        let mut admissions = if waiting.is_empty() {
+            Vec::new()
+        } else {
+            self.store.admit_batch(&self.session.session_id, &waiting)
+        }
+        .into_iter();
+        let mut marks: Vec<(&str, &str)> = Vec::new();
+        let mut decisions = Vec::with_capacity(judged.len());
+        for j in &judged {
+            let decision = match j {
+                Judged::Decided(d) => d.clone(),
+                Judged::ToAdmit {
+                    identity,
+                    event,
+                    after,
+                } => {
+                    let admitted = admissions
+                        .next()
+                        .unwrap_or_else(|| Err(StoreError::new("the store left a pair undecided")));
+                    match admitted {
+                        Ok(Admission::Duplicate) => {
+                            Decision::rejected(identity, &RejectError::Duplicate)
+                        }
+                        Ok(Admission::Admitted) => {
+                            let registration = self.registration(event);
+                            match self.walk_from(*after, event, &registration) {
+                                // Recorded, and rejected by a step after the admission (a
+                                // reordered pipeline's defect): as one line at a time, unmarked.
+                                Err(e) => Decision::rejected(identity, &e),
+                                Ok(()) => {
+                                    marks.push((
+                                        event.publisher_id.as_str(),
+                                        event.event_id.as_str(),
+                                    ));
+                                    admitted_decision(event)
+                                }
+                            }
+                        }
+                        Err(e) if e.is_unreachable() => Decision::deferred(identity, &e),
+                        Err(e) => {
+                            decisions.iter().for_each(&mut answer);
+                            return Err(e);
+                        }
+                    }
+                }
+            };
+            decisions.push(decision);
+        }
+        // The batch's admissions committed: now, and only now, the answers go out.
+        decisions.iter().for_each(&mut answer);
+        if !marks.is_empty() {
+            match self
+                .store
+                .handed_off_batch(&self.session.session_id, &marks)
+            {
+                // As for one line: unmarked pairs are pending, resumed by recovery.
+                Err(e) if e.is_unreachable() => {}
+                marked => marked?,
+            }
+        }
+        Ok(())
+    }
+
+    /// One line up to its admission: decided (rejected, or admitted by a pipeline without the
+    /// admission step), or waiting for the store, with the index of the step after
+    /// [`Step::Admit`].
+    fn before_admission(&self, line: &Delivery<'_>) -> Judged {
+        let bytes = match line {
+            Delivery::Line(bytes) if bytes.len() <= MAX_EVENT_BYTES => bytes,
+            _ => {
+                let error =
+                    RejectError::Event(EventError::Json(agentconf_json::JsonError::TooLarge {
+                        limit: MAX_EVENT_BYTES as u64,
+                    }));
+                return Judged::Decided(Decision::rejected(&Identity::default(), &error));
+            }
+        };
+        let (identity, parsed) = parse_event(bytes);
+        let event = match parsed {
+            Ok(e) => e,
+            Err(e) => {
+                return Judged::Decided(Decision::rejected(&identity, &RejectError::Event(e)))
+            }
+        };
+        let registration = self.registration(&event);
+        for (at, &step) in self.pipeline.steps().iter().enumerate() {
+            if step == Step::Admit {
+                return Judged::ToAdmit {
+                    identity,
+                    event: Box::new(event),
+                    after: at + 1,
+                };
+            }
+            // Only the admission touches the store; every other step is a pure check.
+            if let Ok(Err(e)) = self.walk(step, &event, &registration) {
+                return Judged::Decided(Decision::rejected(&identity, &e));
+            }
+        }
+        Judged::Decided(admitted_decision(&event))
+    }
+
+    /// The steps from index `from` on, none of them the admission.
+    fn walk_from(
+        &self,
+        from: usize,
+        event: &ChangeEvent,
+        registration: &Registration<'_>,
+    ) -> Result<(), RejectError> {
+        for &step in self.pipeline.steps().iter().skip(from) {
+            if let Ok(Err(e)) = self.walk(step, event, registration) {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// The decision for a line longer than the reader's limit (never parsed, never admitted).
@@ -510,6 +662,39 @@ impl<S: AdmissionStore> Receiver<S> {
             Admission::Admitted => Ok(Passed::Recorded),
             Admission::Duplicate => Err(RejectError::Duplicate),
         })
+    }
+}
+
+/// One line of a batch ([`Receiver::deliver_batch`]): an event line's bytes, or a line longer
+/// than the reader's limit, skipped unread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery<'a> {
+    Line(&'a [u8]),
+    Oversized,
+}
+
+/// A batch's line before the store is consulted.
+enum Judged {
+    Decided(Decision),
+    ToAdmit {
+        identity: Identity,
+        event: Box<ChangeEvent>,
+        /// The index of the first step after [`Step::Admit`].
+        after: usize,
+    },
+}
+
+/// The admitted decision for `event`.
+fn admitted_decision(event: &ChangeEvent) -> Decision {
+    Decision {
+        event_id: Some(event.event_id.clone()),
+        publisher_id: Some(event.publisher_id.clone()),
+        outcome: DecisionOutcome::Admitted,
+        ale: None,
+        rejection_reason: None,
+        rule: None,
+        member: None,
+        message: None,
     }
 }
 

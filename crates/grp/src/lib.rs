@@ -22,5 +22,6 @@ pub mod keys;
 pub mod lines;
 pub mod session;
 pub mod store;
+pub mod stream;
 
 pub use admission::{Decision, DecisionOutcome, Receiver, Revision};

@@ -53,6 +53,70 @@ pub fn read_event_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Resul
     Ok(EventLine::Line)
 }
 
+/// The most lines a receiver admits together ([`read_waiting_lines`]): enough that a burst
+/// pays one commit per 64 lines, few enough that the first line's answer waits for at most 63
+/// other lines' checks (a few milliseconds).
+pub const BATCH_LIMIT: usize = 64;
+
+/// What [`read_waiting_lines`] read: the batch's lines, each an event or a line too long.
+#[derive(Debug, Default)]
+pub struct WaitingLines {
+    bytes: Vec<u8>,
+    /// Each line's place in `bytes`, `None` for a line over the limit.
+    lines: Vec<Option<std::ops::Range<usize>>>,
+}
+
+impl WaitingLines {
+    /// The lines, in order, as the receiver takes them.
+    pub fn deliveries(&self) -> Vec<crate::admission::Delivery<'_>> {
+        use crate::admission::Delivery;
+        self.lines
+            .iter()
+            .map(|line| match line {
+                Some(range) => Delivery::Line(&self.bytes[range.clone()]),
+                None => Delivery::Oversized,
+            })
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// Reads the next line, waiting for it as [`read_event_line`] does, then every further line that
+/// has already arrived whole in `input`'s buffer, up to `limit` lines in all (at least one). It
+/// never waits for a line that has not arrived: a lone line is a batch of one, answered as soon
+/// as it would be alone. Empty at the end of the stream.
+pub fn read_waiting_lines<R: Read>(
+    input: &mut io::BufReader<R>,
+    batch: &mut WaitingLines,
+    limit: usize,
+) -> io::Result<()> {
+    batch.bytes.clear();
+    batch.lines.clear();
+    let mut line = Vec::new();
+    loop {
+        match read_event_line(input, &mut line)? {
+            EventLine::End => return Ok(()),
+            EventLine::TooLong => batch.lines.push(None),
+            EventLine::Line => {
+                let start = batch.bytes.len();
+                batch.bytes.extend_from_slice(&line);
+                batch.lines.push(Some(start..batch.bytes.len()));
+            }
+        }
+        // Only a line whose end is already buffered: reading it cannot wait on the input.
+        if batch.lines.len() >= limit.max(1) || !input.buffer().contains(&b'\n') {
+            return Ok(());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +132,27 @@ mod tests {
             }
             out.push((r, buf.clone()));
         }
+    }
+
+    #[test]
+    fn a_batch_is_what_is_buffered_up_to_the_limit() {
+        let input: &[u8] = b"a\nb\nc\nd\ne";
+        let mut reader = io::BufReader::new(input);
+        let mut batch = WaitingLines::default();
+        let mut got = Vec::new();
+        loop {
+            read_waiting_lines(&mut reader, &mut batch, 3).unwrap();
+            if batch.is_empty() {
+                break;
+            }
+            got.push(batch.deliveries().len());
+        }
+        // Three, then "d" (the unended "e" may be more to come: not taken), then "e".
+        assert_eq!(got, [3, 1, 1]);
+        // A reader whose buffer holds one line at a time gives batches of one.
+        let mut small = io::BufReader::with_capacity(2, input);
+        read_waiting_lines(&mut small, &mut batch, 64).unwrap();
+        assert_eq!(batch.len(), 1);
     }
 
     #[test]

@@ -1,16 +1,17 @@
 //! The GRP reference receiver on a stream: event lines in, exactly one decision line out per
 //! line, each flushed as it goes (a harness drives it interactively).
 
-use std::io::{self, BufRead, Write};
+use std::io::{BufRead, Write};
 use std::path::Path;
 
-use agentconf_grp::admission::{Decision, Receiver, Revision, MAX_EVENT_BYTES};
-use agentconf_grp::lines::{read_event_line, EventLine};
+use agentconf_grp::admission::{Receiver, Revision};
+use agentconf_grp::lines::BATCH_LIMIT;
 use agentconf_grp::session::SessionContext;
 pub use agentconf_grp::store::STATE_FILE;
 use agentconf_grp::store::{
     AdmissionStore, BoxedStore, ClusterEnv, OpenStoreError, Opening, StoreSpec,
 };
+use agentconf_grp::stream::admit_stream;
 
 /// The store of the contract's receiver: SQLite in `dir` (its `STATE_DIR`), created when `dir`
 /// is empty (or missing), opened when it holds the store, refused otherwise. The one opener's
@@ -64,45 +65,16 @@ pub fn grp_admit(
     Ok(true)
 }
 
-/// Delivers every line of `input` to `receiver` and writes its decisions to `out`.
+/// Delivers every line of `input` to `receiver` and writes its decisions to `out`: lines already
+/// waiting together are admitted in one commit and answered after it
+/// ([`agentconf_grp::stream::admit_stream`], up to [`BATCH_LIMIT`] lines).
 pub fn run_stream<S: AdmissionStore>(
     receiver: &Receiver<S>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), String> {
-    let mut line = Vec::new();
-    loop {
-        let read = read_event_line(input, &mut line)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        // The admitted decision is the hand-off: it is written after the pair committed and
-        // before the store marks the hand-off done, so a crash in between leaves the pair pending
-        // (recoverable with `agentconf grp recover`), never lost.
-        let mut handed_off: Option<io::Result<()>> = None;
-        let decision = match read {
-            EventLine::End => break,
-            EventLine::Line => receiver.deliver_then(&line, |d| {
-                handed_off = Some(write_decision(out, d));
-            }),
-            EventLine::TooLong => receiver.deliver_oversized(MAX_EVENT_BYTES),
-        };
-        match handed_off {
-            Some(Err(e)) => return Err(format!("cannot write output: {e}")),
-            Some(Ok(())) => {
-                decision.map_err(|e| e.to_string())?;
-            }
-            None => {
-                let decision = decision.map_err(|e| e.to_string())?;
-                write_decision(out, &decision).map_err(|e| format!("cannot write output: {e}"))?;
-            }
-        }
-    }
-    Ok(())
+    admit_stream(receiver, input, out, BATCH_LIMIT).map_err(|e| e.to_string())
 }
 
 /// One decision line, flushed.
-pub fn write_decision(out: &mut impl Write, d: &Decision) -> io::Result<()> {
-    let mut text = serde_json::to_string(d).map_err(io::Error::other)?;
-    text.push('\n');
-    out.write_all(text.as_bytes())?;
-    out.flush()
-}
+pub use agentconf_grp::stream::write_decision;

@@ -98,8 +98,9 @@ pub enum Admission {
     Duplicate,
 }
 
-/// A store failure. The receiver fails closed: nothing is handed on.
-#[derive(Debug)]
+/// A store failure. The receiver fails closed: nothing is handed on. Cloned when one failed
+/// commit decides every pair of a batch ([`AdmissionStore::admit_batch`]).
+#[derive(Clone, Debug)]
 pub struct StoreError {
     message: String,
     unreachable: bool,
@@ -175,6 +176,26 @@ pub trait AdmissionStore {
     fn admit(&self, session: &str, publisher: &str, event: &str) -> Result<Admission, StoreError>;
     /// Records that the admitted pair's hand-off completed.
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError>;
+    /// Admits `pairs` (publisher, event) in order, as that many calls of [`Self::admit`] would
+    /// decide them (a pair repeated in the batch is a duplicate the second time): one result per
+    /// pair. A store with transactions commits them together, so that a batch costs one commit;
+    /// a commit that fails decides none of them (every result is that error). This default
+    /// admits one pair at a time and stops at the first failure that is not
+    /// [`StoreError::unreachable`] (the pairs after it get that error, untried), as the
+    /// receiver stops there.
+    fn admit_batch(
+        &self,
+        session: &str,
+        pairs: &[(&str, &str)],
+    ) -> Vec<Result<Admission, StoreError>> {
+        admit_each(self, session, pairs)
+    }
+    /// [`Self::handed_off`] for each pair; a store may write the marks together.
+    fn handed_off_batch(&self, session: &str, pairs: &[(&str, &str)]) -> Result<(), StoreError> {
+        pairs
+            .iter()
+            .try_for_each(|(publisher, event)| self.handed_off(session, publisher, event))
+    }
     /// Pairs admitted but not yet handed off (after a crash: the hand-offs to resume).
     fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError>;
     /// Number of pairs recorded for the session.
@@ -183,6 +204,32 @@ pub trait AdmissionStore {
     fn close_session(&self, session: &str) -> Result<u64, StoreError>;
     /// Whether the admitted set survives a restart of the receiver process.
     fn is_durable(&self) -> bool;
+}
+
+/// [`AdmissionStore::admit_batch`] one pair at a time (the default, and every store's way for a
+/// batch of one).
+pub fn admit_each<S: AdmissionStore + ?Sized>(
+    store: &S,
+    session: &str,
+    pairs: &[(&str, &str)],
+) -> Vec<Result<Admission, StoreError>> {
+    let mut results = Vec::with_capacity(pairs.len());
+    for (publisher, event) in pairs {
+        let result = store.admit(session, publisher, event);
+        let fatal = matches!(&result, Err(e) if !e.is_unreachable());
+        results.push(result);
+        if fatal {
+            // Nothing more is admitted through a store that failed: the rest stay untried.
+            while results.len() < pairs.len() {
+                if let Some(Err(e)) = results.last() {
+                    let e = e.clone();
+                    results.push(Err(e));
+                }
+            }
+            break;
+        }
+    }
+    results
 }
 
 /// A store of any backend, as the opener hands it out: shareable between threads (the
@@ -209,6 +256,20 @@ macro_rules! store_through {
                 event: &str,
             ) -> Result<(), StoreError> {
                 (**self).handed_off(session, publisher, event)
+            }
+            fn admit_batch(
+                &self,
+                session: &str,
+                pairs: &[(&str, &str)],
+            ) -> Vec<Result<Admission, StoreError>> {
+                (**self).admit_batch(session, pairs)
+            }
+            fn handed_off_batch(
+                &self,
+                session: &str,
+                pairs: &[(&str, &str)],
+            ) -> Result<(), StoreError> {
+                (**self).handed_off_batch(session, pairs)
             }
             fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
                 (**self).pending(session)

@@ -51,7 +51,7 @@ use sha2::{Digest as _, Sha256};
 use tokio::runtime::Runtime;
 use tokio_postgres::{Client, NoTls, Statement};
 
-use super::{Admission, AdmissionStore, Create, Durability, Opening, StoreError};
+use super::{admit_each, Admission, AdmissionStore, Create, Durability, Opening, StoreError};
 
 mod attempts;
 mod breaker;
@@ -90,6 +90,32 @@ const ADMIT: &str = "
     )
     INSERT INTO agentconf_grp_admissions (pair_key, scope_key, node)
     SELECT pair_key, scope_key, $7 FROM pair";
+
+/// The admission of a batch's distinct pairs: [`ADMIT`] for many rows, one statement, so one
+/// transaction and one commit. Each row carries its own attempt token (an unresolved pair keeps
+/// its earlier one); the pairs inserted come back, so each pair's answer is known once the
+/// statement's commit is.
+const ADMIT_MANY: &str = "
+    WITH pair AS (
+        INSERT INTO agentconf_grp_admitted
+            (pair_key, scope_key, cluster, session_id, publisher_id, event_id, attempt)
+        SELECT given.pair_key, $2::bytea, $3::bytea, $4::bytea, given.publisher_id,
+               given.event_id, given.attempt
+        FROM unnest($1::bytea[], $5::bytea[], $6::bytea[], $8::bytea[])
+            AS given (pair_key, publisher_id, event_id, attempt)
+        ON CONFLICT (pair_key) DO NOTHING
+        RETURNING pair_key, scope_key
+    ), record AS (
+        INSERT INTO agentconf_grp_admissions (pair_key, scope_key, node)
+        SELECT pair_key, scope_key, $7::text FROM pair
+    )
+    SELECT pair_key FROM pair";
+
+/// [`HAND_OFF`] for many pairs at once, as unflushed.
+const HAND_OFF_MANY: &str = "
+    WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+    UPDATE agentconf_grp_admitted SET handed_off = true
+    WHERE pair_key = ANY($1::bytea[]) AND EXISTS (SELECT 1 FROM relaxed)";
 
 /// Which attempt recorded a pair, and whether its hand-off is done.
 const RECORDED_BY: &str =
@@ -139,6 +165,7 @@ struct Link {
 struct Live {
     client: Arc<Client>,
     admit: Statement,
+    admit_many: Statement,
 }
 
 /// How a round trip failed: before its statement was sent (connecting, or deferred by the
@@ -285,9 +312,11 @@ impl PostgresStore {
         .await?;
         schema::settle(&mut client, create).await?;
         let admit = bounded(client.prepare(ADMIT)).await?;
+        let admit_many = bounded(client.prepare(ADMIT_MANY)).await?;
         Ok(Live {
             client: Arc::new(client),
             admit,
+            admit_many,
         })
     }
 
@@ -550,6 +579,157 @@ impl AdmissionStore for PostgresStore {
                 Err(e)
             }
         }
+    }
+
+    /// A batch of two or more: its distinct pairs in one statement ([`ADMIT_MANY`]), with the
+    /// same unresolved-attempt rules as [`Self::admit`] for each pair; a later copy of a pair in
+    /// the batch is a duplicate of the first (or, when the first is not decided, not decided
+    /// either).
+    fn admit_batch(
+        &self,
+        session: &str,
+        pairs: &[(&str, &str)],
+    ) -> Vec<Result<Admission, StoreError>> {
+        if pairs.len() < 2 {
+            return admit_each(self, session, pairs);
+        }
+        let keys: Vec<PairKey> = pairs
+            .iter()
+            .map(|(publisher, event)| self.pair_key(session, publisher, event))
+            .collect();
+        // Each pair's first place in the batch; `distinct` lists those places in order.
+        let mut first: std::collections::HashMap<PairKey, usize> = Default::default();
+        let mut distinct = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            first.entry(*key).or_insert_with(|| {
+                distinct.push(i);
+                i
+            });
+        }
+        let mut unresolved = Vec::with_capacity(distinct.len());
+        for &i in &distinct {
+            match self.attempts.take(&keys[i]) {
+                Ok(kept) => unresolved.push(kept),
+                Err(e) => return pairs.iter().map(|_| Err(e.clone())).collect(),
+            }
+        }
+        let attempts: Vec<Attempt> = unresolved
+            .iter()
+            .map(|kept| {
+                kept.first()
+                    .copied()
+                    .unwrap_or_else(|| self.attempts.next())
+            })
+            .collect();
+        let scope = self.scope_key(session);
+        let cluster = self.target.cluster.as_bytes();
+        let node = self.target.node.as_str();
+        let column = |f: &dyn Fn(usize) -> Vec<u8>| distinct.iter().map(|&i| f(i)).collect();
+        let pair_keys: Vec<Vec<u8>> = column(&|i| keys[i].to_vec());
+        let publishers: Vec<Vec<u8>> = column(&|i| pairs[i].0.as_bytes().to_vec());
+        let events: Vec<Vec<u8>> = column(&|i| pairs[i].1.as_bytes().to_vec());
+        let tokens: Vec<Vec<u8>> = attempts.iter().map(|a| a.to_vec()).collect();
+        let tried = self.trip("admit pairs", |live| async move {
+            live.client
+                .query(
+                    &live.admit_many,
+                    &[
+                        &pair_keys,
+                        &scope.as_slice(),
+                        &cluster,
+                        &session.as_bytes(),
+                        &publishers,
+                        &events,
+                        &node,
+                        &tokens,
+                    ],
+                )
+                .await
+        });
+        let mut decided: Vec<Result<Admission, StoreError>> = Vec::with_capacity(distinct.len());
+        match tried {
+            Ok(rows) => {
+                let mut inserted = std::collections::HashSet::new();
+                for row in &rows {
+                    match row.try_get::<_, Vec<u8>>(0) {
+                        Ok(key) => {
+                            inserted.insert(key);
+                        }
+                        Err(e) => {
+                            // Committed, but which pairs is unreadable: each stays unresolved
+                            // with this attempt, to be resolved when it comes again.
+                            let e = StoreError::new(format!("an inserted pair's key: {e}"));
+                            for (d, kept) in unresolved.into_iter().enumerate() {
+                                let mut keep = kept;
+                                keep.push(attempts[d]);
+                                let _ = self.attempts.keep(keys[distinct[d]], keep);
+                            }
+                            return pairs.iter().map(|_| Err(e.clone())).collect();
+                        }
+                    }
+                }
+                for (d, kept) in unresolved.into_iter().enumerate() {
+                    let key = keys[distinct[d]];
+                    decided.push(if inserted.contains(&key[..]) {
+                        Ok(Admission::Admitted)
+                    } else if kept.is_empty() {
+                        Ok(Admission::Duplicate)
+                    } else {
+                        match self.recorded_by(&key, &kept) {
+                            Ok(true) => Ok(Admission::Admitted),
+                            Ok(false) => Ok(Admission::Duplicate),
+                            Err(e) => match self.attempts.keep(key, kept) {
+                                Ok(()) => Err(e),
+                                Err(lost) => Err(lost),
+                            },
+                        }
+                    });
+                }
+            }
+            Err(tripped) => {
+                let sent = matches!(tripped, Tripped::Sent(_));
+                let e = tripped.into_error();
+                for (d, kept) in unresolved.into_iter().enumerate() {
+                    let mut keep = kept;
+                    if sent {
+                        // It may have committed: unresolved until the pair comes again.
+                        keep.push(attempts[d]);
+                    }
+                    if let Err(lost) = self.attempts.keep(keys[distinct[d]], keep) {
+                        return pairs.iter().map(|_| Err(lost.clone())).collect();
+                    }
+                }
+                return pairs.iter().map(|_| Err(e.clone())).collect();
+            }
+        }
+        keys.iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let at = first[key];
+                let d = distinct.binary_search(&at).unwrap_or_default();
+                match &decided[d] {
+                    first_copy if at == i => first_copy.clone(),
+                    Ok(_) => Ok(Admission::Duplicate),
+                    Err(e) => Err(e.clone()),
+                }
+            })
+            .collect()
+    }
+
+    fn handed_off_batch(&self, session: &str, pairs: &[(&str, &str)]) -> Result<(), StoreError> {
+        if pairs.len() < 2 {
+            return pairs
+                .iter()
+                .try_for_each(|(publisher, event)| self.handed_off(session, publisher, event));
+        }
+        let keys: Vec<Vec<u8>> = pairs
+            .iter()
+            .map(|(publisher, event)| self.pair_key(session, publisher, event).to_vec())
+            .collect();
+        self.round_trip("mark hand-offs", |live| async move {
+            live.client.execute(HAND_OFF_MANY, &[&keys]).await
+        })
+        .map(|_| ())
     }
 
     fn handed_off(&self, session: &str, publisher: &str, event: &str) -> Result<(), StoreError> {

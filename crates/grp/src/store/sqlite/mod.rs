@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use super::{Admission, AdmissionStore, Create, Durability, Opening, StoreError};
+use super::{admit_each, Admission, AdmissionStore, Create, Durability, Opening, StoreError};
 
 mod checks;
 mod error;
@@ -170,6 +170,48 @@ impl SqliteStore {
         name.to_str().is_some_and(|n| n.starts_with(&prefix))
     }
 
+    /// The pairs of a batch inserted in one IMMEDIATE transaction, in order (a pair repeated in
+    /// the batch meets its own first insert: a duplicate), committed once, so that the batch
+    /// pays one sync. Any failure before the commit returns ends the transaction unchanged
+    /// (the transaction is rolled back when dropped): none of the batch is admitted.
+    fn admit_together(
+        &self,
+        session: &str,
+        pairs: &[(&str, &str)],
+    ) -> Result<Vec<Admission>, StoreError> {
+        // As for one admission: a store whose files were replaced admits nothing more.
+        self.watched.check()?;
+        let conn = self.conn()?;
+        let tx = retry_while_busy(|| {
+            rusqlite::Transaction::new_unchecked(&conn, TransactionBehavior::Immediate)
+        })?;
+        let mut admissions = Vec::with_capacity(pairs.len());
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO admitted (session_id, publisher_id, event_id, row_check)
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+            )?;
+            for (publisher, event) in pairs {
+                let check = row_check(session, publisher, event, false);
+                let inserted = insert.execute(params![session, publisher, event, check])?;
+                admissions.push(if inserted == 0 {
+                    Admission::Duplicate
+                } else {
+                    Admission::Admitted
+                });
+            }
+        }
+        tx.commit()?;
+        if admissions.contains(&Admission::Admitted) {
+            let mut record = self
+                .record
+                .lock()
+                .map_err(|_| StoreError::new("generation record poisoned by a panic"))?;
+            generation::record_admission(&conn, &mut record)?;
+        }
+        Ok(admissions)
+    }
+
     fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
         self.conn
             .lock()
@@ -262,6 +304,55 @@ impl AdmissionStore for SqliteStore {
             conn.pragma_update(None, "synchronous", "FULL")?;
         }
         result.map(|_| ())
+    }
+
+    fn admit_batch(
+        &self,
+        session: &str,
+        pairs: &[(&str, &str)],
+    ) -> Vec<Result<Admission, StoreError>> {
+        if pairs.len() < 2 {
+            return admit_each(self, session, pairs);
+        }
+        match self.admit_together(session, pairs) {
+            Ok(admissions) => admissions.into_iter().map(Ok).collect(),
+            // One commit: it decided all of the batch or none of it.
+            Err(e) => pairs.iter().map(|_| Err(e.clone())).collect(),
+        }
+    }
+
+    fn handed_off_batch(&self, session: &str, pairs: &[(&str, &str)]) -> Result<(), StoreError> {
+        if pairs.len() < 2 {
+            return pairs
+                .iter()
+                .try_for_each(|(publisher, event)| self.handed_off(session, publisher, event));
+        }
+        let conn = self.conn()?;
+        // Unsynced, as one mark is (`handed_off`): a lost mark leaves pairs pending, never lost.
+        if self.durability == Durability::PowerLoss {
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        let marked = (|| {
+            let tx = retry_while_busy(|| {
+                rusqlite::Transaction::new_unchecked(&conn, TransactionBehavior::Immediate)
+            })?;
+            {
+                let mut mark = tx.prepare_cached(
+                    "UPDATE admitted SET handed_off = 1, row_check = ?4
+                     WHERE session_id = ?1 AND publisher_id = ?2 AND event_id = ?3",
+                )?;
+                for (publisher, event) in pairs {
+                    let check = row_check(session, publisher, event, true);
+                    mark.execute(params![session, publisher, event, check])?;
+                }
+            }
+            tx.commit()?;
+            Ok::<(), StoreError>(())
+        })();
+        if self.durability == Durability::PowerLoss {
+            conn.pragma_update(None, "synchronous", "FULL")?;
+        }
+        marked
     }
 
     fn pending(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
