@@ -16,8 +16,14 @@
 //!    `sha256sum FILE` and `openssl dgst -sha256 FILE` run as processes (so they pay their
 //!    start-up, about a millisecond). Minimum and median times and their ratios are printed, with
 //!    the verifier's CPU time over its wall time (how much of the cores it kept busy). Targets, at
-//!    both sizes: verify <= 0.5x `sha256sum` and <= 2x `openssl dgst`. A tool that is not
-//!    installed is skipped, and the output says so.
+//!    both sizes: verify <= 0.5x `sha256sum` and <= 1.5x `openssl dgst`. A tool that is not
+//!    installed is skipped, and the output says so. Why 1.5x is within reach on two cores: entry
+//!    digests are independent of each other, so they are computed on worker threads, and the
+//!    floor is about half of one `openssl dgst` (which hashes on one core) times the hashing the
+//!    verifier must do (the preimage and the decoded bytes of every entry, about 1.4 times the
+//!    file's size for small entries); the rest is reading the entries. The target assumes the two
+//!    cores are free: with other work on the machine the verifier gets less than two cores while
+//!    `openssl dgst` still gets the one it uses, and the printed CPU / wall says how much it got.
 //! 3. Peak memory. A 1,000,000-entry timeline is streamed to a file (never held whole), then a
 //!    child process (this program re-executed with `AGENTCONF_BENCH_CHILD` set, so the parent's
 //!    own allocations do not count) verifies it from disk and reports its peak RSS (`VmHWM`),
@@ -393,7 +399,7 @@ const TOOLS: [Tool; 2] = [
 fn target_ratio(tool: &Tool) -> f64 {
     match tool.program {
         "sha256sum" => 0.5,
-        _ => 2.0,
+        _ => 1.5,
     }
 }
 

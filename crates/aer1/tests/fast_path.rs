@@ -635,3 +635,47 @@ fn a_long_chain_verifies_the_same_in_parallel() {
     let text = timeline_json(&tampered);
     assert_all_paths_agree(text.as_bytes(), &forced, 2, 0);
 }
+
+/// `canonical_bytes` is decoded on the fast path only to hash the decoded bytes (the digest binds
+/// SHA-256 of them, not of the base64 text) and to check they are UTF-8; every way base64 can be
+/// wrong, and decoded bytes that are not UTF-8, must still give the strict report, at the first,
+/// last and every other place of a batch, under both constructions.
+#[test]
+fn bad_canonical_bytes_anywhere_in_a_batch_give_the_strict_report() {
+    let bad = [
+        "eyJqb2IiOiJqb2ItN2ExZiJ9", // valid base64 of other bytes: the next link breaks
+        "eyJqb2IiOiJqb2ItN2ExZiJ9=", // length not a multiple of 4
+        "eyJqb2IiOiJqb2ItN2ExZi J9", // whitespace
+        "eyJqb2IiOiJqb2ItN2ExZi-_", // URL-safe alphabet
+        "eyJqb2IiOiJqb2ItN2ExZiJ9\\n", // a newline (written as an escape in the JSON text)
+        "YQ",                       // missing padding
+        "YR==",                     // trailing bits set
+        "Y===",                     // too much padding
+        "=YQ=",                     // padding first
+        "//79",                     // decodes to bytes that are not UTF-8
+        "",                         // valid base64 of no bytes: the next link breaks
+    ];
+    let n = 12;
+    for revision in [Revision::R09, Revision::R06] {
+        let options = TimelineOptions {
+            revision,
+            ..TimelineOptions::default()
+        };
+        for (k, b64) in bad.iter().enumerate() {
+            // One bad entry per position k, k + 5, ...: with batches of 1 to 5 entries the bad
+            // entries fall first, last and in the middle of batches.
+            let mut entries = example_chain(JOB, n, revision);
+            for at in (k % 5..n).step_by(5) {
+                entries[at].canonical_bytes = (*b64).to_string();
+            }
+            let text = timeline_json(&entries).replace("\\\\n", "\\n");
+            for batch in 1..=5 {
+                assert_all_paths_agree(text.as_bytes(), &options, 2, batch);
+            }
+            let report = verify_timeline(text.as_bytes(), &options).expect("slice");
+            if !b64.is_empty() {
+                assert_eq!(report.verdict, Verdict::Invalid, "{b64}: {report:?}");
+            }
+        }
+    }
+}
