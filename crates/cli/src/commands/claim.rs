@@ -115,7 +115,9 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
     claimed_xfail(&claim, args, &name)?;
     let run = rerun_args(&claim, args, adapter_command.as_deref(), &name)?;
     // Exactly what `run` will start, resolved the way it resolves it.
-    let argv = crate::target::target(&run, &corpus_ids)?.implementation.argv;
+    let argv = crate::target::target(&run, &corpus_ids)?
+        .implementation
+        .argv;
     let recorded = &claim.header.implementation;
     let now = ImplementationInfo::of(String::new(), &argv);
     let differences = identity::differences(recorded, &now);
