@@ -2,6 +2,7 @@
 //! bounded, UTF-8 text, its SHA-256 for the results header, and the checked adapter with every
 //! mistake named.
 
+use crate::error::Sort as _;
 use agentconf_harness::adapter::{Adapter, Mode};
 
 use crate::error::{to_stderr, Result};
@@ -13,9 +14,12 @@ pub fn read_adapter(path: &std::path::Path) -> Result<(String, String, String)> 
     let bytes =
         agentconf_json::read_limited(input.reader, agentconf_harness::adapter::MAX_ADAPTER_BYTES)
             .map_err(|e| crate::input::read_error(&input.name, &e))?
-            .map_err(|e| format!("{}: {e}", input.name))?;
+            .map_err(|e| format!("{}: {e}", input.name))
+            .refused()?;
     let digest = agentconf_aer1::hex::lower(&agentconf_aer1::digest::sha256(&bytes));
-    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", input.name))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: not UTF-8", input.name))
+        .refused()?;
     Ok((input.name, text, digest))
 }
 
@@ -28,23 +32,25 @@ pub fn checked_adapter(
     corpus_ids: &std::collections::BTreeSet<String>,
     mode: Mode,
 ) -> Result<Adapter> {
-    let adapter = Adapter::parse_for(text, corpus_ids, mode).map_err(|errors| {
-        let Some((last, earlier)) = errors.all().split_last() else {
-            // Never empty: an error lists at least one mistake.
-            return format!("{name}: {errors}");
-        };
-        for e in earlier {
-            let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
-            to_stderr(&(line + "\n"));
-        }
-        match earlier.len() {
-            0 => format!("{name}: {last}"),
-            n => format!(
-                "{name}: {last} ({} mistakes, each on a line of its own)",
-                n + 1
-            ),
-        }
-    })?;
+    let adapter = Adapter::parse_for(text, corpus_ids, mode)
+        .map_err(|errors| {
+            let Some((last, earlier)) = errors.all().split_last() else {
+                // Never empty: an error lists at least one mistake.
+                return format!("{name}: {errors}");
+            };
+            for e in earlier {
+                let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
+                to_stderr(&(line + "\n"));
+            }
+            match earlier.len() {
+                0 => format!("{name}: {last}"),
+                n => format!(
+                    "{name}: {last} ({} mistakes, each on a line of its own)",
+                    n + 1
+                ),
+            }
+        })
+        .refused()?;
     // Legal, but probably a trap: said before the run, which goes on.
     for w in adapter.warnings() {
         let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: warning: {w}"));
@@ -61,8 +67,8 @@ pub fn read_expected_failures(
     corpus_ids: &std::collections::BTreeSet<String>,
 ) -> Result<(agentconf_harness::adapter::ExpectedFailures, String)> {
     let (name, text, digest) = read_adapter(path)?;
-    let failures = agentconf_harness::adapter::ExpectedFailures::parse(&text, corpus_ids).map_err(
-        |errors| {
+    let failures = agentconf_harness::adapter::ExpectedFailures::parse(&text, corpus_ids)
+        .map_err(|errors| {
             let Some((last, earlier)) = errors.all().split_last() else {
                 return format!("{name}: {errors}");
             };
@@ -71,7 +77,7 @@ pub fn read_expected_failures(
                 to_stderr(&(line + "\n"));
             }
             format!("{name}: {last}")
-        },
-    )?;
+        })
+        .refused()?;
     Ok((failures, digest))
 }

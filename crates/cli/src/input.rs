@@ -44,13 +44,6 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-// Commands that still speak of their errors as sentences take an input error as its sentence.
-impl From<InputError> for String {
-    fn from(e: InputError) -> String {
-        e.to_string()
-    }
-}
-
 /// Opens `path` (a regular file: see `agentconf_json::file`), or standard input for `-`.
 pub fn open(path: &Path) -> Result<Input, InputError> {
     if path.as_os_str() == "-" {

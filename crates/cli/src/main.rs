@@ -27,13 +27,13 @@ fn main() -> ExitCode {
         Ok(outcome) => outcome.exit_code(),
         // The reader went away (`… | head`): it has what it wanted, and a message about it
         // would only clutter its terminal. The exit code still says the output was cut.
-        Err(error) if error.is_output_closed() => ExitCode::from(commands::EXIT_USAGE),
+        Err(error) if error.is_output_closed() => ExitCode::from(error.kind().exit_code()),
         Err(error) => {
             // One terminal-safe line: a hostile file name in an error cannot move the cursor or
             // print a line of its own (no error message has a line break of its own).
             let line = agentconf_json::text::terminal_safe(&format!("agentconf: {error}"));
             commands::to_stderr(&(line + "\n"));
-            ExitCode::from(commands::EXIT_USAGE)
+            ExitCode::from(error.kind().exit_code())
         }
     }
 }

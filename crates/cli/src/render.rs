@@ -1,5 +1,6 @@
 //! Turning reports into text for people and JSON for programs.
 
+use crate::error::Sort as _;
 use std::fmt::Write as _;
 
 use crate::error::Result;
@@ -26,7 +27,9 @@ pub fn json(report: &Report) -> Result<String> {
         draft: DRAFT,
         report,
     };
-    serde_json::to_string(&envelope).map_err(|e| format!("cannot serialize the report: {e}").into())
+    serde_json::to_string(&envelope)
+        .map_err(|e| format!("cannot serialize the report: {e}"))
+        .unwritable()
 }
 
 const DRAFT_NOTE: &str =

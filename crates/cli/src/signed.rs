@@ -4,6 +4,7 @@
 //! through a link), and a signature checked against the signers given. The signing and checking
 //! themselves are `agentconf_harness::signing` and `attestation`.
 
+use crate::error::Sort as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -40,13 +41,14 @@ pub fn results_bytes(path: &Path, max_cases: usize) -> Result<Vec<u8>> {
         .reader
         .take(limit + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", input.name))?;
+        .map_err(|e| format!("cannot read {}: {e}", input.name))
+        .refused()?;
     if bytes.len() as u64 > limit {
         return Err(format!(
             "{}: larger than {limit} bytes, more than a results file of this corpus can be",
             input.name
-        )
-        .into());
+        ))
+        .refused();
     }
     Ok(bytes)
 }
@@ -55,10 +57,10 @@ pub fn results_bytes(path: &Path, max_cases: usize) -> Result<Vec<u8>> {
 fn signature_of(results: &Path, signature: Option<&Path>) -> Result<PathBuf> {
     match signature {
         Some(p) => Ok(p.to_path_buf()),
-        None if results.as_os_str() == "-" => Err(
-            "the results come from standard input: give their signature with --signature SIG"
-                .into(),
-        ),
+        None if results.as_os_str() == "-" => {
+            Err("the results come from standard input: give their signature with --signature SIG")
+                .usage()
+        }
         None => Ok(signing::signature_path(results)),
     }
 }
@@ -81,15 +83,16 @@ pub fn check_signature(
                  `agentconf claim sign RESULTS --key KEY` writes it)",
                 results.display(),
                 sig_path.display()
-            )
-            .into())
+            ))
+            .refused()
         }
         _ => results_bytes(&sig_path, 0)?,
     };
     let what = sig_path.display().to_string();
     signers
         .verify(bytes, &sig, &what)
-        .map_err(|e| format!("{}: refused: {e}", results.display()).into())
+        .map_err(|e| format!("{}: refused: {e}", results.display()))
+        .refused()
 }
 
 /// Signs `bytes`, the results file at `results` (read as `file`), with `key` when given,

@@ -3,6 +3,7 @@
 //! are launched and spread over workers. `run`, `matrix`, `claim verify` and `smoke` share it, so
 //! they agree on where a command comes from.
 
+use crate::error::Sort as _;
 use std::time::Duration;
 
 use agentconf_harness::adapter::{Adapter, Mode};
@@ -68,7 +69,8 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
             let adapter = match adapter {
                 Some(a) => a
                     .with_expected_failures(failures)
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
+                    .map_err(|e| format!("{}: {e}", path.display()))
+                    .refused()?,
                 None => Adapter::expecting(failures),
             };
             (Some(adapter), Some(digest))
@@ -101,8 +103,8 @@ pub fn one_command(
             "--adapter names a command ({}) and another was given after -- ({}): give one",
             a.command.join(" "),
             after_dashes.join(" ")
-        )
-        .into()),
+        ))
+        .usage(),
         // The adapter's command runs every operation, GRP receivers and a persistent server
         // included; its templates only say what follows it.
         Some(a) if !a.command.is_empty() => Ok(Some(a.command.clone())),
@@ -112,8 +114,8 @@ pub fn one_command(
                 .as_ref()
                 .map(|n| format!(" ({n})"))
                 .unwrap_or_default()
-        )
-        .into()),
+        ))
+        .usage(),
         _ if after_dashes.is_empty() => Ok(None),
         _ => Ok(Some(after_dashes.to_vec())),
     }
@@ -151,8 +153,9 @@ pub fn implementation(args: &RunArgs) -> Result<(Vec<String>, String)> {
         // In process: no command at all.
         return Ok((Vec::new(), "reference (in process)".into()));
     }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot locate agentconf itself: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot locate agentconf itself: {e}"))
+        .unrunnable()?;
     Ok((
         vec![exe.display().to_string(), "impl".into()],
         "reference".into(),
@@ -169,9 +172,10 @@ pub(crate) fn check_program(argv: &[String]) -> Result<()> {
         return Ok(());
     };
     match agentconf_json::file::open_regular(std::path::Path::new(program)) {
-        Err(agentconf_json::file::OpenError::NotARegularFile(kind)) => {
-            Err(format!("cannot run {program}: it is {kind}, not a regular file").into())
-        }
+        Err(agentconf_json::file::OpenError::NotARegularFile(kind)) => Err(format!(
+            "cannot run {program}: it is {kind}, not a regular file"
+        ))
+        .unrunnable(),
         _ => Ok(()),
     }
 }

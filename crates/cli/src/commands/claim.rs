@@ -8,6 +8,7 @@
 //! (or the adapter's), never the reference standing in for someone else's implementation, and
 //! its executable and the files its arguments name must have the recorded SHA-256.
 
+use crate::error::Sort as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use agentconf_harness::identity::{self, Difference, ImplementationInfo};
@@ -22,12 +23,14 @@ use crate::error::Result;
 /// `agentconf claim sign RESULTS [--key KEY] [--attestation FILE]`: RESULTS.sig written for a
 /// whole results file of this agentconf's corpus.
 pub fn sign(args: &ClaimSignArgs) -> Result<ExitOutcome> {
-    let key = crate::signed::signing_key(args.key.as_deref())?.ok_or_else(|| {
-        format!(
-            "no key: give --key KEY (an OpenSSH Ed25519 private key file) or set {}",
-            agentconf_harness::signing::SIGNING_KEY_VAR
-        )
-    })?;
+    let key = crate::signed::signing_key(args.key.as_deref())?
+        .ok_or_else(|| {
+            format!(
+                "no key: give --key KEY (an OpenSSH Ed25519 private key file) or set {}",
+                agentconf_harness::signing::SIGNING_KEY_VAR
+            )
+        })
+        .usage()?;
     let corpus = agentconf_corpus::corpus();
     let cases = corpus.iter().map(|v| v.cases().len()).sum();
     let bytes = crate::signed::results_bytes(&args.results, cases)?;
@@ -181,11 +184,12 @@ fn held_to_the_embedded_corpus(
             "{name} was made against corpus {}; this agentconf embeds {embedded}: re-check it \
              with the agentconf version that made it",
             claim.header.corpus_digest
-        )
-        .into());
+        ))
+        .refused();
     }
     agentconf_harness::corpus_check::check(claim, corpus, &embedded)
-        .map_err(|e| format!("{name}: refused: {e}").into())
+        .map_err(|e| format!("{name}: refused: {e}"))
+        .refused()
 }
 
 /// The adapter given is the one the claim was made with (checked before anything runs, by its
@@ -198,13 +202,16 @@ fn claimed_adapter_command(
 ) -> Result<Option<Vec<String>>> {
     let path = match (&claim.header.adapter_digest, &args.adapter) {
         (Some(_), None) => {
-            return Err(format!("{name} was made with an adapter: give it with --adapter").into())
+            return Err(format!(
+                "{name} was made with an adapter: give it with --adapter"
+            ))
+            .usage()
         }
         (None, Some(_)) => {
             return Err(format!(
                 "{name} was made without an adapter; --adapter would change what runs"
-            )
-            .into())
+            ))
+            .usage()
         }
         (None, None) => return Ok(None),
         (Some(_), Some(path)) => path,
@@ -215,8 +222,8 @@ fn claimed_adapter_command(
             "{} is not the adapter {name} was made with (sha256 {digest}, recorded {})",
             path.display(),
             claim.header.adapter_digest.as_deref().unwrap_or_default()
-        )
-        .into());
+        ))
+        .refused();
     }
     let mode = if args.persistent {
         agentconf_harness::adapter::Mode::Persistent
@@ -234,12 +241,12 @@ fn claimed_xfail(claim: &ResultsFile, args: &ClaimVerifyArgs, name: &str) -> Res
         (None, None) => Ok(()),
         (Some(_), None) => Err(format!(
             "{name} was made with an expected-failures file (run --xfail): give it with --xfail"
-        )
-        .into()),
+        ))
+        .usage(),
         (None, Some(_)) => Err(format!(
             "{name} was made without an expected-failures file; --xfail would change its statuses"
-        )
-        .into()),
+        ))
+        .usage(),
         (Some(recorded), Some(path)) => {
             let (_, _, digest) = crate::adapter_file::read_adapter(path)?;
             if *recorded == digest {
@@ -249,8 +256,8 @@ fn claimed_xfail(claim: &ResultsFile, args: &ClaimVerifyArgs, name: &str) -> Res
                     "{} is not the expected-failures file {name} was made with (sha256 {digest}, \
                      recorded {recorded})",
                     path.display()
-                )
-                .into())
+                ))
+                .refused()
             }
         }
     }
@@ -265,9 +272,13 @@ fn rerun_args(
     name: &str,
 ) -> Result<RunArgs> {
     let h = &claim.header;
-    let selection = h.selection.clone().ok_or_else(|| {
-        format!("{name} does not record which cases it selected: there is nothing to reproduce")
-    })?;
+    let selection = h
+        .selection
+        .clone()
+        .ok_or_else(|| {
+            format!("{name} does not record which cases it selected: there is nothing to reproduce")
+        })
+        .refused()?;
     let profiles = h
         .profiles
         .iter()
@@ -275,11 +286,13 @@ fn rerun_args(
             "durable" => Ok(ProfileArg::Durable),
             "atomic" => Ok(ProfileArg::Atomic),
             "cluster" => Ok(ProfileArg::Cluster),
-            other => Err(format!("{name} claims an unknown profile {other:?}").into()),
+            other => Err(format!("{name} claims an unknown profile {other:?}")).refused(),
         })
         .collect::<Result<Vec<_>>>()?;
     let implementation = if args.command.is_empty() && adapter_command.is_none() {
-        references_own(&h.implementation).ok_or_else(|| refusal(claim, args, name))?
+        references_own(&h.implementation)
+            .ok_or_else(|| refusal(claim, args, name))
+            .refused()?
     } else {
         // A command is given: `implementation` is not read.
         ImplementationArg::Reference

@@ -1,6 +1,7 @@
 //! `agentconf commit`: verify a timeline under the newest AER-1 revision and print its commitment
 //! artifact.
 
+use crate::error::Sort as _;
 use agentconf_aer1::commitment::make_commitment;
 use agentconf_aer1::formats::check_rfc3339;
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
@@ -14,7 +15,8 @@ use crate::render;
 
 pub fn run(args: &CommitArgs) -> Result<ExitOutcome> {
     check_rfc3339(&args.published_at)
-        .map_err(|e| format!("--published-at {:?}: {e}", args.published_at))?;
+        .map_err(|e| format!("--published-at {:?}: {e}", args.published_at))
+        .usage()?;
     let input = open(&args.file)?;
     let report = verify_timeline(input.reader, &TimelineOptions::default())
         .map_err(|e| read_error(&input.name, &e))?;
@@ -23,7 +25,8 @@ pub fn run(args: &CommitArgs) -> Result<ExitOutcome> {
         (Verdict::Valid, (Some(job_id), Some(digest))) => {
             let commitment =
                 make_commitment(job_id, digest, report.entry_count, &args.published_at)
-                    .map_err(|e| format!("cannot build the commitment: {e}"))?;
+                    .map_err(|e| format!("cannot build the commitment: {e}"))
+                    .refused()?;
             emit(&(commitment.to_json() + "\n"))?;
             Ok(ExitOutcome::Valid)
         }

@@ -1,5 +1,6 @@
 //! `agentconf digest`: every entry's digest, streamed as entries are read, for spec authors.
 
+use crate::error::Sort as _;
 use std::io::{self, Write};
 
 use agentconf_aer1::hex;
@@ -20,8 +21,8 @@ pub fn run(args: &DigestArgs) -> Result<ExitOutcome> {
             "--preimage needs a revision with the `preimage` construction: revision {} hashes the \
              bytes alone",
             args.revision
-        )
-        .into());
+        ))
+        .usage();
     }
     let input = open(&args.file)?;
     let options = TimelineOptions {
@@ -63,11 +64,15 @@ pub fn run(args: &DigestArgs) -> Result<ExitOutcome> {
     let report = verify_timeline_observed(input.reader, &options, &mut observe)
         .map_err(|e| read_error(&input.name, &e))?;
     if let Some(e) = write_error {
-        return Err(format!("cannot write output: {e}").into());
+        return Err(format!("cannot write output: {e}")).unwritable();
     }
     let tail = if json {
-        let failures = serde_json::to_string(&report.failures).map_err(|e| e.to_string())?;
-        let verdict = serde_json::to_string(&report.verdict).map_err(|e| e.to_string())?;
+        let failures = serde_json::to_string(&report.failures)
+            .map_err(|e| e.to_string())
+            .unwritable()?;
+        let verdict = serde_json::to_string(&report.verdict)
+            .map_err(|e| e.to_string())
+            .unwritable()?;
         format!(
             "],\"entry_count\":{},\"verdict\":{verdict},\"failures\":{failures},\"failures_omitted\":{}}}\n",
             report.entry_count, report.failures_omitted
@@ -77,7 +82,8 @@ pub fn run(args: &DigestArgs) -> Result<ExitOutcome> {
     };
     out.write_all(tail.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write output: {e}"))?;
+        .map_err(|e| format!("cannot write output: {e}"))
+        .unwritable()?;
     if !json && report.verdict == Verdict::Invalid {
         // Failures go to standard error so the digest lines stay easy to parse.
         let mut text = format!(

@@ -2,6 +2,7 @@
 //! one-shot or persistent (`impl serve`). The reference's side of the contract lives in
 //! `agentconf-reference`; this only connects it to the process's standard streams.
 
+use crate::error::Sort as _;
 use std::io;
 
 use super::ExitOutcome;
@@ -19,6 +20,7 @@ pub fn run(args: &ImplArgs) -> Result<ExitOutcome> {
         &mut input,
         &mut out,
         &mut log,
-    )?;
+    )
+    .usage()?;
     Ok(ExitOutcome::Exit(code))
 }

@@ -4,6 +4,7 @@
 //! verifier pair agrees, 1 when any disagrees or an implementation gave no verdict at all (every
 //! case a crash, a timeout or a protocol error), 2 for usage errors, 130 when interrupted.
 
+use crate::error::Sort as _;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -32,13 +33,14 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
         if members.iter().any(|(n, _)| *n == name) {
             return Err(format!(
                 "{given}: the name {name:?} is given twice (the reference is always {REFERENCE:?})"
-            )
-            .into());
+            ))
+            .usage();
         }
         members.push((name, spec));
     }
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))
+        .unwritable()?;
 
     let corpus = agentconf_corpus::corpus();
     // Each implementation over the whole corpus, keeping what it emitted.
@@ -124,7 +126,7 @@ fn no_verdict_at_all(assembly: &Assembly<'_>) -> Vec<(String, usize)> {
 /// adapter file, which must be there: a missing one is an error, never a command to run.
 fn parse_member(given: &str) -> Result<(String, Spec)> {
     let Some((name, rest)) = given.split_once('=') else {
-        return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND").into());
+        return Err(format!("{given}: give NAME=ADAPTER.toml or NAME=COMMAND")).usage();
     };
     if name.is_empty()
         || !name
@@ -134,11 +136,11 @@ fn parse_member(given: &str) -> Result<(String, Spec)> {
     {
         return Err(format!(
             "{given}: the name {name:?} must be letters, digits, '.', '_' or '-' (it names files), not starting with '.'"
-        ).into());
+        )).usage();
     }
     let rest = rest.trim();
     if rest.is_empty() {
-        return Err(format!("{given}: nothing to run after '='").into());
+        return Err(format!("{given}: nothing to run after '='")).usage();
     }
     let spec = if rest.ends_with(".toml") && Path::new(rest).is_file() {
         Spec::Adapter(PathBuf::from(rest))
@@ -152,8 +154,8 @@ fn parse_member(given: &str) -> Result<(String, Spec)> {
                 format!("{given}: no such adapter file: {rest}")
             }
             Err(e) => format!("{given}: cannot read the adapter file {rest}: {e}"),
-        }
-        .into());
+        })
+        .refused();
     } else {
         let argv: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
         // Before any member runs, not when its turn comes.

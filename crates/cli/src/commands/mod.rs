@@ -22,10 +22,9 @@ use crate::error::{Error, Result};
 use agentconf_aer1::Revision;
 
 // The contract's codes; `verify` uses the same ones: 0 valid, 1 invalid, 2 usage errors,
-// unreadable input and unwritable output (clap uses the same code for bad arguments).
-pub use agentconf_contract::exit::{
-    EXIT_ACCEPT as EXIT_VALID, EXIT_REJECT as EXIT_INVALID, EXIT_USAGE,
-};
+// unreadable input and unwritable output (clap uses the same code for bad arguments), each
+// error's from its kind (`crate::error::Kind::exit_code`).
+pub use agentconf_contract::exit::{EXIT_ACCEPT as EXIT_VALID, EXIT_REJECT as EXIT_INVALID};
 
 /// The limit on documents read whole: receipts, workflows, commitments.
 pub const MAX_DOCUMENT_BYTES: u64 = agentconf_aer1::timeline::DEFAULT_MAX_DOCUMENT_BYTES;

@@ -6,6 +6,7 @@
 
 mod corpora;
 
+use crate::error::Sort as _;
 use std::path::Path;
 
 use agentconf_harness::adapter::xfail_toml_for;
@@ -63,7 +64,7 @@ pub fn load_checked_signed(
 ) -> Result<(ResultsFile, Option<agentconf_harness::signing::Signer>)> {
     let (vectors, digest) = match corpus {
         Some(dir) => {
-            let read = agentconf_corpus::reader::read_dir(dir)?;
+            let read = agentconf_corpus::reader::read_dir(dir).refused()?;
             (read.vectors, read.digest)
         }
         None => {
@@ -82,16 +83,18 @@ pub fn load_checked_signed(
             (whole_from(&bytes[..], &name, cases)?, Some(signer))
         }
     };
-    corpus_check::check(&file, &vectors, &digest).map_err(|e| {
-        let hint = match (&e, corpus) {
-            (CorpusMismatch::OtherCorpus { .. }, None) => {
-                " (the embedded corpus): check it with the agentconf version that made it, or \
+    corpus_check::check(&file, &vectors, &digest)
+        .map_err(|e| {
+            let hint = match (&e, corpus) {
+                (CorpusMismatch::OtherCorpus { .. }, None) => {
+                    " (the embedded corpus): check it with the agentconf version that made it, or \
                  give that version's corpus directory with --corpus DIR"
-            }
-            _ => "",
-        };
-        format!("{}: refused: {e}{hint}", path.display())
-    })?;
+                }
+                _ => "",
+            };
+            format!("{}: refused: {e}{hint}", path.display())
+        })
+        .refused()?;
     Ok((file, signer))
 }
 
@@ -102,9 +105,9 @@ pub fn run(args: &ReportArgs) -> Result<ExitOutcome> {
         // The parser requires FILE unless `diff` is given.
         (None, None) => Err(
             "usage: agentconf report FILE [--format FORMAT] | agentconf report \
-                             diff OLD NEW"
-                .into(),
-        ),
+                             diff OLD NEW",
+        )
+        .usage(),
     }
 }
 
@@ -116,8 +119,8 @@ fn one(path: &Path, args: &ReportArgs) -> Result<ExitOutcome> {
             return Err(format!(
                 "{}: --emit-xfail names the results file itself: give another file",
                 xfail.display()
-            )
-            .into());
+            ))
+            .usage();
         }
         results::check_writable(xfail)?;
     }

@@ -1,5 +1,6 @@
 //! `agentconf rules`: the catalogue, for people and programs.
 
+use crate::error::Sort as _;
 use std::fmt::Write as _;
 
 use agentconf_rules::Catalogue;
@@ -11,7 +12,12 @@ use crate::error::Result;
 pub fn run(args: &RulesArgs) -> Result<ExitOutcome> {
     let records = Catalogue::embedded().records();
     let text = match args.output.format {
-        Format::Json => serde_json::to_string(records).map_err(|e| e.to_string())? + "\n",
+        Format::Json => {
+            serde_json::to_string(records)
+                .map_err(|e| e.to_string())
+                .unwritable()?
+                + "\n"
+        }
         Format::Text => {
             let mut out = String::new();
             for r in records {

@@ -3,6 +3,7 @@
 //! operation and a one-screen diagnosis (`agentconf_harness::smoke`). Exit 0 when it works, 1
 //! when it does not, 2 for usage errors.
 
+use crate::error::Sort as _;
 use std::time::Duration;
 
 use agentconf_contract::case::Case;
@@ -33,9 +34,9 @@ pub fn run(args: &SmokeArgs) -> Result<ExitOutcome> {
     let Some(argv) = crate::target::one_command(adapter.as_ref(), &args.command)? else {
         return Err(
             "smoke needs a command: give it after -- (agentconf smoke -- ./your-wrapper), \
-                    or an adapter whose command runs the tool (--adapter FILE)"
-                .into(),
-        );
+                    or an adapter whose command runs the tool (--adapter FILE)",
+        )
+        .usage();
     };
     let imp = Implementation {
         argv,

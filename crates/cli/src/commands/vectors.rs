@@ -3,6 +3,7 @@
 //! The binary links the generators, so "embedded" means generated in memory by the same code
 //! that wrote `vectors/`; a test proves the two are byte-identical.
 
+use crate::error::Sort as _;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -21,7 +22,7 @@ pub fn list(args: &VectorsListArgs) -> Result<ExitOutcome> {
     }
     if let Some(rule) = &args.rule {
         if agentconf_rules::Rule::from_id(rule).is_none() {
-            return Err(format!("unknown rule id {rule:?} (see `agentconf rules`)").into());
+            return Err(format!("unknown rule id {rule:?} (see `agentconf rules`)")).usage();
         }
     }
     let corpus = agentconf_corpus::corpus();
@@ -35,8 +36,8 @@ pub fn list(args: &VectorsListArgs) -> Result<ExitOutcome> {
             return Err(format!(
                 "unknown family {f:?}: expected one of {}",
                 families.join(", ")
-            )
-            .into());
+            ))
+            .usage();
         }
     }
     let manifest = writer::manifest(&corpus);
@@ -131,14 +132,19 @@ pub fn show(args: &VectorsShowArgs) -> Result<ExitOutcome> {
             args.id
         )
     };
-    let found = corpus.iter().find(|v| v.id == id).ok_or_else(unknown)?;
+    let found = corpus
+        .iter()
+        .find(|v| v.id == id)
+        .ok_or_else(unknown)
+        .usage()?;
     let flat;
     let vector = match revision {
         None => found,
         Some(r) => {
             flat = found
                 .for_revision(r)
-                .ok_or_else(|| format!("{id} has no expectation for revision {r:?}"))?;
+                .ok_or_else(|| format!("{id} has no expectation for revision {r:?}"))
+                .usage()?;
             &flat
         }
     };
@@ -155,21 +161,25 @@ pub fn show(args: &VectorsShowArgs) -> Result<ExitOutcome> {
                     .find(|i| &i.file == role)
                     .or_else(|| vector.inputs.iter().find(|i| &i.role == role))
             };
-            let input = input.ok_or_else(|| {
-                let roles: Vec<&str> = vector.inputs.iter().map(|i| i.role.as_str()).collect();
-                format!(
-                    "{} has no input {role:?}; its inputs: {}",
-                    vector.id,
-                    roles.join(", ")
-                )
-            })?;
+            let input = input
+                .ok_or_else(|| {
+                    let roles: Vec<&str> = vector.inputs.iter().map(|i| i.role.as_str()).collect();
+                    format!(
+                        "{} has no input {role:?}; its inputs: {}",
+                        vector.id,
+                        roles.join(", ")
+                    )
+                })
+                .usage()?;
             let bytes = input
                 .bytes()
-                .ok_or("the embedded input does not decode (a corpus defect)")?;
+                .ok_or("the embedded input does not decode (a corpus defect)")
+                .refused()?;
             let mut out = io::stdout().lock();
             out.write_all(&bytes)
                 .and_then(|()| out.flush())
-                .map_err(|e| format!("cannot write output: {e}"))?;
+                .map_err(|e| format!("cannot write output: {e}"))
+                .unwritable()?;
         }
     }
     Ok(ExitOutcome::Valid)
@@ -180,15 +190,16 @@ pub fn export(args: &VectorsExportArgs) -> Result<ExitOutcome> {
     let dir = &args.dir;
     if dir.exists() {
         let empty = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))
+            .refused()?
             .next()
             .is_none();
         if !empty {
             return Err(format!(
                 "{} exists and is not empty: nothing written (export never overwrites)",
                 dir.display()
-            )
-            .into());
+            ))
+            .usage();
         }
     }
     // Each vector as a reader of that revision sees it: the expectation that holds there.
@@ -200,10 +211,12 @@ pub fn export(args: &VectorsExportArgs) -> Result<ExitOutcome> {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))
+                .unwritable()?;
         }
         std::fs::write(&path, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()).into())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .unwritable()
     };
     for (rel, contents) in writer::files(&subset) {
         write(&rel, contents.as_bytes())?;
@@ -224,7 +237,8 @@ pub fn export(args: &VectorsExportArgs) -> Result<ExitOutcome> {
         for input in &v.inputs {
             let bytes = input
                 .bytes()
-                .ok_or("an embedded input does not decode (a corpus defect)")?;
+                .ok_or("an embedded input does not decode (a corpus defect)")
+                .refused()?;
             write(&format!("inputs/{stem}/{}", input.file), &bytes)?;
         }
     }
@@ -253,6 +267,6 @@ fn check_revision(r: &str) -> Result<()> {
     Err(format!(
         "unknown revision {r:?}: expected one of {}",
         known.join(", ")
-    )
-    .into())
+    ))
+    .usage()
 }

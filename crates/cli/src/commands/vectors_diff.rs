@@ -2,6 +2,7 @@
 //! release notes and for the implementer whose results moved. The comparison itself is
 //! `agentconf_corpus::diff`; this reads the two sides and prints one rendering.
 
+use crate::error::Sort as _;
 use std::path::Path;
 
 use agentconf_corpus::diff::{self, CorpusSnapshot};
@@ -25,7 +26,9 @@ pub fn run(args: &VectorsDiffArgs) -> Result<ExitOutcome> {
         DiffFormat::Markdown => say(&d.to_markdown())?,
         DiffFormat::Changelog => say(&d.changelog_entry())?,
         DiffFormat::Json => emit(
-            &(serde_json::to_string_pretty(&d).map_err(|e| format!("cannot render JSON: {e}"))?
+            &(serde_json::to_string_pretty(&d)
+                .map_err(|e| format!("cannot render JSON: {e}"))
+                .unwritable()?
                 + "\n"),
         )?,
     }
@@ -42,7 +45,7 @@ fn snapshot(arg: &Path) -> Result<CorpusSnapshot> {
     if arg == Path::new(EMBEDDED) {
         return Ok(embedded());
     }
-    Ok(diff::load_dir(arg)?)
+    diff::load_dir(arg).refused()
 }
 
 fn embedded() -> CorpusSnapshot {

@@ -1,5 +1,6 @@
 //! `agentconf verify receipt|timeline|workflow`.
 
+use crate::error::Sort as _;
 use agentconf_aer1::commitment::read_commitment;
 use agentconf_aer1::receipt::{verify_receipt_reader, Tier};
 use agentconf_aer1::timeline::{verify_timeline, TimelineOptions};
@@ -37,9 +38,8 @@ pub fn timeline(args: &TimelineArgs) -> Result<ExitOutcome> {
             .as_deref()
             .is_some_and(|c| c.as_os_str() == "-")
     {
-        return Err(
-            "the timeline and the commitment cannot both be read from standard input".into(),
-        );
+        return Err("the timeline and the commitment cannot both be read from standard input")
+            .usage();
     }
     let mut options = TimelineOptions {
         revision,
@@ -74,8 +74,8 @@ fn check_commitment_applies(revision: &str) -> Result<()> {
         "--commitment needs a revision the AER1-CM rules apply to ({}): revision {revision} has no \
          external commitment",
         revisions.join(", ")
-    )
-    .into())
+    ))
+    .usage()
 }
 
 pub fn workflow(args: &WorkflowArgs) -> Result<ExitOutcome> {

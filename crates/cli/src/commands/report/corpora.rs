@@ -4,6 +4,7 @@
 //! directory given for it (`--old-corpus` / `--new-corpus`), which must be the one the file was
 //! made against, or else the embedded corpus when the file's digest is the embedded one's.
 
+use crate::error::Sort as _;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -73,7 +74,7 @@ fn from_embedded() -> (String, BTreeMap<String, String>) {
 /// against the manifest and the manifest against its digest; the hashes are then the manifest's
 /// own (those of the files as written, whatever their formatting).
 fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>> {
-    let read = reader::read_dir(dir)?;
+    let read = reader::read_dir(dir).refused()?;
     let want = &side.file.header.corpus_digest;
     if &read.digest != want {
         return Err(format!(
@@ -85,23 +86,30 @@ fn from_dir(dir: &Path, side: &Side<'_>) -> Result<BTreeMap<String, String>> {
             side.path.display(),
             // The file is untrusted: its digest is shown, not interpreted by the terminal.
             terminal_safe(want)
-        )
-        .into());
+        ))
+        .refused();
     }
     let path = dir.join(MANIFEST);
-    let file =
-        std::fs::File::open(&path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+    let file = std::fs::File::open(&path)
+        .map_err(|e| format!("{}: cannot open: {e}", path.display()))
+        .refused()?;
     let bytes = match agentconf_json::read_limited(file, MAX_MANIFEST_BYTES)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))
+        .refused()?
     {
         Ok(b) => b,
-        Err(e) => return Err(format!("{}: {e}", path.display()).into()),
+        Err(e) => return Err(format!("{}: {e}", path.display())).refused(),
     };
-    let manifest: Manifest =
-        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))
+        .refused()?;
     // The manifest read again must be the one just checked (not replaced in between).
     if writer::corpus_digest(&manifest.vectors) != read.digest {
-        return Err(format!("{}: changed while it was being read", path.display()).into());
+        return Err(format!(
+            "{}: changed while it was being read",
+            path.display()
+        ))
+        .refused();
     }
     Ok(manifest
         .vectors
