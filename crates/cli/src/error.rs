@@ -226,7 +226,10 @@ mod tests {
         assert_eq!(store.kind(), Kind::Store);
         assert_eq!(store.to_string(), "--store: no such database");
         let written: std::result::Result<(), String> = Err("cannot write out.json".into());
-        assert_eq!(written.unwritable().expect_err("an error").kind(), Kind::Output);
+        assert_eq!(
+            written.unwritable().expect_err("an error").kind(),
+            Kind::Output
+        );
         assert_eq!(Error::OutputClosed.kind(), Kind::Output);
         assert_eq!(Error::Usage("x".into()).kind(), Kind::Usage);
         // CONTRACT: 0 and 1 are verdicts; every failure to reach one is 2, whatever its kind.
