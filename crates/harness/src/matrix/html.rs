@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use super::markdown::{faults, verifies};
 use super::{Cell, Judged, Kind, Matrix};
 use crate::report::page::{self, base_css, esc, level_class};
-use crate::report::{Level, ReportFormat, DRAFTS_NOTE};
+use crate::report::{ReportFormat, DRAFTS_NOTE};
 
 /// A cell's list of disagreements longer than this starts folded.
 const FOLD_AFTER: usize = 6;
@@ -51,7 +51,7 @@ pub fn html(m: &Matrix) -> String {
     );
     for i in &m.implementations {
         // The same colours as the implementation's own report.
-        let v = Level::from_headline(&i.verdict).map_or("none", level_class);
+        let v = level_class(i.verdict.level);
         let _ = write!(
             o,
             "<tr><th>{}</th><td data-label=\"own verdict\"><span class=\"verdict {v}\">{}</span>\
@@ -59,7 +59,7 @@ pub fn html(m: &Matrix) -> String {
              emitted as expected / other / none\">{} / {} / {}</td><td data-label=\"verifies\">{}\
              </td><td data-label=\"results\"><a href=\"{}\">report</a> · <code>{}</code></td></tr>",
             esc(&i.name),
-            esc(&i.verdict),
+            esc(&i.verdict.headline()),
             i.passed,
             i.total,
             i.emitted_expected,

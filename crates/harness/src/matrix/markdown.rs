@@ -31,7 +31,7 @@ pub fn markdown(m: &Matrix) -> String {
             o,
             "| {} | {} | {}/{} | {} / {} / {} | {} | {} |",
             md(&i.name),
-            md(&i.verdict),
+            md(&i.verdict.headline()),
             i.passed,
             i.total,
             i.emitted_expected,

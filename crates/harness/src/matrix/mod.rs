@@ -59,6 +59,42 @@ pub struct Matrix {
     pub rules: Vec<RuleLine>,
 }
 
+/// A member's verdict over the whole corpus: its level, and the count of known failures that
+/// CONFORMS WITH N KNOWN FAILURES names. The matrix file writes it as the headline every report
+/// of the member's results shows, and reads back only a headline written so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberVerdict {
+    pub level: crate::report::Level,
+    pub known_failures: usize,
+}
+
+impl MemberVerdict {
+    /// The headline: `CONFORMS WITH 3 KNOWN FAILURES`.
+    pub fn headline(&self) -> String {
+        self.level.headline(self.known_failures)
+    }
+}
+
+impl Serialize for MemberVerdict {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.headline())
+    }
+}
+
+impl<'de> Deserialize<'de> for MemberVerdict {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let headline = String::deserialize(deserializer)?;
+        crate::report::Level::from_headline(&headline)
+            .map(|(level, known_failures)| MemberVerdict {
+                level,
+                known_failures,
+            })
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("not a verdict's headline: {headline:?}"))
+            })
+    }
+}
+
 /// One implementation of the matrix.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Member {
@@ -66,7 +102,7 @@ pub struct Member {
     /// Its results file, beside the matrix file.
     pub results: String,
     /// Its own verdict over the whole corpus, as every report of that file gives it.
-    pub verdict: String,
+    pub verdict: MemberVerdict,
     pub passed: usize,
     pub total: usize,
     /// Valid emitter vectors it wrote the expected artifact for.
@@ -455,7 +491,13 @@ pub(crate) fn member(
     Member {
         name: name.into(),
         results: results.into(),
-        verdict: verdict(file).headline(),
+        verdict: {
+            let v = verdict(file);
+            MemberVerdict {
+                level: v.level,
+                known_failures: v.known_failures,
+            }
+        },
         passed: t.passed,
         total: t.total,
         emitted_expected: crossed.iter().filter(|c| c.judged == Judged::Valid).count(),
@@ -528,4 +570,32 @@ pub fn to_json(m: &Matrix) -> String {
 /// Whether no cell holds a disagreement: the matrix command's exit status.
 pub fn all_agree(m: &Matrix) -> bool {
     m.cells.iter().all(|c| c.disagree.is_empty())
+}
+
+#[cfg(test)]
+mod member_verdict_tests {
+    use super::MemberVerdict;
+    use crate::report::Level;
+
+    #[test]
+    fn a_member_verdict_is_written_as_its_headline_and_read_back_only_from_one() {
+        let v = MemberVerdict {
+            level: Level::ConformsWithKnownFailures,
+            known_failures: 3,
+        };
+        let json = serde_json::to_string(&v).expect("serializes");
+        assert_eq!(json, "\"CONFORMS WITH 3 KNOWN FAILURES\"");
+        assert_eq!(
+            serde_json::from_str::<MemberVerdict>(&json).expect("reads back"),
+            v
+        );
+        for bad in [
+            "\"CONFORMS WITH 1 KNOWN FAILURES\"",
+            "\"CONFORMS WITH x KNOWN FAILURES\"",
+            "\"conforms\"",
+            "\"PASS\"",
+        ] {
+            assert!(serde_json::from_str::<MemberVerdict>(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -78,17 +78,7 @@ impl RunVerdict {
 
     /// The verdict in capitals, as every format shows it: `CONFORMS WITH 3 KNOWN FAILURES`.
     pub fn headline(&self) -> String {
-        match self.level {
-            Level::Conforms => "CONFORMS".into(),
-            Level::ConformsWithKnownFailures => format!(
-                "CONFORMS WITH {} KNOWN FAILURE{}",
-                self.known_failures,
-                if self.known_failures == 1 { "" } else { "S" }
-            ),
-            Level::Partial => "PARTIAL".into(),
-            Level::Fail => "FAIL".into(),
-            Level::NothingTested => "NOTHING TESTED".into(),
-        }
+        self.level.headline(self.known_failures)
     }
 
     /// Whether a run with this verdict exits 0: FAIL and NOTHING TESTED do not.
@@ -115,17 +105,41 @@ impl RunVerdict {
 }
 
 impl Level {
-    /// The level a verdict's headline ([`RunVerdict::headline`]) names, as a matrix file records an
-    /// implementation's verdict; `None` for anything else.
-    pub(crate) fn from_headline(headline: &str) -> Option<Level> {
-        match headline {
-            "CONFORMS" => Some(Level::Conforms),
-            "PARTIAL" => Some(Level::Partial),
-            "FAIL" => Some(Level::Fail),
-            "NOTHING TESTED" => Some(Level::NothingTested),
-            h if h.starts_with("CONFORMS WITH ") => Some(Level::ConformsWithKnownFailures),
-            _ => None,
+    /// The level in capitals, with the count of known failures the one level that has them
+    /// names: `CONFORMS WITH 3 KNOWN FAILURES`.
+    pub fn headline(self, known_failures: usize) -> String {
+        match self {
+            Level::Conforms => "CONFORMS".into(),
+            Level::ConformsWithKnownFailures => format!(
+                "CONFORMS WITH {known_failures} KNOWN FAILURE{}",
+                if known_failures == 1 { "" } else { "S" }
+            ),
+            Level::Partial => "PARTIAL".into(),
+            Level::Fail => "FAIL".into(),
+            Level::NothingTested => "NOTHING TESTED".into(),
         }
+    }
+
+    /// The level and count a headline ([`Level::headline`]) names, exactly as written; `None`
+    /// for anything else (a matrix file's verdict is read back through this).
+    pub(crate) fn from_headline(headline: &str) -> Option<(Level, usize)> {
+        let plain = [
+            Level::Conforms,
+            Level::Partial,
+            Level::Fail,
+            Level::NothingTested,
+        ];
+        if let Some(level) = plain.into_iter().find(|l| l.headline(0) == headline) {
+            return Some((level, 0));
+        }
+        let count = headline
+            .strip_prefix("CONFORMS WITH ")?
+            .split(' ')
+            .next()?
+            .parse::<usize>()
+            .ok()?;
+        let level = Level::ConformsWithKnownFailures;
+        (level.headline(count) == headline).then_some((level, count))
     }
 }
 
@@ -330,7 +344,11 @@ mod tests {
     #[test]
     fn headlines_name_their_levels() {
         for level in ALL {
-            assert_eq!(Level::from_headline(&of(level).headline()), Some(level));
+            let v = of(level);
+            assert_eq!(
+                Level::from_headline(&v.headline()),
+                Some((level, v.known_failures))
+            );
         }
         assert_eq!(Level::from_headline("conforms"), None);
     }
