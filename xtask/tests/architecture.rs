@@ -219,3 +219,91 @@ fn the_dependency_table_is_the_manifests() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Whether a line of code (not a comment) uses `unsafe`: a block, a function, an impl, an
+/// extern block or an attribute that needs it.
+fn uses_unsafe(line: &str) -> bool {
+    let code = line.trim_start();
+    !code.starts_with("//")
+        && [
+            "unsafe {",
+            "unsafe fn",
+            "unsafe impl",
+            "unsafe extern",
+            "unsafe(",
+        ]
+        .iter()
+        .any(|u| code.contains(u))
+}
+
+/// Invariant 14 of ARCHITECTURE.md: `unsafe` only where it says, every other crate forbidding it
+/// (the fuzz targets' shared library too), so a new `unsafe` elsewhere fails to compile or here.
+#[test]
+fn unsafe_code_is_where_the_architecture_says_and_forbidden_elsewhere() {
+    let allowed = [
+        "crates/harness/src/process/spawn.rs",
+        "crates/harness/src/signing.rs",
+        "crates/cli/src/main.rs",
+    ];
+    let mut crates: Vec<(String, PathBuf)> = members()
+        .into_iter()
+        .map(|(rel, _, source)| (rel, source))
+        .collect();
+    crates.push((
+        "crates/fuzz".to_string(),
+        root().join("crates/fuzz/src/lib.rs"),
+    ));
+    let mut wrong = Vec::new();
+    for (rel, crate_root) in crates {
+        let mut users = BTreeSet::new();
+        for file in rust_files(&root().join(&rel).join("src")) {
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            if text.lines().any(uses_unsafe) {
+                let shown = file
+                    .strip_prefix(root())
+                    .expect("inside the workspace")
+                    .display()
+                    .to_string();
+                users.insert(shown);
+            }
+        }
+        for user in &users {
+            if !allowed.contains(&user.as_str()) {
+                wrong.push(format!(
+                    "{user} uses unsafe; ARCHITECTURE.md says it does not"
+                ));
+            }
+        }
+        let forbids = std::fs::read_to_string(&crate_root)
+            .expect("the crate root")
+            .contains("#![forbid(unsafe_code)]");
+        if users.is_empty() && !forbids {
+            wrong.push(format!("{rel} has no unsafe but does not forbid it"));
+        }
+    }
+    let harness =
+        std::fs::read_to_string(root().join("crates/harness/src/lib.rs")).expect("lib.rs");
+    for lint in [
+        "unsafe_op_in_unsafe_fn",
+        "clippy::undocumented_unsafe_blocks",
+    ] {
+        if !harness.contains(lint) {
+            wrong.push(format!("the harness no longer denies {lint}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -1,5 +1,7 @@
 //! Helpers shared by the fuzz targets: carving one fuzz input into several, and the corpus
-//! vectors the structured targets need (built once per process).
+//! vectors the structured targets need (built once per process). (The targets themselves are
+//! `#[no_mangle]` entry points, which the `unsafe_code` lint counts; this library has none.)
+#![forbid(unsafe_code)]
 
 use std::sync::OnceLock;
 
