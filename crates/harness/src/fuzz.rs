@@ -88,7 +88,7 @@ pub fn emitted_output(vectors: &[Vector], which: usize, output: &[u8]) {
     let Some(v) = emitters.get(which % emitters.len().max(1)) else {
         return;
     };
-    let (status, detail) = emitted::grade_any(&v.main_case(), output);
+    let crate::grade::Grade { status, detail } = emitted::grade_any(&v.main_case(), output);
     assert!(
         matches!(status, Status::Pass | Status::WrongOutput),
         "{detail}"

@@ -56,7 +56,7 @@ mod status;
 
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
 pub use case_result::VectorResult;
-pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
+pub use grade::{grade_scenario, grade_verdict, Grade, Grading};
 pub use run::{
     check_distinct, FilesError, Finished, NamedFile, RunBuilder, RunFailure, RunRecord,
     WriteFailure,

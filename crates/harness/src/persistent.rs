@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
-use crate::grade::{grade_verdict, Grading};
+use crate::grade::{grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
 use crate::status::Status;
@@ -399,7 +399,7 @@ impl PersistentSession {
             }
             Err(ReplyError::Invalid(why)) => return (Status::ProtocolError, why, stderr),
         };
-        let (status, detail) = grade_run_answer(c, answer, grading);
+        let Grade { status, detail } = grade_run_answer(c, answer, grading);
         (status, detail, stderr)
     }
 
@@ -587,13 +587,9 @@ pub(crate) fn read_run_response(
 }
 
 /// Grades an in-step answer against the case.
-pub(crate) fn grade_run_answer(
-    c: &Case<'_>,
-    answer: RunAnswer,
-    grading: Grading,
-) -> (Status, String) {
+pub(crate) fn grade_run_answer(c: &Case<'_>, answer: RunAnswer, grading: Grading) -> Grade {
     match answer.exit {
-        ExitMeaning::Crash => (
+        ExitMeaning::Crash => Grade::new(
             Status::Crash,
             format!(
                 "exit {} is not 0, 1 or 89{}",
@@ -601,7 +597,7 @@ pub(crate) fn grade_run_answer(
                 messages_note(&answer.messages)
             ),
         ),
-        ExitMeaning::Unsupported => (
+        ExitMeaning::Unsupported => Grade::new(
             Status::Unsupported,
             format!("unsupported (exit {})", answer.exit_number),
         ),
@@ -616,7 +612,7 @@ pub(crate) fn grade_run_answer(
                 let reported = result.map(|r| r.rules).unwrap_or_default();
                 grade_verdict(c, answer.exit == ExitMeaning::Accept, &reported, grading)
             }
-            Err(e) => (Status::ProtocolError, e),
+            Err(e) => Grade::new(Status::ProtocolError, e),
         },
     }
 }

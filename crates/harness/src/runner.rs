@@ -17,7 +17,7 @@ use agentconf_rules::Rule;
 
 use crate::adapter::Adapter;
 use crate::child::excerpt;
-use crate::grade::{grade_scenario, grade_verdict, Grading};
+use crate::grade::{grade_scenario, grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::cluster::{store_address, NodeSetup};
@@ -405,7 +405,7 @@ fn run_one_shot(
         grading
     };
     let reported: Vec<Rule> = result.map(|r| r.rules).unwrap_or(mapped);
-    let (status, detail) = grade_verdict(c, accepted, &reported, grading);
+    let Grade { status, detail } = grade_verdict(c, accepted, &reported, grading);
     (status, detail, stderr)
 }
 
@@ -453,7 +453,7 @@ fn run_scenario(
     let mut judge = Graded::new(v, grading);
     let store_addr = store_address(adapter.and_then(|a| a.store_addr.as_deref()));
     let played = (|| {
-        let crash = |e: std::io::Error| (Status::Crash, e.to_string());
+        let crash = |e: std::io::Error| Grade::new(Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
         create_state_dir(&state).map_err(crash)?;
         let mut receivers = ProcessReceivers {
@@ -479,7 +479,7 @@ fn run_scenario(
     if left_descendants.get() {
         *strays = Strays::Killed;
     }
-    let (status, detail) = grade_scenario(played);
+    let Grade { status, detail } = grade_scenario(played);
     let stderr = String::from_utf8_lossy(&stderr.borrow()).into_owned();
     (status, detail, stderr)
 }
