@@ -126,7 +126,7 @@ pub fn persistent_reply(
 ) {
     if start {
         if let Err(e) = read_start_response(line, validate) {
-            assert!(!e.is_empty());
+            assert!(!e.to_string().is_empty());
         }
         return;
     }

@@ -84,4 +84,7 @@ pub use scenario::cluster::StoreLink;
 // Persistent mode: a session with one server process, for its tests and benchmark; and a case's
 // input files as an implementation is given them, for benchmarks that time the exchange alone.
 pub use materialize::write_inputs;
-pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};
+pub use persistent::{
+    PersistentConfig, PersistentError, PersistentSession, ServerEnded, StartProblem, StopProblem,
+    MAX_RESPONSE_LINE_BYTES,
+};
