@@ -53,6 +53,7 @@ mod runner;
 mod scenario;
 mod session;
 mod status;
+mod suite_detail;
 
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
 pub use case_result::VectorResult;
@@ -64,6 +65,7 @@ pub use run::{
 pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
 pub use session::{Backend, Launch, Outputs, RunError, RunNotes, RunOptions, MAX_JOBS};
 pub use status::Status;
+pub use suite_detail::SuiteDetail;
 
 // The contract's limits and defaults a caller states or documents.
 pub use process::{DEFAULT_CAPTURE_BYTES, DEFAULT_TIMEOUT_SECS};

@@ -38,6 +38,7 @@ use crate::grade::{grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 mod error;
 
@@ -205,7 +206,7 @@ impl PersistentSession {
                 failed_as: None,
                 xfail_reason: None,
                 broken_rules: Vec::new(),
-                history: Vec::new(),
+                suite_detail: SuiteDetail::None,
                 output: None,
             },
         };
@@ -232,7 +233,7 @@ impl PersistentSession {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: SuiteDetail::None,
             output: None,
         }
     }

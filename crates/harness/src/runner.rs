@@ -20,10 +20,10 @@ use crate::child::excerpt;
 use crate::grade::{grade_scenario, grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
-use crate::scenario::cluster::history::Entry;
 use crate::scenario::cluster::{store_address, NodeSetup};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 pub(crate) use crate::case_result::VectorResult;
 
@@ -62,7 +62,7 @@ pub fn run_case_with(
             strays,
             output,
             broken_rules,
-            history,
+            suite_detail,
         } = match c.vector.suite {
             Suite::GrpAdmission => run_scenario(imp, adapter, c, &dir, grading),
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
@@ -83,7 +83,7 @@ pub fn run_case_with(
             failed_as: None,
             xfail_reason: None,
             broken_rules,
-            history,
+            suite_detail,
             output,
         }
     })
@@ -100,8 +100,8 @@ struct CaseRun {
     output: Option<Vec<u8>>,
     /// The rules an emitter's wrong output broke.
     broken_rules: Vec<Rule>,
-    /// A GRP case's cluster history.
-    history: Vec<Entry>,
+    /// What its suite records beyond status and detail (a cluster history).
+    suite_detail: SuiteDetail,
 }
 
 impl CaseRun {
@@ -117,7 +117,7 @@ impl CaseRun {
             strays: Strays::None,
             output: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: SuiteDetail::None,
         }
     }
 
@@ -151,7 +151,7 @@ pub(crate) fn adapted(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
-        history: Vec::new(),
+        suite_detail: SuiteDetail::None,
         output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
@@ -527,7 +527,7 @@ fn run_scenario(
         play(v, &mut receivers, &mut judge)
     })();
     let played = judge.conclude(played);
-    let history = std::mem::take(&mut judge.history);
+    let suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());
@@ -538,7 +538,7 @@ fn run_scenario(
     };
     let stderr = String::from_utf8_lossy(&stderr.borrow()).into_owned();
     CaseRun {
-        history,
+        suite_detail,
         ..CaseRun::graded(grade_scenario(played), stderr).with_strays(strays)
     }
 }

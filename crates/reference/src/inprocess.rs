@@ -22,9 +22,9 @@ use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::BoxedStore;
 use agentconf_harness::Backend;
 use agentconf_harness::Status;
-use agentconf_harness::VectorResult;
 use agentconf_harness::{grade_scenario, grade_verdict, Grade, Grading};
-use agentconf_harness::{play, Graded, HistoryEntry, ReceiverLink, Receivers, StoreLink};
+use agentconf_harness::{play, Graded, ReceiverLink, Receivers, StoreLink};
+use agentconf_harness::{SuiteDetail, VectorResult};
 
 use crate::dispatch::{answer, Answer};
 use crate::emit::{emit_commitment, emit_receipt, emit_timeline};
@@ -47,9 +47,11 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let v = c.vector;
     let mut output = None;
     let mut broken_rules = Vec::new();
-    let mut history = Vec::new();
+    let mut suite_detail = SuiteDetail::None;
     let Grade { status, detail } = match v.suite {
-        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading, &mut history)),
+        Suite::GrpAdmission => {
+            grade_scenario(scenario(v, c.revision, work, grading, &mut suite_detail))
+        }
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => {
             let made = match v.input_bytes("steps") {
@@ -85,7 +87,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         failed_as: None,
         xfail_reason: None,
         broken_rules,
-        history,
+        suite_detail,
         output,
     }
 }
@@ -123,7 +125,7 @@ fn scenario(
     revision: &str,
     work: &Path,
     grading: Grading,
-    history: &mut Vec<HistoryEntry>,
+    suite_detail: &mut SuiteDetail,
 ) -> Result<(), Grade> {
     let name: String =
         v.id.chars()
@@ -135,7 +137,7 @@ fn scenario(
     let mut judge = Graded::new(v, grading);
     let played = play(v, &mut receivers, &mut judge);
     let result = judge.conclude(played);
-    *history = std::mem::take(&mut judge.history);
+    *suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
     let _ = std::fs::remove_dir_all(&dir);
     result
 }

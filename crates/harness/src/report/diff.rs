@@ -310,7 +310,7 @@ mod tests {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: crate::SuiteDetail::None,
         }
     }
 

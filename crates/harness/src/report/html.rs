@@ -580,7 +580,7 @@ fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&s
     );
     rule_links(o, &r.rules, rule_anchor);
     o.push_str("</p>\n");
-    o.push_str(&super::lanes::lanes(&r.history));
+    o.push_str(&super::lanes::lanes(r.suite_detail.history()));
     if r.stderr.is_empty() {
         o.push_str("<p class=\"meta\">No standard error captured.</p>");
     } else {

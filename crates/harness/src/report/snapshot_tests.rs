@@ -52,7 +52,7 @@ fn line(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
-        history: Vec::new(),
+        suite_detail: crate::SuiteDetail::None,
     }
 }
 

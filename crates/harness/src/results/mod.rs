@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::case_result::VectorResult;
 use crate::grade::Grading;
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 pub use check::{check, Incomplete};
 pub(crate) use digest::{case_ids_sha256, footer, header_sha256};
@@ -179,11 +180,11 @@ pub struct ResultLine {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<String>", length(min = 1))]
     pub broken_rules: Vec<RuleRef>,
-    /// For a GRP case with cluster steps: what each node was handed and decided, and the faults
-    /// made, in order (bounded). Absent otherwise, and in files written before it existed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(min = 1, max = crate::scenario::cluster::MAX_HISTORY_ENTRIES))]
-    pub history: Vec<crate::scenario::cluster::history::Entry>,
+    /// What the case's suite records beyond status and detail, written as its own members
+    /// (`history` for a GRP case with cluster steps), none when there is nothing
+    /// ([`SuiteDetail`]). Last on the line: the member order every version has written.
+    #[serde(flatten)]
+    pub suite_detail: SuiteDetail,
 }
 
 impl ResultLine {
@@ -196,7 +197,7 @@ impl ResultLine {
             failed_as: r.failed_as,
             xfail_reason: r.xfail_reason,
             broken_rules: r.broken_rules.into_iter().map(RuleRef::from).collect(),
-            history: r.history,
+            suite_detail: r.suite_detail,
             ..ResultLine::describing(c)
         }
     }
@@ -229,7 +230,7 @@ impl ResultLine {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: SuiteDetail::None,
         }
     }
 }
