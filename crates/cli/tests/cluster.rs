@@ -57,13 +57,14 @@ fn a_receiver_that_keeps_its_admitted_set_per_node_fails_node_race_and_failover(
         assert_eq!(r.status, Status::FalseAccept, "{id}: {}", r.detail);
         // The history that shows it goes on the results line.
         assert!(
-            r.history
+            r.suite_detail
+                .history()
                 .iter()
                 .filter(|e| e.decision == HistoryWhat::Admitted)
                 .count()
                 >= 2,
             "{id}: {:?}",
-            r.history
+            r.suite_detail
         );
         // The minimal anomaly: the first pair, both admissions, each with node and time.
         assert!(

@@ -1541,7 +1541,9 @@ fn report_holds_a_results_file_to_its_corpus() {
     );
     // A rule claimed that the vector does not test; a derivation dropped (no pairing).
     let mut f = read(&whole);
-    f.results[0].rules.push("AER1-TL-LINK".into());
+    f.results[0]
+        .rules
+        .push(agentconf_harness::results::RuleRef::parse("AER1-TL-LINK"));
     reseal(&mut f);
     refused(&["report", &write("rules.jsonl", &f)], &["line 2", "rules"]);
     let mut f = read(&whole);

@@ -10,7 +10,7 @@ use agentconf_contract::vector::{Expectation, Suite, Vector};
 use agentconf_harness::Grading;
 use agentconf_harness::Implementation;
 use agentconf_harness::Status;
-use agentconf_harness::{PersistentConfig, PersistentSession};
+use agentconf_harness::{PersistentConfig, PersistentError, PersistentSession, StartProblem};
 
 fn reference() -> Implementation {
     Implementation {
@@ -238,6 +238,17 @@ fn a_malformed_start_response_is_refused_with_the_schema_error() {
     let err = PersistentSession::start(fake(script, Duration::from_secs(10)))
         .err()
         .expect("refused");
+    assert!(
+        matches!(
+            &err,
+            PersistentError::StartResponse {
+                problem: StartProblem::Schema(_),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(
         err.contains("start response breaks protocol.schema.json") && err.contains("version"),
         "{err}"

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use agentconf_contract::vector::Expectation;
-use agentconf_harness::results::{self, ResultsFile};
+use agentconf_harness::results::{self, ResultsFile, RuleRef};
 use agentconf_harness::Status;
 use agentconf_rules::Rule;
 use serde_json::Value;
@@ -65,7 +65,7 @@ fn rerun_on(mut file: ResultsFile, digest: &str) -> ResultsFile {
     for line in &mut file.results {
         if line.id == MOVED {
             line.expectation = Expectation::Invalid;
-            line.expected_rules = vec!["AER1-WF-ROOT".into()];
+            line.expected_rules = vec![RuleRef::parse("AER1-WF-ROOT")];
             line.status = Status::FalseAccept;
             line.detail = "accepted".into();
         } else if line.id == BROKEN {

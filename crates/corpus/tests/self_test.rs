@@ -137,7 +137,7 @@ mod grp {
 
     use agentconf_contract::decision::{DecisionLine, Outcome};
     use agentconf_contract::vector::{Expectation, ExpectedDecision, Vector};
-    use agentconf_harness::Failure;
+    use agentconf_harness::Grade;
     use agentconf_harness::Status;
     use agentconf_harness::{play, Judge};
     use agentconf_reference::inprocess::ThreadReceivers;
@@ -174,7 +174,7 @@ mod grp {
             index: usize,
             d: &DecisionLine,
             e: Option<&ExpectedDecision>,
-        ) -> Result<(), Failure> {
+        ) -> Result<(), Grade> {
             let rev = self.revision;
             let e = e.ok_or_else(|| fail(format!("step {index}: no expected decision")))?;
             let rule = e.rule.map(|r| r.id().to_string());
@@ -202,7 +202,7 @@ mod grp {
         }
 
         /// A concurrent copy is admitted, or rejected as a duplicate: nothing else.
-        fn copy(&mut self, index: usize, d: &DecisionLine) -> Result<(), Failure> {
+        fn copy(&mut self, index: usize, d: &DecisionLine) -> Result<(), Grade> {
             if d.outcome == Outcome::Rejected
                 && d.rejection_reason.as_deref() != Some("duplicate_event_id")
             {
@@ -215,21 +215,21 @@ mod grp {
         }
     }
 
-    fn fail(message: String) -> Failure {
-        (Status::WrongReason, message)
+    fn fail(message: String) -> Grade {
+        Grade::new(Status::WrongReason, message)
     }
 
     /// Plays `v` under `rev`: a vector is a case per revision it lists, each its own trial.
     pub fn run(v: &Vector, rev: &str, expectation: Expectation) -> Result<(), Failed> {
         let dir = scratch(&format!("{}-{rev}", v.id));
         let mut receivers = ThreadReceivers::new(v, rev, &dir.0)
-            .map_err(|(_, e)| format!("revision {rev}: {e}"))?;
+            .map_err(|g| format!("revision {rev}: {}", g.detail))?;
         let mut judge = Exact {
             revision: rev,
             acceptable: expectation == Expectation::Acceptable,
         };
         play(v, &mut receivers, &mut judge)
-            .map_err(|(status, e)| format!("revision {rev}: {} {e}", status.name()))?;
+            .map_err(|g| format!("revision {rev}: {} {}", g.status.name(), g.detail))?;
         Ok(())
     }
 }

@@ -4,8 +4,8 @@
 use agentconf_rules::Rule;
 use serde::Serialize;
 
-use crate::scenario::cluster::history::Entry;
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 /// What happened with one case (a vector under one revision).
 #[derive(Clone, Debug, Serialize)]
@@ -23,8 +23,9 @@ pub struct VectorResult {
     pub xfail_reason: Option<String>,
     /// For an emitter's `wrong-output`: the rules its output broke ([`crate::emitted::EmitGrade`]).
     pub broken_rules: Vec<Rule>,
-    /// For a GRP case with cluster steps: its history (bounded), for the results line.
-    pub history: Vec<Entry>,
+    /// What its suite records beyond status and detail (a cluster scenario's history), for the
+    /// results line.
+    pub suite_detail: SuiteDetail,
     /// What an emitter wrote to standard output (emitter suites, exit 0 only), kept for the
     /// interoperability matrix, which hands it to every verifier. Never part of a results file.
     #[serde(skip)]

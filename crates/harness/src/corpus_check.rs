@@ -189,7 +189,7 @@ fn metadata(line: usize, got: &ResultLine, want: &ResultLine) -> Result<(), Corp
         failed_as: _,
         xfail_reason: _,
         broken_rules: _,
-        history: _,
+        suite_detail: _,
     } = got;
     let fields: [(&'static str, String, String); 8] = [
         ("revision", json(revision), json(&want.revision)),

@@ -21,31 +21,46 @@ pub enum Grading {
     Loose,
 }
 
-/// A failed step: the status and why.
-pub type Failure = (Status, String);
+/// What a case or a step came to: its status and why. A step that fails returns `Err(Grade)`
+/// with the status the whole case takes; the first one ends the case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grade {
+    pub status: Status,
+    /// Why, for the results line's `detail`.
+    pub detail: String,
+}
+
+impl Grade {
+    pub fn new(status: Status, detail: impl Into<String>) -> Grade {
+        Grade {
+            status,
+            detail: detail.into(),
+        }
+    }
+
+    /// A pass, and why.
+    pub fn pass(detail: impl Into<String>) -> Grade {
+        Grade::new(Status::Pass, detail)
+    }
+}
 
 /// Grades an accept or a reject of an AER-1 case against the rules reported (`grading` is
 /// already loose when nothing was reported).
-pub fn grade_verdict(
-    c: &Case<'_>,
-    accepted: bool,
-    reported: &[Rule],
-    grading: Grading,
-) -> (Status, String) {
+pub fn grade_verdict(c: &Case<'_>, accepted: bool, reported: &[Rule], grading: Grading) -> Grade {
     match (c.expectation, accepted) {
-        (Expectation::Valid, true) => (Status::Pass, "accepted".to_string()),
-        (Expectation::Valid, false) => (
+        (Expectation::Valid, true) => Grade::pass("accepted"),
+        (Expectation::Valid, false) => Grade::new(
             Status::FalseReject,
             format!("rejected: {}", rule_list(reported)),
         ),
-        (Expectation::Invalid, true) => (Status::FalseAccept, "accepted".to_string()),
-        (Expectation::Acceptable, true) => (Status::Pass, "accepted (acceptable)".to_string()),
+        (Expectation::Invalid, true) => Grade::new(Status::FalseAccept, "accepted"),
+        (Expectation::Acceptable, true) => Grade::pass("accepted (acceptable)"),
         (Expectation::Invalid | Expectation::Acceptable, false) => {
             match (grading, wrong_reason(c, reported)) {
                 (Grading::Loose, _) | (Grading::Strict, None) => {
-                    (Status::Pass, format!("rejected: {}", rule_list(reported)))
+                    Grade::pass(format!("rejected: {}", rule_list(reported)))
                 }
-                (Grading::Strict, Some(why)) => (Status::WrongReason, why),
+                (Grading::Strict, Some(why)) => Grade::new(Status::WrongReason, why),
             }
         }
     }
@@ -113,9 +128,9 @@ pub(crate) fn wrong_reason(c: &Case<'_>, reported: &[Rule]) -> Option<String> {
 
 /// The status of a played scenario: a pass when every decision was as judged, else the first
 /// failure.
-pub fn grade_scenario(played: Result<(), Failure>) -> (Status, String) {
+pub fn grade_scenario(played: Result<(), Grade>) -> Grade {
     match played {
-        Ok(()) => (Status::Pass, "every decision as expected".to_string()),
+        Ok(()) => Grade::pass("every decision as expected"),
         Err(failure) => failure,
     }
 }
@@ -123,7 +138,7 @@ pub fn grade_scenario(played: Result<(), Failure>) -> (Status, String) {
 /// The decision's `event_id` and `publisher_id` against the line it answers (CONTRACT 5.2),
 /// whatever the grading: a wrong value is a protocol error. Members the line leaves open
 /// ([`LineIdentity`]) are not compared.
-pub(crate) fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(), Failure> {
+pub(crate) fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Result<(), Grade> {
     let wrong = LineIdentity::of(line).mismatches(d);
     if wrong.is_empty() {
         return Ok(());
@@ -138,7 +153,7 @@ pub(crate) fn grade_identity(index: usize, line: &[u8], d: &DecisionLine) -> Res
             )
         })
         .collect();
-    Err((
+    Err(Grade::new(
         Status::ProtocolError,
         format!("step {index}: the decision has {}", said.join(" and ")),
     ))
@@ -151,7 +166,7 @@ pub(crate) fn grade_redelivery(
     index: usize,
     d: &DecisionLine,
     grading: Grading,
-) -> Result<(), Failure> {
+) -> Result<(), Grade> {
     // A deferral decides nothing, under any grading.
     let fine = d.outcome == Outcome::Admitted
         || (d.outcome == Outcome::Rejected
@@ -160,7 +175,7 @@ pub(crate) fn grade_redelivery(
     if fine {
         Ok(())
     } else {
-        Err((
+        Err(Grade::new(
             Status::FalseReject,
             format!(
                 "step {index}: handed again after the crash, the line was {}; expected \
@@ -180,7 +195,7 @@ pub(crate) fn grade_decision(
     e: &ExpectedDecision,
     expectation: Expectation,
     grading: Grading,
-) -> Result<(), Failure> {
+) -> Result<(), Grade> {
     grade_ale(index, d)?;
     // Outside the `cluster` profile nothing re-delivers a deferred line: "cannot decide now"
     // is a wrong decision there (never an admission, and never the rejection expected).
@@ -189,7 +204,7 @@ pub(crate) fn grade_decision(
             Outcome::Admitted => Status::FalseReject,
             Outcome::Rejected => Status::WrongReason,
         };
-        return Err((
+        return Err(Grade::new(
             status,
             format!(
                 "step {index}: deferred (cannot decide now), expected {}",
@@ -200,14 +215,14 @@ pub(crate) fn grade_decision(
     match (e.outcome, outcome) {
         (Outcome::Admitted, Outcome::Admitted) => Ok(()),
         (Outcome::Rejected, Outcome::Admitted) if expectation == Expectation::Acceptable => Ok(()),
-        (Outcome::Admitted, Outcome::Rejected) => Err((
+        (Outcome::Admitted, Outcome::Rejected) => Err(Grade::new(
             Status::FalseReject,
             format!(
                 "step {index}: rejected ({})",
                 json_text(&d.rejection_reason)
             ),
         )),
-        (Outcome::Rejected, Outcome::Admitted) => Err((
+        (Outcome::Rejected, Outcome::Admitted) => Err(Grade::new(
             Status::FalseAccept,
             format!(
                 "step {index}: admitted, expected a rejection ({})",
@@ -226,7 +241,7 @@ pub(crate) fn grade_decision(
             if reason_ok && rule_ok {
                 Ok(())
             } else {
-                Err((
+                Err(Grade::new(
                     Status::WrongReason,
                     format!(
                         "step {index}: rejected with reason {} and rule {}, expected reason {} \
@@ -244,7 +259,7 @@ pub(crate) fn grade_decision(
 
 /// The decision line's own form (CONTRACT 5.2), whatever the grading: `ale` is "ALE-064" for a
 /// rejection and null for an admission or a deferral.
-pub(crate) fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
+pub(crate) fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Grade> {
     let ale_ok = match d.outcome {
         DecisionOutcome::Admitted | DecisionOutcome::Deferred => d.ale.is_none(),
         DecisionOutcome::Rejected => d.ale.as_deref() == Some("ALE-064"),
@@ -252,7 +267,7 @@ pub(crate) fn grade_ale(index: usize, d: &DecisionLine) -> Result<(), Failure> {
     if ale_ok {
         return Ok(());
     }
-    Err((
+    Err(Grade::new(
         Status::ProtocolError,
         format!(
             "step {index}: {} with ale {}; the contract asks \"ALE-064\" for a rejection and \
@@ -297,7 +312,7 @@ mod tests {
         .unwrap()
     }
 
-    fn strict(v: &agentconf_contract::vector::Vector, reported: &[Rule]) -> (Status, String) {
+    fn strict(v: &agentconf_contract::vector::Vector, reported: &[Rule]) -> Grade {
         grade_verdict(&v.main_case(), false, reported, Grading::Strict)
     }
 
@@ -306,21 +321,27 @@ mod tests {
     #[test]
     fn strict_grading_is_exact() {
         let v = invalid_vector(&["AER1-TL-SEQ"], &["AER1-TL-LINK"], serde_json::json!([]));
-        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).0, Status::Pass);
+        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).status, Status::Pass);
         assert_eq!(
-            strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlLink]).0,
+            strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlLink]).status,
             Status::Pass
         );
-        let (status, why) = strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlJob]);
+        let Grade {
+            status,
+            detail: why,
+        } = strict(&v, &[Rule::Aer1TlSeq, Rule::Aer1TlJob]);
         assert_eq!(status, Status::WrongReason);
         assert!(why.contains("does not break [\"AER1-TL-JOB\"]"), "{why}");
-        let (status, why) = strict(&v, &[Rule::Aer1TlLink]);
+        let Grade {
+            status,
+            detail: why,
+        } = strict(&v, &[Rule::Aer1TlLink]);
         assert_eq!(status, Status::WrongReason);
         assert!(why.contains("missing [\"AER1-TL-SEQ\"]"), "{why}");
         let every: Vec<Rule> = Rule::ALL.to_vec();
-        assert_eq!(strict(&v, &every).0, Status::WrongReason);
+        assert_eq!(strict(&v, &every).status, Status::WrongReason);
         assert_eq!(
-            grade_verdict(&v.main_case(), false, &every, Grading::Loose).0,
+            grade_verdict(&v.main_case(), false, &every, Grading::Loose).status,
             Status::Pass
         );
     }
@@ -334,12 +355,15 @@ mod tests {
             &[],
             serde_json::json!([{"expected_rules": ["AER1-TL-B64"], "basis": "kit", "reason": "r"}]),
         );
-        assert_eq!(strict(&v, &[Rule::Aer1TlMembers]).0, Status::Pass);
-        assert_eq!(strict(&v, &[Rule::Aer1TlB64]).0, Status::Pass);
-        let (status, why) = strict(&v, &[Rule::Aer1TlMembers, Rule::Aer1TlB64]);
+        assert_eq!(strict(&v, &[Rule::Aer1TlMembers]).status, Status::Pass);
+        assert_eq!(strict(&v, &[Rule::Aer1TlB64]).status, Status::Pass);
+        let Grade {
+            status,
+            detail: why,
+        } = strict(&v, &[Rule::Aer1TlMembers, Rule::Aer1TlB64]);
         assert_eq!(status, Status::WrongReason);
         assert!(why.contains("another reading"), "{why}");
-        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).0, Status::WrongReason);
+        assert_eq!(strict(&v, &[Rule::Aer1TlSeq]).status, Status::WrongReason);
     }
 
     fn expected_rejection() -> ExpectedDecision {
@@ -364,7 +388,7 @@ mod tests {
     fn status(d: &DecisionLine, grading: Grading) -> Option<Status> {
         grade_decision(1, d, &expected_rejection(), Expectation::Invalid, grading)
             .err()
-            .map(|(s, _)| s)
+            .map(|g| g.status)
     }
 
     /// Strict grading to the letter of CONTRACT 5.2: the reason compared even where the draft
@@ -406,7 +430,7 @@ mod tests {
             assert_eq!(
                 grade_decision(1, &admitted, &e, Expectation::Invalid, grading)
                     .err()
-                    .map(|f| f.0),
+                    .map(|g| g.status),
                 Some(Status::FalseAccept)
             );
         }
@@ -414,7 +438,7 @@ mod tests {
         assert_eq!(
             grade_decision(1, &other, &e, Expectation::Acceptable, Grading::Strict)
                 .err()
-                .map(|f| f.0),
+                .map(|g| g.status),
             Some(Status::WrongReason)
         );
     }
@@ -426,13 +450,13 @@ mod tests {
         assert_eq!(
             grade_identity(0, br#"{"event_id":"f","publisher_id":"p"}"#, &d)
                 .err()
-                .map(|f| f.0),
+                .map(|g| g.status),
             Some(Status::ProtocolError)
         );
         // A line that is not JSON leaves them open.
         assert!(grade_identity(0, b"garbage", &d).is_ok());
         assert_eq!(
-            grade_identity(0, b"[]", &d).err().map(|f| f.0),
+            grade_identity(0, b"[]", &d).err().map(|g| g.status),
             Some(Status::ProtocolError)
         );
     }
@@ -445,7 +469,7 @@ mod tests {
         assert_eq!(
             grade_redelivery(0, &other, Grading::Strict)
                 .err()
-                .map(|f| f.0),
+                .map(|g| g.status),
             Some(Status::FalseReject)
         );
         assert!(grade_redelivery(0, &other, Grading::Loose).is_ok());
@@ -472,7 +496,7 @@ mod tests {
             let graded = |e: &ExpectedDecision, x: Expectation| {
                 grade_decision(1, &deferred, e, x, grading)
                     .err()
-                    .map(|f| f.0)
+                    .map(|g| g.status)
             };
             assert_eq!(
                 graded(&admit, Expectation::Valid),
@@ -483,7 +507,9 @@ mod tests {
                 Some(Status::WrongReason)
             );
             assert_eq!(
-                grade_redelivery(0, &deferred, grading).err().map(|f| f.0),
+                grade_redelivery(0, &deferred, grading)
+                    .err()
+                    .map(|g| g.status),
                 Some(Status::FalseReject)
             );
         }
@@ -492,7 +518,7 @@ mod tests {
             ..deferred
         };
         assert_eq!(
-            grade_ale(1, &with_ale).err().map(|f| f.0),
+            grade_ale(1, &with_ale).err().map(|g| g.status),
             Some(Status::ProtocolError)
         );
     }

@@ -53,10 +53,11 @@ mod runner;
 mod scenario;
 mod session;
 mod status;
+mod suite_detail;
 
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
 pub use case_result::VectorResult;
-pub use grade::{grade_scenario, grade_verdict, Failure, Grading};
+pub use grade::{grade_scenario, grade_verdict, Grade, Grading};
 pub use run::{
     check_distinct, FilesError, Finished, NamedFile, RunBuilder, RunFailure, RunRecord,
     WriteFailure,
@@ -64,6 +65,7 @@ pub use run::{
 pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
 pub use session::{Backend, Launch, Outputs, RunError, RunNotes, RunOptions, MAX_JOBS};
 pub use status::Status;
+pub use suite_detail::SuiteDetail;
 
 // The contract's limits and defaults a caller states or documents.
 pub use process::{DEFAULT_CAPTURE_BYTES, DEFAULT_TIMEOUT_SECS};
@@ -84,4 +86,7 @@ pub use scenario::cluster::StoreLink;
 // Persistent mode: a session with one server process, for its tests and benchmark; and a case's
 // input files as an implementation is given them, for benchmarks that time the exchange alone.
 pub use materialize::write_inputs;
-pub use persistent::{PersistentConfig, PersistentSession, MAX_RESPONSE_LINE_BYTES};
+pub use persistent::{
+    PersistentConfig, PersistentError, PersistentSession, ServerEnded, StartProblem, StopProblem,
+    MAX_RESPONSE_LINE_BYTES,
+};

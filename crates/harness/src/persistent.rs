@@ -34,10 +34,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
-use crate::grade::{grade_verdict, Grading};
+use crate::grade::{grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
+
+mod error;
+
+pub use error::{PersistentError, ServerEnded, StartProblem, StopProblem};
 
 /// After this many failed starts in a row, the remaining vectors fail at once instead of each
 /// waiting for another start to fail.
@@ -156,8 +161,8 @@ fn validators() -> &'static Result<[jsonschema::Validator; 3], String> {
 impl PersistentSession {
     /// Starts the process (`IMPL serve`), sends `start` and reads the capabilities. `Err` means
     /// the command or its wrapper is broken (it cannot be started, or its start response is
-    /// wrong); the message says why and quotes its standard error.
-    pub fn start(config: PersistentConfig) -> Result<PersistentSession, String> {
+    /// wrong); the error says why and quotes its standard error.
+    pub fn start(config: PersistentConfig) -> Result<PersistentSession, PersistentError> {
         let (server, info) = start_server(&config)?;
         Ok(PersistentSession {
             config,
@@ -201,7 +206,7 @@ impl PersistentSession {
                 failed_as: None,
                 xfail_reason: None,
                 broken_rules: Vec::new(),
-                history: Vec::new(),
+                suite_detail: SuiteDetail::None,
                 output: None,
             },
         };
@@ -228,14 +233,14 @@ impl PersistentSession {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: SuiteDetail::None,
             output: None,
         }
     }
 
     /// Sends `stop`, reads `{"stopped":true}` and waits for exit 0. `Err` says what went wrong
     /// (the process is killed then).
-    pub fn stop(mut self) -> Result<(), String> {
+    pub fn stop(mut self) -> Result<(), PersistentError> {
         let Some(mut server) = self.server.take() else {
             return Ok(());
         };
@@ -243,43 +248,31 @@ impl PersistentSession {
         let line = match server.request(format!("{STOP_REQUEST}\n").as_bytes(), timeout) {
             Ok(line) => line,
             Err(f) => {
-                let (how, stderr) = end(server, Duration::from_millis(100));
-                return Err(format!(
-                    "no stop response: {} ({how}){}",
-                    describe(&f, timeout),
-                    stderr_note(&stderr)
-                ));
+                return Err(PersistentError::NoStopResponse {
+                    why: describe(&f, timeout),
+                    ended: end(server, Duration::from_millis(100)),
+                });
             }
         };
         let checked = (|| {
-            let value: Value = serde_json::from_slice(&line)
-                .map_err(|e| format!("stop response is not JSON: {e}"))?;
+            let value: Value = serde_json::from_slice(&line).map_err(StopProblem::NotJson)?;
             if self.config.validate_protocol {
                 let errors = schema_errors(ResponseKind::Stop, &value);
                 if !errors.is_empty() {
-                    return Err(format!(
-                        "stop response breaks protocol.schema.json: {}",
-                        errors.join("; ")
-                    ));
+                    return Err(StopProblem::Schema(errors));
                 }
             }
             if value.get("stopped") != Some(&Value::Bool(true)) {
-                return Err(format!(
-                    "stop response is not {{\"stopped\":true}}: {}",
-                    line_excerpt(&line)
-                ));
+                return Err(StopProblem::NotStopped(line.clone()));
             }
             Ok(())
         })();
-        let (how, stderr) = end(server, timeout);
-        checked?;
-        if how == "exit status 0" {
+        let ended = end(server, timeout);
+        checked.map_err(PersistentError::StopResponse)?;
+        if ended.how == "exit status 0" {
             Ok(())
         } else {
-            Err(format!(
-                "after stop the process ended with {how}, not exit 0{}",
-                stderr_note(&stderr)
-            ))
+            Err(PersistentError::StopExit(ended))
         }
     }
 
@@ -399,7 +392,7 @@ impl PersistentSession {
             }
             Err(ReplyError::Invalid(why)) => return (Status::ProtocolError, why, stderr),
         };
-        let (status, detail) = grade_run_answer(c, answer, grading);
+        let Grade { status, detail } = grade_run_answer(c, answer, grading);
         (status, detail, stderr)
     }
 
@@ -460,7 +453,8 @@ impl PersistentSession {
             }
             Err(e) => {
                 self.failed_starts += 1;
-                self.last_start_error = e.clone();
+                // Kept as its message: only the message is said again, when giving up.
+                self.last_start_error = e.to_string();
                 Err(format!("the implementation could not be restarted: {e}"))
             }
         }
@@ -470,7 +464,10 @@ impl PersistentSession {
     /// its remaining standard error.
     fn discard_server(&mut self, grace: Duration) -> (String, String) {
         match self.server.take() {
-            Some(server) => end(server, grace),
+            Some(server) => {
+                let ServerEnded { how, stderr } = end(server, grace);
+                (how, stderr)
+            }
             None => ("no process".into(), String::new()),
         }
     }
@@ -587,13 +584,9 @@ pub(crate) fn read_run_response(
 }
 
 /// Grades an in-step answer against the case.
-pub(crate) fn grade_run_answer(
-    c: &Case<'_>,
-    answer: RunAnswer,
-    grading: Grading,
-) -> (Status, String) {
+pub(crate) fn grade_run_answer(c: &Case<'_>, answer: RunAnswer, grading: Grading) -> Grade {
     match answer.exit {
-        ExitMeaning::Crash => (
+        ExitMeaning::Crash => Grade::new(
             Status::Crash,
             format!(
                 "exit {} is not 0, 1 or 89{}",
@@ -601,7 +594,7 @@ pub(crate) fn grade_run_answer(
                 messages_note(&answer.messages)
             ),
         ),
-        ExitMeaning::Unsupported => (
+        ExitMeaning::Unsupported => Grade::new(
             Status::Unsupported,
             format!("unsupported (exit {})", answer.exit_number),
         ),
@@ -616,35 +609,32 @@ pub(crate) fn grade_run_answer(
                 let reported = result.map(|r| r.rules).unwrap_or_default();
                 grade_verdict(c, answer.exit == ExitMeaning::Accept, &reported, grading)
             }
-            Err(e) => (Status::ProtocolError, e),
+            Err(e) => Grade::new(Status::ProtocolError, e),
         },
     }
 }
 
 /// Reads the response line to `start`: the implementation's name and capabilities.
-pub(crate) fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, String> {
-    let value: Value = serde_json::from_slice(line)
-        .map_err(|e| format!("start response is not JSON ({e}): {}", line_excerpt(line)))?;
+pub(crate) fn read_start_response(line: &[u8], validate: bool) -> Result<ServerInfo, StartProblem> {
+    let value: Value = serde_json::from_slice(line).map_err(|source| StartProblem::NotJson {
+        source,
+        line: line.to_vec(),
+    })?;
     if validate {
         let errors = schema_errors(ResponseKind::Start, &value);
         if !errors.is_empty() {
-            return Err(format!(
-                "start response breaks protocol.schema.json: {}",
-                errors.join("; ")
-            ));
+            return Err(StartProblem::Schema(errors));
         }
     }
-    let response: StartResponse = serde_json::from_value(value).map_err(|e| {
-        format!(
-            "start response is not a start response ({e}): {}",
-            line_excerpt(line)
-        )
-    })?;
+    let response: StartResponse =
+        serde_json::from_value(value).map_err(|source| StartProblem::NotStartResponse {
+            source,
+            line: line.to_vec(),
+        })?;
     if response.protocol != PROTOCOL_VERSION {
-        return Err(format!(
-            "the implementation answered protocol {}, the harness speaks {PROTOCOL_VERSION}",
-            excerpt(response.protocol.to_string().as_bytes())
-        ));
+        return Err(StartProblem::Protocol(excerpt(
+            response.protocol.to_string().as_bytes(),
+        )));
     }
     Ok(ServerInfo {
         name: response.implementation.name,
@@ -654,30 +644,35 @@ pub(crate) fn read_start_response(line: &[u8], validate: bool) -> Result<ServerI
 }
 
 /// Starts a process and has it answer `start`.
-fn start_server(config: &PersistentConfig) -> Result<(LongLived, ServerInfo), String> {
+fn start_server(config: &PersistentConfig) -> Result<(LongLived, ServerInfo), PersistentError> {
     let imp = &config.implementation;
     let mut argv = imp.argv.clone();
     argv.extend(config.serve_args.iter().cloned());
     let mut server = LongLived::spawn(&argv, MAX_RESPONSE_LINE_BYTES, imp.capture_limit.max(2000))
-        .map_err(|e| format!("cannot start {}: {e}", imp.argv.join(" ")))?;
+        .map_err(|source| PersistentError::Spawn {
+            command: imp.argv.join(" "),
+            source,
+        })?;
     let mut request = serde_json::to_vec(&StartRequest::new()).unwrap_or_default();
     request.push(b'\n');
-    let fail = |server: LongLived, what: String| {
-        let (how, stderr) = end(server, Duration::from_millis(100));
-        Err(format!("{what} ({how}){}", stderr_note(&stderr)))
-    };
+    let grace = Duration::from_millis(100);
     let line = match server.request(&request, imp.timeout) {
         Ok(line) => line,
         Err(f) => {
-            return fail(
-                server,
-                format!("no start response: {}", describe(&f, imp.timeout)),
-            )
+            return Err(PersistentError::NoStartResponse {
+                why: describe(&f, imp.timeout),
+                ended: end(server, grace),
+            })
         }
     };
     let info = match read_start_response(&line, config.validate_protocol) {
         Ok(info) => info,
-        Err(why) => return fail(server, why),
+        Err(problem) => {
+            return Err(PersistentError::StartResponse {
+                problem,
+                ended: end(server, grace),
+            })
+        }
     };
     let _ = server.take_stderr();
     Ok((server, info))
@@ -699,9 +694,12 @@ fn describe(f: &LineFailure, timeout: Duration) -> String {
 }
 
 /// Ends the process (see [`LongLived::end`]); its remaining standard error as an excerpt.
-fn end(server: LongLived, grace: Duration) -> (String, String) {
+fn end(server: LongLived, grace: Duration) -> ServerEnded {
     let (how, stderr) = server.end(grace);
-    (how, excerpt(&stderr))
+    ServerEnded {
+        how,
+        stderr: excerpt(&stderr),
+    }
 }
 
 fn line_excerpt(line: &[u8]) -> String {
@@ -791,12 +789,21 @@ mod tests {
         assert_eq!(info.capabilities.operations, ["aer1-timeline"]);
         let wrong_protocol =
             br#"{"protocol":2,"implementation":{"name":"x"},"capabilities":{"operations":[]}}"#;
-        assert!(read_start_response(wrong_protocol, false)
-            .unwrap_err()
-            .contains("protocol 2"));
-        assert!(read_start_response(b"{", false)
-            .unwrap_err()
-            .contains("not JSON"));
+        let refused = |line: &[u8]| {
+            read_start_response(line, false)
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert!(matches!(
+            read_start_response(wrong_protocol, false),
+            Err(StartProblem::Protocol(_))
+        ));
+        assert!(refused(wrong_protocol).is_some_and(|e| e.contains("protocol 2")));
+        assert!(matches!(
+            read_start_response(b"{", false),
+            Err(StartProblem::NotJson { .. })
+        ));
+        assert!(refused(b"{").is_some_and(|e| e.contains("not JSON")));
     }
 
     #[test]

@@ -17,12 +17,13 @@ use agentconf_rules::Rule;
 
 use crate::adapter::Adapter;
 use crate::child::excerpt;
-use crate::grade::{grade_scenario, grade_verdict, Grading};
+use crate::grade::{grade_scenario, grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::cluster::{store_address, NodeSetup};
 use crate::scenario::{play, Graded, ProcessReceivers};
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 pub(crate) use crate::case_result::VectorResult;
 
@@ -55,28 +56,19 @@ pub fn run_case_with(
         let started = Instant::now();
         let dir = work.join(safe_name(&c.id));
         let _ = std::fs::remove_dir_all(&dir);
-        // What the implementation left running when it exited: its verdict stands, the detail
-        // says.
-        let mut strays = Strays::None;
-        let mut output = None;
-        let mut broken_rules = Vec::new();
-        let mut history = Vec::new();
-        let (status, mut detail, stderr) = match c.vector.suite {
-            Suite::GrpAdmission => {
-                run_scenario(imp, adapter, c, &dir, grading, &mut strays, &mut history)
-            }
+        let CaseRun {
+            grade: Grade { status, mut detail },
+            stderr,
+            strays,
+            output,
+            broken_rules,
+            suite_detail,
+        } = match c.vector.suite {
+            Suite::GrpAdmission => run_scenario(imp, adapter, c, &dir, grading),
             Suite::Aer1EmitTimeline | Suite::Aer1EmitCommitment | Suite::Aer1EmitReceipt => {
-                run_emit(
-                    imp,
-                    adapter,
-                    c,
-                    &dir,
-                    &mut strays,
-                    &mut output,
-                    &mut broken_rules,
-                )
+                run_emit(imp, adapter, c, &dir)
             }
-            _ => run_one_shot(imp, adapter, c, &dir, grading, &mut strays),
+            _ => run_one_shot(imp, adapter, c, &dir, grading),
         };
         if let Some(note) = strays.note() {
             detail = format!("{detail}; {note}");
@@ -91,10 +83,54 @@ pub fn run_case_with(
             failed_as: None,
             xfail_reason: None,
             broken_rules,
-            history,
+            suite_detail,
             output,
         }
     })
+}
+
+/// What running one case came to, before it is a [`VectorResult`]: its grade, the excerpt of its
+/// standard error, and what only some kinds of case have.
+struct CaseRun {
+    grade: Grade,
+    stderr: String,
+    /// What the implementation left running when it exited: its verdict stands, the detail says.
+    strays: Strays,
+    /// What an emitter wrote to standard output (exit 0, within the limit), for the matrix.
+    output: Option<Vec<u8>>,
+    /// The rules an emitter's wrong output broke.
+    broken_rules: Vec<Rule>,
+    /// What its suite records beyond status and detail (a cluster history).
+    suite_detail: SuiteDetail,
+}
+
+impl CaseRun {
+    /// A case that came to `status` and `detail`, with nothing more than its standard error.
+    fn of(status: Status, detail: impl Into<String>, stderr: String) -> CaseRun {
+        CaseRun::graded(Grade::new(status, detail), stderr)
+    }
+
+    fn graded(grade: Grade, stderr: String) -> CaseRun {
+        CaseRun {
+            grade,
+            stderr,
+            strays: Strays::None,
+            output: None,
+            broken_rules: Vec::new(),
+            suite_detail: SuiteDetail::None,
+        }
+    }
+
+    /// With what the implementation left running when it exited.
+    fn with_strays(self, strays: Strays) -> CaseRun {
+        CaseRun { strays, ..self }
+    }
+}
+
+impl From<InvokeError> for CaseRun {
+    fn from(e: InvokeError) -> CaseRun {
+        CaseRun::of(e.status, e.detail, e.stderr).with_strays(e.strays)
+    }
 }
 
 /// What an adapter decides around any way of running a case (one-shot, persistent, GRP): its
@@ -115,7 +151,7 @@ pub(crate) fn adapted(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
-        history: Vec::new(),
+        suite_detail: SuiteDetail::None,
         output: None,
     };
     if let Some(reason) = a.skip_reason(&c.id) {
@@ -192,6 +228,27 @@ struct Invoked {
     stderr: String,
 }
 
+/// A one-shot call that gave no exit code to grade (or an adapter's crash pattern matched): the
+/// case's status and why, with the excerpt of its standard error and what it left running.
+struct InvokeError {
+    status: Status,
+    detail: String,
+    stderr: String,
+    strays: Strays,
+}
+
+impl InvokeError {
+    /// Before the implementation ran: nothing on its standard error, nothing left running.
+    fn before_run(detail: String) -> InvokeError {
+        InvokeError {
+            status: Status::Crash,
+            detail,
+            stderr: String::new(),
+            strays: Strays::None,
+        }
+    }
+}
+
 /// Writes the case's inputs, runs the implementation once (through the adapter's template when
 /// it has one) and reads its ending; `Err` is the case's status when no exit code came back (or
 /// an adapter's crash pattern matched).
@@ -201,21 +258,13 @@ fn invoke(
     c: &Case<'_>,
     dir: &Path,
     capture_limit: usize,
-    strays: &mut Strays,
-) -> Result<Invoked, (Status, String, String)> {
+) -> Result<Invoked, InvokeError> {
     let v = c.vector;
-    let files = write_inputs(v, dir).map_err(|e| {
-        (
-            Status::Crash,
-            format!("cannot prepare inputs: {e}"),
-            String::new(),
-        )
-    })?;
+    let files = write_inputs(v, dir)
+        .map_err(|e| InvokeError::before_run(format!("cannot prepare inputs: {e}")))?;
     let Some(call) = one_shot_call(c, &files) else {
-        return Err((
-            Status::Crash,
+        return Err(InvokeError::before_run(
             "the vector lacks an input its operation needs".into(),
-            String::new(),
         ));
     };
     let mut argv = imp.argv.clone();
@@ -229,25 +278,29 @@ fn invoke(
         timeout: imp.timeout,
         capture_limit,
     })
-    .map_err(|e| {
-        (
-            Status::Crash,
-            format!("cannot start the implementation: {e}"),
-            String::new(),
-        )
-    })?;
-    *strays = out.strays;
+    .map_err(|e| InvokeError::before_run(format!("cannot start the implementation: {e}")))?;
     let stderr = excerpt(&out.stderr.bytes);
+    let strays = out.strays;
+    let failed = move |status, detail, stderr| InvokeError {
+        status,
+        detail,
+        stderr,
+        strays,
+    };
     let exit = match &out.ending {
         Ending::TimedOut => {
-            return Err((
+            return Err(failed(
                 Status::Timeout,
                 format!("no exit within {} s", imp.timeout.as_secs_f64()),
                 stderr,
             ))
         }
         Ending::Signaled(sig) => {
-            return Err((Status::Crash, format!("killed by signal {sig}"), stderr))
+            return Err(failed(
+                Status::Crash,
+                format!("killed by signal {sig}"),
+                stderr,
+            ))
         }
         Ending::Exited(code) => match adapter {
             Some(a) => {
@@ -255,7 +308,7 @@ fn invoke(
                 // may log much before it dies.
                 if let Some(pattern) = a.crash_pattern(&out.stderr.bytes) {
                     let detail = crash_detail(pattern, &format!("exit code {code}"));
-                    return Err((Status::Crash, detail, stderr));
+                    return Err(failed(Status::Crash, detail, stderr));
                 }
                 a.exit_meaning(Some(*code))
             }
@@ -263,7 +316,7 @@ fn invoke(
         },
     };
     if exit == ExitMeaning::Crash {
-        return Err((
+        return Err(failed(
             Status::Crash,
             format!(
                 "exit code {} is not one of {}",
@@ -302,31 +355,26 @@ fn unsupported_detail(ending: &Ending) -> String {
 pub const EMIT_OUTPUT_LIMIT: usize = 16 << 20;
 
 /// An emitter's case: its standard output graded against what the draft's construction gives
-/// for the vector's input (a timeline of its steps, or a commitment of its timeline); what it
-/// wrote goes into `output`, the rules a wrong output broke into `broken_rules`.
-fn run_emit(
-    imp: &Implementation,
-    adapter: Option<&Adapter>,
-    c: &Case<'_>,
-    dir: &Path,
-    strays: &mut Strays,
-    output: &mut Option<Vec<u8>>,
-    broken_rules: &mut Vec<Rule>,
-) -> (Status, String, String) {
+/// for the vector's input (a timeline of its steps, or a commitment of its timeline), with what
+/// it wrote (`output`) and the rules a wrong output broke (`broken_rules`).
+fn run_emit(imp: &Implementation, adapter: Option<&Adapter>, c: &Case<'_>, dir: &Path) -> CaseRun {
     let limit = EMIT_OUTPUT_LIMIT;
     let Invoked {
         out, exit, stderr, ..
-    } = match invoke(imp, adapter, c, dir, limit, strays) {
+    } = match invoke(imp, adapter, c, dir, limit) {
         Ok(i) => i,
-        Err(failed) => return failed,
+        Err(failed) => return failed.into(),
     };
+    let strays = out.strays;
+    let mut output = None;
     let graded = match exit {
         ExitMeaning::Unsupported => {
-            return (Status::Unsupported, unsupported_detail(&out.ending), stderr)
+            let detail = unsupported_detail(&out.ending);
+            return CaseRun::of(Status::Unsupported, detail, stderr).with_strays(strays);
         }
         ExitMeaning::Reject => crate::emitted::grade_emitted(c, false, &[]),
         _ if out.stdout.truncated() => {
-            return (
+            return CaseRun::of(
                 Status::WrongOutput,
                 format!(
                     "the output is over {limit} bytes ({} in all), the most an emitted artifact \
@@ -336,15 +384,19 @@ fn run_emit(
                 ),
                 stderr,
             )
+            .with_strays(strays);
         }
         _ => {
             let graded = crate::emitted::grade_emitted(c, true, &out.stdout.bytes);
-            *output = Some(out.stdout.bytes);
+            output = Some(out.stdout.bytes);
             graded
         }
     };
-    *broken_rules = graded.broken_rules;
-    (graded.status, graded.detail, stderr)
+    CaseRun {
+        output,
+        broken_rules: graded.broken_rules,
+        ..CaseRun::of(graded.status, graded.detail, stderr).with_strays(strays)
+    }
 }
 
 fn run_one_shot(
@@ -353,21 +405,22 @@ fn run_one_shot(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
-    strays: &mut Strays,
-) -> (Status, String, String) {
+) -> CaseRun {
     let Invoked {
         out,
         exit,
         call,
         stderr,
-    } = match invoke(imp, adapter, c, dir, imp.capture_limit, strays) {
+    } = match invoke(imp, adapter, c, dir, imp.capture_limit) {
         Ok(i) => i,
-        Err(failed) => return failed,
+        Err(failed) => return failed.into(),
     };
+    let strays = out.strays;
     let operation = call.operation();
     let result = match exit {
         ExitMeaning::Unsupported => {
-            return (Status::Unsupported, unsupported_detail(&out.ending), stderr)
+            let detail = unsupported_detail(&out.ending);
+            return CaseRun::of(Status::Unsupported, detail, stderr).with_strays(strays);
         }
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.
@@ -376,7 +429,7 @@ fn run_one_shot(
             Ok(r) => r,
             // A result object cut at the capture limit fails as malformed JSON; say why.
             Err(_) if out.stdout.truncated() => {
-                return (
+                return CaseRun::of(
                     Status::ProtocolError,
                     format!(
                         "standard output is {} bytes, over the harness's {}-byte capture limit: the result object could not be read",
@@ -384,8 +437,12 @@ fn run_one_shot(
                     ),
                     stderr,
                 )
+                .with_strays(strays)
             }
-            Err(e) => return (Status::ProtocolError, e.to_string(), stderr),
+            Err(e) => {
+                return CaseRun::of(Status::ProtocolError, e.to_string(), stderr)
+                    .with_strays(strays)
+            }
         },
     };
     let accepted = exit == ExitMeaning::Accept;
@@ -405,8 +462,8 @@ fn run_one_shot(
         grading
     };
     let reported: Vec<Rule> = result.map(|r| r.rules).unwrap_or(mapped);
-    let (status, detail) = grade_verdict(c, accepted, &reported, grading);
-    (status, detail, stderr)
+    let graded = grade_verdict(c, accepted, &reported, grading);
+    CaseRun::graded(graded, stderr).with_strays(strays)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -430,12 +487,10 @@ fn run_scenario(
     c: &Case<'_>,
     dir: &Path,
     grading: Grading,
-    strays: &mut Strays,
-    history: &mut Vec<crate::scenario::cluster::history::Entry>,
-) -> (Status, String, String) {
+) -> CaseRun {
     let v = c.vector;
     if let Some(p) = v.requires.iter().find(|p| !imp.profiles.contains(p)) {
-        return (
+        return CaseRun::of(
             Status::Unsupported,
             format!("needs the {p} profile, which is not claimed"),
             String::new(),
@@ -453,7 +508,7 @@ fn run_scenario(
     let mut judge = Graded::new(v, grading);
     let store_addr = store_address(adapter.and_then(|a| a.store_addr.as_deref()));
     let played = (|| {
-        let crash = |e: std::io::Error| (Status::Crash, e.to_string());
+        let crash = |e: std::io::Error| Grade::new(Status::Crash, e.to_string());
         write_inputs(v, dir).map_err(crash)?;
         create_state_dir(&state).map_err(crash)?;
         let mut receivers = ProcessReceivers {
@@ -472,14 +527,18 @@ fn run_scenario(
         play(v, &mut receivers, &mut judge)
     })();
     let played = judge.conclude(played);
-    *history = std::mem::take(&mut judge.history);
+    let suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());
-    if left_descendants.get() {
-        *strays = Strays::Killed;
-    }
-    let (status, detail) = grade_scenario(played);
+    let strays = if left_descendants.get() {
+        Strays::Killed
+    } else {
+        Strays::None
+    };
     let stderr = String::from_utf8_lossy(&stderr.borrow()).into_owned();
-    (status, detail, stderr)
+    CaseRun {
+        suite_detail,
+        ..CaseRun::graded(grade_scenario(played), stderr).with_strays(strays)
+    }
 }

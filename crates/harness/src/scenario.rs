@@ -23,7 +23,7 @@ use agentconf_contract::vector::{CrashPoint, Expectation, ExpectedDecision, Step
 use self::cluster::history::Entry;
 use self::cluster::{Cluster, NodeSetup, StoreLink};
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
-use crate::grade::{grade_decision, grade_identity, grade_redelivery, Failure, Grading};
+use crate::grade::{grade_decision, grade_identity, grade_redelivery, Grade, Grading};
 use crate::status::Status;
 
 /// The longest decision line read from a receiver (a decision is a few hundred bytes).
@@ -33,7 +33,7 @@ pub const MAX_DECISION_LINE_BYTES: usize = 1 << 20;
 pub trait Receivers {
     type Receiver: ReceiverLink;
     /// Starts a receiver for the session context in input file `session`.
-    fn start(&mut self, session: &str) -> Result<Self::Receiver, Failure>;
+    fn start(&mut self, session: &str) -> Result<Self::Receiver, Grade>;
 
     /// Starts `copies` receivers that will be handed the same line at once (a `concurrent`
     /// step): they must run in parallel, so the copies race. Processes always do; an in-process
@@ -42,13 +42,13 @@ pub trait Receivers {
         &mut self,
         session: &str,
         copies: usize,
-    ) -> Result<Vec<Self::Receiver>, Failure> {
+    ) -> Result<Vec<Self::Receiver>, Grade> {
         (0..copies).map(|_| self.start(session)).collect()
     }
 
     /// Starts receiver node `node` (`n1`, `n2`, …) of a cluster step: a process on its own
     /// state, with the node's environment. In process, nodes share the one store.
-    fn start_node(&mut self, session: &str, _node: &str) -> Result<Self::Receiver, Failure> {
+    fn start_node(&mut self, session: &str, _node: &str) -> Result<Self::Receiver, Grade> {
         self.start(session)
     }
 
@@ -68,15 +68,15 @@ pub trait Receivers {
 /// One running receiver.
 pub trait ReceiverLink {
     /// Hands it one event line.
-    fn send(&mut self, line: &[u8]) -> Result<(), Failure>;
+    fn send(&mut self, line: &[u8]) -> Result<(), Grade>;
     /// Its decision for the next line it was handed.
-    fn decision(&mut self) -> Result<DecisionLine, Failure>;
+    fn decision(&mut self) -> Result<DecisionLine, Grade>;
     /// Ends it cleanly: the end of its input, and a clean exit.
-    fn stop(self) -> Result<(), Failure>;
+    fn stop(self) -> Result<(), Grade>;
     /// Ends it abruptly, as a crash would (SIGKILL to a process's whole group): at once after a
     /// decision was read, or — `BeforeDecision` — as soon as it has taken the line last handed
     /// to it, before any decision for that line is read.
-    fn crash(self, at: CrashPoint) -> Result<(), Failure>;
+    fn crash(self, at: CrashPoint) -> Result<(), Grade>;
 
     /// Notes that the decision just read answers the line of `step`: a line it writes beyond
     /// that decision is charged to that step.
@@ -86,31 +86,31 @@ pub trait ReceiverLink {
     /// beyond its decision for the line it last answered. Called before each line is handed
     /// over, so that such a line is never read as the next line's decision. A receiver in
     /// process writes none.
-    fn no_surplus(&mut self) -> Result<(), Failure> {
+    fn no_surplus(&mut self) -> Result<(), Grade> {
         Ok(())
     }
 
     /// Its decision for the next line, if it comes by `by` (cluster steps wait a bounded time
     /// while another node is paused). In process it always comes.
-    fn decision_by(&mut self, _by: Instant) -> Result<Option<DecisionLine>, Failure> {
+    fn decision_by(&mut self, _by: Instant) -> Result<Option<DecisionLine>, Grade> {
         self.decision().map(Some)
     }
 
     /// Stops it (SIGSTOP to a process's group) once it has taken the line last handed to it.
     /// In process nothing runs between two calls, so there is nothing to stop.
-    fn pause(&mut self) -> Result<(), Failure> {
+    fn pause(&mut self) -> Result<(), Grade> {
         Ok(())
     }
 
     /// Lets a paused receiver go on (SIGCONT).
-    fn resume(&mut self) -> Result<(), Failure> {
+    fn resume(&mut self) -> Result<(), Grade> {
         Ok(())
     }
 
     /// Whether it has taken every line handed to it so far (a process: its input pipe is
     /// empty), without waiting; `Err` when it ended first. In process a line is taken when it is
     /// handed over.
-    fn taken(&mut self) -> Result<bool, Failure> {
+    fn taken(&mut self) -> Result<bool, Grade> {
         Ok(true)
     }
 }
@@ -123,18 +123,18 @@ pub trait Judge {
         step: usize,
         got: &DecisionLine,
         want: Option<&ExpectedDecision>,
-    ) -> Result<(), Failure>;
+    ) -> Result<(), Grade>;
 
     /// One copy's decision in a `concurrent` step or `barrier` round (the count is judged by the
     /// player).
-    fn copy(&mut self, _step: usize, _got: &DecisionLine) -> Result<(), Failure> {
+    fn copy(&mut self, _step: usize, _got: &DecisionLine) -> Result<(), Grade> {
         Ok(())
     }
 
     /// The decision for a line handed again after a `crash` step killed the receiver before its
     /// answer: admitted, or rejected as `duplicate_event_id` (the documented recovery: the first
     /// admission was recorded but never reported).
-    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
+    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Grade> {
         grade_redelivery(step, got, Grading::Strict)
     }
 
@@ -168,13 +168,13 @@ impl Graded {
 
     /// The scenario's end: a scenario that passed with a step not run is unsupported, not
     /// passed (what was not run was not tested), and its detail names the step and why.
-    pub fn conclude(&self, played: Result<(), Failure>) -> Result<(), Failure> {
+    pub fn conclude(&self, played: Result<(), Grade>) -> Result<(), Grade> {
         played?;
         let Some((_, why)) = self.not_run.first() else {
             return Ok(());
         };
         let steps: Vec<String> = self.not_run.iter().map(|(s, _)| s.to_string()).collect();
-        Err((
+        Err(Grade::new(
             Status::Unsupported,
             format!(
                 "step {} not run: {why}; the steps run passed",
@@ -190,14 +190,14 @@ impl Judge for Graded {
         step: usize,
         got: &DecisionLine,
         want: Option<&ExpectedDecision>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Grade> {
         match want {
             Some(e) => grade_decision(step, got, e, self.expectation, self.grading),
             None => Ok(()),
         }
     }
 
-    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Failure> {
+    fn redelivered(&mut self, step: usize, got: &DecisionLine) -> Result<(), Grade> {
         grade_redelivery(step, got, self.grading)
     }
 
@@ -219,10 +219,12 @@ pub fn play<R: Receivers>(
     v: &Vector,
     receivers: &mut R,
     judge: &mut dyn Judge,
-) -> Result<(), Failure> {
-    play_steps(v, receivers, judge).map_err(|(status, detail)| match receivers.store_trouble() {
-        Some(trouble) => (status, format!("{detail}; {trouble}")),
-        None => (status, detail),
+) -> Result<(), Grade> {
+    play_steps(v, receivers, judge).map_err(|mut failed| {
+        if let Some(trouble) = receivers.store_trouble() {
+            failed.detail = format!("{}; {trouble}", failed.detail);
+        }
+        failed
     })
 }
 
@@ -230,8 +232,8 @@ fn play_steps<R: Receivers>(
     v: &Vector,
     receivers: &mut R,
     judge: &mut dyn Judge,
-) -> Result<(), Failure> {
-    let crash = |e: String| (Status::Crash, e);
+) -> Result<(), Grade> {
+    let crash = |e: String| Grade::new(Status::Crash, e);
     let steps = &v
         .scenario
         .as_ref()
@@ -374,7 +376,7 @@ fn play_steps<R: Receivers>(
 }
 
 /// Hands `line` to `r` and reads its decision, whose identity members must match the line.
-fn answer<L: ReceiverLink>(r: &mut L, line: &[u8], index: usize) -> Result<DecisionLine, Failure> {
+fn answer<L: ReceiverLink>(r: &mut L, line: &[u8], index: usize) -> Result<DecisionLine, Grade> {
     r.no_surplus()?;
     r.send(line)?;
     let d = r.decision()?;
@@ -390,7 +392,7 @@ fn race<L: ReceiverLink>(
     line: &[u8],
     index: usize,
     judge: &mut dyn Judge,
-) -> Result<usize, Failure> {
+) -> Result<usize, Grade> {
     for r in all.iter_mut() {
         r.no_surplus()?;
         r.send(line)?;
@@ -415,7 +417,7 @@ fn count_admitted(
     admitted: usize,
     copies: usize,
     expected: Option<&ExpectedDecision>,
-) -> Result<(), Failure> {
+) -> Result<(), Grade> {
     let want = expected.and_then(|e| e.admitted_copies).unwrap_or(1);
     if admitted == want {
         return Ok(());
@@ -429,7 +431,7 @@ fn count_admitted(
         Some((r, of)) => format!("step {index}, round {} of {of}", r + 1),
         None => format!("step {index}"),
     };
-    Err((
+    Err(Grade::new(
         status,
         format!("{at}: {admitted} of {copies} concurrent copies admitted, expected {want}"),
     ))
@@ -467,7 +469,7 @@ impl Receivers for ProcessReceivers<'_> {
         &mut self,
         session: &str,
         copies: usize,
-    ) -> Result<Vec<ProcessReceiver>, Failure> {
+    ) -> Result<Vec<ProcessReceiver>, Grade> {
         let mut all = Vec::with_capacity(copies);
         for _ in 0..copies {
             let mut r = self.start(session)?;
@@ -477,13 +479,13 @@ impl Receivers for ProcessReceivers<'_> {
         Ok(all)
     }
 
-    fn start(&mut self, session: &str) -> Result<ProcessReceiver, Failure> {
+    fn start(&mut self, session: &str) -> Result<ProcessReceiver, Grade> {
         let state = self.state.clone();
         let env = self.nodes.scenario_env();
         self.spawn(session, &state, &env)
     }
 
-    fn start_node(&mut self, session: &str, node: &str) -> Result<ProcessReceiver, Failure> {
+    fn start_node(&mut self, session: &str, node: &str) -> Result<ProcessReceiver, Grade> {
         cluster::start_process_node(self, session, node)
     }
 
@@ -503,7 +505,7 @@ impl ProcessReceivers<'_> {
         session: &str,
         state: &Path,
         env: &[(String, String)],
-    ) -> Result<ProcessReceiver, Failure> {
+    ) -> Result<ProcessReceiver, Grade> {
         let call = Call::GrpAdmit {
             revision: self.revision.to_string(),
             session: self.dir.join(session).display().to_string(),
@@ -513,7 +515,9 @@ impl ProcessReceivers<'_> {
         argv.extend(call.argv());
         let child =
             LongLived::spawn_with_env(&argv, env, MAX_DECISION_LINE_BYTES, self.capture_limit)
-                .map_err(|e| (Status::Crash, format!("cannot start the receiver: {e}")))?;
+                .map_err(|e| {
+                    Grade::new(Status::Crash, format!("cannot start the receiver: {e}"))
+                })?;
         self.started += 1;
         Ok(ProcessReceiver {
             child,
@@ -546,8 +550,8 @@ pub(crate) struct ProcessReceiver {
 }
 
 impl ProcessReceiver {
-    fn out_of_time(&self, what: &str) -> Failure {
-        (
+    fn out_of_time(&self, what: &str) -> Grade {
+        Grade::new(
             Status::Timeout,
             format!(
                 "{what} within the {} the whole scenario may take",
@@ -563,17 +567,17 @@ impl ProcessReceiver {
     /// crash, whatever its status: an exit 0 too, so that the verdict does not depend on where
     /// the harness first notices the exit (writing a line, waiting for a decision, or ending
     /// the input), which is a matter of timing.
-    fn ended(&mut self, what: &str) -> Failure {
+    fn ended(&mut self, what: &str) -> Grade {
         match self.child.wait_exit(self.deadline) {
             Some(s)
                 if s.code() == Some(i32::from(EXIT_UNSUPPORTED)) && self.last_step.is_none() =>
             {
-                (
+                Grade::new(
                     Status::Unsupported,
-                    "grp-admit exited 89: the revision is unsupported".into(),
+                    "grp-admit exited 89: the revision is unsupported",
                 )
             }
-            Some(s) => (
+            Some(s) => Grade::new(
                 Status::Crash,
                 format!(
                     "the receiver {what}: it ended with {}, before its input ended (CONTRACT \
@@ -588,10 +592,10 @@ impl ProcessReceiver {
 
     /// A protocol error for `line`, which answers no line handed to the receiver, charged to
     /// the step whose line it last answered.
-    fn surplus_line(&self, line: &[u8]) -> Failure {
+    fn surplus_line(&self, line: &[u8]) -> Grade {
         let text = excerpt(line);
         let text = text.trim_end();
-        (
+        Grade::new(
             Status::ProtocolError,
             match self.last_step {
                 Some(step) => format!(
@@ -607,7 +611,7 @@ impl ProcessReceiver {
 }
 
 impl ReceiverLink for ProcessReceiver {
-    fn send(&mut self, line: &[u8]) -> Result<(), Failure> {
+    fn send(&mut self, line: &[u8]) -> Result<(), Grade> {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line);
         bytes.push(b'\n');
@@ -622,18 +626,18 @@ impl ReceiverLink for ProcessReceiver {
         }
     }
 
-    fn decision(&mut self) -> Result<DecisionLine, Failure> {
+    fn decision(&mut self) -> Result<DecisionLine, Grade> {
         match self.decision_by(self.deadline)? {
             Some(d) => Ok(d),
             None => Err(self.out_of_time("no decision came")),
         }
     }
 
-    fn decision_by(&mut self, by: Instant) -> Result<Option<DecisionLine>, Failure> {
+    fn decision_by(&mut self, by: Instant) -> Result<Option<DecisionLine>, Grade> {
         let line = match self.child.read_line(by.min(self.deadline)) {
             Ok(line) => line,
             Err(LineFailure::TooLong) => {
-                return Err((
+                return Err(Grade::new(
                     Status::ProtocolError,
                     format!("a decision line is longer than {MAX_DECISION_LINE_BYTES} bytes"),
                 ))
@@ -651,30 +655,30 @@ impl ReceiverLink for ProcessReceiver {
             return Err(self.surplus_line(&line));
         }
         let text = String::from_utf8(line).map_err(|_| {
-            (
+            Grade::new(
                 Status::ProtocolError,
                 "a decision line is not UTF-8".to_string(),
             )
         })?;
         DecisionLine::parse(&text)
             .map(Some)
-            .map_err(|e| (Status::ProtocolError, e.to_string()))
+            .map_err(|e| Grade::new(Status::ProtocolError, e.to_string()))
     }
 
-    fn pause(&mut self) -> Result<(), Failure> {
+    fn pause(&mut self) -> Result<(), Grade> {
         cluster::pause(self)
     }
 
-    fn resume(&mut self) -> Result<(), Failure> {
+    fn resume(&mut self) -> Result<(), Grade> {
         cluster::resume(self);
         Ok(())
     }
 
-    fn taken(&mut self) -> Result<bool, Failure> {
+    fn taken(&mut self) -> Result<bool, Grade> {
         cluster::taken(self)
     }
 
-    fn stop(mut self) -> Result<(), Failure> {
+    fn stop(mut self) -> Result<(), Grade> {
         self.no_surplus()?;
         // Seen only when the exit has already happened (a receiver that exits at once after its
         // last decision may not have yet): never a false alarm, and caught whenever it shows.
@@ -699,7 +703,7 @@ impl ReceiverLink for ProcessReceiver {
         self.last_step = Some(step);
     }
 
-    fn no_surplus(&mut self) -> Result<(), Failure> {
+    fn no_surplus(&mut self) -> Result<(), Grade> {
         // Before its first decision, whatever it wrote is read (and judged) as that decision.
         if self.last_step.is_none() {
             return Ok(());
@@ -710,7 +714,7 @@ impl ReceiverLink for ProcessReceiver {
         }
     }
 
-    fn crash(mut self, at: CrashPoint) -> Result<(), Failure> {
+    fn crash(mut self, at: CrashPoint) -> Result<(), Grade> {
         if at == CrashPoint::BeforeDecision {
             self.wait_taken()?;
         }
@@ -722,7 +726,7 @@ impl ReceiverLink for ProcessReceiver {
 impl ProcessReceiver {
     /// Waits until it has taken everything written to its input (Linux tells how much of a pipe
     /// is unread; elsewhere a millisecond stands in), or failed before that.
-    fn wait_taken(&mut self) -> Result<(), Failure> {
+    fn wait_taken(&mut self) -> Result<(), Grade> {
         loop {
             match self.child.unread_input() {
                 Some(0) => return Ok(()),

@@ -10,13 +10,12 @@ use agentconf_contract::case::Case;
 use agentconf_contract::protocol::Named;
 
 use crate::adapter::Adapter;
-use crate::grade::Grading;
+use crate::grade::{Grade, Grading};
 use crate::interrupt;
 use crate::persistent::{PersistentConfig, PersistentSession};
 use crate::results::ResultLine;
 use crate::runner::{adapted, run_case_with, Implementation, VectorResult};
 use crate::smoke::{identical_crashes, IDENTICAL_CRASHES};
-use crate::status::Status;
 
 /// Something that runs cases and grades them: one per worker.
 pub trait Backend {
@@ -333,7 +332,7 @@ pub(crate) fn run_cases<'a>(
     let restarts = AtomicUsize::new(0);
     let declared: Mutex<Option<Named>> = Mutex::new(None);
     let start_error: Mutex<Option<String>> = Mutex::new(None);
-    let first: Mutex<Vec<(Status, String)>> = Mutex::new(Vec::new());
+    let first: Mutex<Vec<Grade>> = Mutex::new(Vec::new());
     let broken = AtomicBool::new(false);
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -363,7 +362,7 @@ pub(crate) fn run_cases<'a>(
                     if plan.stop_on_identical_crashes {
                         if let Ok(mut first) = first.lock() {
                             if first.len() < IDENTICAL_CRASHES {
-                                first.push((r.status, r.detail.clone()));
+                                first.push(Grade::new(r.status, r.detail.clone()));
                                 if identical_crashes(&first) {
                                     broken.store(true, Ordering::Relaxed);
                                     stop.store(true, Ordering::Relaxed);

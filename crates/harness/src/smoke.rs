@@ -13,7 +13,7 @@ use agentconf_contract::case::Case;
 use agentconf_contract::vector::{Expectation, Suite};
 
 use crate::adapter::Adapter;
-use crate::grade::Grading;
+use crate::grade::{Grade, Grading};
 use crate::runner::{run_case_with, Implementation, VectorResult};
 use crate::status::Status;
 
@@ -433,11 +433,11 @@ pub const IDENTICAL_CRASHES: usize = 10;
 /// Whether `first` (a run's first results, in the order they came) are [`IDENTICAL_CRASHES`]
 /// results that crashed, timed out or broke the protocol with the same detail: a broken wrapper,
 /// not an implementation with bugs.
-pub(crate) fn identical_crashes(first: &[(Status, String)]) -> bool {
+pub(crate) fn identical_crashes(first: &[Grade]) -> bool {
     first.len() >= IDENTICAL_CRASHES
         && first
             .iter()
-            .all(|(s, d)| s.is_no_answer() && (*s, d) == (first[0].0, &first[0].1))
+            .all(|g| g.status.is_no_answer() && *g == first[0])
 }
 
 #[cfg(test)]

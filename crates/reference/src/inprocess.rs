@@ -22,9 +22,9 @@ use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::BoxedStore;
 use agentconf_harness::Backend;
 use agentconf_harness::Status;
-use agentconf_harness::VectorResult;
-use agentconf_harness::{grade_scenario, grade_verdict, Failure, Grading};
-use agentconf_harness::{play, Graded, HistoryEntry, ReceiverLink, Receivers, StoreLink};
+use agentconf_harness::{grade_scenario, grade_verdict, Grade, Grading};
+use agentconf_harness::{play, Graded, ReceiverLink, Receivers, StoreLink};
+use agentconf_harness::{SuiteDetail, VectorResult};
 
 use crate::dispatch::{answer, Answer};
 use crate::emit::{emit_commitment, emit_receipt, emit_timeline};
@@ -47,9 +47,11 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     let v = c.vector;
     let mut output = None;
     let mut broken_rules = Vec::new();
-    let mut history = Vec::new();
-    let (status, detail) = match v.suite {
-        Suite::GrpAdmission => grade_scenario(scenario(v, c.revision, work, grading, &mut history)),
+    let mut suite_detail = SuiteDetail::None;
+    let Grade { status, detail } = match v.suite {
+        Suite::GrpAdmission => {
+            grade_scenario(scenario(v, c.revision, work, grading, &mut suite_detail))
+        }
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => {
             let made = match v.input_bytes("steps") {
@@ -72,8 +74,8 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         }
         _ => match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
-            Ok(None) => (Status::Unsupported, "exit 89".into()),
-            Err(detail) => (Status::Crash, detail),
+            Ok(None) => Grade::new(Status::Unsupported, "exit 89"),
+            Err(detail) => Grade::new(Status::Crash, detail),
         },
     };
     VectorResult {
@@ -85,7 +87,7 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         failed_as: None,
         xfail_reason: None,
         broken_rules,
-        history,
+        suite_detail,
         output,
     }
 }
@@ -98,7 +100,7 @@ fn graded_artifact(
     made: Result<Option<String>, String>,
     output: &mut Option<Vec<u8>>,
     broken_rules: &mut Vec<agentconf_rules::Rule>,
-) -> (Status, String) {
+) -> Grade {
     let graded = match made {
         Ok(Some(text)) => {
             let graded = agentconf_harness::emitted::grade_emitted(c, true, text.as_bytes());
@@ -106,10 +108,10 @@ fn graded_artifact(
             graded
         }
         Ok(None) => agentconf_harness::emitted::grade_emitted(c, false, &[]),
-        Err(e) => return (Status::Crash, e),
+        Err(e) => return Grade::new(Status::Crash, e),
     };
     *broken_rules = graded.broken_rules;
-    (graded.status, graded.detail)
+    Grade::new(graded.status, graded.detail)
 }
 
 fn one_shot(c: &Case<'_>) -> Result<Answer, String> {
@@ -123,8 +125,8 @@ fn scenario(
     revision: &str,
     work: &Path,
     grading: Grading,
-    history: &mut Vec<HistoryEntry>,
-) -> Result<(), Failure> {
+    suite_detail: &mut SuiteDetail,
+) -> Result<(), Grade> {
     let name: String =
         v.id.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -135,7 +137,7 @@ fn scenario(
     let mut judge = Graded::new(v, grading);
     let played = play(v, &mut receivers, &mut judge);
     let result = judge.conclude(played);
-    *history = std::mem::take(&mut judge.history);
+    *suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -167,10 +169,11 @@ impl StoreLink for NodeLink {
 
 impl<'v> ThreadReceivers<'v> {
     /// Receivers for `v` under `revision`, their store in `dir` (emptied first).
-    pub fn new(v: &'v Vector, revision: &str, dir: &Path) -> Result<ThreadReceivers<'v>, Failure> {
-        let crash = |e: String| (Status::Crash, e);
-        let revision = Revision::parse(revision)
-            .ok_or_else(|| (Status::Unsupported, format!("no GRP revision {revision}")))?;
+    pub fn new(v: &'v Vector, revision: &str, dir: &Path) -> Result<ThreadReceivers<'v>, Grade> {
+        let crash = |e: String| Grade::new(Status::Crash, e);
+        let revision = Revision::parse(revision).ok_or_else(|| {
+            Grade::new(Status::Unsupported, format!("no GRP revision {revision}"))
+        })?;
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir).map_err(|e| crash(e.to_string()))?;
         Ok(ThreadReceivers {
@@ -183,8 +186,8 @@ impl<'v> ThreadReceivers<'v> {
 }
 
 impl ThreadReceivers<'_> {
-    fn receiver(&self, session: &str) -> Result<Receiver<BoxedStore>, Failure> {
-        let crash = |e: String| (Status::Crash, e);
+    fn receiver(&self, session: &str) -> Result<Receiver<BoxedStore>, Grade> {
+        let crash = |e: String| Grade::new(Status::Crash, e);
         let bytes = self
             .vector
             .input_file_bytes(session)
@@ -200,7 +203,7 @@ impl Receivers for ThreadReceivers<'_> {
 
     /// A receiver delivering on the caller's thread: a scenario's steps are sequential, and a
     /// thread hop per event doubled the time of the 2,000-event vectors.
-    fn start(&mut self, session: &str) -> Result<ThreadReceiver, Failure> {
+    fn start(&mut self, session: &str) -> Result<ThreadReceiver, Grade> {
         Ok(ThreadReceiver::Direct {
             receiver: Box::new(self.receiver(session)?),
             pending: Vec::new(),
@@ -209,7 +212,7 @@ impl Receivers for ThreadReceivers<'_> {
     }
 
     /// A node on the caller's thread, on the one store, through the node's link.
-    fn start_node(&mut self, session: &str, node: &str) -> Result<ThreadReceiver, Failure> {
+    fn start_node(&mut self, session: &str, node: &str) -> Result<ThreadReceiver, Grade> {
         let link = self.links.entry(node.to_string()).or_default().clone();
         Ok(ThreadReceiver::Direct {
             receiver: Box::new(self.receiver(session)?),
@@ -227,7 +230,7 @@ impl Receivers for ThreadReceivers<'_> {
         &mut self,
         session: &str,
         copies: usize,
-    ) -> Result<Vec<ThreadReceiver>, Failure> {
+    ) -> Result<Vec<ThreadReceiver>, Grade> {
         (0..copies)
             .map(|_| Ok(ThreadReceiver::threaded(self.receiver(session)?)))
             .collect()
@@ -295,7 +298,7 @@ impl ThreadReceiver {
 }
 
 impl ReceiverLink for ThreadReceiver {
-    fn send(&mut self, line: &[u8]) -> Result<(), Failure> {
+    fn send(&mut self, line: &[u8]) -> Result<(), Grade> {
         match self {
             ThreadReceiver::Direct { pending, .. } => {
                 pending.push(line.to_vec());
@@ -304,11 +307,11 @@ impl ReceiverLink for ThreadReceiver {
             ThreadReceiver::Threaded { lines, .. } => lines
                 .as_ref()
                 .and_then(|l| l.send(line.to_vec()).ok())
-                .ok_or_else(|| (Status::Crash, "the receiver thread ended".to_string())),
+                .ok_or_else(|| Grade::new(Status::Crash, "the receiver thread ended")),
         }
     }
 
-    fn decision(&mut self) -> Result<DecisionLine, Failure> {
+    fn decision(&mut self) -> Result<DecisionLine, Grade> {
         match self {
             ThreadReceiver::Direct {
                 receiver,
@@ -316,34 +319,34 @@ impl ReceiverLink for ThreadReceiver {
                 link,
             } => {
                 if pending.is_empty() {
-                    return Err((Status::Crash, "no event line was handed over".into()));
+                    return Err(Grade::new(Status::Crash, "no event line was handed over"));
                 }
                 let line = pending.remove(0);
                 if link.as_ref().is_some_and(|l| l.0.load(Ordering::SeqCst)) {
                     return Ok(deferred(&line));
                 }
-                decided(receiver, &line).map_err(|e| (Status::Crash, e))
+                decided(receiver, &line).map_err(|e| Grade::new(Status::Crash, e))
             }
             ThreadReceiver::Threaded { decisions, .. } => match decisions.recv() {
                 Ok(Ok(d)) => Ok(d),
-                Ok(Err(e)) => Err((Status::Crash, e)),
-                Err(_) => Err((Status::Crash, "a receiver thread panicked".to_string())),
+                Ok(Err(e)) => Err(Grade::new(Status::Crash, e)),
+                Err(_) => Err(Grade::new(Status::Crash, "a receiver thread panicked")),
             },
         }
     }
 
-    fn crash(mut self, _at: CrashPoint) -> Result<(), Failure> {
+    fn crash(mut self, _at: CrashPoint) -> Result<(), Grade> {
         self.abandon();
         Ok(())
     }
 
-    fn stop(mut self) -> Result<(), Failure> {
+    fn stop(mut self) -> Result<(), Grade> {
         match &mut self {
             ThreadReceiver::Direct { .. } => Ok(()),
             ThreadReceiver::Threaded { lines, thread, .. } => {
                 drop(lines.take());
                 match thread.take().map(JoinHandle::join) {
-                    Some(Err(_)) => Err((Status::Crash, "a receiver thread panicked".to_string())),
+                    Some(Err(_)) => Err(Grade::new(Status::Crash, "a receiver thread panicked")),
                     _ => Ok(()),
                 }
             }

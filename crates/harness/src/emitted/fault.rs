@@ -5,6 +5,7 @@
 use agentconf_rules::Rule;
 use serde_json::Value;
 
+use crate::grade::Grade;
 use crate::status::Status;
 
 /// One way the emitted timeline departs from the expected one.
@@ -53,8 +54,8 @@ impl EmitGrade {
     }
 
     /// The status and the detail alone.
-    pub(crate) fn pair(self) -> (Status, String) {
-        (self.status, self.detail)
+    pub(crate) fn grade(self) -> Grade {
+        Grade::new(self.status, self.detail)
     }
 }
 

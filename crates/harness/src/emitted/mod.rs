@@ -27,6 +27,7 @@ pub(crate) use receipt::compare as compare_receipt;
 pub(crate) use fault::shown;
 use fault::{read_object, repeated_message, wrong_output};
 
+use crate::grade::Grade;
 use crate::preimage::{digest_hex, explain, preimage, Construction, Fields, GENESIS};
 use crate::status::Status;
 
@@ -126,8 +127,8 @@ pub fn grade_emitted(c: &Case<'_>, wrote: bool, stdout: &[u8]) -> EmitGrade {
 }
 
 /// Grades an emitter's standard output for case `c`, of any emitter suite.
-pub(crate) fn grade_any(c: &Case<'_>, stdout: &[u8]) -> (Status, String) {
-    grade_output(c, stdout).pair()
+pub(crate) fn grade_any(c: &Case<'_>, stdout: &[u8]) -> Grade {
+    grade_output(c, stdout).grade()
 }
 
 /// [`grade_any`], with the rules a wrong output broke.

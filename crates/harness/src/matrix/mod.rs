@@ -282,7 +282,7 @@ pub(crate) fn cross_cases(
             // Graded again from the bytes alone: the run's status may say something else of
             // right output (an expected failure that passed, a crash pattern in its stderr).
             let is_expected = v.expectation == Expectation::Valid
-                && crate::emitted::grade_any(&v.main_case(), bytes).0 == Status::Pass;
+                && crate::emitted::grade_any(&v.main_case(), bytes).status == Status::Pass;
             let judged = match kind {
                 Kind::Timeline => judge(bytes, is_expected),
                 Kind::Commitment => judge_commitment(bytes, is_expected, v),

@@ -284,6 +284,7 @@ mod tests {
     use super::*;
     use crate::grade::Grading;
     use crate::results::{footer, Header, ImplementationInfo, Selection, FORMAT};
+    use agentconf_rules::{Level, Rule};
 
     const A: &str = "aaaa";
     const B: &str = "bbbb";
@@ -294,12 +295,12 @@ mod tests {
             revision: Some("09".into()),
             suite: Suite::Aer1Timeline,
             family: "f".into(),
-            rules: vec!["AER1-TL-LINK".into()],
-            level: "MUST".into(),
+            rules: vec![Rule::Aer1TlLink.into()],
+            level: Level::Must,
             expectation,
             expected_rules: match expectation {
                 Expectation::Valid => Vec::new(),
-                _ => vec!["AER1-TL-LINK".into()],
+                _ => vec![Rule::Aer1TlLink.into()],
             },
             derived_from: None,
             status,
@@ -309,7 +310,7 @@ mod tests {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: crate::SuiteDetail::None,
         }
     }
 
@@ -433,7 +434,7 @@ mod tests {
         assert_eq!((g.old.expectation, g.new.expectation), (Valid, Invalid));
         // Another revision or other expected rules move the goalposts too.
         let mut other_rules = line("v/1", Invalid, Pass);
-        other_rules.expected_rules = vec!["AER1-TL-SEQ".into()];
+        other_rules.expected_rules = vec![Rule::Aer1TlSeq.into()];
         let old = file(A, &[], vec![other_rules]);
         let d = diff(&old, &new, None);
         assert_eq!(causes(&d), [("v/1".into(), Cause::Expectation)]);

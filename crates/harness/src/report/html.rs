@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::page::{self, base_css, esc, level_class};
 use super::view::{cases, counted, DraftGroup, Part, Sections, View};
 use super::{clip, unexpected_phrase, Level, RuleRow, RuleStatus, DRAFTS_NOTE};
-use crate::results::ResultLine;
+use crate::results::{ResultLine, RuleRef};
 use crate::status::Status;
 
 /// How many unexpected results the overview lists before folding the rest.
@@ -551,7 +551,7 @@ fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&s
         u8::from(r.status.is_unexpected()),
         esc(r.suite.as_str()),
         esc(&r.id),
-        esc(&r.rules.join(" ")),
+        esc(&crate::results::joined(&r.rules, " ")),
         pill(status),
         esc(&r.id),
         esc(&clip(&r.detail, 120)),
@@ -576,11 +576,11 @@ fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&s
         },
         esc(r.suite.as_str()),
         esc(&r.family),
-        esc(&r.level)
+        esc(r.level.as_str())
     );
     rule_links(o, &r.rules, rule_anchor);
     o.push_str("</p>\n");
-    o.push_str(&super::lanes::lanes(&r.history));
+    o.push_str(&super::lanes::lanes(r.suite_detail.history()));
     if r.stderr.is_empty() {
         o.push_str("<p class=\"meta\">No standard error captured.</p>");
     } else {
@@ -593,7 +593,7 @@ fn vector_row(o: &mut String, i: usize, r: &ResultLine, rule_anchor: &HashMap<&s
     o.push_str("</div></details>\n");
 }
 
-fn rule_links(o: &mut String, rules: &[String], rule_anchor: &HashMap<&str, usize>) {
+fn rule_links(o: &mut String, rules: &[RuleRef], rule_anchor: &HashMap<&str, usize>) {
     if rules.is_empty() {
         o.push_str("<em>no rule</em>");
     }
@@ -601,12 +601,16 @@ fn rule_links(o: &mut String, rules: &[String], rule_anchor: &HashMap<&str, usiz
         if k > 0 {
             o.push(' ');
         }
-        match rule_anchor.get(rule.as_str()) {
+        match rule_anchor.get(rule.id()) {
             Some(i) => {
-                let _ = write!(o, "<a class=\"chip\" href=\"#r-{i}\">{}</a>", esc(rule));
+                let _ = write!(
+                    o,
+                    "<a class=\"chip\" href=\"#r-{i}\">{}</a>",
+                    esc(rule.id())
+                );
             }
             None => {
-                let _ = write!(o, "<span class=\"chip\">{}</span>", esc(rule));
+                let _ = write!(o, "<span class=\"chip\">{}</span>", esc(rule.id()));
             }
         }
     }

@@ -43,7 +43,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::grade::Grading;
-use crate::results::{ResultLine, ResultsFile};
+use crate::results::{ResultLine, ResultsFile, RuleRef};
 use crate::status::Status;
 use crate::status::STATUSES;
 
@@ -289,7 +289,7 @@ pub(crate) fn unexpected(file: &ResultsFile) -> Vec<&ResultLine> {
 /// written before they were recorded) counts for every rule of its vector, as it did then.
 pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
     /// The rules `r` counts for, and the rules it names but is left out of.
-    fn charged(r: &ResultLine) -> (&[String], Vec<&str>) {
+    fn charged(r: &ResultLine) -> (&[RuleRef], Vec<&str>) {
         // An emitter's wrong output, or an artifact written where none may be: the rules it
         // broke, whatever the line's status (an expected failure included).
         if r.broken_rules.is_empty() {
@@ -299,7 +299,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
             .rules
             .iter()
             .filter(|rule| !r.broken_rules.contains(rule))
-            .map(String::as_str)
+            .map(RuleRef::id)
             .collect();
         (&r.broken_rules, kept)
     }
@@ -311,7 +311,7 @@ pub fn per_rule(file: &ResultsFile) -> Vec<RuleRow> {
             lines_by_rule.entry(rule).or_default();
         }
         for rule in counted {
-            let lines = lines_by_rule.entry(rule.as_str()).or_default();
+            let lines = lines_by_rule.entry(rule.id()).or_default();
             // A vector naming a rule twice still counts once.
             if !lines.iter().any(|l| std::ptr::eq(*l, r)) {
                 lines.push(r);

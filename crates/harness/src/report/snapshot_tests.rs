@@ -8,7 +8,8 @@
 
 use crate::report::{self, RuleStatus};
 use crate::results::{
-    footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, Selection, FORMAT,
+    footer, now_rfc3339, Header, ImplementationInfo, ResultLine, ResultsFile, RuleRef, Selection,
+    FORMAT,
 };
 use crate::Grading;
 use crate::Status;
@@ -32,15 +33,15 @@ fn line(
 ) -> ResultLine {
     let expected_rules = match expectation {
         Expectation::Valid => Vec::new(),
-        _ => rules.iter().take(1).map(|r| r.to_string()).collect(),
+        _ => rules.iter().take(1).map(|r| RuleRef::parse(r)).collect(),
     };
     ResultLine {
         id: id.into(),
         revision: None,
         suite,
         family: family.into(),
-        rules: rules.iter().map(|r| r.to_string()).collect(),
-        level: "MUST".into(),
+        rules: rules.iter().map(|r| RuleRef::parse(r)).collect(),
+        level: agentconf_rules::Level::Must,
         expectation,
         expected_rules,
         derived_from: None,
@@ -51,7 +52,7 @@ fn line(
         failed_as: None,
         xfail_reason: None,
         broken_rules: Vec::new(),
-        history: Vec::new(),
+        suite_detail: crate::SuiteDetail::None,
     }
 }
 
@@ -298,7 +299,7 @@ fn cross_corpus() -> (ResultsFile, report::CorpusVersions) {
     for r in &mut old.results {
         if r.id == "aer1/timeline/genesis/valid-chain" {
             r.expectation = Expectation::Invalid;
-            r.expected_rules = vec!["AER1-TL-GENESIS".into()];
+            r.expected_rules = vec![RuleRef::parse("AER1-TL-GENESIS")];
         }
     }
     let sha = |f: &ResultsFile| {

@@ -10,6 +10,7 @@
 mod check;
 mod digest;
 mod read;
+mod rule_ref;
 mod time;
 mod write;
 
@@ -18,17 +19,20 @@ use std::collections::BTreeMap;
 use agentconf_contract::case::Case;
 use agentconf_contract::schema::{LevelName, Sha256};
 use agentconf_contract::vector::{Expectation, Suite};
-use agentconf_rules::Rule;
+use agentconf_rules::{Level, Rule};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::case_result::VectorResult;
 use crate::grade::Grading;
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 pub use check::{check, Incomplete};
 pub(crate) use digest::{case_ids_sha256, footer, header_sha256};
 pub use read::{parse, read, ReadError, MAX_CASES_WITHOUT_CORPUS, MAX_LINE_BYTES};
+pub(crate) use rule_ref::joined;
+pub use rule_ref::{RuleRef, UnknownRule};
 pub(crate) use time::now_rfc3339;
 pub use write::{check_writable, write_atomically, write_file, ResultsWriter, WriteError};
 
@@ -138,11 +142,15 @@ pub struct ResultLine {
     pub revision: Option<String>,
     pub suite: Suite,
     pub family: String,
-    pub rules: Vec<String>,
+    // Any string, as before: a file from another version may name rules this build does not
+    // know ([`RuleRef`]).
+    #[schemars(with = "Vec<String>")]
+    pub rules: Vec<RuleRef>,
     #[schemars(with = "LevelName")]
-    pub level: String,
+    pub level: Level,
     pub expectation: Expectation,
-    pub expected_rules: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub expected_rules: Vec<RuleRef>,
     /// The vector this one was derived from (`derivation.source`), for paired credit: a rejection
     /// counts for its rules only when that vector was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,13 +178,13 @@ pub struct ResultLine {
     /// otherwise, and in files written before it existed (such a line is charged to every rule
     /// of its vector, as it was then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(min = 1))]
-    pub broken_rules: Vec<String>,
-    /// For a GRP case with cluster steps: what each node was handed and decided, and the faults
-    /// made, in order (bounded). Absent otherwise, and in files written before it existed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(min = 1, max = crate::scenario::cluster::MAX_HISTORY_ENTRIES))]
-    pub history: Vec<crate::scenario::cluster::history::Entry>,
+    #[schemars(with = "Vec<String>", length(min = 1))]
+    pub broken_rules: Vec<RuleRef>,
+    /// What the case's suite records beyond status and detail, written as its own members
+    /// (`history` for a GRP case with cluster steps), none when there is nothing
+    /// ([`SuiteDetail`]). Last on the line: the member order every version has written.
+    #[serde(flatten)]
+    pub suite_detail: SuiteDetail,
 }
 
 impl ResultLine {
@@ -188,8 +196,8 @@ impl ResultLine {
             duration_ms: r.duration_ms,
             failed_as: r.failed_as,
             xfail_reason: r.xfail_reason,
-            broken_rules: r.broken_rules.iter().map(|r| r.id().to_string()).collect(),
-            history: r.history,
+            broken_rules: r.broken_rules.into_iter().map(RuleRef::from).collect(),
+            suite_detail: r.suite_detail,
             ..ResultLine::describing(c)
         }
     }
@@ -206,12 +214,13 @@ impl ResultLine {
             suite: v.suite,
             family: v.family.clone(),
             rules: rules_of_case(c),
-            level: v.level.as_str().to_string(),
+            level: v.level,
             expectation: c.expectation,
             expected_rules: c
                 .expected_rules
                 .iter()
-                .map(|r| r.id().to_string())
+                .copied()
+                .map(RuleRef::from)
                 .collect(),
             derived_from: v.derivation.as_ref().map(|d| d.source.clone()),
             status: Status::Skip,
@@ -221,7 +230,7 @@ impl ResultLine {
             failed_as: None,
             xfail_reason: None,
             broken_rules: Vec::new(),
-            history: Vec::new(),
+            suite_detail: SuiteDetail::None,
         }
     }
 }
@@ -229,7 +238,7 @@ impl ResultLine {
 /// The vector's rules that exist under the revisions the case grades: a per-rule table must not
 /// count a revision-06 case under a rule revision 06 does not have. AER1-TL-VERSIONING, the
 /// current construction's duty towards 06 chains, stays with the 06 cases that show it.
-fn rules_of_case(c: &Case<'_>) -> Vec<String> {
+fn rules_of_case(c: &Case<'_>) -> Vec<RuleRef> {
     c.vector
         .rules
         .iter()
@@ -241,7 +250,8 @@ fn rules_of_case(c: &Case<'_>) -> Vec<String> {
                 .iter()
                 .any(|r| c.revisions.contains(r)),
         })
-        .map(|r| r.id().to_string())
+        .copied()
+        .map(RuleRef::from)
         .collect()
 }
 

@@ -434,6 +434,31 @@ mod tests {
         );
     }
 
+    /// A rule id this build does not know (a file from another version) is read and kept as
+    /// written; a level that is neither MUST nor SHOULD is no results line, refused with serde's
+    /// words on its line.
+    #[test]
+    fn unknown_rule_ids_are_kept_and_unknown_levels_refused() {
+        let text = sealed_text();
+        let file = parse(&text).unwrap();
+        let unknown: Vec<&str> = file
+            .results
+            .iter()
+            .flat_map(|r| &r.rules)
+            .filter(|r| r.known().is_none())
+            .map(|r| r.id())
+            .collect();
+        assert_eq!(unknown, ["X-NOT-A-RULE<b>"]);
+        let may = text.replacen("\"level\":\"MUST\"", "\"level\":\"MAY\"", 1);
+        assert_ne!(may, text, "the fixture has a MUST line");
+        let e = parse(&may).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(
+            matches!(&e.problem, ReadProblem::NotALine(why) if why.contains("MAY")),
+            "{e}"
+        );
+    }
+
     /// Any byte change is refused: a value edited (the digests no longer match the bytes),
     /// spacing, a converted line ending, a blank line, text after the footer, a footer without
     /// its newline.

@@ -107,7 +107,7 @@ pub(crate) struct Expected {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
     pub expectation: Expectation,
-    pub expected_rules: Vec<String>,
+    pub expected_rules: Vec<crate::results::RuleRef>,
 }
 
 impl Expected {

@@ -259,7 +259,7 @@ pub(crate) fn goalposts_phrase(g: &Goalposts, arrow: &str) -> String {
     let side = |e: &Expected| {
         let mut s = expectation_name(e.expectation).to_string();
         if !e.expected_rules.is_empty() {
-            let _ = write!(s, " [{}]", e.expected_rules.join(", "));
+            let _ = write!(s, " [{}]", crate::results::joined(&e.expected_rules, ", "));
         }
         s
     };

@@ -21,7 +21,7 @@ use agentconf_contract::decision::LineIdentity;
 use self::history::{Entry, Pair, PairKey, What};
 use self::proxy::Proxy;
 use super::{Judge, ProcessReceiver, ProcessReceivers};
-use crate::grade::Failure;
+use crate::grade::Grade;
 use crate::status::Status;
 
 pub(crate) use steps::play_step;
@@ -119,7 +119,7 @@ impl Cluster {
 
     /// Hands the judge the history and the steps not run, then checks the whole history:
     /// `events` are the scenario's event lines (their pairs name the anomaly).
-    pub(crate) fn finish(self, events: &[&[u8]], judge: &mut dyn Judge) -> Result<(), Failure> {
+    pub(crate) fn finish(self, events: &[&[u8]], judge: &mut dyn Judge) -> Result<(), Grade> {
         for (step, why) in &self.not_run {
             judge.not_run(*step, why);
         }
@@ -127,7 +127,8 @@ impl Cluster {
             return Ok(());
         }
         judge.history(&self.history);
-        history::check(&self.history, &pair_names(events)).map_err(|a| (a.status(), a.to_string()))
+        history::check(&self.history, &pair_names(events))
+            .map_err(|a| Grade::new(a.status(), a.to_string()))
     }
 }
 
@@ -261,13 +262,14 @@ impl NodeSetup {
 
     /// The environment of node `node`: its name, the scenario's token and, when the store's
     /// address is known, the address of its proxy (started here on first use).
-    fn env(&mut self, node: &str) -> Result<Vec<(String, String)>, Failure> {
+    fn env(&mut self, node: &str) -> Result<Vec<(String, String)>, Grade> {
         let mut env = self.scenario_env();
         env.push(("AGENTCONF_NODE".to_string(), node.to_string()));
         if let Some(target) = &self.store_addr {
             if !self.proxies.contains_key(node) {
-                let proxy = Proxy::start(target)
-                    .map_err(|e| (Status::Crash, format!("cannot start the store proxy: {e}")))?;
+                let proxy = Proxy::start(target).map_err(|e| {
+                    Grade::new(Status::Crash, format!("cannot start the store proxy: {e}"))
+                })?;
                 self.proxies.insert(node.to_string(), proxy);
             }
             if let Some(p) = self.proxies.get(node) {
@@ -312,10 +314,10 @@ pub(super) fn start_process_node(
     receivers: &mut ProcessReceivers<'_>,
     session: &str,
     node: &str,
-) -> Result<ProcessReceiver, Failure> {
+) -> Result<ProcessReceiver, Grade> {
     let state = receivers.state.join(node);
     std::fs::create_dir_all(&state).map_err(|e| {
-        (
+        Grade::new(
             Status::Crash,
             format!("cannot create {}: {e}", state.display()),
         )
@@ -328,7 +330,7 @@ pub(super) fn start_process_node(
 }
 
 /// SIGSTOP to a receiver process's group, once it has taken the line last handed to it.
-pub(super) fn pause(r: &mut ProcessReceiver) -> Result<(), Failure> {
+pub(super) fn pause(r: &mut ProcessReceiver) -> Result<(), Grade> {
     r.wait_taken()?;
     r.child.signal_group(rustix::process::Signal::STOP);
     Ok(())
@@ -336,7 +338,7 @@ pub(super) fn pause(r: &mut ProcessReceiver) -> Result<(), Failure> {
 
 /// Whether a receiver process has taken everything written to its input (Linux tells how much
 /// of a pipe is unread; elsewhere it is taken as read), without waiting.
-pub(super) fn taken(r: &mut ProcessReceiver) -> Result<bool, Failure> {
+pub(super) fn taken(r: &mut ProcessReceiver) -> Result<bool, Grade> {
     match r.child.unread_input() {
         Some(0) | None => Ok(true),
         Some(_) if r.child.exited().is_some() => {

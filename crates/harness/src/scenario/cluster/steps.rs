@@ -13,7 +13,7 @@ use agentconf_contract::vector::{CrashPoint, Step};
 
 use super::history::{What, PAUSED_AFTER_READ, PAUSED_MID_STATEMENT};
 use super::Cluster;
-use crate::grade::{grade_ale, grade_identity, Failure};
+use crate::grade::{grade_ale, grade_identity, Grade};
 use crate::scenario::{ReceiverLink, Receivers};
 use crate::status::Status;
 
@@ -87,7 +87,7 @@ pub(crate) fn play_step<R: Receivers>(
     session: &str,
     events: &[&[u8]],
     cluster: &mut Cluster,
-) -> Result<(), Failure> {
+) -> Result<(), Grade> {
     play_step_timed(
         step,
         index,
@@ -107,7 +107,7 @@ fn play_step_timed<R: Receivers>(
     events: &[&[u8]],
     cluster: &mut Cluster,
     timing: Timing,
-) -> Result<(), Failure> {
+) -> Result<(), Grade> {
     let mut play = Play {
         receivers,
         session,
@@ -140,7 +140,10 @@ fn play_step_timed<R: Receivers>(
             to_slow,
             to_other,
         } => play.slow_link(*warmup, to_slow, to_other),
-        _ => Err((Status::Crash, format!("step {index} is not a cluster step"))),
+        _ => Err(Grade::new(
+            Status::Crash,
+            format!("step {index} is not a cluster step"),
+        )),
     }
 }
 
@@ -157,14 +160,14 @@ struct Play<'a, R: Receivers> {
 
 impl<R: Receivers> Play<'_, R> {
     /// Starts `count` nodes on the scenario's session.
-    fn start(&mut self, count: usize) -> Result<Vec<Node<R::Receiver>>, Failure> {
+    fn start(&mut self, count: usize) -> Result<Vec<Node<R::Receiver>>, Grade> {
         let sessions = vec![self.session.to_string(); count];
         self.start_on(&sessions)
     }
 
     /// Starts one node per entry of `sessions`, node `n<k>` on the session context in input
     /// file `sessions[k - 1]`.
-    fn start_on(&mut self, sessions: &[String]) -> Result<Vec<Node<R::Receiver>>, Failure> {
+    fn start_on(&mut self, sessions: &[String]) -> Result<Vec<Node<R::Receiver>>, Grade> {
         sessions
             .iter()
             .enumerate()
@@ -181,14 +184,14 @@ impl<R: Receivers> Play<'_, R> {
             .collect()
     }
 
-    fn bytes(&self, line: usize) -> Result<&[u8], Failure> {
+    fn bytes(&self, line: usize) -> Result<&[u8], Grade> {
         self.events
             .get(line)
             .copied()
-            .ok_or_else(|| (Status::Crash, format!("no event {line}")))
+            .ok_or_else(|| Grade::new(Status::Crash, format!("no event {line}")))
     }
 
-    fn send(&mut self, node: &mut Node<R::Receiver>, line: usize) -> Result<(), Failure> {
+    fn send(&mut self, node: &mut Node<R::Receiver>, line: usize) -> Result<(), Grade> {
         let bytes = self.bytes(line)?;
         let link = running(node)?;
         // A line it wrote beyond its last decision is charged to the step that decision was for.
@@ -206,7 +209,7 @@ impl<R: Receivers> Play<'_, R> {
         n: usize,
         line: usize,
         by: Option<Instant>,
-    ) -> Result<Option<DecisionLine>, Failure> {
+    ) -> Result<Option<DecisionLine>, Grade> {
         let node = &mut nodes[n];
         let link = running(node)?;
         let d = match by {
@@ -238,7 +241,7 @@ impl<R: Receivers> Play<'_, R> {
         nodes: &mut [Node<R::Receiver>],
         n: usize,
         line: usize,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Grade> {
         self.read_by(nodes, n, line, None).map(|_| ())
     }
 
@@ -248,7 +251,7 @@ impl<R: Receivers> Play<'_, R> {
         nodes: &mut [Node<R::Receiver>],
         n: usize,
         line: usize,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Grade> {
         self.send(&mut nodes[n], line)?;
         self.read(nodes, n, line)
     }
@@ -257,7 +260,7 @@ impl<R: Receivers> Play<'_, R> {
     /// or cut off, to another live, connected node of the same session; waits a little longer
     /// before each pass. A line still deferred after the last pass stays so in the history
     /// (never decided).
-    fn settle(&mut self, nodes: &mut [Node<R::Receiver>]) -> Result<(), Failure> {
+    fn settle(&mut self, nodes: &mut [Node<R::Receiver>]) -> Result<(), Grade> {
         let mut wait = self.timing.settle_first_wait;
         for _ in 0..self.timing.settle_passes {
             if self.deferred.is_empty() {
@@ -284,7 +287,7 @@ impl<R: Receivers> Play<'_, R> {
     }
 
     /// Settles, then stops every node still running.
-    fn end(&mut self, mut nodes: Vec<Node<R::Receiver>>) -> Result<(), Failure> {
+    fn end(&mut self, mut nodes: Vec<Node<R::Receiver>>) -> Result<(), Grade> {
         self.settle(&mut nodes)?;
         for node in nodes {
             if let Some(link) = node.link {
@@ -302,11 +305,11 @@ impl<R: Receivers> Play<'_, R> {
         sessions: &[String],
         warmup: &[usize],
         rounds: &[Vec<usize>],
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Grade> {
         let count = sessions.len();
         let index = self.index;
         let malformed = |what: String| {
-            (
+            Grade::new(
                 Status::Crash,
                 format!("step {index}: {what} for {count} nodes"),
             )
@@ -333,7 +336,7 @@ impl<R: Receivers> Play<'_, R> {
         self.end(nodes)
     }
 
-    fn failover(&mut self, line: usize, at: CrashPoint) -> Result<(), Failure> {
+    fn failover(&mut self, line: usize, at: CrashPoint) -> Result<(), Grade> {
         let mut nodes = self.start(2)?;
         self.send(&mut nodes[0], line)?;
         if at == CrashPoint::AfterDecision {
@@ -354,7 +357,7 @@ impl<R: Receivers> Play<'_, R> {
     /// start-up's, goes through), and once bytes from it are held after that (its statement in
     /// flight) A is stopped and the held bytes go to the store, which executes the statement
     /// while A is stopped. Otherwise A is stopped once it has read the line.
-    fn pause(&mut self, line: usize) -> Result<(), Failure> {
+    fn pause(&mut self, line: usize) -> Result<(), Grade> {
         let mut nodes = self.start(2)?;
         let a = nodes[0].name.clone();
         let holding = self.receivers.store_link(&a).is_some_and(|l| l.hold());
@@ -393,7 +396,7 @@ impl<R: Receivers> Play<'_, R> {
         node: &mut Node<R::Receiver>,
         line: usize,
         holding: bool,
-    ) -> Result<bool, Failure> {
+    ) -> Result<bool, Grade> {
         self.send(node, line)?;
         let mid_statement = holding && self.held_after_taken(node)?;
         running(node)?.pause()?;
@@ -403,7 +406,7 @@ impl<R: Receivers> Play<'_, R> {
     /// With `node`'s link holding its bytes to the store: lets them through until the node has
     /// taken its line (at most `TAKE_WAIT`), then waits (at most `hold_wait`) until the link
     /// holds bytes from it: whether it does (the node's statement is in flight).
-    fn held_after_taken(&mut self, node: &mut Node<R::Receiver>) -> Result<bool, Failure> {
+    fn held_after_taken(&mut self, node: &mut Node<R::Receiver>) -> Result<bool, Grade> {
         let by = Instant::now() + TAKE_WAIT;
         loop {
             if let Some(link) = self.receivers.store_link(&node.name) {
@@ -444,7 +447,7 @@ impl<R: Receivers> Play<'_, R> {
         ));
     }
 
-    fn partition(&mut self, to_cut: &[usize], to_other: &[usize]) -> Result<(), Failure> {
+    fn partition(&mut self, to_cut: &[usize], to_other: &[usize]) -> Result<(), Grade> {
         let mut nodes = self.start(2)?;
         if self.receivers.store_link(&nodes[0].name).is_none() {
             self.not_run("partition");
@@ -479,7 +482,7 @@ impl<R: Receivers> Play<'_, R> {
         warmup: usize,
         to_slow: &[usize],
         to_other: &[usize],
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Grade> {
         let mut nodes = self.start(2)?;
         if self.receivers.store_link(&nodes[0].name).is_none() {
             self.not_run("slow-link");
@@ -535,11 +538,11 @@ impl<R: Receivers> Play<'_, R> {
     }
 }
 
-fn running<L>(node: &mut Node<L>) -> Result<&mut L, Failure> {
+fn running<L>(node: &mut Node<L>) -> Result<&mut L, Grade> {
     let name = &node.name;
     node.link
         .as_mut()
-        .ok_or_else(|| (Status::Crash, format!("node {name} is not running")))
+        .ok_or_else(|| Grade::new(Status::Crash, format!("node {name} is not running")))
 }
 
 #[cfg(test)]
@@ -632,10 +635,10 @@ mod tests {
 
     impl Receivers for Fake {
         type Receiver = FakeNode;
-        fn start(&mut self, _session: &str) -> Result<FakeNode, Failure> {
-            Err((Status::Crash, "only nodes here".into()))
+        fn start(&mut self, _session: &str) -> Result<FakeNode, Grade> {
+            Err(Grade::new(Status::Crash, "only nodes here"))
         }
-        fn start_node(&mut self, _session: &str, node: &str) -> Result<FakeNode, Failure> {
+        fn start_node(&mut self, _session: &str, node: &str) -> Result<FakeNode, Grade> {
             let addr = if self.proxied {
                 let store = self.store.to_string();
                 self.proxies
@@ -758,35 +761,35 @@ mod tests {
     }
 
     impl ReceiverLink for FakeNode {
-        fn send(&mut self, line: &[u8]) -> Result<(), Failure> {
+        fn send(&mut self, line: &[u8]) -> Result<(), Grade> {
             self.sent += 1;
             self.lines
                 .as_ref()
                 .and_then(|l| l.send(line.to_vec()).ok())
-                .ok_or_else(|| (Status::Crash, "gone".to_string()))
+                .ok_or_else(|| Grade::new(Status::Crash, "gone"))
         }
-        fn decision(&mut self) -> Result<DecisionLine, Failure> {
+        fn decision(&mut self) -> Result<DecisionLine, Grade> {
             self.decisions
                 .recv_timeout(Duration::from_secs(30))
-                .map_err(|e| (Status::Timeout, e.to_string()))
+                .map_err(|e| Grade::new(Status::Timeout, e.to_string()))
         }
-        fn decision_by(&mut self, by: Instant) -> Result<Option<DecisionLine>, Failure> {
+        fn decision_by(&mut self, by: Instant) -> Result<Option<DecisionLine>, Grade> {
             let wait = by.saturating_duration_since(Instant::now());
             match self.decisions.recv_timeout(wait) {
                 Ok(d) => Ok(Some(d)),
                 Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
-                Err(e) => Err((Status::Crash, e.to_string())),
+                Err(e) => Err(Grade::new(Status::Crash, e.to_string())),
             }
         }
-        fn stop(mut self) -> Result<(), Failure> {
+        fn stop(mut self) -> Result<(), Grade> {
             drop(self.lines.take());
             let _ = self.thread.take().map(JoinHandle::join);
             Ok(())
         }
-        fn crash(self, _at: CrashPoint) -> Result<(), Failure> {
+        fn crash(self, _at: CrashPoint) -> Result<(), Grade> {
             self.stop()
         }
-        fn taken(&mut self) -> Result<bool, Failure> {
+        fn taken(&mut self) -> Result<bool, Grade> {
             Ok(self.taken.load(std::sync::atomic::Ordering::SeqCst) == self.sent)
         }
     }
@@ -1035,7 +1038,7 @@ mod tests {
             TIMING,
         )
         .unwrap_err();
-        assert_eq!(err.1, "step 3: 1 warm-up lines for 2 nodes");
+        assert_eq!(err.detail, "step 3: 1 warm-up lines for 2 nodes");
     }
 
     /// A receiver with a short backoff recovers within the settle's passes: the passes wait
