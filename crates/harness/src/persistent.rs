@@ -223,11 +223,11 @@ impl PersistentSession {
         grading: Grading,
     ) -> VectorResult {
         let started = Instant::now();
-        let (status, detail, stderr) = self.exchange(c, files, grading);
+        let Answered { grade, stderr } = self.exchange(c, files, grading);
         VectorResult {
             id: c.id.clone(),
-            status,
-            detail,
+            status: grade.status,
+            detail: grade.detail,
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
             failed_as: None,
@@ -281,56 +281,58 @@ impl PersistentSession {
         c: &Case<'_>,
         files: &[(String, PathBuf)],
         grading: Grading,
-    ) -> (Status, String, String) {
+    ) -> Answered {
         let Some(call) = one_shot_call(c, files) else {
-            return (
+            return Answered::alone(
                 Status::Crash,
-                "the vector lacks an input its operation needs".into(),
-                String::new(),
+                "the vector lacks an input its operation needs",
             );
         };
         let args = call.argv();
         if let Some(reason) = self.unclaimed(&args) {
-            return (Status::Unsupported, reason, String::new());
+            return Answered::alone(Status::Unsupported, reason);
         }
         let seq = self.next_seq;
         self.next_seq += 1;
         let mut request =
             serde_json::to_vec(&RunRequest::new(seq, &args[0], &args[1..])).unwrap_or_default();
         request.push(b'\n');
-        let mut gone = Gone::default();
-        let (status, mut detail, stderr) = self.send_run(c, seq, &request, grading, &mut gone);
+        let Sent {
+            answered: Answered { mut grade, stderr },
+            gone,
+        } = self.send_run(c, seq, &request, grading);
         if let Some(how) = &gone.how {
-            detail = format!(
-                "{detail}; the process had exited between requests ({how}) and was restarted \
-                 before this one (not charged to this vector)"
+            grade.detail = format!(
+                "{}; the process had exited between requests ({how}) and was restarted \
+                 before this one (not charged to this vector)",
+                grade.detail
             );
         }
         // Its standard error goes with the next response (CONTRACT.md 8.2), also when the process
         // that wrote it exited before that response and another gave it.
-        (status, detail, gone.stderr + &stderr)
+        Answered {
+            grade,
+            stderr: gone.stderr + &stderr,
+        }
     }
 
     /// Sends one run request and grades the response. A process that exited before it read the
     /// request — found exited before the request is sent, its input closed (a broken pipe), or
     /// the request still unread in its input pipe after its output ended — exited between two
     /// requests: it is restarted and the request sent again (once), not charged to the vector.
-    fn send_run(
-        &mut self,
-        c: &Case<'_>,
-        seq: u64,
-        request: &[u8],
-        grading: Grading,
-        gone: &mut Gone,
-    ) -> (Status, String, String) {
+    fn send_run(&mut self, c: &Case<'_>, seq: u64, request: &[u8], grading: Grading) -> Sent {
         let timeout = self.config.implementation.timeout;
         let mut resent = false;
+        let mut gone = Gone::default();
         let line = loop {
-            if let Err(e) = self.ensure_server(gone) {
-                return (Status::Crash, e, String::new());
+            if let Some(ended) = self.take_exited() {
+                gone.note(ended);
+            }
+            if let Err(e) = self.ensure_started() {
+                return gone.with(Answered::alone(Status::Crash, e));
             }
             let Some(server) = self.server.as_mut() else {
-                return (Status::Crash, "no running process".into(), String::new());
+                return gone.with(Answered::alone(Status::Crash, "no running process"));
             };
             let f = match server.request(request, timeout) {
                 Ok(line) => break line,
@@ -360,8 +362,7 @@ impl PersistentSession {
             let (_, stderr) = self.discard_server(Duration::ZERO);
             if unread && !resent {
                 resent = true;
-                gone.how = Some(how);
-                gone.stderr.push_str(&stderr);
+                gone.note(ServerEnded { how, stderr });
                 continue;
             }
             let again = if unread {
@@ -369,14 +370,13 @@ impl PersistentSession {
             } else {
                 ""
             };
-            return (
-                status,
-                format!("{} ({how}){again}", describe(&f, timeout)),
+            return gone.with(Answered {
+                grade: Grade::new(status, format!("{} ({how}){again}", describe(&f, timeout))),
                 stderr,
-            );
+            });
         };
         let Some(server) = self.server.as_mut() else {
-            return (Status::Crash, "no running process".into(), String::new());
+            return gone.with(Answered::alone(Status::Crash, "no running process"));
         };
         let stderr = excerpt(&server.take_stderr());
         let answer = match read_run_response(&line, seq, self.config.validate_protocol) {
@@ -384,16 +384,25 @@ impl PersistentSession {
             Err(ReplyError::OutOfStep(why)) => {
                 // The next line could not be trusted to answer the next request.
                 let (_, more) = self.discard_server(Duration::ZERO);
-                return (
-                    Status::ProtocolError,
-                    format!("{why}; the process was restarted"),
-                    stderr + &more,
-                );
+                return gone.with(Answered {
+                    grade: Grade::new(
+                        Status::ProtocolError,
+                        format!("{why}; the process was restarted"),
+                    ),
+                    stderr: stderr + &more,
+                });
             }
-            Err(ReplyError::Invalid(why)) => return (Status::ProtocolError, why, stderr),
+            Err(ReplyError::Invalid(why)) => {
+                return gone.with(Answered {
+                    grade: Grade::new(Status::ProtocolError, why),
+                    stderr,
+                })
+            }
         };
-        let Grade { status, detail } = grade_run_answer(c, answer, grading);
-        (status, detail, stderr)
+        gone.with(Answered {
+            grade: grade_run_answer(c, answer, grading),
+            stderr,
+        })
     }
 
     /// Why the vector's call is outside the claimed capabilities, if it is.
@@ -425,17 +434,20 @@ impl PersistentSession {
         }
     }
 
-    /// A running process: the current one if it is still alive, else a new one. A process that
-    /// exited between requests is noted in `gone` (how it ended, the standard error it left).
-    fn ensure_server(&mut self, gone: &mut Gone) -> Result<(), String> {
-        if let Some(server) = self.server.as_mut() {
-            if server.exited().is_none() {
-                return Ok(());
-            }
-            // It exited between requests: start another.
-            let (how, stderr) = self.discard_server(Duration::ZERO);
-            gone.how = Some(how);
-            gone.stderr.push_str(&stderr);
+    /// Discards the current process if it exited between requests: how it ended and the
+    /// standard error it left, so that the next request's result can say so.
+    fn take_exited(&mut self) -> Option<ServerEnded> {
+        let server = self.server.as_mut()?;
+        server.exited()?;
+        let (how, stderr) = self.discard_server(Duration::ZERO);
+        Some(ServerEnded { how, stderr })
+    }
+
+    /// A running process: the current one, else a new one (after [`Self::take_exited`], a
+    /// process that is there is alive).
+    fn ensure_started(&mut self) -> Result<(), String> {
+        if self.server.is_some() {
+            return Ok(());
         }
         if self.failed_starts >= MAX_FAILED_STARTS {
             return Err(format!(
@@ -473,13 +485,50 @@ impl PersistentSession {
     }
 }
 
-/// A process that exited between two requests, found while sending the next one.
+/// A graded answer to one request, with the standard error that goes with it.
+struct Answered {
+    grade: Grade,
+    stderr: String,
+}
+
+impl Answered {
+    /// A grade given before the process said anything.
+    fn alone(status: Status, detail: impl Into<String>) -> Answered {
+        Answered {
+            grade: Grade::new(status, detail),
+            stderr: String::new(),
+        }
+    }
+}
+
+/// What sending one request gave: its answer, and the processes that had exited between
+/// requests before it was sent.
+struct Sent {
+    answered: Answered,
+    gone: Gone,
+}
+
+/// Processes that exited between two requests, found while sending the next one.
 #[derive(Default)]
 struct Gone {
-    /// How it ended, when one did.
+    /// How the last of them ended, when one did.
     how: Option<String>,
-    /// The standard error it left after its last response.
+    /// The standard error they left after their last responses.
     stderr: String,
+}
+
+impl Gone {
+    fn note(&mut self, ended: ServerEnded) {
+        self.how = Some(ended.how);
+        self.stderr.push_str(&ended.stderr);
+    }
+
+    fn with(self, answered: Answered) -> Sent {
+        Sent {
+            answered,
+            gone: self,
+        }
+    }
 }
 
 impl Drop for PersistentSession {
