@@ -45,43 +45,43 @@ impl Backend for InProcess {
 pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResult {
     let started = Instant::now();
     let v = c.vector;
-    let mut output = None;
-    let mut broken_rules = Vec::new();
-    let mut suite_detail = SuiteDetail::None;
-    let Grade { status, detail } = match v.suite {
-        Suite::GrpAdmission => {
-            grade_scenario(scenario(v, c.revision, work, grading, &mut suite_detail))
-        }
+    let Ran {
+        grade,
+        output,
+        broken_rules,
+        suite_detail,
+    } = match v.suite {
+        Suite::GrpAdmission => scenario(v, c.revision, work, grading),
         // The reference emits; the harness grades what it wrote, as any emitter's output.
         Suite::Aer1EmitTimeline => {
             let made = match v.input_bytes("steps") {
                 Some(steps) => emit_timeline(&steps).map(Some),
                 None => Err("the vector has no steps input".into()),
             };
-            graded_artifact(c, made, &mut output, &mut broken_rules)
+            graded_artifact(c, made)
         }
         Suite::Aer1EmitCommitment => {
             let timeline = v.input_bytes("timeline").unwrap_or_default();
             let published_at = v.options.published_at.as_deref().unwrap_or_default();
             let made = emit_commitment(&timeline, published_at);
-            graded_artifact(c, made, &mut output, &mut broken_rules)
+            graded_artifact(c, made)
         }
         Suite::Aer1EmitReceipt => {
             let payload = v.input_bytes("payload").unwrap_or_default();
             let meta = v.input_bytes("meta").unwrap_or_default();
             let made = emit_receipt(&payload, &meta);
-            graded_artifact(c, made, &mut output, &mut broken_rules)
+            graded_artifact(c, made)
         }
-        _ => match one_shot(c).map(|a| a.result_object()) {
+        _ => Ran::graded(match one_shot(c).map(|a| a.result_object()) {
             Ok(Some(o)) => grade_verdict(c, o.verdict == Verdict::Valid, &o.rules, grading),
             Ok(None) => Grade::new(Status::Unsupported, "exit 89"),
             Err(detail) => Grade::new(Status::Crash, detail),
-        },
+        }),
     };
     VectorResult {
         id: c.id.clone(),
-        status,
-        detail,
+        status: grade.status,
+        detail: grade.detail,
         stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
         failed_as: None,
@@ -92,26 +92,48 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
     }
 }
 
-/// Grades what the reference made for an emitter case: an artifact (kept in `output` for the
-/// matrix), a refusal (`None`), or an error (a crash: the vector's inputs are not what the
-/// operation takes). The rules a wrong artifact broke go into `broken_rules`.
-fn graded_artifact(
-    c: &Case<'_>,
-    made: Result<Option<String>, String>,
-    output: &mut Option<Vec<u8>>,
-    broken_rules: &mut Vec<agentconf_rules::Rule>,
-) -> Grade {
-    let graded = match made {
-        Ok(Some(text)) => {
-            let graded = agentconf_harness::emitted::grade_emitted(c, true, text.as_bytes());
-            *output = Some(text.into_bytes());
-            graded
+/// What running one case gave, before it becomes a result: its grade and what some suites add.
+struct Ran {
+    grade: Grade,
+    /// An emitter's artifact, kept for the matrix.
+    output: Option<Vec<u8>>,
+    /// The rules a wrong artifact broke.
+    broken_rules: Vec<agentconf_rules::Rule>,
+    suite_detail: SuiteDetail,
+}
+
+impl Ran {
+    /// A grade and nothing more.
+    fn graded(grade: Grade) -> Ran {
+        Ran {
+            grade,
+            output: None,
+            broken_rules: Vec::new(),
+            suite_detail: SuiteDetail::None,
         }
-        Ok(None) => agentconf_harness::emitted::grade_emitted(c, false, &[]),
-        Err(e) => return Grade::new(Status::Crash, e),
+    }
+}
+
+/// Grades what the reference made for an emitter case: an artifact (kept for the matrix), a
+/// refusal (`None`), or an error (a crash: the vector's inputs are not what the operation takes).
+fn graded_artifact(c: &Case<'_>, made: Result<Option<String>, String>) -> Ran {
+    let (graded, output) = match made {
+        Ok(Some(text)) => (
+            agentconf_harness::emitted::grade_emitted(c, true, text.as_bytes()),
+            Some(text.into_bytes()),
+        ),
+        Ok(None) => (
+            agentconf_harness::emitted::grade_emitted(c, false, &[]),
+            None,
+        ),
+        Err(e) => return Ran::graded(Grade::new(Status::Crash, e)),
     };
-    *broken_rules = graded.broken_rules;
-    Grade::new(graded.status, graded.detail)
+    Ran {
+        grade: Grade::new(graded.status, graded.detail),
+        output,
+        broken_rules: graded.broken_rules,
+        suite_detail: SuiteDetail::None,
+    }
 }
 
 fn one_shot(c: &Case<'_>) -> Result<Answer, String> {
@@ -119,27 +141,28 @@ fn one_shot(c: &Case<'_>) -> Result<Answer, String> {
     answer(&call, &VectorInputs(c.vector))
 }
 
-/// Plays a GRP scenario against in-process receivers in a fresh directory under `work`.
-fn scenario(
-    v: &Vector,
-    revision: &str,
-    work: &Path,
-    grading: Grading,
-    suite_detail: &mut SuiteDetail,
-) -> Result<(), Grade> {
+/// Plays a GRP scenario against in-process receivers in a fresh directory under `work`: its
+/// grade, and the history of its cluster steps.
+fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Ran {
     let name: String =
         v.id.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
     // One directory per case: a vector runs once per revision, maybe on two workers at once.
     let dir = work.join(format!("inprocess-{name}-{revision}"));
-    let mut receivers = ThreadReceivers::new(v, revision, &dir)?;
+    let mut receivers = match ThreadReceivers::new(v, revision, &dir) {
+        Ok(receivers) => receivers,
+        Err(grade) => return Ran::graded(grade_scenario(Err(grade))),
+    };
     let mut judge = Graded::new(v, grading);
     let played = play(v, &mut receivers, &mut judge);
     let result = judge.conclude(played);
-    *suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
+    let history = std::mem::take(&mut judge.history);
     let _ = std::fs::remove_dir_all(&dir);
-    result
+    Ran {
+        suite_detail: SuiteDetail::cluster_history(history),
+        ..Ran::graded(grade_scenario(result))
+    }
 }
 
 /// In-process receivers sharing one SQLite store in a fresh directory.
