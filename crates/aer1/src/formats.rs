@@ -104,8 +104,8 @@ pub struct DecodedBytes {
 pub fn decode_and_hash(text: &str, scratch: &mut Vec<u8>) -> Result<DecodedBytes, Base64Error> {
     decode_base64_into(text, scratch)?;
     Ok(DecodedBytes {
-        sha256: crate::digest::sha256(scratch),
         not_utf8_at: std::str::from_utf8(scratch).err().map(|e| e.valid_up_to()),
+        sha256: crate::digest::sha256_in_place(scratch),
     })
 }
 

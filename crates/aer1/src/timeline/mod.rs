@@ -26,7 +26,8 @@ pub use seq::{seq_digits, NotInteger};
 
 use crate::commitment::{Commitment, CommitmentError};
 use crate::digest::{
-    entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST,
+    entry_digest_06, sha256_in_place, write_preimage, Hash32, PreimageFields, Revision,
+    GENESIS_PREV_DIGEST,
 };
 use crate::finding::{Finding, Findings, Verdict};
 use crate::formats::{decode_and_hash, provenance_class};
@@ -768,7 +769,7 @@ impl<'o> Chain<'o> {
                         tool,
                     },
                 );
-                Some(sha256(&self.scratch.preimage))
+                Some(sha256_in_place(&mut self.scratch.preimage))
             }
             _ => None,
         };
