@@ -303,7 +303,8 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         if started > 0 {
             self.finished_rx = Some(finished_rx);
         }
-        while self.spare.len() < WINDOW {
+        // With the batch being filled, the window's batches: allocated once, reused throughout.
+        while self.spare.len() + 1 < WINDOW {
             let batch = Batch::with_capacity(self.batch_entries, self.batch_bytes);
             self.spare.push(batch);
         }
@@ -447,7 +448,7 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     }
 
     fn recycle(&mut self, batch: Batch) {
-        if self.spare.len() < WINDOW {
+        if self.spare.len() + 1 < WINDOW {
             self.spare.push(batch);
         }
     }
