@@ -106,6 +106,27 @@ const BASE64_VALUES: [u8; 256] = {
     values
 };
 
+/// [`BASE64_VALUES`] shifted to each of the four places of a group (the first symbol's six bits
+/// highest), with a foreign byte marked in the top byte, which no symbol's bits reach.
+const PLACED: [[u32; 256]; 4] = {
+    let mut placed = [[0u32; 256]; 4];
+    let mut place = 0;
+    while place < 4 {
+        let mut byte = 0;
+        while byte < 256 {
+            let value = BASE64_VALUES[byte];
+            placed[place][byte] = if value == NOT_BASE64 {
+                1 << 24
+            } else {
+                (value as u32) << (18 - 6 * place)
+            };
+            byte += 1;
+        }
+        place += 1;
+    }
+    placed
+};
+
 /// Decodes `text` into `out` (cleared first) when it is padded standard base64 with zero
 /// trailing bits, exactly the texts the `base64` crate's `STANDARD` engine accepts with the
 /// length check of [`decode_base64_into`]; false for anything else (`out` then holds nothing
@@ -127,12 +148,16 @@ fn decode_valid_base64(text: &[u8], out: &mut Vec<u8>) -> bool {
         let Ok(&[a, b, c, d]) = <&[u8; 4]>::try_from(quad) else {
             return false;
         };
-        let (a, b, c, d) = (value(a), value(b), value(c), value(d));
-        if (a | b | c | d) & u32::from(NOT_BASE64) != 0 {
+        // Each symbol's bits already in place, and a foreign symbol's mark in the top byte.
+        let n = PLACED[0][usize::from(a)]
+            | PLACED[1][usize::from(b)]
+            | PLACED[2][usize::from(c)]
+            | PLACED[3][usize::from(d)];
+        let [mark, bytes @ ..] = n.to_be_bytes();
+        if mark != 0 {
             return false;
         }
-        let n = (a << 18) | (b << 12) | (c << 6) | d;
-        three.copy_from_slice(&n.to_be_bytes()[1..]);
+        three.copy_from_slice(&bytes);
     }
     // The last four symbols: up to two of them padding, and the bits past the data zero.
     let [a, b, c, d] = *last;
