@@ -1,6 +1,7 @@
 //! Entry digests: the revision 07-09 construction over an eight-member preimage, and the
 //! historical revision-06 construction over the bytes alone.
 
+use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest as _, Sha256};
 
 use crate::escape::push_json_string;
@@ -15,6 +16,54 @@ pub const GENESIS_PREV_DIGEST: &str =
 
 pub fn sha256(bytes: &[u8]) -> Hash32 {
     Sha256::digest(bytes).into()
+}
+
+/// SHA-256's initial hash value (FIPS 180-4, 5.3.3).
+const SHA256_IV: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+/// The padding's first 64 bytes at most (one to 64 are used): 0x80 and zeros.
+const PADDING: [u8; 64] = {
+    let mut pad = [0u8; 64];
+    pad[0] = 0x80;
+    pad
+};
+
+/// The SHA-256 of `buf`'s bytes, as [`sha256`], hashed where they lie: the padding is appended
+/// to `buf` and the blocks are compressed straight from it, then `buf` is cut back to its bytes
+/// (its contents are unchanged; its capacity may grow by a block once). The per-entry hashes of
+/// a timeline (each entry's preimage and decoded bytes, a few blocks each) are built in reused
+/// buffers anyway: this spares the general hasher's copy of every message into its own block
+/// buffer, its zeroing and its bookkeeping, which cost a tenth of the hashing itself.
+pub fn sha256_in_place(buf: &mut Vec<u8>) -> Hash32 {
+    let len = buf.len();
+    // The message length in bits, modulo 2^64 as the standard says.
+    let bits = (len as u64).wrapping_mul(8);
+    // 0x80, zeros up to 8 bytes short of a whole number of blocks, then the length.
+    let pad = 64 - (len + 8) % 64;
+    buf.extend_from_slice(PADDING.get(..pad).unwrap_or(&PADDING));
+    buf.extend_from_slice(&bits.to_be_bytes());
+    let mut state = SHA256_IV;
+    for block in buf.chunks_exact(64) {
+        sha2::compress256(
+            &mut state,
+            std::slice::from_ref(GenericArray::from_slice(block)),
+        );
+    }
+    buf.truncate(len);
+    let mut out = [0u8; 32];
+    for (four, word) in out.chunks_exact_mut(4).zip(state) {
+        four.copy_from_slice(&word.to_be_bytes());
+    }
+    out
 }
 
 /// The digest construction a chain is checked under. Named after the revision each construction
@@ -115,7 +164,7 @@ pub fn write_preimage(out: &mut Vec<u8>, f: &PreimageFields<'_>) {
 /// Revision-09 entry digest; `scratch` is reused between entries to avoid allocation.
 pub fn entry_digest_09(f: &PreimageFields<'_>, scratch: &mut Vec<u8>) -> Hash32 {
     write_preimage(scratch, f);
-    sha256(scratch)
+    sha256_in_place(scratch)
 }
 
 /// Revision-06 entry digest: SHA-256 of the decoded bytes, which is the output hash itself.
@@ -149,7 +198,27 @@ pub fn merkle_root<'a, I: IntoIterator<Item = &'a str>>(ids: I) -> Hash32 {
 
 #[cfg(test)]
 mod tests {
-    use super::Revision;
+    use super::{sha256, sha256_in_place, Revision};
+
+    /// Hashing in place gives the general hasher's digest at every length around block and
+    /// padding boundaries (55, 56, 63, 64, ... bytes), and leaves the buffer as it was.
+    #[test]
+    fn hashing_in_place_matches_the_general_hasher_at_every_length() {
+        let bytes: Vec<u8> = (0..600u32).map(|i| (i * 131 + 7) as u8).collect();
+        let mut buf = Vec::new();
+        for len in 0..bytes.len() {
+            buf.clear();
+            buf.extend_from_slice(&bytes[..len]);
+            assert_eq!(sha256_in_place(&mut buf), sha256(&bytes[..len]), "{len}");
+            assert_eq!(buf, &bytes[..len], "{len}");
+        }
+        // FIPS 180-2's "abc".
+        let mut abc = b"abc".to_vec();
+        assert_eq!(
+            crate::hex::lower(&sha256_in_place(&mut abc)),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     /// Each construction this code implements has a revision in the revisions table, and that
     /// revision parses back to it.

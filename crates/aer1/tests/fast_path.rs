@@ -396,7 +396,7 @@ fn setup() -> impl Strategy<Value = Setup> {
         prop::sample::select(&[1usize, 2, 5, 10_000][..]),
         prop_oneof![3 => Just(Limits::DEFAULT), 2 => limits],
         prop::sample::select(&[64 * 1024 * 1024, 250, 400][..]),
-        2usize..5,
+        2usize..6,
         1usize..6,
     )
         .prop_map(
@@ -586,7 +586,8 @@ fn every_batch_size_and_thread_count_gives_the_same_report() {
     };
     let strict = verify_timeline_strict_only(text.as_bytes(), &options).expect("slice");
     assert_eq!(strict.verdict, Verdict::Invalid);
-    for threads in 1..5 {
+    // Threads count the caller's: 1 is the caller's alone, 2 to 5 are one to four workers.
+    for threads in 1..6 {
         for batch in 1..25 {
             assert_all_paths_agree(text.as_bytes(), &options, threads, batch);
         }
@@ -634,6 +635,66 @@ fn a_long_chain_verifies_the_same_in_parallel() {
     tampered[4321].canonical_bytes = encode_base64(b"changed");
     let text = timeline_json(&tampered);
     assert_all_paths_agree(text.as_bytes(), &forced, 2, 0);
+}
+
+/// Batches of one entry keep the window full all along: the caller's thread waits for the oldest
+/// batch, prepares waiting batches itself, and the workers share one queue, in every
+/// interleaving the run happens to take. Entries the fast path declines and broken links sit at
+/// window edges (every ninth entry is the first of a window of nine batches) and between them.
+#[test]
+fn a_window_always_full_gives_the_same_report_with_every_worker_count() {
+    let mut entries = example_chain(JOB, 600, Revision::R09);
+    for k in (8..600).step_by(97) {
+        entries[k].tool = "tab\there".into();
+    }
+    for k in [9, 17, 18, 27, 200, 361, 599] {
+        entries[k].prev_digest = "f".repeat(64);
+    }
+    entries[450].seq = 7;
+    let text = timeline_json(&entries);
+    let options = TimelineOptions {
+        max_failures: 5,
+        ..TimelineOptions::default()
+    };
+    // 10 threads: more workers than the most started (eight).
+    for threads in [2, 3, 4, 9, 10] {
+        for batch in [1, 2, 9] {
+            assert_all_paths_agree(text.as_bytes(), &options, threads, batch);
+        }
+    }
+}
+
+/// A reader failing while batches are in flight: the error comes back (the workers are told to
+/// stop, nothing waits for them forever), whatever the number of workers and the batch size.
+#[test]
+fn a_read_error_with_batches_in_flight_is_returned() {
+    struct FailsAfter<'a> {
+        data: &'a [u8],
+    }
+    impl std::io::Read for FailsAfter<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.data.is_empty() {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.data.len()).min(4096);
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+    let text = timeline_json(&example_chain(JOB, 3000, Revision::R09));
+    for threads in [2, 3, 5] {
+        for batch in [1, 16, 0] {
+            let options = TimelineOptions {
+                threads,
+                batch_entries: batch,
+                ..TimelineOptions::default()
+            };
+            let cut = &text.as_bytes()[..text.len() * 2 / 3];
+            let result = verify_timeline(FailsAfter { data: cut }, &options);
+            assert!(result.is_err(), "{threads} threads, batches of {batch}");
+        }
+    }
 }
 
 /// `canonical_bytes` is decoded on the fast path only to hash the decoded bytes (the digest binds

@@ -12,13 +12,26 @@ pub fn lower(bytes: &[u8]) -> String {
     out
 }
 
-/// Appends the lowercase hex of `bytes` to `out` without allocating.
+/// The two lowercase hex digits of every byte value.
+const PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        pairs[b] = [DIGITS[b >> 4], DIGITS[b & 0x0f]];
+        b += 1;
+    }
+    pairs
+};
+
+/// Appends the lowercase hex of `bytes` to `out` without allocating: one table look-up per byte
+/// (every entry preimage of a timeline holds a 32-byte digest written so).
 pub fn push_lower(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.resize(start + bytes.len() * 2, 0);
-    for (pair, b) in out[start..].chunks_exact_mut(2).zip(bytes) {
-        pair[0] = DIGITS[usize::from(b >> 4)];
-        pair[1] = DIGITS[usize::from(b & 0x0f)];
+    if let Some(room) = out.get_mut(start..) {
+        for (pair, &b) in room.chunks_exact_mut(2).zip(bytes) {
+            pair.copy_from_slice(&PAIRS[usize::from(b)]);
+        }
     }
 }
 
@@ -51,5 +64,9 @@ mod tests {
         let mut v = Vec::new();
         push_lower(&mut v, &[0x7f]);
         assert_eq!(v, b"7f");
+        let all: Vec<u8> = (0..=255).collect();
+        let mut v = b"x".to_vec();
+        push_lower(&mut v, &all);
+        assert_eq!(&v[1..], lower(&all).as_bytes());
     }
 }

@@ -18,7 +18,7 @@
 //! `Picked` and `Prepared` own no borrowed data (the strings the chain still needs are spans of
 //! the entry's bytes), so they travel between threads with the entry's bytes.
 
-use crate::digest::{sha256, write_preimage, Hash32, PreimageFields, Revision};
+use crate::digest::{sha256_in_place, write_preimage, Hash32, PreimageFields, Revision};
 use crate::formats::{decode_and_hash, provenance_class};
 use crate::hex;
 use crate::json::flat::{
@@ -319,7 +319,7 @@ fn prepare_09(
     );
     Some(Prepared {
         index,
-        digest: sha256(&scratch.preimage),
+        digest: sha256_in_place(&mut scratch.preimage),
         digest_06: output_hash,
         close,
         prev_digest: span_of(places, b"prev_digest")?,

@@ -26,7 +26,8 @@ pub use seq::{seq_digits, NotInteger};
 
 use crate::commitment::{Commitment, CommitmentError};
 use crate::digest::{
-    entry_digest_06, sha256, write_preimage, Hash32, PreimageFields, Revision, GENESIS_PREV_DIGEST,
+    entry_digest_06, sha256_in_place, write_preimage, Hash32, PreimageFields, Revision,
+    GENESIS_PREV_DIGEST,
 };
 use crate::finding::{Finding, Findings, Verdict};
 use crate::formats::{decode_and_hash, provenance_class};
@@ -56,8 +57,9 @@ pub struct TimelineOptions {
     pub max_entry_bytes: usize,
     /// Value-count and string-length limits for each entry.
     pub json_limits: json::Limits,
-    /// Threads that digest entries: 0 (the default) for one per available core, 1 for none
-    /// besides the caller's. The report is the same whatever the number.
+    /// Threads that verify, the caller's included: 0 (the default) for one per available core,
+    /// 1 for the caller's alone, n for the caller's and n - 1 workers that digest entries. The
+    /// report is the same whatever the number.
     pub threads: usize,
     /// Testing aid: read every entry with the strict reader, on the caller's thread, as before
     /// the fast path existed. The tests hold the two paths' reports equal.
@@ -108,14 +110,14 @@ pub fn verify_timeline<R: Read>(
     options: &TimelineOptions,
 ) -> io::Result<TimelineReport> {
     check_options(options)?;
-    let threads = parallel::worker_count(options);
-    if options.strict_only || threads <= 1 {
+    let workers = parallel::worker_count(options);
+    if options.strict_only || workers == 0 {
         return verify_timeline_observed(reader, options, &mut |_| {});
     }
     let mut chain = Chain::new(options);
     let splitter = ArraySplitter::new(reader, options.max_entry_bytes);
     std::thread::scope(|scope| {
-        let mut sink = parallel::Batches::new(scope, options, threads);
+        let mut sink = parallel::Batches::new(scope, options, workers);
         read_entries(splitter, &mut chain, &mut sink)
     })?;
     Ok(chain.finish())
@@ -768,7 +770,7 @@ impl<'o> Chain<'o> {
                         tool,
                     },
                 );
-                Some(sha256(&self.scratch.preimage))
+                Some(sha256_in_place(&mut self.scratch.preimage))
             }
             _ => None,
         };

@@ -12,11 +12,19 @@
 //! entries: at most [`MAX_IN_FLIGHT`] batches in flight, plus the one being filled, exist at once,
 //! each allocated once at full size.
 //!
-//! Handing a batch to a sleeping thread costs a system call and a switch on both sides, so a batch
-//! goes preferably to a worker that is busy with one batch and has none waiting (it takes the new
-//! one up without sleeping), then to an idle one. When every worker has a batch waiting besides
-//! the one it works on ([`HELP_AT`]), the caller's thread prepares the batch itself: its own part
-//! is the smaller one, and the time it would otherwise spend waiting for a worker is used.
+//! Batches wait in one queue, oldest first, which every worker takes from. The caller's thread
+//! never waits while a batch it needs is still waiting: when the oldest batch is not ready, it
+//! takes the oldest waiting one and prepares it itself, and it sleeps only when every batch
+//! before its turn is in a worker's hands. It also prepares the oldest waiting batch whenever more
+//! than [`HELP_AT`] per worker are waiting, so its time is split between splitting and preparing
+//! as the load asks. (Handing batches to chosen workers over channels made it wait for the oldest
+//! batch while it sat behind another in a worker's queue, with a core idle meanwhile: a quarter of
+//! the second core was idle on two cores.) Waking a sleeping worker costs a system call on both
+//! sides, so a batch queued signals only when a worker sleeps.
+//!
+//! The caller's thread counts as one of the threads asked for: with the default, one per
+//! available core, two cores run the caller's thread and one worker. (Two workers besides it
+//! made three threads share two cores, the splitting thread with two thirds of one.)
 //!
 //! An entry larger than a quarter of a batch's bytes is not copied: the batches before it are
 //! finished and it is checked on the caller's thread straight from the splitter's buffer, so a
@@ -26,9 +34,8 @@
 use std::collections::VecDeque;
 use std::mem;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::Scope;
 
 use crate::digest::Revision;
@@ -37,40 +44,41 @@ use super::fast::{self, Picked, Prepared, Scratch};
 use super::{Chain, EntrySink, TimelineOptions};
 
 /// Entries in all the batches of the window together (each batch gets an equal share). The window
-/// is at most nine batches ([`MAX_IN_FLIGHT`] and the one being filled), so a batch holds at
-/// least about 140 entries: the hand-over cost (a channel send and receive, a few microseconds) is
-/// negligible next to its work (about a microsecond per small entry).
+/// is [`WINDOW`] batches, so a batch holds about 140 entries: the hand-over cost (queueing, and
+/// now and then waking a worker, a few microseconds) is negligible next to its work (about a
+/// third of a microsecond per small entry).
 const WINDOW_ENTRIES: usize = 1280;
 /// Bytes of entries in all the batches of the window together. A fixed total, so the heap does
 /// not depend on the number of cores: window, per-entry results and the splitter's buffer stay
 /// under 1 MiB (the streaming-memory test holds it there).
 const WINDOW_BYTES: usize = 384 * 1024;
-/// The fewest entries a batch is made for by default, however many workers share the window.
+/// The fewest entries a batch is made for by default.
 const MIN_BATCH_ENTRIES: usize = 16;
 /// The most entries per batch [`TimelineOptions::batch_entries`] may ask for (batches are
 /// allocated at full size).
 const MAX_BATCH_ENTRIES: usize = 4096;
-/// Batches sent to workers and not yet taken back, all workers together (each worker gets an
-/// equal share, at least one). With two workers, one batch being worked on and three waiting
-/// each: the caller's thread shares the cores with the workers, and the slack keeps them busy
-/// while it is not running (measured a little faster than two per worker on two cores). A fixed
-/// total keeps the batches the same size, and memory the same, whatever the number of cores.
+/// Batches queued and not yet checked, whatever the number of workers: enough that the workers
+/// always find one waiting while the caller's thread splits, and a fixed total keeps the batches
+/// the same size, and memory the same, whatever the number of cores.
 const MAX_IN_FLIGHT: usize = 8;
+/// Batches in the window: those in flight and the one being filled.
+const WINDOW: usize = MAX_IN_FLIGHT + 1;
 /// More workers than this would wait on the caller's thread, which splits and copies every entry
 /// and runs the ordered checks.
 const MAX_WORKERS: usize = 8;
-/// A batch is prepared on the caller's thread when every worker has this many unfinished (one
-/// being worked on, one waiting), so that the workers stay busy while it does.
+/// The caller's thread prepares the oldest waiting batch itself when more than this many per
+/// worker are waiting: the workers stay busy meanwhile, and its own part (splitting, copying,
+/// the ordered checks) is the smaller one.
 const HELP_AT: usize = 2;
 
-/// How many digesting threads `options` asks for (0: one per available core).
+/// How many worker threads `options` asks for besides the caller's (`threads` counts the caller's
+/// own; 0 is one per available core).
 pub(super) fn worker_count(options: &TimelineOptions) -> usize {
-    match options.threads {
-        0 => std::thread::available_parallelism()
-            .map_or(1, NonZeroUsize::get)
-            .min(MAX_WORKERS),
-        n => n.min(MAX_WORKERS),
-    }
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        n => n,
+    };
+    threads.saturating_sub(1).min(MAX_WORKERS)
 }
 
 /// Entries copied out of the splitter, with what the fast path has of each.
@@ -153,53 +161,70 @@ impl Batch {
     }
 }
 
-/// One worker thread's two channels.
-struct Worker {
-    jobs: SyncSender<Batch>,
-    done: Receiver<Batch>,
-    /// Batches sent to it and not yet taken back.
-    outstanding: usize,
-    /// Batches sent to it.
-    sent: usize,
-    /// Batches it has finished (counted by the worker).
-    finished: Arc<AtomicUsize>,
+/// What the workers and the caller's thread share: batches waiting for a worker, oldest first.
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a batch is queued for a sleeping worker, or when the window closes.
+    ready: Condvar,
 }
 
-impl Worker {
-    /// Batches sent to it that it has not finished: the one it works on and those waiting.
-    fn unfinished(&self) -> usize {
-        self.sent
-            .saturating_sub(self.finished.load(Ordering::Acquire))
+struct Queue {
+    /// Batches not yet taken up, with their sequence numbers, oldest first.
+    waiting: VecDeque<(u64, Batch)>,
+    /// Workers asleep on [`Shared::ready`] (only then does queueing signal: waking costs a system
+    /// call, signalling nobody should not).
+    asleep: usize,
+    /// No more batches will come: workers leave when the queue is empty.
+    closed: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A worker never panics while holding the lock (it holds it only to queue and take).
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// A batch of the window, in order.
-enum InFlight {
-    /// With a worker (its index).
-    Sent(usize),
-    /// Prepared on the caller's thread, waiting for its turn.
-    Here(Batch),
+/// A batch a worker has prepared, with its sequence number; `None` in place of the batch when
+/// the worker is unwinding from a panic (so that the caller's thread does not wait for it).
+type Finished = (u64, Option<Batch>);
+
+/// Tells the caller's thread that its worker is gone, if it unwinds.
+struct PanicNotice(Sender<Finished>);
+
+impl Drop for PanicNotice {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.0.send((u64::MAX, None));
+        }
+    }
 }
 
 /// The batching sink (see the module documentation).
 pub(super) struct Batches<'scope, 'env> {
     scope: &'scope Scope<'scope, 'env>,
     revision: Revision,
+    /// Worker threads asked for, then started.
     threads: usize,
-    /// Batches in flight per worker.
-    per_worker: usize,
     batch_entries: usize,
     /// Bytes per batch: a batch is sent before an entry would take it past this.
     batch_bytes: usize,
     /// Entries larger than this skip the batches (see the module documentation).
     inline_bytes: usize,
-    /// Started with the first full batch.
-    workers: Vec<Worker>,
     /// Whether starting the workers was tried.
     spawned: bool,
-    next_worker: usize,
-    /// Every batch sent or prepared here and not yet checked, oldest first.
-    in_flight: VecDeque<InFlight>,
+    shared: Arc<Shared>,
+    /// Batches the workers finished; `None` until the workers are started.
+    finished_rx: Option<Receiver<Finished>>,
+    /// A worker died (only a panic does that; `thread::scope` re-raises it when it ends): from
+    /// then on batches are checked here.
+    broken: bool,
+    /// The sequence number of the oldest batch not yet checked, and of the next batch queued.
+    oldest: u64,
+    next_seq: u64,
+    /// One place per batch in flight, oldest first: the batch once prepared (by a worker or
+    /// here), `None` while it waits or is being prepared.
+    in_flight: VecDeque<Option<Batch>>,
     /// Buffers for batches prepared on the caller's thread.
     scratch: Scratch,
     filling: Batch,
@@ -213,27 +238,34 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     pub(super) fn new(
         scope: &'scope Scope<'scope, 'env>,
         options: &TimelineOptions,
-        threads: usize,
+        workers: usize,
     ) -> Self {
-        let threads = threads.clamp(1, MAX_WORKERS);
-        let per_worker = (MAX_IN_FLIGHT / threads).max(1);
-        let window = threads * per_worker + 1;
+        let threads = workers.clamp(1, MAX_WORKERS);
         let batch_entries = match options.batch_entries {
-            0 => (WINDOW_ENTRIES / window).max(MIN_BATCH_ENTRIES),
+            0 => (WINDOW_ENTRIES / WINDOW).max(MIN_BATCH_ENTRIES),
             n => n.min(MAX_BATCH_ENTRIES),
         };
-        let batch_bytes = WINDOW_BYTES / window;
+        let batch_bytes = WINDOW_BYTES / WINDOW;
         Batches {
             scope,
             revision: options.revision,
             threads,
-            per_worker,
             batch_entries,
             batch_bytes,
             inline_bytes: batch_bytes / 4,
-            workers: Vec::new(),
             spawned: false,
-            next_worker: 0,
+            shared: Arc::new(Shared {
+                queue: Mutex::new(Queue {
+                    waiting: VecDeque::new(),
+                    asleep: 0,
+                    closed: false,
+                }),
+                ready: Condvar::new(),
+            }),
+            finished_rx: None,
+            broken: false,
+            oldest: 0,
+            next_seq: 0,
             in_flight: VecDeque::new(),
             scratch: Scratch::default(),
             filling: Batch::with_capacity(batch_entries, batch_bytes),
@@ -242,53 +274,45 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         }
     }
 
-    /// Batches in the window: those in flight and the one being filled.
-    fn window(&self) -> usize {
-        self.threads * self.per_worker + 1
-    }
-
-    /// Starts the workers. A thread the system refuses is done without (the window shrinks with
-    /// the workers); with none at all, batches are checked on the caller's thread.
+    /// Starts the workers. A thread the system refuses is done without; with none at all,
+    /// batches are checked on the caller's thread.
     fn spawn_workers(&mut self) {
         self.spawned = true;
+        let (finished_tx, finished_rx) = channel::<Finished>();
+        let mut started = 0;
         for _ in 0..self.threads {
-            // Sends never block: the caller keeps at most `per_worker` batches per worker.
-            let (jobs, jobs_rx) = sync_channel::<Batch>(self.per_worker);
-            let (done_tx, done) = sync_channel::<Batch>(self.per_worker);
+            let shared = Arc::clone(&self.shared);
+            let finished = finished_tx.clone();
             let revision = self.revision;
-            let finished = Arc::new(AtomicUsize::new(0));
-            let counter = Arc::clone(&finished);
-            let started = std::thread::Builder::new().spawn_scoped(self.scope, move || {
+            let spawned = std::thread::Builder::new().spawn_scoped(self.scope, move || {
+                let _notice = PanicNotice(finished.clone());
                 let mut scratch = Scratch::default();
-                for mut batch in jobs_rx {
+                while let Some((seq, mut batch)) = next_job(&shared) {
                     batch.prepare_all(revision, &mut scratch);
-                    counter.fetch_add(1, Ordering::Release);
-                    if done_tx.send(batch).is_err() {
+                    if finished.send((seq, Some(batch))).is_err() {
                         break; // the caller stopped reading (an I/O error): nothing to do
                     }
                 }
             });
-            if started.is_err() {
+            if spawned.is_err() {
                 break;
             }
-            self.workers.push(Worker {
-                jobs,
-                done,
-                outstanding: 0,
-                sent: 0,
-                finished,
-            });
+            started += 1;
         }
-        self.threads = self.workers.len().max(1);
-        while self.spare.len() + 1 < self.window() {
+        self.threads = started;
+        if started > 0 {
+            self.finished_rx = Some(finished_rx);
+        }
+        // With the batch being filled, the window's batches: allocated once, reused throughout.
+        while self.spare.len() + 1 < WINDOW {
             let batch = Batch::with_capacity(self.batch_entries, self.batch_bytes);
             self.spare.push(batch);
         }
     }
 
-    /// Hands the batch being filled to a worker ([`Self::choose_worker`]) or prepares it here
-    /// (see the module documentation), first taking back the oldest batches while the window is
-    /// full.
+    /// Queues the batch being filled for the workers (see the module documentation), first
+    /// checking the oldest batches while the window is full. When every worker already has a
+    /// batch waiting, this thread prepares the oldest waiting batch itself meanwhile.
     fn submit(&mut self, chain: &mut Chain<'_>) {
         if self.filling.slots.is_empty() {
             return;
@@ -296,90 +320,119 @@ impl<'scope, 'env> Batches<'scope, 'env> {
         if !self.spawned {
             self.spawn_workers();
         }
-        if self.workers.is_empty() {
+        if self.finished_rx.is_none() || self.broken {
             let mut batch = mem::take(&mut self.filling);
             self.check_here(chain, &mut batch);
             self.filling = batch;
             return;
         }
-        while self.in_flight.len() >= self.workers.len() * self.per_worker {
+        while self.in_flight.len() >= MAX_IN_FLIGHT {
             self.complete_oldest(chain);
+        }
+        if self.broken {
+            return self.submit(chain);
         }
         let (entries, bytes) = (self.batch_entries, self.batch_bytes);
         let fresh = self
             .spare
             .pop()
             .unwrap_or_else(|| Batch::with_capacity(entries, bytes));
-        let mut batch = mem::replace(&mut self.filling, fresh);
-        let w = self.choose_worker();
-        if self.workers[w].unfinished() >= HELP_AT {
-            batch.prepare_all(self.revision, &mut self.scratch);
-            self.in_flight.push_back(InFlight::Here(batch));
-            return;
-        }
-        match self.workers[w].jobs.send(batch) {
-            Ok(()) => {
-                self.workers[w].outstanding += 1;
-                self.workers[w].sent += 1;
-                self.in_flight.push_back(InFlight::Sent(w));
+        let batch = mem::replace(&mut self.filling, fresh);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.in_flight.push_back(None);
+        let help = {
+            let mut queue = self.shared.lock();
+            queue.waiting.push_back((seq, batch));
+            if queue.asleep > 0 {
+                self.shared.ready.notify_one();
             }
-            // The worker is gone, which only a panic in it can cause; `thread::scope` re-raises
-            // that panic when it ends, so no report is returned either way. Checking the batch
-            // here keeps this thread's work consistent until then.
-            Err(returned) => {
-                let mut batch = returned.0;
-                self.drain(chain);
-                self.check_here(chain, &mut batch);
-                self.recycle(batch);
+            if queue.waiting.len() > self.threads * HELP_AT {
+                queue.waiting.pop_front()
+            } else {
+                None
             }
-        }
-    }
-
-    /// The worker to send the next batch to, among those with room for one more: one that is
-    /// working and has nothing waiting (it takes the batch up when it is done, with no need to
-    /// be woken: waking a sleeping thread is a system call and a switch on both sides), else an
-    /// idle one, else the one with the fewest unfinished (the next in turn among equals).
-    fn choose_worker(&mut self) -> usize {
-        let n = self.workers.len();
-        let per_worker = self.per_worker;
-        let rank = |unfinished: usize| match unfinished {
-            1 => 0,
-            0 => 1,
-            more => more,
         };
-        let w = (0..n)
-            .map(|k| (self.next_worker + k) % n)
-            .filter(|&w| self.workers[w].outstanding < per_worker)
-            .min_by_key(|&w| rank(self.workers[w].unfinished()))
-            .unwrap_or(self.next_worker % n);
-        self.next_worker = (w + 1) % n;
-        w
+        if let Some((seq, batch)) = help {
+            self.prepare_here(seq, batch);
+        }
     }
 
-    /// Takes back the oldest batch and checks its entries in order.
+    /// Prepares batch `seq` on this thread and keeps it for its turn.
+    fn prepare_here(&mut self, seq: u64, mut batch: Batch) {
+        batch.prepare_all(self.revision, &mut self.scratch);
+        self.store(seq, batch);
+    }
+
+    /// Keeps a prepared batch in its place in the window.
+    fn store(&mut self, seq: u64, batch: Batch) {
+        let place = seq
+            .checked_sub(self.oldest)
+            .and_then(|k| usize::try_from(k).ok())
+            .and_then(|k| self.in_flight.get_mut(k));
+        if let Some(place) = place {
+            *place = Some(batch);
+        }
+    }
+
+    /// Takes back the oldest batch and checks its entries in order. While it is not ready, this
+    /// thread prepares the oldest batch still waiting for a worker (the one needed first), and
+    /// sleeps only when every batch before its turn is being prepared by a worker.
     fn complete_oldest(&mut self, chain: &mut Chain<'_>) {
-        let mut batch = match self.in_flight.pop_front() {
-            None => return,
-            Some(InFlight::Here(batch)) => batch,
-            Some(InFlight::Sent(w)) => {
-                self.workers[w].outstanding -= 1;
-                // A failed receive means the worker panicked: `thread::scope` re-raises it (see
-                // `submit`).
-                let Ok(batch) = self.workers[w].done.recv() else {
+        loop {
+            match self.in_flight.front_mut() {
+                None => return,
+                Some(place @ Some(_)) => {
+                    if let Some(mut batch) = place.take() {
+                        self.in_flight.pop_front();
+                        self.oldest += 1;
+                        for (bytes, slot) in batch.entries() {
+                            let prepared = match &slot.work {
+                                Work::Prepared(prepared) => Some(prepared),
+                                Work::Strict | Work::Picked(_) => None,
+                            };
+                            chain.entry(bytes, slot.offset, prepared, None);
+                        }
+                        batch.clear();
+                        self.recycle(batch);
+                    }
                     return;
-                };
-                batch
+                }
+                Some(None) => {}
             }
-        };
-        for (bytes, slot) in batch.entries() {
-            let prepared = match &slot.work {
-                Work::Prepared(prepared) => Some(prepared),
-                Work::Strict | Work::Picked(_) => None,
+            let Some(finished_rx) = &self.finished_rx else {
+                return;
             };
-            chain.entry(bytes, slot.offset, prepared, None);
+            let finished = match finished_rx.try_recv() {
+                Ok(finished) => Some(finished),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => Some((u64::MAX, None)),
+            };
+            if let Some(finished) = finished {
+                self.take_finished(finished);
+                continue;
+            }
+            let waiting = self.shared.lock().waiting.pop_front();
+            if let Some((seq, batch)) = waiting {
+                self.prepare_here(seq, batch);
+                continue;
+            }
+            let finished = finished_rx.recv().unwrap_or((u64::MAX, None));
+            self.take_finished(finished);
         }
-        batch.clear();
-        self.recycle(batch);
+        // (`broken` ends the loop through `take_finished` emptying the window.)
+    }
+
+    /// Keeps a batch a worker finished; a worker's death empties the window (see `broken`).
+    fn take_finished(&mut self, (seq, batch): Finished) {
+        match batch {
+            Some(batch) => self.store(seq, batch),
+            None => {
+                self.broken = true;
+                self.in_flight.clear();
+                self.oldest = self.next_seq;
+            }
+        }
     }
 
     /// Checks a batch's entries on this thread (fast path included) and empties it.
@@ -395,16 +448,44 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     }
 
     fn recycle(&mut self, batch: Batch) {
-        if self.spare.len() + 1 < self.window() {
+        if self.spare.len() + 1 < WINDOW {
             self.spare.push(batch);
         }
     }
 
-    /// Takes back every batch sent, in order.
+    /// Takes back every batch queued, in order.
     fn drain(&mut self, chain: &mut Chain<'_>) {
         while !self.in_flight.is_empty() {
             self.complete_oldest(chain);
         }
+    }
+}
+
+/// A worker's next batch, sleeping while there is none; `None` once the window is closed and
+/// nothing is left.
+fn next_job(shared: &Shared) -> Option<(u64, Batch)> {
+    let mut queue = shared.lock();
+    loop {
+        if let Some(job) = queue.waiting.pop_front() {
+            return Some(job);
+        }
+        if queue.closed {
+            return None;
+        }
+        queue.asleep += 1;
+        queue = shared
+            .ready
+            .wait(queue)
+            .unwrap_or_else(PoisonError::into_inner);
+        queue.asleep -= 1;
+    }
+}
+
+impl Drop for Batches<'_, '_> {
+    /// Closes the window, so that the workers leave and `thread::scope` can end.
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.ready.notify_all();
     }
 }
 
@@ -430,7 +511,7 @@ impl EntrySink for Batches<'_, '_> {
     }
 
     fn flush(&mut self, chain: &mut Chain<'_>) {
-        if self.workers.is_empty() {
+        if self.finished_rx.is_none() {
             // Fewer entries than one batch so far: not worth a thread.
             let mut batch = mem::take(&mut self.filling);
             self.check_here(chain, &mut batch);
