@@ -8,17 +8,14 @@ use std::time::{Duration, Instant};
 
 use agentconf_grp::admission::{Receiver, Revision};
 use agentconf_grp::lines::BATCH_LIMIT;
-use agentconf_grp::store::{
-    AdmissionStore, ClusterEnv, Create, Durability, Opening, PostgresStore, PostgresTarget,
-    SqliteStore,
-};
+use agentconf_grp::store::{AdmissionStore, Create, PostgresStore, SqliteStore};
 use agentconf_grp::stream::{admit_stream, StreamError};
 use serde_json::Value;
 
 mod support;
 
 use support::faults::ReplyCut;
-use support::postgres::{address, ScratchSchema};
+use support::postgres::{address, node_at, ScratchSchema};
 use support::postgres_server::{server, unique};
 use support::{event, key, session, signed, TempDir, NONCE};
 
@@ -148,23 +145,7 @@ fn sqlite_a_batch_whose_commit_fails_records_and_answers_nothing_of_it() {
 
 /// A node of cluster `cluster` on `url`, reached at `addr` when given.
 fn node(url: &str, cluster: &str, name: &str, addr: Option<String>) -> PostgresStore {
-    let env = ClusterEnv {
-        store: None,
-        store_addr: addr,
-        cluster: Some(cluster.to_string()),
-        node: Some(name.to_string()),
-    };
-    let target = PostgresTarget::new(url)
-        .and_then(|t| t.in_cluster(&env))
-        .expect("target");
-    PostgresStore::open(
-        &target,
-        Opening {
-            create: Create::IfAbsent,
-            durability: Durability::PowerLoss,
-        },
-    )
-    .expect("open")
+    node_at(url, cluster, name, addr, Create::IfAbsent).expect("open")
 }
 
 /// Whether `store` finds every pair within a few seconds: a statement whose reply was lost

@@ -12,15 +12,14 @@ use std::time::{Duration, Instant};
 
 use agentconf_grp::admission::{DecisionOutcome, Receiver, Revision};
 use agentconf_grp::store::postgres::{FIRST_OPEN, SCHEMA_VERSION};
-use agentconf_grp::store::{
-    Admission, AdmissionStore, ClusterEnv, Create, Durability, Opening, PostgresOpenError,
-    PostgresStore, PostgresTarget,
-};
+use agentconf_grp::store::{Admission, AdmissionStore, Create, PostgresOpenError, PostgresStore};
 
 mod support;
 
 use support::faults::{refused_address, ReplyCut, Silent};
-use support::postgres::{address, query_text, run_sql, Proxy, ScratchDatabase, ScratchSchema};
+use support::postgres::{
+    address, node_at, query_text, run_sql, Proxy, ScratchDatabase, ScratchSchema,
+};
 use support::postgres_server::{server, unique};
 
 /// A schema of this test's own on the server, dropped when the test ends: its tables apart from
@@ -36,22 +35,7 @@ fn store_at(
     addr: Option<String>,
     create: Create,
 ) -> Result<PostgresStore, PostgresOpenError> {
-    let env = ClusterEnv {
-        store: None,
-        store_addr: addr,
-        cluster: Some(cluster.to_string()),
-        node: Some("node-test".into()),
-    };
-    let target = PostgresTarget::new(url)
-        .and_then(|t| t.in_cluster(&env))
-        .map_err(PostgresOpenError::Target)?;
-    PostgresStore::open(
-        &target,
-        Opening {
-            create,
-            durability: Durability::ProcessCrash,
-        },
-    )
+    node_at(url, cluster, "node-test", addr, create)
 }
 
 fn store(url: &str, cluster: &str) -> PostgresStore {
@@ -314,32 +298,6 @@ fn the_receiver_defers_only_what_it_would_admit() {
         .pending(&receiver.session().session_id)
         .unwrap()
         .is_empty());
-}
-
-/// A node `node` of cluster `cluster` on `url`, reached at `addr` when given.
-fn node_at(
-    url: &str,
-    cluster: &str,
-    node: &str,
-    addr: Option<String>,
-    create: Create,
-) -> Result<PostgresStore, PostgresOpenError> {
-    let env = ClusterEnv {
-        store: None,
-        store_addr: addr,
-        cluster: Some(cluster.to_string()),
-        node: Some(node.to_string()),
-    };
-    let target = PostgresTarget::new(url)
-        .and_then(|t| t.in_cluster(&env))
-        .map_err(PostgresOpenError::Target)?;
-    PostgresStore::open(
-        &target,
-        Opening {
-            create,
-            durability: Durability::ProcessCrash,
-        },
-    )
 }
 
 /// Whether `store` (another connection than the one under test) finds the pair within a few

@@ -6,6 +6,10 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
+use agentconf_grp::store::{
+    ClusterEnv, Create, Durability, Opening, PostgresOpenError, PostgresStore, PostgresTarget,
+};
+
 /// `url` with its tables in the schema `schema` (created here), apart from every other test's.
 pub fn in_schema(url: &str, schema: &str) -> String {
     run_sql(url, &format!("CREATE SCHEMA {schema}"));
@@ -223,4 +227,30 @@ pub fn with_database(url: &str, name: &str) -> String {
     let (authority, tail) = rest.split_at(end);
     let query = tail.find('?').map_or("", |at| &tail[at..]);
     format!("{scheme}://{authority}/{name}{query}")
+}
+
+/// A node `node` of cluster `cluster` on `url`, reached at `addr` when given.
+pub fn node_at(
+    url: &str,
+    cluster: &str,
+    node: &str,
+    addr: Option<String>,
+    create: Create,
+) -> Result<PostgresStore, PostgresOpenError> {
+    let env = ClusterEnv {
+        store: None,
+        store_addr: addr,
+        cluster: Some(cluster.to_string()),
+        node: Some(node.to_string()),
+    };
+    let target = PostgresTarget::new(url)
+        .and_then(|t| t.in_cluster(&env))
+        .map_err(PostgresOpenError::Target)?;
+    PostgresStore::open(
+        &target,
+        Opening {
+            create,
+            durability: Durability::ProcessCrash,
+        },
+    )
 }
