@@ -380,21 +380,12 @@ impl<'scope, 'env> Batches<'scope, 'env> {
     /// sleeps only when every batch before its turn is being prepared by a worker.
     fn complete_oldest(&mut self, chain: &mut Chain<'_>) {
         loop {
-            match self.in_flight.front_mut() {
+            match self.in_flight.front() {
                 None => return,
-                Some(place @ Some(_)) => {
-                    if let Some(mut batch) = place.take() {
-                        self.in_flight.pop_front();
+                Some(Some(_)) => {
+                    if let Some(Some(batch)) = self.in_flight.pop_front() {
                         self.oldest += 1;
-                        for (bytes, slot) in batch.entries() {
-                            let prepared = match &slot.work {
-                                Work::Prepared(prepared) => Some(prepared),
-                                Work::Strict | Work::Picked(_) => None,
-                            };
-                            chain.entry(bytes, slot.offset, prepared, None);
-                        }
-                        batch.clear();
-                        self.recycle(batch);
+                        self.check_prepared(chain, batch);
                     }
                     return;
                 }
@@ -433,6 +424,20 @@ impl<'scope, 'env> Batches<'scope, 'env> {
                 self.oldest = self.next_seq;
             }
         }
+    }
+
+    /// Checks the entries of a batch prepared by a worker or here, in order, and keeps the batch
+    /// for reuse.
+    fn check_prepared(&mut self, chain: &mut Chain<'_>, mut batch: Batch) {
+        for (bytes, slot) in batch.entries() {
+            let prepared = match &slot.work {
+                Work::Prepared(prepared) => Some(prepared),
+                Work::Strict | Work::Picked(_) => None,
+            };
+            chain.entry(bytes, slot.offset, prepared, None);
+        }
+        batch.clear();
+        self.recycle(batch);
     }
 
     /// Checks a batch's entries on this thread (fast path included) and empties it.
