@@ -85,6 +85,14 @@ fn outcomes(answers: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `(event id, outcome)` pairs as [`outcomes`] gives them.
+fn owned(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(e, o)| (e.to_string(), o.to_string()))
+        .collect()
+}
+
 #[test]
 fn sqlite_a_batch_whose_commit_fails_records_and_answers_nothing_of_it() {
     let dir = TempDir::new("group-commit-fault");
@@ -112,7 +120,7 @@ fn sqlite_a_batch_whose_commit_fails_records_and_answers_nothing_of_it() {
     // batch is answered (not even the two inserted before the fault), none is recorded.
     assert_eq!(
         outcomes(&answers),
-        [("evt-forged-1".to_string(), FORGED.to_string())],
+        owned(&[("evt-forged-1", FORGED)]),
         "{}",
         String::from_utf8_lossy(&answers)
     );
@@ -187,19 +195,18 @@ fn postgres_a_batch_whose_commit_reply_is_lost_is_deferred_then_admitted_once() 
         Ok(()),
         "a lost link defers, it does not stop the stream"
     );
-    let expected_first: Vec<(String, String)> = [
-        ("evt-forged-1", FORGED),
-        ("evt-1", "deferred"),
-        ("evt-2", "deferred"),
-        ("evt-1", "deferred"),
-        ("evt-4", "deferred"),
-        ("evt-forged-2", FORGED),
-        ("evt-3", "deferred"),
-    ]
-    .iter()
-    .map(|(e, o)| (e.to_string(), o.to_string()))
-    .collect();
-    assert_eq!(outcomes(&first), expected_first);
+    assert_eq!(
+        outcomes(&first),
+        owned(&[
+            ("evt-forged-1", FORGED),
+            ("evt-1", "deferred"),
+            ("evt-2", "deferred"),
+            ("evt-1", "deferred"),
+            ("evt-4", "deferred"),
+            ("evt-forged-2", FORGED),
+            ("evt-3", "deferred"),
+        ])
+    );
     assert!(
         all_recorded_soon(&direct, &pairs),
         "the batch's statement reached the server and committed"
@@ -211,28 +218,24 @@ fn postgres_a_batch_whose_commit_reply_is_lost_is_deferred_then_admitted_once() 
     let other = receiver(node(&schema.url, &cluster, "c", None));
     let (copies, ended) = run(&other, &line("evt-2", PUBLISHER).into_bytes());
     assert_eq!(ended, Ok(()));
-    assert_eq!(
-        outcomes(&copies),
-        [("evt-2".to_string(), "duplicate_event_id".to_string())]
-    );
+    assert_eq!(outcomes(&copies), owned(&[("evt-2", "duplicate_event_id")]));
 
     // The re-delivery to the node that deferred resolves its own unanswered admissions: one
     // `admitted` per pair, the in-batch repeat a duplicate, the forged lines rejected as before.
     let (second, ended) = run(&through_cut, &input);
     assert_eq!(ended, Ok(()));
-    let expected_second: Vec<(String, String)> = [
-        ("evt-forged-1", FORGED),
-        ("evt-1", "admitted"),
-        ("evt-2", "admitted"),
-        ("evt-1", "duplicate_event_id"),
-        ("evt-4", "admitted"),
-        ("evt-forged-2", FORGED),
-        ("evt-3", "admitted"),
-    ]
-    .iter()
-    .map(|(e, o)| (e.to_string(), o.to_string()))
-    .collect();
-    assert_eq!(outcomes(&second), expected_second);
+    assert_eq!(
+        outcomes(&second),
+        owned(&[
+            ("evt-forged-1", FORGED),
+            ("evt-1", "admitted"),
+            ("evt-2", "admitted"),
+            ("evt-1", "duplicate_event_id"),
+            ("evt-4", "admitted"),
+            ("evt-forged-2", FORGED),
+            ("evt-3", "admitted"),
+        ])
+    );
 
     // And once only: a third delivery is all duplicates.
     let (third, ended) = run(&through_cut, &input);
