@@ -7,7 +7,8 @@
 
 use std::process::{Command, Output};
 
-use agentconf_harness::results::{parse, write_file};
+use agentconf_harness::results::{parse, write_file, RuleRef};
+use agentconf_harness::Status;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agentconf");
 
@@ -103,6 +104,50 @@ fn a_hostile_claim_reaches_no_terminal_and_no_document() {
     let html = agentconf(&["report", &forged, "--format", "html"]);
     assert_inert("report --format html", &html);
     assert!(!String::from_utf8_lossy(&html.stdout).contains("<img"));
+}
+
+/// A results file from another version may name rules this build's catalogue lacks: they are
+/// kept as written, as unknown. One carrying every hostile class and a `</script>` in a line's
+/// rules and expected rules reaches no terminal, and no Markdown document raw: in `report diff`
+/// (which reads both files without a corpus) in every format, and in the refusal of `report`,
+/// whose embedded corpus expects other rules of that case.
+#[test]
+fn a_hostile_unknown_rule_id_reaches_no_terminal_and_no_document() {
+    let scratch = TempDir::new("hostile-rule");
+    let whole = path_in(&scratch, "whole.jsonl");
+    let made = agentconf(&["run", "--include", "aer1/workflow/valid", "--out", &whole]);
+    assert_eq!(made.status.code(), Some(0), "{made:?}");
+    let mut file = parse(&std::fs::read_to_string(&whole).unwrap()).unwrap();
+    let hostile = RuleRef::parse(&format!("{HOSTILE}</script><script>alert(2)</script>"));
+    assert!(hostile.known().is_none());
+    let line = file.results.first_mut().expect("a result");
+    // A regression, so that the diff lists the case.
+    line.status = Status::WrongReason;
+    line.rules.push(hostile.clone());
+    line.expected_rules.push(hostile);
+    file.seal(1);
+    let forged = path_in(&scratch, "forged.jsonl");
+    write_file(std::path::Path::new(&forged), &file).unwrap();
+
+    for format in ["text", "markdown"] {
+        let diff = agentconf(&["report", "diff", &whole, &forged, "--format", format]);
+        assert_eq!(diff.status.code(), Some(1), "{format}: {diff:?}");
+        assert_inert(&format!("report diff --format {format}"), &diff);
+        let text = String::from_utf8_lossy(&diff.stdout);
+        assert!(
+            text.contains("ACME"),
+            "{format}: the rule is shown:\n{text}"
+        );
+        if format == "markdown" {
+            let outside = outside_code_spans(&text);
+            assert!(!outside.contains('<'), "{format}: raw HTML:\n{text}");
+        }
+    }
+    let json = agentconf(&["report", "diff", &whole, &forged, "--format", "json"]);
+    serde_json::from_slice::<serde_json::Value>(&json.stdout).expect("the JSON stays JSON");
+    let refused = agentconf(&["report", &forged]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert_inert("report (refused)", &refused);
 }
 
 /// A corpus directory whose vector id carries every hostile class: `vectors diff` in every
