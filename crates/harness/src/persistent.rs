@@ -297,30 +297,14 @@ impl PersistentSession {
         let mut request =
             serde_json::to_vec(&RunRequest::new(seq, &args[0], &args[1..])).unwrap_or_default();
         request.push(b'\n');
-        let Sent {
-            answered: Answered { mut grade, stderr },
-            gone,
-        } = self.send_run(c, seq, &request, grading);
-        if let Some(how) = &gone.how {
-            grade.detail = format!(
-                "{}; the process had exited between requests ({how}) and was restarted \
-                 before this one (not charged to this vector)",
-                grade.detail
-            );
-        }
-        // Its standard error goes with the next response (CONTRACT.md 8.2), also when the process
-        // that wrote it exited before that response and another gave it.
-        Answered {
-            grade,
-            stderr: gone.stderr + &stderr,
-        }
+        self.send_run(c, seq, &request, grading)
     }
 
     /// Sends one run request and grades the response. A process that exited before it read the
     /// request — found exited before the request is sent, its input closed (a broken pipe), or
     /// the request still unread in its input pipe after its output ended — exited between two
     /// requests: it is restarted and the request sent again (once), not charged to the vector.
-    fn send_run(&mut self, c: &Case<'_>, seq: u64, request: &[u8], grading: Grading) -> Sent {
+    fn send_run(&mut self, c: &Case<'_>, seq: u64, request: &[u8], grading: Grading) -> Answered {
         let timeout = self.config.implementation.timeout;
         let mut resent = false;
         let mut gone = Gone::default();
@@ -359,7 +343,7 @@ impl PersistentSession {
             let unread = status == Status::Crash
                 && (matches!(&f, LineFailure::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
                     || server.unread_input().is_some_and(|n| n >= request.len()));
-            let (_, stderr) = self.discard_server(Duration::ZERO);
+            let stderr = self.discard_server(Duration::ZERO).stderr;
             if unread && !resent {
                 resent = true;
                 gone.note(ServerEnded { how, stderr });
@@ -383,7 +367,7 @@ impl PersistentSession {
             Ok(answer) => answer,
             Err(ReplyError::OutOfStep(why)) => {
                 // The next line could not be trusted to answer the next request.
-                let (_, more) = self.discard_server(Duration::ZERO);
+                let more = self.discard_server(Duration::ZERO).stderr;
                 return gone.with(Answered {
                     grade: Grade::new(
                         Status::ProtocolError,
@@ -439,8 +423,7 @@ impl PersistentSession {
     fn take_exited(&mut self) -> Option<ServerEnded> {
         let server = self.server.as_mut()?;
         server.exited()?;
-        let (how, stderr) = self.discard_server(Duration::ZERO);
-        Some(ServerEnded { how, stderr })
+        Some(self.discard_server(Duration::ZERO))
     }
 
     /// A running process: the current one, else a new one (after [`Self::take_exited`], a
@@ -474,13 +457,13 @@ impl PersistentSession {
 
     /// Kills the current process (after up to `grace` for it to exit by itself); how it ended and
     /// its remaining standard error.
-    fn discard_server(&mut self, grace: Duration) -> (String, String) {
+    fn discard_server(&mut self, grace: Duration) -> ServerEnded {
         match self.server.take() {
-            Some(server) => {
-                let ServerEnded { how, stderr } = end(server, grace);
-                (how, stderr)
-            }
-            None => ("no process".into(), String::new()),
+            Some(server) => end(server, grace),
+            None => ServerEnded {
+                how: "no process".into(),
+                stderr: String::new(),
+            },
         }
     }
 }
@@ -501,13 +484,6 @@ impl Answered {
     }
 }
 
-/// What sending one request gave: its answer, and the processes that had exited between
-/// requests before it was sent.
-struct Sent {
-    answered: Answered,
-    gone: Gone,
-}
-
 /// Processes that exited between two requests, found while sending the next one.
 #[derive(Default)]
 struct Gone {
@@ -523,10 +499,21 @@ impl Gone {
         self.stderr.push_str(&ended.stderr);
     }
 
-    fn with(self, answered: Answered) -> Sent {
-        Sent {
-            answered,
-            gone: self,
+    /// The answer to the request these processes exited before: its detail says one did, and
+    /// their standard error comes first, as it goes with the next response (CONTRACT.md 8.2),
+    /// also when the process that wrote it exited before that response and another gave it.
+    fn with(self, answered: Answered) -> Answered {
+        let Answered { mut grade, stderr } = answered;
+        if let Some(how) = &self.how {
+            grade.detail = format!(
+                "{}; the process had exited between requests ({how}) and was restarted \
+                 before this one (not charged to this vector)",
+                grade.detail
+            );
+        }
+        Answered {
+            grade,
+            stderr: self.stderr + &stderr,
         }
     }
 }
