@@ -128,7 +128,7 @@ pub(crate) fn wrong_reason(c: &Case<'_>, reported: &[Rule]) -> Option<String> {
 
 /// The status of a played scenario: a pass when every decision was as judged, else the first
 /// failure.
-pub fn grade_scenario(played: Result<(), Grade>) -> Grade {
+pub(crate) fn grade_scenario(played: Result<(), Grade>) -> Grade {
     match played {
         Ok(()) => Grade::pass("every decision as expected"),
         Err(failure) => failure,

@@ -57,11 +57,8 @@ mod suite_detail;
 
 // A run: what runs (an implementation, a backend), how it is graded, what it returns sealed.
 pub use case_result::VectorResult;
-pub use grade::{grade_scenario, grade_verdict, Grade, Grading};
-pub use run::{
-    check_distinct, FilesError, Finished, NamedFile, RunBuilder, RunFailure, RunRecord,
-    WriteFailure,
-};
+pub use grade::{grade_verdict, Grade, Grading};
+pub use run::{FilesError, Finished, NamedFile, RunBuilder, RunFailure, RunRecord, WriteFailure};
 pub use runner::{run_case, run_case_with, Implementation, EMIT_OUTPUT_LIMIT};
 pub use session::{Backend, Launch, Outputs, RunError, RunNotes, RunOptions, MAX_JOBS};
 pub use status::Status;

@@ -23,8 +23,11 @@ use agentconf_contract::vector::{CrashPoint, Expectation, ExpectedDecision, Step
 use self::cluster::history::Entry;
 use self::cluster::{Cluster, NodeSetup, StoreLink};
 use crate::child::{describe_status, excerpt, LineFailure, LongLived};
-use crate::grade::{grade_decision, grade_identity, grade_redelivery, Grade, Grading};
+use crate::grade::{
+    grade_decision, grade_identity, grade_redelivery, grade_scenario, Grade, Grading,
+};
 use crate::status::Status;
+use crate::suite_detail::SuiteDetail;
 
 /// The longest decision line read from a receiver (a decision is a few hundred bytes).
 pub const MAX_DECISION_LINE_BYTES: usize = 1 << 20;
@@ -151,7 +154,7 @@ pub struct Graded {
     pub grading: Grading,
     pub expectation: Expectation,
     /// The cluster steps' history (bounded), for the results line.
-    pub history: Vec<Entry>,
+    history: Vec<Entry>,
     /// The steps not run, with why.
     pub not_run: Vec<(usize, String)>,
 }
@@ -166,9 +169,15 @@ impl Graded {
         }
     }
 
+    /// The scenario's grade and the history its cluster steps recorded.
+    pub fn finish(self, played: Result<(), Grade>) -> (Grade, SuiteDetail) {
+        let grade = grade_scenario(self.conclude(played));
+        (grade, SuiteDetail::cluster_history(self.history))
+    }
+
     /// The scenario's end: a scenario that passed with a step not run is unsupported, not
     /// passed (what was not run was not tested), and its detail names the step and why.
-    pub fn conclude(&self, played: Result<(), Grade>) -> Result<(), Grade> {
+    fn conclude(&self, played: Result<(), Grade>) -> Result<(), Grade> {
         played?;
         let Some((_, why)) = self.not_run.first() else {
             return Ok(());

@@ -22,7 +22,7 @@ use agentconf_grp::session::SessionContext;
 use agentconf_grp::store::BoxedStore;
 use agentconf_harness::Backend;
 use agentconf_harness::Status;
-use agentconf_harness::{grade_scenario, grade_verdict, Grade, Grading};
+use agentconf_harness::{grade_verdict, Grade, Grading};
 use agentconf_harness::{play, Graded, ReceiverLink, Receivers, StoreLink};
 use agentconf_harness::{SuiteDetail, VectorResult};
 
@@ -152,16 +152,15 @@ fn scenario(v: &Vector, revision: &str, work: &Path, grading: Grading) -> Ran {
     let dir = work.join(format!("inprocess-{name}-{revision}"));
     let mut receivers = match ThreadReceivers::new(v, revision, &dir) {
         Ok(receivers) => receivers,
-        Err(grade) => return Ran::graded(grade_scenario(Err(grade))),
+        Err(grade) => return Ran::graded(grade),
     };
     let mut judge = Graded::new(v, grading);
     let played = play(v, &mut receivers, &mut judge);
-    let result = judge.conclude(played);
-    let history = std::mem::take(&mut judge.history);
+    let (grade, suite_detail) = judge.finish(played);
     let _ = std::fs::remove_dir_all(&dir);
     Ran {
-        suite_detail: SuiteDetail::cluster_history(history),
-        ..Ran::graded(grade_scenario(result))
+        suite_detail,
+        ..Ran::graded(grade)
     }
 }
 
