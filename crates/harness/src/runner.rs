@@ -17,7 +17,7 @@ use agentconf_rules::Rule;
 
 use crate::adapter::Adapter;
 use crate::child::excerpt;
-use crate::grade::{grade_scenario, grade_verdict, Grade, Grading};
+use crate::grade::{grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::process::{run, Ending, RunSpec, Strays};
 use crate::scenario::cluster::{store_address, NodeSetup};
@@ -127,12 +127,6 @@ impl CaseRun {
     }
 }
 
-impl From<InvokeError> for CaseRun {
-    fn from(e: InvokeError) -> CaseRun {
-        CaseRun::of(e.status, e.detail, e.stderr).with_strays(e.strays)
-    }
-}
-
 /// What an adapter decides around any way of running a case (one-shot, persistent, GRP): its
 /// skips and what it declares the tool does not take (out of its scope), before `run`; its `crash_on_stderr`
 /// patterns (over the standard error recorded for the case) and its expected failures, after.
@@ -228,42 +222,26 @@ struct Invoked {
     stderr: String,
 }
 
-/// A one-shot call that gave no exit code to grade (or an adapter's crash pattern matched): the
-/// case's status and why, with the excerpt of its standard error and what it left running.
-struct InvokeError {
-    status: Status,
-    detail: String,
-    stderr: String,
-    strays: Strays,
-}
-
-impl InvokeError {
-    /// Before the implementation ran: nothing on its standard error, nothing left running.
-    fn before_run(detail: String) -> InvokeError {
-        InvokeError {
-            status: Status::Crash,
-            detail,
-            stderr: String::new(),
-            strays: Strays::None,
-        }
-    }
-}
-
 /// Writes the case's inputs, runs the implementation once (through the adapter's template when
-/// it has one) and reads its ending; `Err` is the case's status when no exit code came back (or
-/// an adapter's crash pattern matched).
+/// it has one) and reads its ending; `Err` is the case's run when no exit code came back (or an
+/// adapter's crash pattern matched): its status and why, the excerpt of its standard error and
+/// what it left running.
+// The `Err` is large, but it is the case's whole run, made once per case and returned as is.
+#[allow(clippy::result_large_err)]
 fn invoke(
     imp: &Implementation,
     adapter: Option<&Adapter>,
     c: &Case<'_>,
     dir: &Path,
     capture_limit: usize,
-) -> Result<Invoked, InvokeError> {
+) -> Result<Invoked, CaseRun> {
+    // Before the implementation ran: nothing on its standard error, nothing left running.
+    let before_run = |detail: String| CaseRun::of(Status::Crash, detail, String::new());
     let v = c.vector;
-    let files = write_inputs(v, dir)
-        .map_err(|e| InvokeError::before_run(format!("cannot prepare inputs: {e}")))?;
+    let files =
+        write_inputs(v, dir).map_err(|e| before_run(format!("cannot prepare inputs: {e}")))?;
     let Some(call) = one_shot_call(c, &files) else {
-        return Err(InvokeError::before_run(
+        return Err(before_run(
             "the vector lacks an input its operation needs".into(),
         ));
     };
@@ -278,14 +256,11 @@ fn invoke(
         timeout: imp.timeout,
         capture_limit,
     })
-    .map_err(|e| InvokeError::before_run(format!("cannot start the implementation: {e}")))?;
+    .map_err(|e| before_run(format!("cannot start the implementation: {e}")))?;
     let stderr = excerpt(&out.stderr.bytes);
     let strays = out.strays;
-    let failed = move |status, detail, stderr| InvokeError {
-        status,
-        detail,
-        stderr,
-        strays,
+    let failed = move |status, detail: String, stderr| {
+        CaseRun::of(status, detail, stderr).with_strays(strays)
     };
     let exit = match &out.ending {
         Ending::TimedOut => {
@@ -363,18 +338,22 @@ fn run_emit(imp: &Implementation, adapter: Option<&Adapter>, c: &Case<'_>, dir: 
         out, exit, stderr, ..
     } = match invoke(imp, adapter, c, dir, limit) {
         Ok(i) => i,
-        Err(failed) => return failed.into(),
+        Err(failed) => return failed,
     };
     let strays = out.strays;
+    // Every answer the call gave: with its standard error and what it left running.
+    let ran = |grade| CaseRun::graded(grade, stderr).with_strays(strays);
     let mut output = None;
     let graded = match exit {
         ExitMeaning::Unsupported => {
-            let detail = unsupported_detail(&out.ending);
-            return CaseRun::of(Status::Unsupported, detail, stderr).with_strays(strays);
+            return ran(Grade::new(
+                Status::Unsupported,
+                unsupported_detail(&out.ending),
+            ));
         }
         ExitMeaning::Reject => crate::emitted::grade_emitted(c, false, &[]),
         _ if out.stdout.truncated() => {
-            return CaseRun::of(
+            return ran(Grade::new(
                 Status::WrongOutput,
                 format!(
                     "the output is over {limit} bytes ({} in all), the most an emitted artifact \
@@ -382,9 +361,7 @@ fn run_emit(imp: &Implementation, adapter: Option<&Adapter>, c: &Case<'_>, dir: 
                      for",
                     out.stdout.total
                 ),
-                stderr,
-            )
-            .with_strays(strays);
+            ));
         }
         _ => {
             let graded = crate::emitted::grade_emitted(c, true, &out.stdout.bytes);
@@ -395,7 +372,7 @@ fn run_emit(imp: &Implementation, adapter: Option<&Adapter>, c: &Case<'_>, dir: 
     CaseRun {
         output,
         broken_rules: graded.broken_rules,
-        ..CaseRun::of(graded.status, graded.detail, stderr).with_strays(strays)
+        ..ran(Grade::new(graded.status, graded.detail))
     }
 }
 
@@ -413,14 +390,15 @@ fn run_one_shot(
         stderr,
     } = match invoke(imp, adapter, c, dir, imp.capture_limit) {
         Ok(i) => i,
-        Err(failed) => return failed.into(),
+        Err(failed) => return failed,
     };
     let strays = out.strays;
+    // Every answer the call gave: with its standard error and what it left running.
+    let ran = |grade| CaseRun::graded(grade, stderr).with_strays(strays);
     let operation = call.operation();
     let result = match exit {
         ExitMeaning::Unsupported => {
-            let detail = unsupported_detail(&out.ending);
-            return CaseRun::of(Status::Unsupported, detail, stderr).with_strays(strays);
+            return ran(Grade::new(Status::Unsupported, unsupported_detail(&out.ending)));
         }
         // A tool run through an adapter template prints its own output, not the contract's
         // result object: its messages go through the adapter's error map instead.
@@ -429,20 +407,15 @@ fn run_one_shot(
             Ok(r) => r,
             // A result object cut at the capture limit fails as malformed JSON; say why.
             Err(_) if out.stdout.truncated() => {
-                return CaseRun::of(
+                return ran(Grade::new(
                     Status::ProtocolError,
                     format!(
                         "standard output is {} bytes, over the harness's {}-byte capture limit: the result object could not be read",
                         out.stdout.total, imp.capture_limit
                     ),
-                    stderr,
-                )
-                .with_strays(strays)
+                ))
             }
-            Err(e) => {
-                return CaseRun::of(Status::ProtocolError, e.to_string(), stderr)
-                    .with_strays(strays)
-            }
+            Err(e) => return ran(Grade::new(Status::ProtocolError, e.to_string())),
         },
     };
     let accepted = exit == ExitMeaning::Accept;
@@ -462,8 +435,7 @@ fn run_one_shot(
         grading
     };
     let reported: Vec<Rule> = result.map(|r| r.rules).unwrap_or(mapped);
-    let graded = grade_verdict(c, accepted, &reported, grading);
-    CaseRun::graded(graded, stderr).with_strays(strays)
+    ran(grade_verdict(c, accepted, &reported, grading))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -526,8 +498,7 @@ fn run_scenario(
         };
         play(v, &mut receivers, &mut judge)
     })();
-    let played = judge.conclude(played);
-    let suite_detail = SuiteDetail::cluster_history(std::mem::take(&mut judge.history));
+    let (grade, suite_detail) = judge.finish(played);
     let _ = std::fs::remove_dir_all(&state);
     // The root goes with the last scenario (it stays while another one's directory is in it).
     let _ = std::fs::remove_dir(crate::dirs::state_root());
@@ -539,6 +510,6 @@ fn run_scenario(
     let stderr = String::from_utf8_lossy(&stderr.borrow()).into_owned();
     CaseRun {
         suite_detail,
-        ..CaseRun::graded(grade_scenario(played), stderr).with_strays(strays)
+        ..CaseRun::graded(grade, stderr).with_strays(strays)
     }
 }
