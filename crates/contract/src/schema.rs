@@ -17,9 +17,9 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::manifest::Manifest;
-/// The stand-ins other crates name in `#[schemars(with = ...)]` for rule ids, levels and
-/// digests (the harness's results line), so every published schema says them the same way.
-pub use crate::schema_types::{LevelName, RuleId, Sha256};
+/// The stand-ins other crates name in `#[schemars(with = ...)]` for levels and digests (the
+/// harness's results line), so every published schema says them the same way.
+pub use crate::schema_types::{LevelName, Sha256};
 use crate::vector::Vector;
 
 /// The JSON Schema of one vector file (`vectors/schema/vector.schema.json`): pretty JSON with a

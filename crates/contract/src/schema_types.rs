@@ -17,7 +17,7 @@ pub(crate) const FILE_PATTERN: &str = "^[a-z0-9][a-z0-9._-]*$";
 pub(crate) const PATH_PATTERN: &str = r"^[a-z0-9-]+/[a-z0-9-]+/[a-z0-9][a-z0-9.-]*\.json$";
 
 /// The schema of a [`Rule`]: one of the catalogue's ids.
-pub struct RuleId;
+pub(crate) struct RuleId;
 
 impl JsonSchema for RuleId {
     fn schema_name() -> Cow<'static, str> {

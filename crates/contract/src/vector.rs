@@ -438,6 +438,10 @@ pub struct RevisionExpectation {
     pub reason: String,
 }
 
+/// The GRP capability profiles (CONTRACT.md): what a vector may require, an adapter claim and a
+/// results header record.
+pub const PROFILES: [&str; 3] = ["durable", "atomic", "cluster"];
+
 /// One test vector.
 ///
 /// The schema also ties `expected_rules` and `flags` to the expectation: none for `valid`, at
@@ -510,7 +514,7 @@ pub struct Vector {
     /// GRP: capability profiles the scenario needs (`durable`, `atomic`, `cluster`); an
     /// implementation that does not claim them reports the vector as unsupported, not failed.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    #[schemars(extend("items" = {"enum": ["durable", "atomic", "cluster"]}, "uniqueItems" = true))]
+    #[schemars(extend("items" = {"enum": PROFILES}, "uniqueItems" = true))]
     pub requires: Vec<String>,
     /// GRP: the steps to run (part of the inputs).
     #[serde(skip_serializing_if = "Option::is_none", default)]

@@ -15,7 +15,8 @@ use agentconf_aer1::receipt::Tier;
 use agentconf_contract::call::{Call, Operation, Parsed};
 use agentconf_contract::exit::{ExitMeaning, EXIT_UNSUPPORTED, EXIT_USAGE};
 use agentconf_contract::protocol::{
-    Capabilities, Named, RunResponse, StartResponse, StopResponse, PROTOCOL_VERSION, SERVE,
+    Capabilities, Named, RunResponse, StartResponse, StopResponse, PERSISTENT_OPERATIONS,
+    PROTOCOL_VERSION, SERVE,
 };
 use serde_json::Value;
 
@@ -172,8 +173,8 @@ fn start_response(request: &Value) -> Result<String, String> {
             version: env!("CARGO_PKG_VERSION").into(),
         },
         capabilities: Capabilities {
-            operations: ["aer1-receipt", "aer1-timeline", "aer1-workflow"]
-                .map(String::from)
+            operations: PERSISTENT_OPERATIONS
+                .map(|o| o.as_str().to_string())
                 .to_vec(),
             timeline_revisions: Some(timeline_revisions()),
             tiers: Some(Tier::ALL.iter().map(|t| t.as_str().to_string()).collect()),

@@ -9,6 +9,7 @@ use toml::Spanned;
 
 use agentconf_contract::call::Operation;
 use agentconf_contract::exit::ExitMeaning;
+use agentconf_contract::vector::PROFILES;
 use agentconf_rules::Rule;
 
 use super::error::{AdapterError, AdapterErrors, Problem, ERROR_MAP_OPERATIONS};
@@ -409,7 +410,7 @@ fn outside(
 fn profiles(list: &[Text], lines: &Lines<'_>, mistakes: &mut Mistakes) -> Vec<String> {
     let mut out = Vec::new();
     for p in list {
-        if matches!(p.get_ref().as_str(), "durable" | "atomic" | "cluster") {
+        if PROFILES.contains(&p.get_ref().as_str()) {
             out.push(p.get_ref().clone());
         } else {
             mistakes.add(lines.of(p), Problem::UnknownProfile(p.get_ref().clone()));

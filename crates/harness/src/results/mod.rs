@@ -79,7 +79,7 @@ pub struct Header {
     pub grading: Grading,
     /// Capability profiles the implementation claimed.
     // The three an adapter may claim (its reader refuses any other).
-    #[schemars(extend("items" = {"type": "string", "enum": ["durable", "atomic", "cluster"]}))]
+    #[schemars(extend("items" = {"type": "string", "enum": agentconf_contract::vector::PROFILES}))]
     pub profiles: Vec<String>,
     /// How the implementation's processes were contained (CONTRACT.md 3.3): PID and mount
     /// namespaces of their own, a PID namespace only, or only a process group. Absent when no
