@@ -42,10 +42,6 @@ impl SuiteDetail {
             SuiteDetail::None => &[],
         }
     }
-
-    pub fn is_none(&self) -> bool {
-        matches!(self, SuiteDetail::None)
-    }
 }
 
 /// The members it adds to a results line (flattened into it).
@@ -134,11 +130,11 @@ mod tests {
             .map(|(head, _)| format!("{head}}}"))
             .unwrap();
         let line: Line = serde_json::from_str(&without).unwrap();
-        assert!(result(&line).suite_detail.is_none());
+        assert!(matches!(result(&line).suite_detail, SuiteDetail::None));
         assert_eq!(serde_json::to_string(&line).unwrap(), without);
         let empty = format!("{},\"history\":[]}}", &without[..without.len() - 1]);
         let line: Line = serde_json::from_str(&empty).unwrap();
-        assert!(result(&line).suite_detail.is_none());
+        assert!(matches!(result(&line).suite_detail, SuiteDetail::None));
     }
 
     /// A malformed history is no results line: serde's error, never a panic.

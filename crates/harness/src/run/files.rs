@@ -65,7 +65,7 @@ impl From<WriteError> for FilesError {
 }
 
 /// Refuses one file named for two outputs.
-pub fn check_distinct(files: &[&NamedFile]) -> Result<(), FilesError> {
+pub(super) fn check_distinct(files: &[&NamedFile]) -> Result<(), FilesError> {
     for (i, a) in files.iter().enumerate() {
         for b in &files[i + 1..] {
             if same_target(&a.path, &b.path) {

@@ -29,7 +29,7 @@ use crate::results::{
 use crate::session::{run_cases, Launch, Outputs, Plan, RunError, RunNotes, RunOptions};
 use writing::Writing;
 
-pub use files::{check_distinct, FilesError, NamedFile};
+pub use files::{FilesError, NamedFile};
 
 /// What the results header records of a run, beyond the cases it ran.
 pub struct RunRecord {
