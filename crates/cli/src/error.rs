@@ -197,12 +197,6 @@ impl From<agentconf_harness::RunFailure> for Error {
     }
 }
 
-impl From<RunError> for Error {
-    fn from(e: RunError) -> Error {
-        Error::Run(e)
-    }
-}
-
 /// What a command returns.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -32,12 +32,12 @@ pub fn target(args: &RunArgs, corpus_ids: &std::collections::BTreeSet<String>) -
         None => (None, None),
         Some(path) => {
             let (name, text, digest) = crate::adapter_file::read_adapter(path)?;
-            let mode = if args.persistent {
-                Mode::Persistent
-            } else {
-                Mode::OneShot
-            };
-            let adapter = crate::adapter_file::checked_adapter(&name, &text, corpus_ids, mode)?;
+            let adapter = crate::adapter_file::checked_adapter(
+                &name,
+                &text,
+                corpus_ids,
+                mode(args.persistent),
+            )?;
             (Some(adapter), Some(digest))
         }
     };
@@ -121,8 +121,15 @@ pub fn one_command(
     }
 }
 
-/// Runs the selected cases and writes the results file (and the HTML report and
-/// expected-failures list when asked for).
+/// How an adapter's templates are checked: for a persistent run or a process per case.
+pub fn mode(persistent: bool) -> Mode {
+    if persistent {
+        Mode::Persistent
+    } else {
+        Mode::OneShot
+    }
+}
+
 /// The grading a run's arguments ask for.
 pub fn grading_of(arg: GradingArg) -> Grading {
     match arg {
@@ -181,7 +188,7 @@ pub(crate) fn check_program(argv: &[String]) -> Result<()> {
 }
 
 /// The reference in this process, one per worker.
-pub fn in_process<'a>(grading: Grading) -> Box<dyn Backend + 'a> {
+fn in_process<'a>(grading: Grading) -> Box<dyn Backend + 'a> {
     Box::new(InProcess { grading })
 }
 

@@ -28,10 +28,8 @@ const PAIRS: [[u8; 2]; 256] = {
 pub fn push_lower(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.resize(start + bytes.len() * 2, 0);
-    if let Some(room) = out.get_mut(start..) {
-        for (pair, &b) in room.chunks_exact_mut(2).zip(bytes) {
-            pair.copy_from_slice(&PAIRS[usize::from(b)]);
-        }
+    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&PAIRS[usize::from(b)]);
     }
 }
 

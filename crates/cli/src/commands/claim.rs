@@ -110,10 +110,7 @@ pub fn verify(args: &ClaimVerifyArgs) -> Result<ExitOutcome> {
         }
         say(&text)?;
     }
-    let corpus_ids: BTreeSet<String> = corpus
-        .iter()
-        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
-        .collect();
+    let corpus_ids = crate::corpus_choice::case_ids(&corpus);
     let adapter_command = claimed_adapter_command(&claim, args, &corpus_ids, &name)?;
     claimed_xfail(&claim, args, &name)?;
     let run = rerun_args(&claim, args, adapter_command.as_deref(), &name)?;
@@ -225,11 +222,7 @@ fn claimed_adapter_command(
         ))
         .refused();
     }
-    let mode = if args.persistent {
-        agentconf_harness::adapter::Mode::Persistent
-    } else {
-        agentconf_harness::adapter::Mode::OneShot
-    };
+    let mode = crate::target::mode(args.persistent);
     let adapter = crate::adapter_file::checked_adapter(&adapter_name, &text, corpus_ids, mode)?;
     Ok(Some(adapter.command).filter(|c| !c.is_empty()))
 }

@@ -5,7 +5,6 @@
 //! case a crash, a timeout or a protocol error), 2 for usage errors, 130 when interrupted.
 
 use crate::error::Sort as _;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use agentconf_harness::matrix::{self, Assembly, Matrix};
@@ -58,10 +57,7 @@ pub fn run(args: &MatrixArgs) -> Result<ExitOutcome> {
     }
 
     // Every emitted artifact through every verifier.
-    let corpus_ids: BTreeSet<String> = corpus
-        .iter()
-        .flat_map(|v| v.cases().into_iter().map(|c| c.id))
-        .collect();
+    let corpus_ids = crate::corpus_choice::case_ids(&corpus);
     let cases = assembly.cross_cases();
     let mut answers = Vec::new();
     for ((name, _), (a, identity)) in members.iter().zip(&run_args) {
