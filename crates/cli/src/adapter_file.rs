@@ -33,22 +33,11 @@ pub fn checked_adapter(
     mode: Mode,
 ) -> Result<Adapter> {
     let adapter = Adapter::parse_for(text, corpus_ids, mode)
-        .map_err(|errors| {
-            let Some((last, earlier)) = errors.all().split_last() else {
-                // Never empty: an error lists at least one mistake.
-                return format!("{name}: {errors}");
-            };
-            for e in earlier {
-                let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
-                to_stderr(&(line + "\n"));
-            }
-            match earlier.len() {
-                0 => format!("{name}: {last}"),
-                n => format!(
-                    "{name}: {last} ({} mistakes, each on a line of its own)",
-                    n + 1
-                ),
-            }
+        .map_err(|errors| match say_all_but_last(name, errors.all()) {
+            Some((last, 1)) => format!("{name}: {last}"),
+            Some((last, n)) => format!("{name}: {last} ({n} mistakes, each on a line of its own)"),
+            // Never: an error lists at least one mistake.
+            None => format!("{name}: {errors}"),
         })
         .refused()?;
     // Legal, but probably a trap: said before the run, which goes on.
@@ -68,16 +57,25 @@ pub fn read_expected_failures(
 ) -> Result<(agentconf_harness::adapter::ExpectedFailures, String)> {
     let (name, text, digest) = read_adapter(path)?;
     let failures = agentconf_harness::adapter::ExpectedFailures::parse(&text, corpus_ids)
-        .map_err(|errors| {
-            let Some((last, earlier)) = errors.all().split_last() else {
-                return format!("{name}: {errors}");
-            };
-            for e in earlier {
-                let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
-                to_stderr(&(line + "\n"));
-            }
-            format!("{name}: {last}")
+        .map_err(|errors| match say_all_but_last(&name, errors.all()) {
+            Some((last, _)) => format!("{name}: {last}"),
+            None => format!("{name}: {errors}"),
         })
         .refused()?;
     Ok((failures, digest))
+}
+
+/// Says every mistake of file `name` but the last on standard error, a line each (escaped for
+/// the terminal); the last, which the caller makes the error, and how many there were. `None`
+/// when there were none.
+fn say_all_but_last<'m, M: std::fmt::Display>(
+    name: &str,
+    mistakes: &'m [M],
+) -> Option<(&'m M, usize)> {
+    let (last, earlier) = mistakes.split_last()?;
+    for e in earlier {
+        let line = agentconf_json::text::terminal_safe(&format!("agentconf: {name}: {e}"));
+        to_stderr(&(line + "\n"));
+    }
+    Some((last, mistakes.len()))
 }
