@@ -471,8 +471,9 @@ impl fmt::Display for Problem {
             ),
             Problem::UnknownProfile(p) => write!(
                 f,
-                "unknown profile \"{}\"; the profiles are durable, atomic, cluster",
-                shown(p)
+                "unknown profile \"{}\"; the profiles are {}",
+                shown(p),
+                agentconf_contract::vector::PROFILES.join(", ")
             ),
             Problem::StoreAddress(a) => write!(
                 f,
