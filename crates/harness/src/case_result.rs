@@ -4,6 +4,7 @@
 use agentconf_rules::Rule;
 use serde::Serialize;
 
+use crate::grade::Grade;
 use crate::status::Status;
 use crate::suite_detail::SuiteDetail;
 
@@ -30,4 +31,23 @@ pub struct VectorResult {
     /// interoperability matrix, which hands it to every verifier. Never part of a results file.
     #[serde(skip)]
     pub output: Option<Vec<u8>>,
+}
+
+impl VectorResult {
+    /// Case `id` come to `grade`, with nothing more (no standard error, no time taken, no
+    /// expected failure, nothing an emitter or a suite adds): what the other members start from.
+    pub fn graded(id: &str, grade: Grade) -> VectorResult {
+        VectorResult {
+            id: id.to_string(),
+            status: grade.status,
+            detail: grade.detail,
+            stderr: String::new(),
+            duration_ms: 0,
+            failed_as: None,
+            xfail_reason: None,
+            broken_rules: Vec::new(),
+            suite_detail: SuiteDetail::None,
+            output: None,
+        }
+    }
 }

@@ -38,7 +38,6 @@ use crate::grade::{grade_verdict, Grade, Grading};
 use crate::materialize::write_inputs;
 use crate::runner::{one_shot_call, run_case, Implementation, VectorResult};
 use crate::status::Status;
-use crate::suite_detail::SuiteDetail;
 
 mod error;
 
@@ -197,18 +196,10 @@ impl PersistentSession {
         let _ = std::fs::remove_dir_all(&dir);
         let result = match write_inputs(c.vector, &dir) {
             Ok(files) => self.run_with_files(c, &files, grading),
-            Err(e) => VectorResult {
-                id: c.id.clone(),
-                status: Status::Crash,
-                detail: format!("cannot prepare inputs: {e}"),
-                stderr: String::new(),
-                duration_ms: 0,
-                failed_as: None,
-                xfail_reason: None,
-                broken_rules: Vec::new(),
-                suite_detail: SuiteDetail::None,
-                output: None,
-            },
+            Err(e) => VectorResult::graded(
+                &c.id,
+                Grade::new(Status::Crash, format!("cannot prepare inputs: {e}")),
+            ),
         };
         let _ = std::fs::remove_dir_all(&dir);
         result
@@ -225,16 +216,9 @@ impl PersistentSession {
         let started = Instant::now();
         let Answered { grade, stderr } = self.exchange(c, files, grading);
         VectorResult {
-            id: c.id.clone(),
-            status: grade.status,
-            detail: grade.detail,
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
-            failed_as: None,
-            xfail_reason: None,
-            broken_rules: Vec::new(),
-            suite_detail: SuiteDetail::None,
-            output: None,
+            ..VectorResult::graded(&c.id, grade)
         }
     }
 

@@ -57,7 +57,7 @@ pub fn run_case_with(
         let dir = work.join(safe_name(&c.id));
         let _ = std::fs::remove_dir_all(&dir);
         let CaseRun {
-            grade: Grade { status, mut detail },
+            mut grade,
             stderr,
             strays,
             output,
@@ -71,20 +71,16 @@ pub fn run_case_with(
             _ => run_one_shot(imp, adapter, c, &dir, grading),
         };
         if let Some(note) = strays.note() {
-            detail = format!("{detail}; {note}");
+            grade.detail = format!("{}; {note}", grade.detail);
         }
         let _ = std::fs::remove_dir_all(&dir);
         VectorResult {
-            id: c.id.clone(),
-            status,
-            detail,
             stderr,
             duration_ms: started.elapsed().as_millis() as u64,
-            failed_as: None,
-            xfail_reason: None,
             broken_rules,
             suite_detail,
             output,
+            ..VectorResult::graded(&c.id, grade)
         }
     })
 }
@@ -136,18 +132,8 @@ pub(crate) fn adapted(
     run: impl FnOnce() -> VectorResult,
 ) -> VectorResult {
     let Some(a) = adapter else { return run() };
-    let not_run = |status: Status, detail: String| VectorResult {
-        id: c.id.clone(),
-        status,
-        detail,
-        stderr: String::new(),
-        duration_ms: 0,
-        failed_as: None,
-        xfail_reason: None,
-        broken_rules: Vec::new(),
-        suite_detail: SuiteDetail::None,
-        output: None,
-    };
+    let not_run =
+        |status: Status, detail: String| VectorResult::graded(&c.id, Grade::new(status, detail));
     if let Some(reason) = a.skip_reason(&c.id) {
         return not_run(Status::Skip, format!("skipped: {reason}"));
     }

@@ -79,16 +79,11 @@ pub fn run_reference(c: &Case<'_>, work: &Path, grading: Grading) -> VectorResul
         }),
     };
     VectorResult {
-        id: c.id.clone(),
-        status: grade.status,
-        detail: grade.detail,
-        stderr: String::new(),
         duration_ms: started.elapsed().as_millis() as u64,
-        failed_as: None,
-        xfail_reason: None,
         broken_rules,
         suite_detail,
         output,
+        ..VectorResult::graded(&c.id, grade)
     }
 }
 
